@@ -1,0 +1,109 @@
+#include "sim/bodies.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int bodies_alloc(Bodies *b, int n)
+{
+    memset(b, 0, sizeof *b);
+    if (n < 0) return -1;
+    size_t m = n > 0 ? (size_t)n : 1;
+    b->pos = calloc(4 * m, sizeof(float));
+    b->vel = calloc(4 * m, sizeof(float));
+    b->tag = calloc(m, 1);
+    if (!b->pos || !b->vel || !b->tag) {
+        bodies_free(b);
+        return -1;
+    }
+    b->n = n;
+    return 0;
+}
+
+void bodies_free(Bodies *b)
+{
+    free(b->pos);
+    free(b->vel);
+    free(b->tag);
+    memset(b, 0, sizeof *b);
+}
+
+int bodies_copy(Bodies *dst, const Bodies *src)
+{
+    if (bodies_alloc(dst, src->n) != 0) return -1;
+    memcpy(dst->pos, src->pos, 4 * (size_t)src->n * sizeof(float));
+    memcpy(dst->vel, src->vel, 4 * (size_t)src->n * sizeof(float));
+    memcpy(dst->tag, src->tag, (size_t)src->n);
+    return 0;
+}
+
+double bodies_total_mass(const Bodies *b)
+{
+    double m = 0;
+    for (int i = 0; i < b->n; i++) m += b->pos[4 * i + 3];
+    return m;
+}
+
+void bodies_centre_of_mass(const Bodies *b, double dest[3], double vdest[3])
+{
+    double m = 0, x[3] = {0}, v[3] = {0};
+    for (int i = 0; i < b->n; i++) {
+        double mi = b->pos[4 * i + 3];
+        m += mi;
+        for (int k = 0; k < 3; k++) {
+            x[k] += mi * b->pos[4 * i + k];
+            v[k] += mi * b->vel[4 * i + k];
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        dest[k] = m > 0 ? x[k] / m : 0;
+        if (vdest) vdest[k] = m > 0 ? v[k] / m : 0;
+    }
+}
+
+void bodies_recentre(Bodies *b)
+{
+    double x[3], v[3];
+    bodies_centre_of_mass(b, x, v);
+    for (int i = 0; i < b->n; i++)
+        for (int k = 0; k < 3; k++) {
+            b->pos[4 * i + k] = (float)(b->pos[4 * i + k] - x[k]);
+            b->vel[4 * i + k] = (float)(b->vel[4 * i + k] - v[k]);
+        }
+}
+
+typedef struct RadiusMass {
+    double r, m;
+} RadiusMass;
+
+static int by_radius(const void *a, const void *b)
+{
+    double ra = ((const RadiusMass *)a)->r, rb = ((const RadiusMass *)b)->r;
+    return (ra > rb) - (ra < rb);
+}
+
+double bodies_mass_radius(const Bodies *b, double f)
+{
+    if (b->n == 0) return 0;
+    RadiusMass *rm = malloc((size_t)b->n * sizeof *rm);
+    if (!rm) return NAN;
+    double c[3], total = 0;
+    bodies_centre_of_mass(b, c, NULL);
+    for (int i = 0; i < b->n; i++) {
+        double dx = b->pos[4 * i] - c[0], dy = b->pos[4 * i + 1] - c[1], dz = b->pos[4 * i + 2] - c[2];
+        rm[i].r = sqrt(dx * dx + dy * dy + dz * dz);
+        rm[i].m = b->pos[4 * i + 3];
+        total += rm[i].m;
+    }
+    qsort(rm, (size_t)b->n, sizeof *rm, by_radius);
+    double acc = 0, r = rm[b->n - 1].r;
+    for (int i = 0; i < b->n; i++) {
+        acc += rm[i].m;
+        if (acc >= f * total) {
+            r = rm[i].r;
+            break;
+        }
+    }
+    free(rm);
+    return r;
+}

@@ -1,0 +1,48 @@
+/* Bodies: the host-side copy of a system of point masses.
+ * Positions and velocities are float4 so they match the GL vertex buffer and CUDA's float4
+ * loads: pos = (x, y, z, mass), vel = (vx, vy, vz, 0). tag says which galaxy and component a
+ * body belongs to; it drives colouring and never changes during a run. */
+#ifndef STARBURST_BODIES_H
+#define STARBURST_BODIES_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    BODY_DISK = 0,
+    BODY_BULGE = 1,
+    BODY_HALO = 2,
+    BODY_OTHER = 3,
+};
+#define BODY_TAG(galaxy, component) ((uint8_t)(((galaxy) & 1) << 2 | ((component) & 3)))
+#define BODY_TAG_GALAXY(tag) (((tag) >> 2) & 1)
+#define BODY_TAG_COMPONENT(tag) ((tag) & 3)
+
+typedef struct Bodies {
+    int n;
+    float *pos;   /* 4n floats: x, y, z, mass */
+    float *vel;   /* 4n floats: vx, vy, vz, 0 */
+    uint8_t *tag; /* n: BODY_TAG(galaxy, component) */
+} Bodies;
+
+/* Returns 0, or -1 when memory runs out (b is then left empty). Arrays are zeroed. */
+int bodies_alloc(Bodies *b, int n);
+void bodies_free(Bodies *b);
+/* Deep copy; returns 0 or -1. */
+int bodies_copy(Bodies *dst, const Bodies *src);
+double bodies_total_mass(const Bodies *b);
+/* Centre of mass (dest[3]) and its velocity (vdest[3], may be NULL), summed in double. */
+void bodies_centre_of_mass(const Bodies *b, double dest[3], double vdest[3]);
+/* Moves the system so its centre of mass sits at the origin at rest. */
+void bodies_recentre(Bodies *b);
+/* Radius of the sphere around the centre of mass holding fraction f of the mass. */
+double bodies_mass_radius(const Bodies *b, double f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

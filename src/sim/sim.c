@@ -1,0 +1,179 @@
+/* Backend choice and the parts common to every backend: counters, names, timing. */
+#include "sim/sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim/sim_backend.h"
+
+struct Sim {
+    const SimBackendImpl *impl;
+    void *state;
+    SimBackend backend;
+    SimKernel kernel;
+    int n;
+    SimStats stats;
+};
+
+static const char *const kernel_names[SIM_KERNEL_COUNT] = {
+    [SIM_KERNEL_DEFAULT] = "mtpb",
+    [SIM_KERNEL_NAIVE] = "naive",
+    [SIM_KERNEL_REGISTERS] = "registers",
+    [SIM_KERNEL_TILED] = "tiled",
+    [SIM_KERNEL_TILED_UNROLLED] = "tiled-unrolled",
+    [SIM_KERNEL_MTPB] = "mtpb",
+};
+
+const char *sim_kernel_name(SimKernel k)
+{
+    return (k >= 0 && k < SIM_KERNEL_COUNT) ? kernel_names[k] : "?";
+}
+
+int sim_kernel_from_name(const char *name)
+{
+    for (int k = SIM_KERNEL_NAIVE; k < SIM_KERNEL_COUNT; k++)
+        if (strcmp(name, kernel_names[k]) == 0) return k;
+    return -1;
+}
+
+const char *sim_backend_name(SimBackend b)
+{
+    switch (b) {
+    case SIM_BACKEND_CPU: return "cpu";
+    case SIM_BACKEND_CUDA: return "cuda";
+    default: return "auto";
+    }
+}
+
+bool sim_cuda_available(char *why, size_t whylen)
+{
+#ifdef STARBURST_HAVE_CUDA
+    return sim_cuda_probe(why, whylen);
+#else
+    snprintf(why, whylen, "this build has no CUDA backend");
+    return false;
+#endif
+}
+
+Sim *sim_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen)
+{
+    SimDesc d = *desc;
+    if (initial->n < 1) {
+        snprintf(err, errlen, "a simulation needs at least one body");
+        return NULL;
+    }
+    if (d.kernel == SIM_KERNEL_DEFAULT) d.kernel = SIM_KERNEL_MTPB;
+    Sim *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->n = initial->n;
+    s->kernel = d.kernel;
+#ifdef STARBURST_HAVE_CUDA
+    if (d.backend == SIM_BACKEND_CUDA || d.backend == SIM_BACKEND_AUTO) {
+        char why[256] = "";
+        if (sim_cuda_probe(why, sizeof why)) {
+            s->state = sim_cuda_create(&d, initial, err, errlen);
+            if (s->state) {
+                s->impl = &sim_cuda_impl;
+                s->backend = SIM_BACKEND_CUDA;
+                return s;
+            }
+            if (d.backend == SIM_BACKEND_CUDA) goto fail;
+        } else if (d.backend == SIM_BACKEND_CUDA) {
+            snprintf(err, errlen, "CUDA backend unavailable: %s", why);
+            goto fail;
+        }
+    }
+#else
+    if (d.backend == SIM_BACKEND_CUDA) {
+        snprintf(err, errlen, "CUDA backend unavailable: this build has no CUDA backend");
+        goto fail;
+    }
+#endif
+    s->state = sim_cpu_create(&d, initial, err, errlen);
+    if (!s->state) goto fail;
+    s->impl = &sim_cpu_impl;
+    s->backend = SIM_BACKEND_CPU;
+    return s;
+fail:
+    free(s);
+    return NULL;
+}
+
+void sim_destroy(Sim *s)
+{
+    if (!s) return;
+    s->impl->destroy(s->state);
+    free(s);
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+void sim_advance(Sim *s, const SimParams *p, int steps)
+{
+    if (steps <= 0) return;
+    double t0 = now_ms();
+    s->impl->advance(s->state, p, steps);
+    double ms = now_ms() - t0;
+    double inter = (double)s->n * (double)s->n * steps;
+    s->stats.ms = ms;
+    s->stats.steps = steps;
+    s->stats.interactions_per_s = ms > 0 ? inter / (ms * 1e-3) : 0;
+    s->stats.gflops = s->stats.interactions_per_s * 20e-9;
+    s->stats.total_steps += steps;
+    s->stats.time += (double)p->dt * steps;
+}
+
+SimStats sim_stats(const Sim *s) { return s->stats; }
+void sim_read(Sim *s, Bodies *out) { s->impl->read(s->state, out); }
+
+int sim_load(Sim *s, const Bodies *b, char *err, size_t errlen)
+{
+    if (b->n != s->n) {
+        snprintf(err, errlen, "state holds %d bodies, simulation has %d", b->n, s->n);
+        return -1;
+    }
+    if (s->impl->load(s->state, b, err, errlen) != 0) return -1;
+    memset(&s->stats, 0, sizeof s->stats);
+    return 0;
+}
+
+SimEnergy sim_energy(Sim *s, float softening) { return s->impl->energy(s->state, softening); }
+
+void sim_accelerations(Sim *s, float softening, float *acc3)
+{
+    s->impl->accelerations(s->state, softening, acc3);
+}
+
+SimBackend sim_backend(const Sim *s) { return s->backend; }
+int sim_count(const Sim *s) { return s->n; }
+const char *sim_device_name(const Sim *s) { return s->impl->device_name(s->state); }
+SimKernel sim_kernel(const Sim *s) { return s->kernel; }
+
+int sim_set_kernel(Sim *s, SimKernel k, int threads_per_body, int block_size, char *err, size_t errlen)
+{
+    if (k == SIM_KERNEL_DEFAULT) k = SIM_KERNEL_MTPB;
+    if (k < 0 || k >= SIM_KERNEL_COUNT) {
+        snprintf(err, errlen, "unknown kernel %d", (int)k);
+        return -1;
+    }
+    if (s->impl->set_kernel(s->state, k, threads_per_body, block_size, err, errlen) != 0) return -1;
+    s->kernel = k;
+    return 0;
+}
+
+void sim_launch_shape(const Sim *s, int *threads_per_body, int *block_size)
+{
+    *threads_per_body = 0;
+    *block_size = 0;
+    s->impl->launch_shape(s->state, threads_per_body, block_size);
+}

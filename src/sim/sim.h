@@ -1,0 +1,118 @@
+/* The simulation: a backend-neutral API over the CPU (OpenMP) and CUDA backends.
+ *
+ * Physics: G = 1, Plummer softening, a_i = sum_j m_j (x_j - x_i) / (|x_j - x_i|^2 + eps^2)^(3/2)
+ * (the self term is zero). Kick-drift-kick leapfrog: an advance of k steps opens with a half
+ * kick from the stored accelerations, runs k x [drift, force + kick] with full kicks between
+ * steps and a closing half kick, so positions and velocities are synchronised whenever
+ * sim_advance returns. Damping multiplies velocities once per step (1 = off).
+ *
+ * Positions live in the GL vertex buffer given as SimDesc.position_vbo (n float4: x, y, z,
+ * mass); with position_vbo = 0 the simulation keeps them itself (tests, benchmarks). */
+#ifndef STARBURST_SIM_H
+#define STARBURST_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sim/bodies.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct Sim Sim;
+
+typedef enum SimBackend {
+    SIM_BACKEND_AUTO = 0, /* CUDA where a device drives the GL context, else CPU */
+    SIM_BACKEND_CPU,
+    SIM_BACKEND_CUDA,
+} SimBackend;
+
+/* The force-kernel ladder of the CUDA backend; the CPU backend has one kernel. */
+typedef enum SimKernel {
+    SIM_KERNEL_DEFAULT = 0, /* = SIM_KERNEL_MTPB */
+    SIM_KERNEL_NAIVE,
+    SIM_KERNEL_REGISTERS,
+    SIM_KERNEL_TILED,
+    SIM_KERNEL_TILED_UNROLLED,
+    SIM_KERNEL_MTPB,
+    SIM_KERNEL_COUNT
+} SimKernel;
+
+typedef enum SimPrecision {
+    SIM_PRECISION_FLOAT = 0,
+    SIM_PRECISION_DOUBLE,
+} SimPrecision;
+
+/* Zero fields mean "default". */
+typedef struct SimDesc {
+    SimBackend backend;
+    SimKernel kernel;
+    SimPrecision precision;
+    int threads_per_body;      /* q of the mtpb kernel; 0 = chosen from N and the SM count */
+    int block_size;            /* threads per block; 0 = chosen */
+    unsigned int position_vbo; /* GL buffer of n float4; 0 = positions owned by the simulation */
+    unsigned int speed_vbo;    /* optional GL buffer of n floats, refreshed with |v| each advance */
+    int threads;               /* CPU backend: OpenMP threads, 0 = all */
+} SimDesc;
+
+typedef struct SimParams {
+    float dt;
+    float softening;
+    float damping; /* velocity factor per step; 1 = conservative */
+} SimParams;
+
+typedef struct SimStats {
+    double ms;                 /* wall time of the last sim_advance */
+    int steps;                 /* steps in the last sim_advance */
+    double interactions_per_s; /* N^2 * steps / time */
+    double gflops;             /* 20 flops per interaction */
+    long long total_steps;     /* since creation or the last sim_load */
+    double time;               /* simulated time since then */
+} SimStats;
+
+typedef struct SimEnergy {
+    double kinetic, potential; /* summed in double; potential with the run's softening */
+} SimEnergy;
+
+/* Creates a simulation of `initial` (copied). On failure returns NULL and writes one line to
+ * err. A CUDA request that cannot be met fails; SIM_BACKEND_AUTO falls back to the CPU. */
+Sim *sim_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen);
+void sim_destroy(Sim *s);
+
+/* Advances `steps` steps; positions end in the VBO. steps <= 0 does nothing. */
+void sim_advance(Sim *s, const SimParams *p, int steps);
+SimStats sim_stats(const Sim *s);
+/* Copies positions, velocities and tags into out (allocated by the caller with bodies_alloc). */
+void sim_read(Sim *s, Bodies *out);
+/* Replaces the state with b (same n); resets counters. Returns 0 or -1 with err. */
+int sim_load(Sim *s, const Bodies *b, char *err, size_t errlen);
+/* Total energy with softening eps (O(N^2), in double on the backend that holds the data). */
+SimEnergy sim_energy(Sim *s, float softening);
+/* Writes the accelerations of the current positions (3n floats) with the active kernel. */
+void sim_accelerations(Sim *s, float softening, float *acc3);
+
+SimBackend sim_backend(const Sim *s);
+int sim_count(const Sim *s);
+const char *sim_device_name(const Sim *s);
+/* Chooses another force kernel (or launch shape) while running. Returns 0, or -1 with err. */
+int sim_set_kernel(Sim *s, SimKernel k, int threads_per_body, int block_size, char *err, size_t errlen);
+SimKernel sim_kernel(const Sim *s);
+/* Launch shape in use (0 where not applicable). */
+void sim_launch_shape(const Sim *s, int *threads_per_body, int *block_size);
+
+const char *sim_backend_name(SimBackend b);
+const char *sim_kernel_name(SimKernel k);
+/* Parses "naive", "registers", "tiled", "tiled-unrolled", "mtpb"; -1 when unknown. */
+int sim_kernel_from_name(const char *name);
+/* True when a CUDA device is usable from this build. */
+bool sim_cuda_available(char *why, size_t whylen);
+
+/* The f64 reference: accelerations of n bodies (pos4 as in Bodies) into acc3 (3n doubles). */
+void sim_reference_accelerations(const float *pos4, int n, double softening, double *acc3);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

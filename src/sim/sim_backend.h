@@ -1,0 +1,29 @@
+/* The table of functions each backend fills; sim.c dispatches through it. */
+#ifndef STARBURST_SIM_BACKEND_H
+#define STARBURST_SIM_BACKEND_H
+
+#include "sim/sim.h"
+
+typedef struct SimBackendImpl {
+    void (*destroy)(void *impl);
+    void (*advance)(void *impl, const SimParams *p, int steps);
+    void (*read)(void *impl, Bodies *out);
+    int (*load)(void *impl, const Bodies *b, char *err, size_t errlen);
+    SimEnergy (*energy)(void *impl, float softening);
+    void (*accelerations)(void *impl, float softening, float *acc3);
+    int (*set_kernel)(void *impl, SimKernel k, int q, int block, char *err, size_t errlen);
+    void (*launch_shape)(const void *impl, int *q, int *block);
+    const char *(*device_name)(const void *impl);
+} SimBackendImpl;
+
+/* Each returns an opaque state, or NULL with a message. */
+void *sim_cpu_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen);
+extern const SimBackendImpl sim_cpu_impl;
+
+#ifdef STARBURST_HAVE_CUDA
+void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen);
+bool sim_cuda_probe(char *why, size_t whylen);
+extern const SimBackendImpl sim_cuda_impl;
+#endif
+
+#endif

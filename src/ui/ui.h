@@ -1,0 +1,55 @@
+/* On-screen controls and HUD. A C API over Dear ImGui; ui_imgui.cpp is the only C++ file. The
+ * app owns a UiModel; the UI edits its controls in place and raises one-frame action flags. */
+#ifndef STARBURST_UI_H
+#define STARBURST_UI_H
+
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct GLFWwindow GLFWwindow;
+
+typedef struct UiModel {
+    /* Live controls. */
+    float dt, softening, damping;
+    int steps_per_frame;
+    float point_size, exposure;
+    int color_mode; /* ColorMode */
+    bool paused;
+    bool auto_rotate;
+    bool show_halo;
+    int kernel;           /* SimKernel, CUDA backend only */
+    /* Applied on reset. */
+    int scene;            /* SceneKind (the built-in ones) */
+    int n;
+    int seed;
+    /* Actions, raised for one frame by the UI or keys; the app clears them. */
+    bool reset, step_once, reset_camera;
+    /* HUD, read only. */
+    double fps, steps_per_s, interactions_per_s, gflops;
+    double energy_error; /* dE/E0 */
+    bool energy_valid;
+    double sim_time;
+    int bodies;
+    const char *backend, *device, *kernel_name;
+    const char *notice;  /* a line to show prominently, or NULL */
+    bool cuda;           /* the kernel choice applies */
+    bool visible;        /* H toggles */
+} UiModel;
+
+/* Attaches Dear ImGui to the window (GLFW + OpenGL3 backends). False when it cannot. */
+bool ui_create(GLFWwindow *window, float font_scale);
+void ui_destroy(void);
+/* Builds and draws the panel and HUD into the current framebuffer. */
+void ui_frame(UiModel *m);
+/* True while ImGui uses the mouse or keyboard, so the camera and shortcuts leave them alone. */
+bool ui_wants_mouse(void);
+bool ui_wants_keyboard(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
