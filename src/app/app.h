@@ -1,0 +1,45 @@
+/* The application: options from the command line, and the frame loop that runs them. */
+#ifndef STARBURST_APP_H
+#define STARBURST_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "render/renderer.h"
+#include "scene/scene.h"
+#include "sim/sim.h"
+
+typedef struct AppOptions {
+    SceneDesc scene;
+    /* Simulation parameters; a negative value means "the scene's suggestion". */
+    float dt, softening, damping;
+    int steps_per_frame; /* 0 = backend default */
+    SimBackend backend;
+    SimKernel kernel;
+    SimPrecision precision;
+    int threads_per_body, block_size;
+    /* Display. */
+    bool headless, fullscreen, vsync, no_ui;
+    int width, height;
+    float point_size, exposure;
+    ColorMode color_mode;
+    bool auto_rotate;
+    const char *shader_dir;
+    /* Runs that end by themselves. */
+    int frames;              /* 0 = until closed */
+    const char *screenshot;  /* PNG written after the last frame (or at quit) */
+    const char *record_dir;  /* numbered PNGs, one a frame */
+    bool quiet;
+} AppOptions;
+
+/* Defaults: the collision scene, auto backend, a 1280 x 720 window with vsync. */
+void app_default_options(AppOptions *o);
+/* Fills o from argv (argv[0] is the program). 0: run; 1: help was printed; -1: err holds one
+ * line naming the bad value. */
+int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errlen);
+void app_print_usage(FILE *f);
+/* Runs the frame loop until the window closes or the frames are done; returns an exit status. */
+int app_run(const AppOptions *o);
+
+#endif

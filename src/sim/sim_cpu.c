@@ -1,0 +1,243 @@
+/* The CPU backend: OpenMP over target bodies, float arithmetic like the CUDA kernels, and the
+ * f64 reference every force kernel is checked against. Positions are mirrored into SoA arrays
+ * each step so the inner loop vectorises; after an advance they go to the GL buffer with
+ * glBufferSubData (the only per-frame copy, and only on this backend). */
+#include <GL/glew.h>
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_backend.h"
+
+typedef struct SimCpu {
+    int n;
+    float *pos, *vel, *acc; /* 4n, 4n, 3n */
+    float *x, *y, *z, *m;   /* SoA mirror of pos for the force loop */
+    uint8_t *tag;
+    float acc_softening;    /* softening the stored accelerations were computed with */
+    unsigned int position_vbo, speed_vbo;
+    float *speed;
+    int threads;
+    char device[128];
+} SimCpu;
+
+static void cpu_forces(SimCpu *c, float eps, float *acc3)
+{
+    const int n = c->n;
+    float *x = c->x, *y = c->y, *z = c->z, *m = c->m;
+    for (int i = 0; i < n; i++) {
+        x[i] = c->pos[4 * i];
+        y[i] = c->pos[4 * i + 1];
+        z[i] = c->pos[4 * i + 2];
+        m[i] = c->pos[4 * i + 3];
+    }
+    const float eps2 = eps * eps;
+#pragma omp parallel for schedule(static) num_threads(c->threads)
+    for (int i = 0; i < n; i++) {
+        const float xi = x[i], yi = y[i], zi = z[i];
+        float ax = 0, ay = 0, az = 0;
+#pragma omp simd reduction(+ : ax, ay, az)
+        for (int j = 0; j < n; j++) {
+            float dx = x[j] - xi, dy = y[j] - yi, dz = z[j] - zi;
+            float r2 = dx * dx + dy * dy + dz * dz + eps2;
+            /* Coincident bodies with no softening: r2 == 0; the self term must stay zero. */
+            float inv = r2 > 0 ? 1.0f / sqrtf(r2) : 0.0f;
+            float s = m[j] * inv * inv * inv;
+            ax += dx * s;
+            ay += dy * s;
+            az += dz * s;
+        }
+        acc3[3 * i] = ax;
+        acc3[3 * i + 1] = ay;
+        acc3[3 * i + 2] = az;
+    }
+}
+
+static void cpu_publish(SimCpu *c)
+{
+    if (c->position_vbo) {
+        glBindBuffer(GL_ARRAY_BUFFER, c->position_vbo);
+        glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)(4 * (size_t)c->n * sizeof(float)), c->pos);
+    }
+    if (c->speed_vbo) {
+        for (int i = 0; i < c->n; i++) {
+            const float *v = c->vel + 4 * i;
+            c->speed[i] = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        }
+        glBindBuffer(GL_ARRAY_BUFFER, c->speed_vbo);
+        glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)((size_t)c->n * sizeof(float)), c->speed);
+    }
+    if (c->position_vbo || c->speed_vbo) glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+static void cpu_destroy(void *impl)
+{
+    SimCpu *c = impl;
+    if (!c) return;
+    free(c->pos);
+    free(c->vel);
+    free(c->acc);
+    free(c->x);
+    free(c->y);
+    free(c->z);
+    free(c->m);
+    free(c->tag);
+    free(c->speed);
+    free(c);
+}
+
+static int cpu_load(void *impl, const Bodies *b, char *err, size_t errlen)
+{
+    SimCpu *c = impl;
+    memcpy(c->pos, b->pos, 4 * (size_t)c->n * sizeof(float));
+    memcpy(c->vel, b->vel, 4 * (size_t)c->n * sizeof(float));
+    memcpy(c->tag, b->tag, (size_t)c->n);
+    c->acc_softening = NAN; /* recomputed by the next advance */
+    cpu_publish(c);
+    return 0;
+}
+
+void *sim_cpu_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen)
+{
+    SimCpu *c = calloc(1, sizeof *c);
+    if (!c) goto oom;
+    size_t n = (size_t)initial->n;
+    c->n = initial->n;
+    c->pos = malloc(4 * n * sizeof(float));
+    c->vel = malloc(4 * n * sizeof(float));
+    c->acc = calloc(3 * n, sizeof(float));
+    c->x = malloc(n * sizeof(float));
+    c->y = malloc(n * sizeof(float));
+    c->z = malloc(n * sizeof(float));
+    c->m = malloc(n * sizeof(float));
+    c->tag = malloc(n);
+    c->speed = malloc(n * sizeof(float));
+    if (!c->pos || !c->vel || !c->acc || !c->x || !c->y || !c->z || !c->m || !c->tag || !c->speed) goto oom;
+    c->position_vbo = desc->position_vbo;
+    c->speed_vbo = desc->speed_vbo;
+    c->threads = desc->threads > 0 ? desc->threads : omp_get_max_threads();
+    snprintf(c->device, sizeof c->device, "CPU, %d thread%s", c->threads, c->threads == 1 ? "" : "s");
+    cpu_load(c, initial, err, errlen);
+    return c;
+oom:
+    cpu_destroy(c);
+    snprintf(err, errlen, "CPU backend: out of memory for %d bodies", initial->n);
+    return NULL;
+}
+
+static void cpu_advance(void *impl, const SimParams *p, int steps)
+{
+    SimCpu *c = impl;
+    const int n = c->n;
+    const float dt = p->dt, damping = p->damping;
+    /* The stored accelerations are those of the current positions unless softening changed. */
+    if (!(c->acc_softening == p->softening)) {
+        cpu_forces(c, p->softening, c->acc);
+        c->acc_softening = p->softening;
+    }
+    for (int s = 0; s < steps; s++) {
+        /* Drift, with the opening half kick on the first step. */
+        const float open = s == 0 ? 0.5f * dt : 0.0f;
+        for (int i = 0; i < n; i++) {
+            float *x = c->pos + 4 * i, *v = c->vel + 4 * i;
+            const float *a = c->acc + 3 * i;
+            for (int k = 0; k < 3; k++) {
+                v[k] += a[k] * open;
+                x[k] += v[k] * dt;
+            }
+        }
+        cpu_forces(c, p->softening, c->acc);
+        /* A full kick joins this step's closing half kick to the next step's opening one. */
+        const float kick = s == steps - 1 ? 0.5f * dt : dt;
+        for (int i = 0; i < n; i++) {
+            float *v = c->vel + 4 * i;
+            const float *a = c->acc + 3 * i;
+            for (int k = 0; k < 3; k++) v[k] = (v[k] + a[k] * kick) * damping;
+        }
+    }
+    cpu_publish(c);
+}
+
+static void cpu_read(void *impl, Bodies *out)
+{
+    SimCpu *c = impl;
+    memcpy(out->pos, c->pos, 4 * (size_t)c->n * sizeof(float));
+    memcpy(out->vel, c->vel, 4 * (size_t)c->n * sizeof(float));
+    memcpy(out->tag, c->tag, (size_t)c->n);
+}
+
+static SimEnergy cpu_energy(void *impl, float softening)
+{
+    SimCpu *c = impl;
+    const int n = c->n;
+    const float *pos = c->pos, *vel = c->vel;
+    const double eps2 = (double)softening * softening;
+    double kin = 0, pot = 0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : kin, pot) num_threads(c->threads)
+    for (int i = 0; i < n; i++) {
+        const float *xi = pos + 4 * i, *vi = vel + 4 * i;
+        kin += 0.5 * xi[3] * ((double)vi[0] * vi[0] + (double)vi[1] * vi[1] + (double)vi[2] * vi[2]);
+        double phi = 0;
+        for (int j = i + 1; j < n; j++) {
+            const float *xj = pos + 4 * j;
+            double dx = (double)xj[0] - xi[0], dy = (double)xj[1] - xi[1], dz = (double)xj[2] - xi[2];
+            double r2 = dx * dx + dy * dy + dz * dz + eps2;
+            if (r2 > 0) phi += xj[3] / sqrt(r2);
+        }
+        pot -= xi[3] * phi;
+    }
+    return (SimEnergy){.kinetic = kin, .potential = pot};
+}
+
+static void cpu_accelerations(void *impl, float softening, float *acc3)
+{
+    cpu_forces(impl, softening, acc3);
+}
+
+static int cpu_set_kernel(void *impl, SimKernel k, int q, int block, char *err, size_t errlen)
+{
+    /* The CPU backend has one kernel; the choice is remembered for a later CUDA run. */
+    return 0;
+}
+
+static void cpu_launch_shape(const void *impl, int *q, int *block) {}
+
+static const char *cpu_device_name(const void *impl) { return ((const SimCpu *)impl)->device; }
+
+const SimBackendImpl sim_cpu_impl = {
+    .destroy = cpu_destroy,
+    .advance = cpu_advance,
+    .read = cpu_read,
+    .load = cpu_load,
+    .energy = cpu_energy,
+    .accelerations = cpu_accelerations,
+    .set_kernel = cpu_set_kernel,
+    .launch_shape = cpu_launch_shape,
+    .device_name = cpu_device_name,
+};
+
+void sim_reference_accelerations(const float *pos4, int n, double softening, double *acc3)
+{
+    const double eps2 = softening * softening;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; i++) {
+        double ax = 0, ay = 0, az = 0;
+        const double xi = pos4[4 * i], yi = pos4[4 * i + 1], zi = pos4[4 * i + 2];
+        for (int j = 0; j < n; j++) {
+            double dx = pos4[4 * j] - xi, dy = pos4[4 * j + 1] - yi, dz = pos4[4 * j + 2] - zi;
+            double r2 = dx * dx + dy * dy + dz * dz + eps2;
+            if (r2 <= 0) continue;
+            double inv = 1.0 / sqrt(r2);
+            double s = pos4[4 * j + 3] * inv * inv * inv;
+            ax += dx * s;
+            ay += dy * s;
+            az += dz * s;
+        }
+        acc3[3 * i] = ax;
+        acc3[3 * i + 1] = ay;
+        acc3[3 * i + 2] = az;
+    }
+}

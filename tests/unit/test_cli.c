@@ -1,0 +1,135 @@
+/* Command-line parsing: good values land in the options, bad ones are refused with a line that
+ * names the option. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "app/app.h"
+
+static int parse(AppOptions *o, char *err, size_t errlen, int argc, const char **argv)
+{
+    app_default_options(o);
+    return app_parse_args(o, argc, (char **)argv, err, errlen);
+}
+
+#define PARSE(o, err, ...)                                                                         \
+    parse(o, err, sizeof err, (int)(sizeof((const char *[]){"starburst", __VA_ARGS__}) / sizeof(char *)), \
+          (const char *[]){"starburst", __VA_ARGS__})
+
+static void defaults_are_the_collision_scene(void **state)
+{
+    AppOptions o;
+    app_default_options(&o);
+    assert_int_equal(o.scene.kind, SCENE_COLLISION);
+    assert_int_equal(o.backend, SIM_BACKEND_AUTO);
+    assert_int_equal(o.kernel, SIM_KERNEL_MTPB);
+    assert_true(o.dt < 0 && o.softening < 0 && o.damping < 0); /* the scene decides */
+    assert_false(o.headless);
+}
+
+static void good_values_are_taken(void **state)
+{
+    AppOptions o;
+    char err[256] = "";
+    int rc = PARSE(&o, err, "--scene", "plummer", "-n", "2048", "--seed=7", "--dt", "0.002", "--softening", "0",
+                   "--damping", "0.995", "--backend", "cpu", "--kernel", "tiled", "--headless", "--frames", "60",
+                   "--size", "640x360", "--screenshot", "x.png", "--color", "speed", "--steps-per-frame", "8",
+                   "--threads-per-body", "4", "--block-size", "128", "--precision", "double");
+    assert_int_equal(rc, 0);
+    assert_string_equal(err, "");
+    assert_int_equal(o.scene.kind, SCENE_PLUMMER);
+    assert_int_equal(o.scene.n, 2048);
+    assert_int_equal(o.scene.seed, 7);
+    assert_float_equal(o.dt, 0.002f, 1e-9);
+    assert_float_equal(o.softening, 0.0f, 0);
+    assert_float_equal(o.damping, 0.995f, 1e-7);
+    assert_int_equal(o.backend, SIM_BACKEND_CPU);
+    assert_int_equal(o.kernel, SIM_KERNEL_TILED);
+    assert_true(o.headless);
+    assert_int_equal(o.frames, 60);
+    assert_int_equal(o.width, 640);
+    assert_int_equal(o.height, 360);
+    assert_string_equal(o.screenshot, "x.png");
+    assert_int_equal(o.color_mode, COLOR_BY_SPEED);
+    assert_int_equal(o.steps_per_frame, 8);
+    assert_int_equal(o.threads_per_body, 4);
+    assert_int_equal(o.block_size, 128);
+    assert_int_equal(o.precision, SIM_PRECISION_DOUBLE);
+}
+
+static void tipsy_options_pick_the_file_scenes(void **state)
+{
+    AppOptions o;
+    char err[256] = "";
+    assert_int_equal(PARSE(&o, err, "--tipsy-collide", "g.bin"), 0);
+    assert_int_equal(o.scene.kind, SCENE_TIPSY_COLLIDE);
+    assert_string_equal(o.scene.tipsy_path, "g.bin");
+    assert_int_equal(PARSE(&o, err, "--tipsy", "h.bin"), 0);
+    assert_int_equal(o.scene.kind, SCENE_TIPSY);
+}
+
+/* Each bad value is refused, and the message names the option and the value. */
+static void bad_values_are_refused(void **state)
+{
+    static const char *cases[][3] = {
+        {"-n", "-5", "-n"},
+        {"-n", "0", "-n"},
+        {"-n", "12abc", "-n"},
+        {"-n", "99999999999", "-n"},
+        {"--dt", "0", "--dt"},
+        {"--dt", "nan", "--dt"},
+        {"--dt", "inf", "--dt"},
+        {"--dt", "-0.1", "--dt"},
+        {"--softening", "-1", "--softening"},
+        {"--damping", "0", "--damping"},
+        {"--damping", "1.5", "--damping"},
+        {"--scene", "spiral", "--scene"},
+        {"--backend", "opencl", "--backend"},
+        {"--kernel", "fast", "--kernel"},
+        {"--size", "100", "--size"},
+        {"--size", "0x100", "--size"},
+        {"--threads-per-body", "3", "--threads-per-body"},
+        {"--block-size", "100", "--block-size"},
+        {"--frames", "-1", "--frames"},
+        {"--seed", "-3", "--seed"},
+        {"--color", "rainbow", "--color"},
+        {"--precision", "half", "--precision"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        AppOptions o;
+        char err[256] = "";
+        int rc = PARSE(&o, err, cases[i][0], cases[i][1]);
+        if (rc != -1) fail_msg("%s %s was accepted", cases[i][0], cases[i][1]);
+        assert_non_null(strstr(err, cases[i][2]));
+        assert_non_null(strstr(err, cases[i][1]));
+        assert_null(strchr(err, '\n'));
+    }
+}
+
+static void unknown_and_incomplete_options_are_refused(void **state)
+{
+    AppOptions o;
+    char err[256] = "";
+    assert_int_equal(PARSE(&o, err, "--warp-speed"), -1);
+    assert_non_null(strstr(err, "--warp-speed"));
+    assert_int_equal(PARSE(&o, err, "--dt"), -1);
+    assert_non_null(strstr(err, "needs a value"));
+    assert_int_equal(PARSE(&o, err, "--headless=yes"), -1);
+    assert_int_equal(PARSE(&o, err, "stray"), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults_are_the_collision_scene),
+        cmocka_unit_test(good_values_are_taken),
+        cmocka_unit_test(tipsy_options_pick_the_file_scenes),
+        cmocka_unit_test(bad_values_are_refused),
+        cmocka_unit_test(unknown_and_incomplete_options_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

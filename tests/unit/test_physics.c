@@ -1,0 +1,224 @@
+/* Physics of the CPU backend: orbits, conservation laws, stability, and float forces against
+ * the f64 reference. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "scene/scene.h"
+#include "sim/sim.h"
+
+static Sim *cpu_sim(const Bodies *b)
+{
+    char err[256] = "";
+    Sim *s = sim_create(&(SimDesc){.backend = SIM_BACKEND_CPU}, b, err, sizeof err);
+    if (!s) fail_msg("sim_create: %s", err);
+    return s;
+}
+
+static void build(SceneKind kind, int n, Bodies *b, SceneInfo *info)
+{
+    char err[256] = "";
+    if (scene_build(&(SceneDesc){.kind = kind, .n = n, .seed = 42}, b, info, err, sizeof err) != 0)
+        fail_msg("scene_build: %s", err);
+}
+
+static double total_energy(Sim *s, float eps)
+{
+    SimEnergy e = sim_energy(s, eps);
+    return e.kinetic + e.potential;
+}
+
+/* Two equal masses on a circular orbit: after one period both are back where they started. */
+static void two_body_orbit_closes(void **state)
+{
+    Bodies b;
+    assert_int_equal(bodies_alloc(&b, 2), 0);
+    const double d = 1.0, m = 0.5, omega = sqrt(2 * m / (d * d * d));
+    const float v = (float)(omega * d / 2);
+    float p0[8] = {-0.5f, 0, 0, (float)m, 0.5f, 0, 0, (float)m};
+    memcpy(b.pos, p0, sizeof p0);
+    b.vel[1] = -v;
+    b.vel[5] = v;
+    Sim *s = cpu_sim(&b);
+    const int steps = 4000;
+    SimParams p = {.dt = (float)(2 * M_PI / omega / steps), .softening = 0, .damping = 1};
+    for (int i = 0; i < steps / 8; i++) sim_advance(s, &p, 8);
+    Bodies out;
+    assert_int_equal(bodies_alloc(&out, 2), 0);
+    sim_read(s, &out);
+    for (int i = 0; i < 2; i++) {
+        double dx = out.pos[4 * i] - p0[4 * i], dy = out.pos[4 * i + 1] - p0[4 * i + 1],
+               dz = out.pos[4 * i + 2];
+        double err = sqrt(dx * dx + dy * dy + dz * dz);
+        print_message("body %d: %.3g from its start after one period\n", i, err);
+        assert_true(err < 1e-3 * (d / 2));
+    }
+    sim_destroy(s);
+    bodies_free(&b);
+    bodies_free(&out);
+}
+
+/* Plummer sphere, no damping: energy and momentum are conserved over 1000 steps. */
+static void plummer_conserves_energy_and_momentum(void **state)
+{
+    Bodies b, out;
+    SceneInfo info;
+    build(SCENE_PLUMMER, 1024, &b, &info);
+    assert_int_equal(bodies_alloc(&out, b.n), 0);
+    Sim *s = cpu_sim(&b);
+    SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
+    const double e0 = total_energy(s, p.softening);
+    double worst_de = 0, worst_p = 0;
+    for (int step = 0; step < 1000; step += 10) {
+        sim_advance(s, &p, 10);
+        double de = fabs(total_energy(s, p.softening) - e0) / fabs(e0);
+        if (de > worst_de) worst_de = de;
+        sim_read(s, &out);
+        double P[3] = {0}, scale = 0;
+        for (int i = 0; i < out.n; i++) {
+            double mi = out.pos[4 * i + 3];
+            double vx = out.vel[4 * i], vy = out.vel[4 * i + 1], vz = out.vel[4 * i + 2];
+            P[0] += mi * vx;
+            P[1] += mi * vy;
+            P[2] += mi * vz;
+            scale += mi * sqrt(vx * vx + vy * vy + vz * vz);
+        }
+        double pr = sqrt(P[0] * P[0] + P[1] * P[1] + P[2] * P[2]) / scale;
+        if (pr > worst_p) worst_p = pr;
+    }
+    print_message("plummer N=1024, dt=%g, eps=%g: max |dE/E0| = %.3g, max |sum P| / sum m|v| = %.3g\n",
+                  p.dt, p.softening, worst_de, worst_p);
+    assert_true(worst_de < 1e-3);
+    assert_true(worst_p < 1e-4);
+    sim_destroy(s);
+    bodies_free(&b);
+    bodies_free(&out);
+}
+
+/* An isolated disk galaxy keeps its half-mass radius within 10 % over two rotation periods. */
+static void isolated_disk_is_stable(void **state)
+{
+    Bodies b, out;
+    SceneInfo info;
+    build(SCENE_DISK, 4096, &b, &info);
+    assert_int_equal(bodies_alloc(&out, b.n), 0);
+    const double r0 = bodies_mass_radius(&b, 0.5);
+    Sim *s = cpu_sim(&b);
+    SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
+    const int steps = (int)ceil(2 * info.period / info.dt);
+    double worst = 0;
+    for (int done = 0; done < steps; done += 50) {
+        sim_advance(s, &p, steps - done < 50 ? steps - done : 50);
+        sim_read(s, &out);
+        double r = bodies_mass_radius(&out, 0.5);
+        if (fabs(r / r0 - 1) > worst) worst = fabs(r / r0 - 1);
+    }
+    print_message("disk N=4096: %d steps (2 periods of %g), half-mass radius %.4g, worst change %.3g\n",
+                  steps, info.period, r0, worst);
+    assert_true(worst < 0.10);
+    sim_destroy(s);
+    bodies_free(&b);
+    bodies_free(&out);
+}
+
+/* The float forces of the CPU backend against the f64 reference, norm-wise. */
+static void float_forces_match_reference(void **state)
+{
+    Bodies b;
+    SceneInfo info;
+    build(SCENE_COLLISION, 4096, &b, &info);
+    Sim *s = cpu_sim(&b);
+    float *acc = malloc(3 * (size_t)b.n * sizeof *acc);
+    double *ref = malloc(3 * (size_t)b.n * sizeof *ref);
+    assert_non_null(acc);
+    assert_non_null(ref);
+    for (int i = 0; i < 3 * b.n; i++) acc[i] = NAN;
+    sim_accelerations(s, info.softening, acc);
+    sim_reference_accelerations(b.pos, b.n, info.softening, ref);
+    double num = 0, den = 0;
+    for (int i = 0; i < 3 * b.n; i++) {
+        double d = acc[i] - ref[i];
+        num += d * d;
+        den += ref[i] * ref[i];
+    }
+    double rel = sqrt(num / den);
+    print_message("collision N=4096: |a - a_ref| / |a_ref| = %.3g\n", rel);
+    assert_true(rel < 1e-5); /* NaN fails too */
+    free(acc);
+    free(ref);
+    sim_destroy(s);
+    bodies_free(&b);
+}
+
+/* Damping below 1 takes energy out; the advance counters add up. */
+static void damping_removes_kinetic_energy(void **state)
+{
+    Bodies b;
+    SceneInfo info;
+    build(SCENE_PLUMMER, 512, &b, &info);
+    Sim *s = cpu_sim(&b);
+    const double k0 = sim_energy(s, info.softening).kinetic;
+    SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 0.99f};
+    sim_advance(s, &p, 100);
+    const double k1 = sim_energy(s, info.softening).kinetic;
+    print_message("damping 0.99 x 100 steps: K %.4g -> %.4g\n", k0, k1);
+    assert_true(k1 < 0.6 * k0);
+    SimStats st = sim_stats(s);
+    assert_int_equal(st.total_steps, 100);
+    assert_true(fabs(st.time - 100 * info.dt) < 1e-6 * st.time);
+    sim_destroy(s);
+    bodies_free(&b);
+}
+
+/* sim_load replaces the state: running from a loaded copy repeats the run bit for bit. */
+static void load_repeats_a_run(void **state)
+{
+    Bodies b, mid, a_end, b_end;
+    SceneInfo info;
+    build(SCENE_PLUMMER, 300, &b, &info);
+    SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
+    assert_int_equal(bodies_alloc(&mid, b.n), 0);
+    assert_int_equal(bodies_alloc(&a_end, b.n), 0);
+    assert_int_equal(bodies_alloc(&b_end, b.n), 0);
+    Sim *s = cpu_sim(&b);
+    sim_advance(s, &p, 20);
+    sim_read(s, &mid);
+    sim_advance(s, &p, 20);
+    sim_read(s, &a_end);
+    char err[128];
+    assert_int_equal(sim_load(s, &mid, err, sizeof err), 0);
+    sim_advance(s, &p, 20);
+    sim_read(s, &b_end);
+    assert_memory_equal(a_end.pos, b_end.pos, 4 * (size_t)b.n * sizeof(float));
+    assert_memory_equal(a_end.vel, b_end.vel, 4 * (size_t)b.n * sizeof(float));
+    Bodies wrong;
+    assert_int_equal(bodies_alloc(&wrong, b.n + 1), 0);
+    assert_int_not_equal(sim_load(s, &wrong, err, sizeof err), 0);
+    assert_non_null(strstr(err, "bodies"));
+    sim_destroy(s);
+    bodies_free(&b);
+    bodies_free(&mid);
+    bodies_free(&a_end);
+    bodies_free(&b_end);
+    bodies_free(&wrong);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(two_body_orbit_closes),
+        cmocka_unit_test(plummer_conserves_energy_and_momentum),
+        cmocka_unit_test(isolated_disk_is_stable),
+        cmocka_unit_test(float_forces_match_reference),
+        cmocka_unit_test(damping_removes_kinetic_energy),
+        cmocka_unit_test(load_repeats_a_run),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
