@@ -24,18 +24,12 @@ typedef struct SimCpu {
     char device[128];
 } SimCpu;
 
-static void cpu_forces(SimCpu *c, float eps, float *acc3)
+/* One clone per instruction set; the loader picks the widest the processor has. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void force_rows(const float *x, const float *y, const float *z, const float *m, int n, float eps2,
+                       float *acc3, int threads)
 {
-    const int n = c->n;
-    float *x = c->x, *y = c->y, *z = c->z, *m = c->m;
-    for (int i = 0; i < n; i++) {
-        x[i] = c->pos[4 * i];
-        y[i] = c->pos[4 * i + 1];
-        z[i] = c->pos[4 * i + 2];
-        m[i] = c->pos[4 * i + 3];
-    }
-    const float eps2 = eps * eps;
-#pragma omp parallel for schedule(static) num_threads(c->threads)
+#pragma omp parallel for schedule(static) num_threads(threads)
     for (int i = 0; i < n; i++) {
         const float xi = x[i], yi = y[i], zi = z[i];
         float ax = 0, ay = 0, az = 0;
@@ -54,6 +48,17 @@ static void cpu_forces(SimCpu *c, float eps, float *acc3)
         acc3[3 * i + 1] = ay;
         acc3[3 * i + 2] = az;
     }
+}
+
+static void cpu_forces(SimCpu *c, float eps, float *acc3)
+{
+    for (int i = 0; i < c->n; i++) {
+        c->x[i] = c->pos[4 * i];
+        c->y[i] = c->pos[4 * i + 1];
+        c->z[i] = c->pos[4 * i + 2];
+        c->m[i] = c->pos[4 * i + 3];
+    }
+    force_rows(c->x, c->y, c->z, c->m, c->n, eps * eps, acc3, c->threads);
 }
 
 static void cpu_publish(SimCpu *c)

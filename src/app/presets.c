@@ -1,0 +1,245 @@
+#include "app/presets.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "render/renderer.h"
+
+typedef struct Parser {
+    PresetList *list;
+    const char *path;
+    char what[200];
+} Parser;
+
+static int number(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno == ERANGE || !isfinite(v) || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+static Preset *section(Parser *ps, const char *name)
+{
+    PresetList *l = ps->list;
+    if (l->count > 0 && strcmp(l->items[l->count - 1].name, name) == 0) return &l->items[l->count - 1];
+    Preset *grown = realloc(l->items, (size_t)(l->count + 1) * sizeof *grown);
+    if (!grown) return NULL;
+    l->items = grown;
+    Preset *p = &l->items[l->count++];
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->scene.kind = SCENE_COLLISION;
+    return p;
+}
+
+/* inih reports the line of the first entry the handler refused; the message waits for it. */
+static int on_entry(void *user, const char *sect, const char *key, const char *value)
+{
+    Parser *ps = user;
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        if (!ps->what[0]) snprintf(ps->what, sizeof ps->what, __VA_ARGS__);                        \
+        return 0;                                                                                  \
+    } while (0)
+    if (!sect[0]) FAIL("'%s' stands outside any [preset] section", key);
+    if (strlen(sect) >= sizeof ((Preset *)0)->name) FAIL("preset name '%s' is too long", sect);
+    Preset *p = section(ps, sect);
+    if (!p) FAIL("out of memory");
+    double v;
+#define NUM(lo, hi)                                                                                \
+    do {                                                                                           \
+        if (number(value, lo, hi, &v) != 0) FAIL("%s = '%s' is not a number in %.10g .. %.10g", key, value, (double)(lo), (double)(hi)); \
+    } while (0)
+    if (strcmp(key, "scene") == 0) {
+        int k = scene_from_name(value);
+        if (k < 0 || k >= SCENE_TIPSY) FAIL("scene = '%s' is not a scene: collision, disk, plummer, shell, random", value);
+        p->scene.kind = (SceneKind)k;
+    } else if (strcmp(key, "bodies") == 0) {
+        NUM(1, 64 * 1024 * 1024);
+        if (v != floor(v)) FAIL("bodies = '%s' is not a whole number", value);
+        p->scene.n = (int)v;
+    } else if (strcmp(key, "seed") == 0) {
+        NUM(0, 4294967295.0);
+        if (v != floor(v)) FAIL("seed = '%s' is not a whole number", value);
+        p->scene.seed = (uint64_t)v;
+    } else if (strcmp(key, "mass_ratio") == 0) {
+        NUM(0.01, 100);
+        p->scene.mass_ratio = (float)v;
+    } else if (strcmp(key, "pericentre") == 0) {
+        NUM(0.01, 100);
+        p->scene.pericentre = (float)v;
+    } else if (strcmp(key, "inclination_a") == 0) {
+        NUM(-180, 180);
+        p->scene.inclination_a = (float)v;
+    } else if (strcmp(key, "inclination_b") == 0) {
+        NUM(-180, 180);
+        p->scene.inclination_b = (float)v;
+    } else if (strcmp(key, "dt") == 0) {
+        NUM(1e-9, 10);
+        p->dt = (float)v;
+        p->set |= PRESET_DT;
+    } else if (strcmp(key, "softening") == 0) {
+        NUM(0, 100);
+        p->softening = (float)v;
+        p->set |= PRESET_SOFTENING;
+    } else if (strcmp(key, "damping") == 0) {
+        NUM(1e-6, 1);
+        p->damping = (float)v;
+        p->set |= PRESET_DAMPING;
+    } else if (strcmp(key, "steps_per_frame") == 0) {
+        NUM(1, 1024);
+        p->steps_per_frame = (int)v;
+        p->set |= PRESET_STEPS;
+    } else if (strcmp(key, "exposure") == 0) {
+        NUM(1e-3, 1000);
+        p->exposure = (float)v;
+        p->set |= PRESET_EXPOSURE;
+    } else if (strcmp(key, "point_size") == 0) {
+        NUM(1e-3, 64);
+        p->point_size = (float)v;
+        p->set |= PRESET_POINT_SIZE;
+    } else if (strcmp(key, "color") == 0) {
+        if (strcmp(value, "component") == 0) p->color_mode = COLOR_BY_COMPONENT;
+        else if (strcmp(value, "speed") == 0) p->color_mode = COLOR_BY_SPEED;
+        else FAIL("color = '%s' is not a colour mode: component, speed", value);
+        p->set |= PRESET_COLOR;
+    } else if (strcmp(key, "camera_yaw") == 0) {
+        NUM(-360, 360);
+        p->camera_yaw = (float)v;
+        p->set |= PRESET_CAMERA;
+    } else if (strcmp(key, "camera_pitch") == 0) {
+        NUM(-89, 89);
+        p->camera_pitch = (float)v;
+        p->set |= PRESET_CAMERA;
+    } else if (strcmp(key, "camera_distance") == 0) {
+        NUM(0.01, 100);
+        p->camera_distance = (float)v;
+        p->set |= PRESET_CAMERA;
+    } else if (strcmp(key, "auto_rotate") == 0) {
+        if (strcmp(value, "true") == 0 || strcmp(value, "1") == 0) p->auto_rotate = true;
+        else if (strcmp(value, "false") == 0 || strcmp(value, "0") == 0) p->auto_rotate = false;
+        else FAIL("auto_rotate = '%s' is not true or false", value);
+        p->set |= PRESET_AUTO_ROTATE;
+    } else {
+        FAIL("unknown key '%s'", key);
+    }
+    return 1;
+#undef NUM
+#undef FAIL
+}
+
+int presets_load(const char *path, PresetList *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    Parser ps = {.list = out, .path = path};
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = ini_parse_file(f, on_entry, &ps);
+    fclose(f);
+    if (rc != 0) {
+        if (rc < 0) snprintf(err, errlen, "%s: out of memory", path);
+        else snprintf(err, errlen, "%s:%d: %s", path, rc, ps.what[0] ? ps.what : "not a valid INI line");
+        presets_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+void presets_free(PresetList *list)
+{
+    free(list->items);
+    memset(list, 0, sizeof *list);
+}
+
+const Preset *presets_find(const PresetList *list, const char *name)
+{
+    for (int i = 0; i < list->count; i++)
+        if (strcmp(list->items[i].name, name) == 0) return &list->items[i];
+    return NULL;
+}
+
+static void write_section(FILE *f, const Preset *p)
+{
+    const SceneDesc *s = &p->scene;
+    fprintf(f, "\n[%s]\nscene = %s\n", p->name, scene_name(s->kind));
+    if (s->n) fprintf(f, "bodies = %d\n", s->n);
+    if (s->seed) fprintf(f, "seed = %llu\n", (unsigned long long)s->seed);
+    if (s->mass_ratio) fprintf(f, "mass_ratio = %.9g\n", s->mass_ratio);
+    if (s->pericentre) fprintf(f, "pericentre = %.9g\n", s->pericentre);
+    if (s->inclination_a) fprintf(f, "inclination_a = %.9g\n", s->inclination_a);
+    if (s->inclination_b) fprintf(f, "inclination_b = %.9g\n", s->inclination_b);
+    if (p->set & PRESET_DT) fprintf(f, "dt = %.9g\n", p->dt);
+    if (p->set & PRESET_SOFTENING) fprintf(f, "softening = %.9g\n", p->softening);
+    if (p->set & PRESET_DAMPING) fprintf(f, "damping = %.9g\n", p->damping);
+    if (p->set & PRESET_STEPS) fprintf(f, "steps_per_frame = %d\n", p->steps_per_frame);
+    if (p->set & PRESET_EXPOSURE) fprintf(f, "exposure = %.9g\n", p->exposure);
+    if (p->set & PRESET_POINT_SIZE) fprintf(f, "point_size = %.9g\n", p->point_size);
+    if (p->set & PRESET_COLOR) fprintf(f, "color = %s\n", p->color_mode == COLOR_BY_SPEED ? "speed" : "component");
+    if (p->set & PRESET_CAMERA)
+        fprintf(f, "camera_yaw = %.9g\ncamera_pitch = %.9g\ncamera_distance = %.9g\n", p->camera_yaw,
+                p->camera_pitch, p->camera_distance);
+    if (p->set & PRESET_AUTO_ROTATE) fprintf(f, "auto_rotate = %s\n", p->auto_rotate ? "true" : "false");
+}
+
+int presets_append(const char *path, const Preset *p, char *err, size_t errlen)
+{
+    if (!p->name[0] || strpbrk(p->name, "[]\n\r;#")) {
+        snprintf(err, errlen, "preset name '%s' is empty or holds one of []\\n;#", p->name);
+        return -1;
+    }
+    PresetList existing = {0};
+    FILE *in = fopen(path, "rb");
+    if (in) {
+        fclose(in);
+        if (presets_load(path, &existing, err, errlen) != 0) return -1;
+        bool taken = presets_find(&existing, p->name) != NULL;
+        presets_free(&existing);
+        if (taken) {
+            snprintf(err, errlen, "%s: a preset named '%s' exists already", path, p->name);
+            return -1;
+        }
+    }
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp) {
+        snprintf(err, errlen, "%s: path too long", path);
+        return -1;
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+        return -1;
+    }
+    FILE *out = fdopen(fd, "wb");
+    bool ok = out != NULL;
+    in = fopen(path, "rb");
+    if (ok && in) {
+        char buf[8192];
+        size_t got;
+        while ((got = fread(buf, 1, sizeof buf, in)) > 0) ok = ok && fwrite(buf, 1, got, out) == got;
+        ok = ok && !ferror(in);
+    }
+    if (in) fclose(in);
+    if (ok) {
+        write_section(out, p);
+        ok = fflush(out) == 0 && fsync(fileno(out)) == 0;
+    }
+    if (out) ok = (fclose(out) == 0) && ok;
+    else close(fd);
+    if (!ok || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}

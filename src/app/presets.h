@@ -1,0 +1,51 @@
+/* Presets: named scenes with their parameters and a camera, kept in an INI file
+ * (assets/presets.ini). A section is a preset; keys it leaves out keep the program's defaults. */
+#ifndef STARBURST_PRESETS_H
+#define STARBURST_PRESETS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "scene/scene.h"
+
+enum {
+    PRESET_DT = 1 << 0,
+    PRESET_SOFTENING = 1 << 1,
+    PRESET_DAMPING = 1 << 2,
+    PRESET_STEPS = 1 << 3,
+    PRESET_EXPOSURE = 1 << 4,
+    PRESET_POINT_SIZE = 1 << 5,
+    PRESET_COLOR = 1 << 6,
+    PRESET_CAMERA = 1 << 7,
+    PRESET_AUTO_ROTATE = 1 << 8,
+};
+
+typedef struct Preset {
+    char name[64];
+    SceneDesc scene;   /* kind, n, seed and the collision parameters; no TIPSY path */
+    float dt, softening, damping;
+    int steps_per_frame;
+    float exposure, point_size;
+    int color_mode;    /* ColorMode */
+    float camera_yaw, camera_pitch; /* degrees */
+    float camera_distance;          /* in units of the scene's extent */
+    bool auto_rotate;
+    unsigned set;      /* PRESET_* bits: which of the optional fields the file gave */
+} Preset;
+
+typedef struct PresetList {
+    Preset *items;
+    int count;
+} PresetList;
+
+/* Reads path. Unknown keys and bad values fail with "path:line: ..." in err. */
+int presets_load(const char *path, PresetList *out, char *err, size_t errlen);
+void presets_free(PresetList *list);
+/* The preset named name, or NULL. */
+const Preset *presets_find(const PresetList *list, const char *name);
+/* Appends p as a new section to path atomically: the old content and the new section go to a
+ * temporary file that then replaces path. Fails, leaving path as it was, when a preset of that
+ * name exists already or anything cannot be written. */
+int presets_append(const char *path, const Preset *p, char *err, size_t errlen);
+
+#endif

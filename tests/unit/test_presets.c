@@ -1,0 +1,167 @@
+/* Presets: the shipped file loads, bad files are reported as file:line, appending is atomic. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "app/presets.h"
+
+static char dir[] = "/tmp/starburst-presets-XXXXXX";
+
+static const char *write_file(const char *name, const char *text)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void shipped_presets_load(void **state)
+{
+    PresetList l;
+    char err[512] = "";
+    int rc = presets_load(STARBURST_SOURCE_DIR "/assets/presets.ini", &l, err, sizeof err);
+    if (rc != 0) fail_msg("%s", err);
+    assert_true(l.count >= 4);
+    const Preset *p = presets_find(&l, "Collision");
+    assert_non_null(p);
+    assert_int_equal(p->scene.kind, SCENE_COLLISION);
+    assert_int_equal(p->scene.n, 16384);
+    for (int i = 0; i < l.count; i++) assert_non_null(presets_find(&l, l.items[i].name));
+    assert_null(presets_find(&l, "No such preset"));
+    presets_free(&l);
+}
+
+static void values_and_defaults(void **state)
+{
+    const char *path = write_file("a.ini", "[One]\nscene = plummer\nbodies = 2048\ndt = 0.004\n"
+                                           "camera_pitch = 30\n\n[Two]\nscene = disk\n");
+    PresetList l;
+    char err[512] = "";
+    assert_int_equal(presets_load(path, &l, err, sizeof err), 0);
+    assert_int_equal(l.count, 2);
+    assert_int_equal(l.items[0].scene.kind, SCENE_PLUMMER);
+    assert_int_equal(l.items[0].scene.n, 2048);
+    assert_true(l.items[0].set & PRESET_DT);
+    assert_float_equal(l.items[0].dt, 0.004f, 1e-9);
+    assert_true(l.items[0].set & PRESET_CAMERA);
+    assert_false(l.items[0].set & PRESET_SOFTENING);
+    assert_int_equal(l.items[1].scene.kind, SCENE_DISK);
+    assert_int_equal(l.items[1].set, 0);
+    presets_free(&l);
+}
+
+/* Each mistake is reported with the file and the line it is on. */
+static void mistakes_name_file_and_line(void **state)
+{
+    static const struct {
+        const char *text, *line, *word;
+    } cases[] = {
+        {"[A]\nscene = disk\nwarp = 9\n", ":3:", "warp"},
+        {"[A]\nbodies = -4\n", ":2:", "bodies"},
+        {"[A]\n\ndt = nan\n", ":3:", "dt"},
+        {"[A]\nscene = spiral\n", ":2:", "spiral"},
+        {"scene = disk\n", ":1:", "section"},
+        {"[A]\ncolor = plaid\n", ":2:", "plaid"},
+        {"[A]\nthis line has no equals sign\n", ":2:", "INI"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *path = write_file("bad.ini", cases[i].text);
+        PresetList l;
+        char err[512] = "";
+        assert_int_equal(presets_load(path, &l, err, sizeof err), -1);
+        print_message("%s\n", err);
+        assert_non_null(strstr(err, "bad.ini"));
+        assert_non_null(strstr(err, cases[i].line));
+        assert_non_null(strstr(err, cases[i].word));
+        assert_null(l.items);
+    }
+}
+
+static void append_adds_a_section_and_keeps_the_rest(void **state)
+{
+    const char *original = "; my presets\n[Mine]\nscene = shell\n";
+    char path[512];
+    snprintf(path, sizeof path, "%s", write_file("user.ini", original));
+    Preset p = {.name = "Saved", .scene = {.kind = SCENE_COLLISION, .n = 4096, .seed = 9, .inclination_b = 45},
+                .dt = 0.01f, .damping = 0.999f, .camera_yaw = 20, .camera_pitch = -10, .camera_distance = 1.5f,
+                .set = PRESET_DT | PRESET_DAMPING | PRESET_CAMERA};
+    char err[512] = "";
+    assert_int_equal(presets_append(path, &p, err, sizeof err), 0);
+    const char *text = slurp(path);
+    assert_memory_equal(text, original, strlen(original));
+    PresetList l;
+    assert_int_equal(presets_load(path, &l, err, sizeof err), 0);
+    assert_int_equal(l.count, 2);
+    const Preset *q = presets_find(&l, "Saved");
+    assert_non_null(q);
+    assert_int_equal(q->scene.n, 4096);
+    assert_int_equal(q->scene.seed, 9);
+    assert_float_equal(q->scene.inclination_b, 45, 0);
+    assert_float_equal(q->dt, p.dt, 0);
+    assert_float_equal(q->damping, p.damping, 0);
+    assert_float_equal(q->camera_distance, p.camera_distance, 0);
+    assert_int_equal(q->set, p.set);
+    presets_free(&l);
+
+    /* A name in use, or a name that would break the file: refused, file untouched. */
+    char before[65536];
+    snprintf(before, sizeof before, "%s", slurp(path));
+    assert_int_equal(presets_append(path, &p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "exists"));
+    Preset bad = p;
+    snprintf(bad.name, sizeof bad.name, "x]\n[y");
+    assert_int_equal(presets_append(path, &bad, err, sizeof err), -1);
+    assert_string_equal(slurp(path), before);
+
+    /* Into a folder that does not exist: an error, nothing created. */
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/no/such/dir/p.ini", dir);
+    snprintf(p.name, sizeof p.name, "Other");
+    assert_int_equal(presets_append(missing, &p, err, sizeof err), -1);
+    assert_true(strlen(err) > 0);
+}
+
+static int setup(void **state)
+{
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(shipped_presets_load),
+        cmocka_unit_test(values_and_defaults),
+        cmocka_unit_test(mistakes_name_file_and_line),
+        cmocka_unit_test(append_adds_a_section_and_keeps_the_rest),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
