@@ -1,4 +1,5 @@
-/* An orbit camera around a target point; matrices through cglm. */
+/* An orbit camera around a target point; matrices through cglm. World z is up: the eye sits at
+ * target + distance * (cos pitch cos yaw, cos pitch sin yaw, sin pitch). */
 #ifndef STARBURST_CAMERA_H
 #define STARBURST_CAMERA_H
 
@@ -17,13 +18,16 @@ typedef struct Camera {
 /* A camera framing a system of radius `extent`, tilted to show disks in three quarters. */
 void camera_init(Camera *c, float extent);
 void camera_reset(Camera *c);
-/* Mouse deltas in pixels; viewport height in pixels scales pan and orbit. */
+/* Mouse deltas in pixels (y down). Orbit turns at a fixed rate per pixel and keeps pitch short
+ * of the poles; pan moves the target so that it follows the cursor at a viewport of that height. */
 void camera_orbit(Camera *c, float dx, float dy);
 void camera_pan(Camera *c, float dx, float dy, int viewport_height);
-/* Wheel clicks; positive zooms in. */
+/* Wheel clicks; positive zooms in. The distance stays within 1e-3 .. 1e3 x the home distance. */
 void camera_zoom(Camera *c, float clicks);
+/* Advances auto-rotation by `seconds`. */
 void camera_update(Camera *c, float seconds);
-/* view and proj are column-major 4x4 (cglm mat4). */
+void camera_eye(const Camera *c, float eye[3]);
+/* view and proj are column-major 4x4 (cglm mat4); near and far are 0.01 and 1000 x distance. */
 void camera_matrices(const Camera *c, float aspect, float view[16], float proj[16]);
 
 #endif

@@ -24,24 +24,37 @@ typedef struct RendererDesc {
     const char *shader_dir;  /* NULL = the shaders embedded at build time */
 } RendererDesc;
 
+/* Zero fields mean "default" where a default is named. */
 typedef struct RenderView {
     int n;                    /* bodies to draw */
     float view[16], proj[16]; /* column-major */
-    int width, height;        /* of the target framebuffer, pixels */
+    int width, height;        /* of the target framebuffer, pixels; 0 draws nothing */
     unsigned int framebuffer; /* where the tonemapped image goes */
-    float point_size;         /* sprite size in pixels at distance 1, scaled by the projection */
-    float exposure;
+    /* Sprite size relative to the default (0 = 1): a body of typical mass at focus_distance is
+     * about 3 px across on a 1080-line view, in proportion on others; nearer bodies are larger,
+     * farther ones smaller, within 1 .. 64 px. */
+    float point_size;
+    float focus_distance;     /* usually the camera's distance; 0 = the eye's distance to the origin */
+    float exposure;           /* 0 = 1 */
     ColorMode color_mode;
-    float speed_scale;        /* speed mapped to the top of the colour ramp */
+    float speed_scale;        /* speed mapped to the top of the colour ramp; 0 = 1 */
     int show_halo;            /* draw halo (dark) bodies */
 } RenderView;
 
+/* NULL with one line in err: a shader that does not compile names itself and quotes the log. */
 Renderer *renderer_create(const RendererDesc *desc, char *err, size_t errlen);
 void renderer_destroy(Renderer *r);
+/* Reads the shaders again (from shader_dir when set) and swaps them in when all compile;
+ * otherwise keeps the running ones and returns -1 with err. 0 on success. */
+int renderer_reload(Renderer *r, char *err, size_t errlen);
 unsigned int renderer_position_vbo(const Renderer *r); /* max_bodies float4 */
 unsigned int renderer_speed_vbo(const Renderer *r);    /* max_bodies float */
-/* Uploads positions (4n floats) and tags (n) — at a reset, before the simulation takes over. */
+/* Uploads positions (4n floats) and tags (n; NULL = all galaxy A disk) and zeroes the speeds — at
+ * a reset, before the simulation takes over. pos4 NULL leaves the positions as they are. n is
+ * clamped to max_bodies. Sprite sizes refer to the mean mass of the non-halo bodies seen here. */
 void renderer_upload(Renderer *r, const float *pos4, const uint8_t *tags, int n);
+/* Draws n bodies; per-sprite brightness goes as 1/sqrt(n) so that 4K and 16K bodies look alike.
+ * Leaves v->framebuffer bound with the viewport covering it, blending off, no program or VAO. */
 void renderer_draw(Renderer *r, const RenderView *v);
 const char *renderer_color_mode_name(ColorMode m);
 

@@ -39,10 +39,13 @@ typedef struct UiModel {
     bool visible;        /* H toggles */
 } UiModel;
 
-/* Attaches Dear ImGui to the window (GLFW + OpenGL3 backends). False when it cannot. */
+/* Attaches Dear ImGui to the window (GLFW + OpenGL3 backends). GLFW's backend chains to the
+ * window's callbacks installed before this call: install the app's first. window NULL (headless)
+ * draws without input. font_scale 0 = the window's content scale. False when it cannot. */
 bool ui_create(GLFWwindow *window, float font_scale);
 void ui_destroy(void);
-/* Builds and draws the panel and HUD into the current framebuffer. */
+/* Builds the HUD and the panel (or, when m->visible is false, a one-line hint) and draws them
+ * into the framebuffer bound now; headless, the current viewport gives the size. */
 void ui_frame(UiModel *m);
 /* True while ImGui uses the mouse or keyboard, so the camera and shortcuts leave them alone. */
 bool ui_wants_mouse(void);

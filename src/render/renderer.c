@@ -1,0 +1,392 @@
+/* Two passes: bodies as additive Gaussian sprites into an RGBA16F target the size of the view,
+ * then one full-screen triangle that tonemaps it into the caller's framebuffer. */
+#include <GL/glew.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/renderer.h"
+#include "sim/bodies.h"
+
+/* Generated at build time from shaders/. */
+const char *shader_embedded(const char *name);
+
+/* Sprite diameter in pixels at point_size 1, on a view 1080 pixels high. */
+#define BASE_SPRITE_PX 3.0f
+/* Peak light of one disk sprite in a system of REFERENCE_BODIES; it scales as 1/sqrt(n), a
+ * middle way between constant light per body (dense runs burn out) and constant total light
+ * (single stars of large runs vanish). */
+#define BASE_BRIGHTNESS 1.6f
+#define REFERENCE_BODIES 16384.0f
+#define GLOW 0.3f
+
+typedef struct BodiesProgram {
+    GLuint id;
+    GLint view, proj, size, max_size, focus, mass_ref, brightness, color_mode, speed_scale, show_halo;
+} BodiesProgram;
+
+typedef struct TonemapProgram {
+    GLuint id;
+    GLint hdr, exposure, glow;
+} TonemapProgram;
+
+struct Renderer {
+    int max_bodies;
+    char *shader_dir;
+    GLuint vao, position_vbo, speed_vbo, tag_vbo;
+    GLuint empty_vao; /* core profile draws need a VAO bound, even without attributes */
+    BodiesProgram bodies;
+    TonemapProgram tonemap;
+    GLuint hdr_fbo, hdr_texture;
+    int hdr_width, hdr_height;
+    float mass_ref;
+    float max_point_size;
+};
+
+/* Copies a GL info log into err after `prefix`, its lines joined so that err stays one line. */
+static void put_log(char *err, size_t errlen, const char *prefix, const char *log)
+{
+    int used = snprintf(err, errlen, "%s", prefix);
+    if (used < 0 || (size_t)used >= errlen) return;
+    size_t at = (size_t)used;
+    for (const char *p = log; *p && at + 1 < errlen; p++) {
+        if (*p == '\n') {
+            if (p[1] == '\0') break;
+            if (at + 3 >= errlen) break;
+            err[at++] = ' ';
+            err[at++] = '|';
+            err[at++] = ' ';
+        } else if (*p != '\r') {
+            err[at++] = *p;
+        }
+    }
+    err[at] = '\0';
+}
+
+/* The text of shader `name`: from shader_dir (malloc'd, *owned set) or embedded. */
+static const char *shader_source(const Renderer *r, const char *name, char **owned, char *err, size_t errlen)
+{
+    *owned = NULL;
+    if (!r->shader_dir) {
+        const char *text = shader_embedded(name);
+        if (!text) snprintf(err, errlen, "shader %s is not embedded in this build", name);
+        return text;
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", r->shader_dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "cannot read shader %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *text = NULL;
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (text = malloc((size_t)size + 1)) && fread(text, 1, (size_t)size, f) == (size_t)size) {
+        text[size] = '\0';
+        fclose(f);
+        *owned = text;
+        return text;
+    }
+    snprintf(err, errlen, "cannot read shader %s: %s", path, size < 0 ? strerror(errno) : "short read");
+    free(text);
+    fclose(f);
+    return NULL;
+}
+
+static GLuint compile(const Renderer *r, GLenum type, const char *name, char *err, size_t errlen)
+{
+    char *owned;
+    const char *text = shader_source(r, name, &owned, err, errlen);
+    if (!text) return 0;
+    GLuint shader = glCreateShader(type);
+    glShaderSource(shader, 1, &text, NULL);
+    glCompileShader(shader);
+    free(owned);
+    GLint ok = GL_FALSE;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[2048] = "", prefix[128];
+        glGetShaderInfoLog(shader, sizeof log, NULL, log);
+        snprintf(prefix, sizeof prefix, "%s does not compile: ", name);
+        put_log(err, errlen, prefix, log);
+        glDeleteShader(shader);
+        return 0;
+    }
+    return shader;
+}
+
+static GLuint link(const Renderer *r, const char *vert, const char *frag, char *err, size_t errlen)
+{
+    GLuint vs = compile(r, GL_VERTEX_SHADER, vert, err, errlen);
+    if (!vs) return 0;
+    GLuint fs = compile(r, GL_FRAGMENT_SHADER, frag, err, errlen);
+    if (!fs) {
+        glDeleteShader(vs);
+        return 0;
+    }
+    GLuint program = glCreateProgram();
+    glAttachShader(program, vs);
+    glAttachShader(program, fs);
+    glLinkProgram(program);
+    glDeleteShader(vs);
+    glDeleteShader(fs);
+    GLint ok = GL_FALSE;
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char log[2048] = "", prefix[160];
+        glGetProgramInfoLog(program, sizeof log, NULL, log);
+        snprintf(prefix, sizeof prefix, "%s + %s do not link: ", vert, frag);
+        put_log(err, errlen, prefix, log);
+        glDeleteProgram(program);
+        return 0;
+    }
+    return program;
+}
+
+static int build_programs(const Renderer *r, BodiesProgram *b, TonemapProgram *t, char *err, size_t errlen)
+{
+    b->id = link(r, "bodies.vert", "bodies.frag", err, errlen);
+    if (!b->id) return -1;
+    t->id = link(r, "tonemap.vert", "tonemap.frag", err, errlen);
+    if (!t->id) {
+        glDeleteProgram(b->id);
+        b->id = 0;
+        return -1;
+    }
+    b->view = glGetUniformLocation(b->id, "u_view");
+    b->proj = glGetUniformLocation(b->id, "u_proj");
+    b->size = glGetUniformLocation(b->id, "u_size");
+    b->max_size = glGetUniformLocation(b->id, "u_max_size");
+    b->focus = glGetUniformLocation(b->id, "u_focus");
+    b->mass_ref = glGetUniformLocation(b->id, "u_mass_ref");
+    b->brightness = glGetUniformLocation(b->id, "u_brightness");
+    b->color_mode = glGetUniformLocation(b->id, "u_color_mode");
+    b->speed_scale = glGetUniformLocation(b->id, "u_speed_scale");
+    b->show_halo = glGetUniformLocation(b->id, "u_show_halo");
+    t->hdr = glGetUniformLocation(t->id, "u_hdr");
+    t->exposure = glGetUniformLocation(t->id, "u_exposure");
+    t->glow = glGetUniformLocation(t->id, "u_glow");
+    return 0;
+}
+
+static void delete_programs(Renderer *r)
+{
+    if (r->bodies.id) glDeleteProgram(r->bodies.id);
+    if (r->tonemap.id) glDeleteProgram(r->tonemap.id);
+    r->bodies.id = r->tonemap.id = 0;
+}
+
+Renderer *renderer_create(const RendererDesc *desc, char *err, size_t errlen)
+{
+    if (!desc || desc->max_bodies <= 0) {
+        snprintf(err, errlen, "renderer: max_bodies must be positive");
+        return NULL;
+    }
+    Renderer *r = calloc(1, sizeof *r);
+    if (!r || (desc->shader_dir && !(r->shader_dir = strdup(desc->shader_dir)))) {
+        free(r);
+        snprintf(err, errlen, "renderer: out of memory");
+        return NULL;
+    }
+    r->max_bodies = desc->max_bodies;
+    r->mass_ref = 1.0f;
+    if (build_programs(r, &r->bodies, &r->tonemap, err, errlen) != 0) {
+        renderer_destroy(r);
+        return NULL;
+    }
+    GLfloat range[2] = {1, 64};
+    glGetFloatv(GL_POINT_SIZE_RANGE, range);
+    r->max_point_size = range[1] < 64 ? range[1] : 64;
+
+    size_t n = (size_t)r->max_bodies;
+    glGenVertexArrays(1, &r->vao);
+    glGenVertexArrays(1, &r->empty_vao);
+    glBindVertexArray(r->vao);
+    glGenBuffers(1, &r->position_vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, r->position_vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(n * 4 * sizeof(float)), NULL, GL_DYNAMIC_DRAW);
+    glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, 0, NULL);
+    glEnableVertexAttribArray(0);
+    glGenBuffers(1, &r->speed_vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, r->speed_vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(n * sizeof(float)), NULL, GL_DYNAMIC_DRAW);
+    glVertexAttribPointer(1, 1, GL_FLOAT, GL_FALSE, 0, NULL);
+    glEnableVertexAttribArray(1);
+    glGenBuffers(1, &r->tag_vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, r->tag_vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)n, NULL, GL_STATIC_DRAW);
+    glVertexAttribIPointer(2, 1, GL_UNSIGNED_BYTE, 0, NULL);
+    glEnableVertexAttribArray(2);
+    glBindVertexArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+
+    GLenum e = glGetError();
+    if (e == GL_OUT_OF_MEMORY) {
+        snprintf(err, errlen, "renderer: no GPU memory for %d bodies", r->max_bodies);
+        renderer_destroy(r);
+        return NULL;
+    }
+    if (e != GL_NO_ERROR) {
+        snprintf(err, errlen, "renderer: OpenGL error 0x%04x while creating buffers", (unsigned)e);
+        renderer_destroy(r);
+        return NULL;
+    }
+    return r;
+}
+
+void renderer_destroy(Renderer *r)
+{
+    if (!r) return;
+    delete_programs(r);
+    GLuint buffers[] = {r->position_vbo, r->speed_vbo, r->tag_vbo};
+    glDeleteBuffers(3, buffers);
+    GLuint vaos[] = {r->vao, r->empty_vao};
+    glDeleteVertexArrays(2, vaos);
+    if (r->hdr_fbo) glDeleteFramebuffers(1, &r->hdr_fbo);
+    if (r->hdr_texture) glDeleteTextures(1, &r->hdr_texture);
+    free(r->shader_dir);
+    free(r);
+}
+
+int renderer_reload(Renderer *r, char *err, size_t errlen)
+{
+    BodiesProgram b = {0};
+    TonemapProgram t = {0};
+    if (build_programs(r, &b, &t, err, errlen) != 0) return -1;
+    delete_programs(r);
+    r->bodies = b;
+    r->tonemap = t;
+    return 0;
+}
+
+unsigned int renderer_position_vbo(const Renderer *r) { return r->position_vbo; }
+unsigned int renderer_speed_vbo(const Renderer *r) { return r->speed_vbo; }
+
+void renderer_upload(Renderer *r, const float *pos4, const uint8_t *tags, int n)
+{
+    if (n > r->max_bodies) n = r->max_bodies;
+    if (n <= 0) return;
+    size_t count = (size_t)n;
+    if (pos4) {
+        glBindBuffer(GL_ARRAY_BUFFER, r->position_vbo);
+        glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)(count * 4 * sizeof(float)), pos4);
+        double sum = 0, all = 0;
+        int counted = 0;
+        for (int i = 0; i < n; i++) {
+            all += pos4[4 * i + 3];
+            if (!tags || BODY_TAG_COMPONENT(tags[i]) != BODY_HALO) {
+                sum += pos4[4 * i + 3];
+                counted++;
+            }
+        }
+        double mean = counted ? sum / counted : all / n;
+        r->mass_ref = mean > 0 ? (float)mean : 1.0f;
+    }
+    /* One zeroed block serves as both the default tags and the initial speeds. */
+    void *zeros = calloc(count, sizeof(float));
+    if (zeros) {
+        glBindBuffer(GL_ARRAY_BUFFER, r->tag_vbo);
+        glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)count, tags ? (const void *)tags : zeros);
+        glBindBuffer(GL_ARRAY_BUFFER, r->speed_vbo);
+        glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)(count * sizeof(float)), zeros);
+        free(zeros);
+    } else if (tags) {
+        glBindBuffer(GL_ARRAY_BUFFER, r->tag_vbo);
+        glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)count, tags);
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+/* (Re)creates the HDR target at the view's size; false when the GL cannot. */
+static bool ensure_hdr_target(Renderer *r, int width, int height)
+{
+    if (r->hdr_fbo && r->hdr_width == width && r->hdr_height == height) return true;
+    if (!r->hdr_fbo) {
+        glGenFramebuffers(1, &r->hdr_fbo);
+        glGenTextures(1, &r->hdr_texture);
+    }
+    glBindTexture(GL_TEXTURE_2D, r->hdr_texture);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16F, width, height, 0, GL_RGBA, GL_HALF_FLOAT, NULL);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glGenerateMipmap(GL_TEXTURE_2D);
+    glBindFramebuffer(GL_FRAMEBUFFER, r->hdr_fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, r->hdr_texture, 0);
+    bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+    r->hdr_width = ok ? width : 0;
+    r->hdr_height = ok ? height : 0;
+    return ok;
+}
+
+static float positive_or(float x, float fallback) { return x > 0 ? x : fallback; }
+
+void renderer_draw(Renderer *r, const RenderView *v)
+{
+    if (v->width <= 0 || v->height <= 0) return;
+    if (!ensure_hdr_target(r, v->width, v->height)) return;
+    int n = v->n < r->max_bodies ? v->n : r->max_bodies;
+
+    glBindFramebuffer(GL_FRAMEBUFFER, r->hdr_fbo);
+    glViewport(0, 0, v->width, v->height);
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
+    glDisable(GL_SCISSOR_TEST);
+    glClearColor(0, 0, 0, 0);
+    glClear(GL_COLOR_BUFFER_BIT);
+    if (n > 0) {
+        /* The eye's distance to the origin: the column of the view matrix that moves it. */
+        float focus = v->focus_distance;
+        if (!(focus > 0)) focus = sqrtf(v->view[12] * v->view[12] + v->view[13] * v->view[13] + v->view[14] * v->view[14]);
+        const BodiesProgram *b = &r->bodies;
+        glUseProgram(b->id);
+        glUniformMatrix4fv(b->view, 1, GL_FALSE, v->view);
+        glUniformMatrix4fv(b->proj, 1, GL_FALSE, v->proj);
+        glUniform1f(b->size, positive_or(v->point_size, 1) * BASE_SPRITE_PX * (float)v->height / 1080.0f);
+        glUniform1f(b->max_size, r->max_point_size);
+        glUniform1f(b->focus, positive_or(focus, 1));
+        glUniform1f(b->mass_ref, r->mass_ref);
+        glUniform1f(b->brightness, BASE_BRIGHTNESS * sqrtf(REFERENCE_BODIES / (float)n));
+        glUniform1i(b->color_mode, v->color_mode == COLOR_BY_SPEED ? 1 : 0);
+        glUniform1f(b->speed_scale, positive_or(v->speed_scale, 1));
+        glUniform1i(b->show_halo, v->show_halo ? 1 : 0);
+        glEnable(GL_PROGRAM_POINT_SIZE);
+        glEnable(GL_BLEND);
+        glBlendEquation(GL_FUNC_ADD);
+        glBlendFunc(GL_ONE, GL_ONE);
+        glBindVertexArray(r->vao);
+        glDrawArrays(GL_POINTS, 0, n);
+        glDisable(GL_BLEND);
+        glDisable(GL_PROGRAM_POINT_SIZE);
+    }
+
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, r->hdr_texture);
+    glGenerateMipmap(GL_TEXTURE_2D);
+    glBindFramebuffer(GL_FRAMEBUFFER, v->framebuffer);
+    glViewport(0, 0, v->width, v->height);
+    glUseProgram(r->tonemap.id);
+    glUniform1i(r->tonemap.hdr, 0);
+    glUniform1f(r->tonemap.exposure, positive_or(v->exposure, 1));
+    glUniform1f(r->tonemap.glow, GLOW);
+    glBindVertexArray(r->empty_vao);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    glBindTexture(GL_TEXTURE_2D, 0);
+}
+
+const char *renderer_color_mode_name(ColorMode m)
+{
+    switch (m) {
+    case COLOR_BY_COMPONENT: return "component";
+    case COLOR_BY_SPEED: return "speed";
+    default: return "unknown";
+    }
+}

@@ -1,0 +1,206 @@
+/* Checks a screenshot of the collision scene: the image is not black, and its light forms exactly
+ * K separate clusters (two galaxies by default).
+ *
+ * Pixels brighter than a threshold (above the background, relative to the brightest) are lit.
+ * The image is cut into blocks; a block holding a few lit pixels is lit, so that lone stars
+ * between the galaxies do not bridge them. Lit blocks grown by one block are grouped into
+ * 8-connected components, weighed by their lit pixels. The K heaviest must hold at least 80% of
+ * the light between them, each at least 10%, and the next one less than 10%. Prints one line of
+ * what it measured; exits 0 when the image passes, 1 when it does not, 2 on bad usage. */
+#include <stb_image.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Component {
+    long weight;      /* lit pixels */
+    double cx, cy;    /* centroid, pixels */
+    int label;
+} Component;
+
+static int by_weight(const void *a, const void *b)
+{
+    long wa = ((const Component *)a)->weight, wb = ((const Component *)b)->weight;
+    return (wa < wb) - (wa > wb);
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: check_image IMAGE.png [--clusters K] [--threshold 0..255] [--block PIXELS]\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = NULL;
+    int clusters = 2, block = 0;
+    double threshold = -1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--clusters") == 0 && i + 1 < argc) clusters = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--threshold") == 0 && i + 1 < argc) threshold = atof(argv[++i]);
+        else if (strcmp(argv[i], "--block") == 0 && i + 1 < argc) block = atoi(argv[++i]);
+        else if (argv[i][0] == '-' || path) return usage();
+        else path = argv[i];
+    }
+    if (!path || clusters < 1) return usage();
+
+    int w, h, channels;
+    unsigned char *rgb = stbi_load(path, &w, &h, &channels, 3);
+    if (!rgb) {
+        printf("check_image: %s: cannot load: %s\n", path, stbi_failure_reason());
+        return 1;
+    }
+    size_t pixels = (size_t)w * h;
+    float *lum = malloc(pixels * sizeof *lum);
+    long histogram[256] = {0};
+    for (size_t i = 0; i < pixels; i++) {
+        const unsigned char *p = rgb + 3 * i;
+        lum[i] = 0.2126f * p[0] + 0.7152f * p[1] + 0.0722f * p[2];
+        histogram[(int)lum[i]]++;
+    }
+    stbi_image_free(rgb);
+
+    /* Background: the median. Peak: the 99.9th percentile, so a few hot pixels do not set it. */
+    int background = 0, peak = 0;
+    long seen = 0;
+    for (int v = 0; v < 256; v++) {
+        seen += histogram[v];
+        if (seen * 2 < (long)pixels) background = v + 1;
+        if (seen * 1000 < (long)pixels * 999) peak = v + 1;
+    }
+    if (peak > 255) peak = 255;
+    if (background > 255) background = 255;
+    if (threshold < 0) {
+        threshold = background + 0.15 * (peak - background);
+        if (threshold < background + 20) threshold = background + 20;
+    }
+    long lit = 0;
+    for (size_t i = 0; i < pixels; i++) lit += lum[i] > threshold;
+    double lit_fraction = (double)lit / (double)pixels;
+    printf("check_image: %s %dx%d: lit %.2f%% (threshold %.0f, background %d, peak %d)", path, w, h,
+           100 * lit_fraction, threshold, background, peak);
+    if (lit_fraction < 0.001) {
+        printf(": FAIL: the image is (nearly) black\n");
+        free(lum);
+        return 1;
+    }
+
+    if (block <= 0) block = (w < h ? w : h) / 90 > 2 ? (w < h ? w : h) / 90 : 2;
+    int bw = (w + block - 1) / block, bh = (h + block - 1) / block;
+    size_t blocks = (size_t)bw * bh;
+    int *count = calloc(blocks, sizeof *count);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            if (lum[(size_t)y * w + x] > threshold) count[(y / block) * bw + x / block]++;
+    free(lum);
+    /* A block is lit when at least 1/12 of it is: denser than scattered single stars. */
+    int dense = block * block / 12 > 2 ? block * block / 12 : 2;
+    unsigned char *on = calloc(blocks, 1), *grown = calloc(blocks, 1);
+    long dense_lit = 0;
+    for (size_t b = 0; b < blocks; b++)
+        if (count[b] >= dense) {
+            on[b] = 1;
+            dense_lit += count[b];
+        }
+    for (int y = 0; y < bh; y++)
+        for (int x = 0; x < bw; x++)
+            if (on[y * bw + x])
+                for (int dy = -1; dy <= 1; dy++)
+                    for (int dx = -1; dx <= 1; dx++)
+                        if (x + dx >= 0 && x + dx < bw && y + dy >= 0 && y + dy < bh)
+                            grown[(y + dy) * bw + x + dx] = 1;
+
+    /* Label 8-connected components of the grown blocks with an explicit stack. */
+    int *label = malloc(blocks * sizeof *label), *stack = malloc(blocks * sizeof *stack);
+    for (size_t b = 0; b < blocks; b++) label[b] = -1;
+    Component *comps = NULL;
+    int ncomp = 0;
+    for (size_t start = 0; start < blocks; start++) {
+        if (!grown[start] || label[start] >= 0) continue;
+        comps = realloc(comps, (size_t)(ncomp + 1) * sizeof *comps);
+        Component *c = &comps[ncomp];
+        *c = (Component){.label = ncomp};
+        double sx = 0, sy = 0;
+        int top = 0;
+        stack[top++] = (int)start;
+        label[start] = ncomp;
+        while (top > 0) {
+            int b = stack[--top], x = b % bw, y = b / bw;
+            if (on[b]) {
+                c->weight += count[b];
+                sx += count[b] * ((x + 0.5) * block);
+                sy += count[b] * ((y + 0.5) * block);
+            }
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int nx = x + dx, ny = y + dy;
+                    if (nx < 0 || nx >= bw || ny < 0 || ny >= bh) continue;
+                    int nb = ny * bw + nx;
+                    if (grown[nb] && label[nb] < 0) {
+                        label[nb] = ncomp;
+                        stack[top++] = nb;
+                    }
+                }
+        }
+        if (c->weight > 0) {
+            c->cx = sx / c->weight;
+            c->cy = sy / c->weight;
+        }
+        ncomp++;
+    }
+
+    /* Gap between the two heaviest: Chebyshev distance in blocks, by a breadth-first walk from the
+     * lit blocks of the first. */
+    qsort(comps, (size_t)ncomp, sizeof *comps, by_weight);
+    int gap = -1;
+    if (ncomp >= 2) {
+        int *dist = malloc(blocks * sizeof *dist);
+        int head = 0, tail = 0;
+        for (size_t b = 0; b < blocks; b++) {
+            dist[b] = -1;
+            if (on[b] && label[b] == comps[0].label) {
+                dist[b] = 0;
+                stack[tail++] = (int)b;
+            }
+        }
+        while (head < tail && gap < 0) {
+            int b = stack[head++], x = b % bw, y = b / bw;
+            if (on[b] && label[b] == comps[1].label) gap = dist[b] - 1;
+            for (int dy = -1; dy <= 1 && gap < 0; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    int nx = x + dx, ny = y + dy;
+                    if (nx < 0 || nx >= bw || ny < 0 || ny >= bh || dist[ny * bw + nx] >= 0) continue;
+                    dist[ny * bw + nx] = dist[b] + 1;
+                    stack[tail++] = ny * bw + nx;
+                }
+        }
+        free(dist);
+    }
+
+    double total = dense_lit > 0 ? (double)dense_lit : 1;
+    double held = 0;
+    printf(", %d component%s (block %d px)", ncomp, ncomp == 1 ? "" : "s", block);
+    for (int i = 0; i < ncomp && i < clusters + 1; i++) {
+        printf("%s %.1f%% at (%.0f,%.0f)", i ? "," : ":", 100 * comps[i].weight / total, comps[i].cx, comps[i].cy);
+        if (i < clusters) held += comps[i].weight / total;
+    }
+    if (gap >= 0) printf(", gap %d px", gap * block);
+
+    const char *why = NULL;
+    if (ncomp < clusters) why = "fewer clusters than asked";
+    else if (held < 0.8) why = "the largest clusters hold under 80% of the light";
+    else if (comps[clusters - 1].weight < 0.1 * total) why = "too few clusters hold 10% of the light";
+    else if (ncomp > clusters && comps[clusters].weight >= 0.1 * total) why = "more clusters than asked";
+    if (why) printf(": FAIL: %s (want %d)\n", why, clusters);
+    else printf(": OK (%d cluster%s)\n", clusters, clusters == 1 ? "" : "s");
+
+    free(comps);
+    free(label);
+    free(stack);
+    free(count);
+    free(on);
+    free(grown);
+    return why ? 1 : 0;
+}

@@ -1,0 +1,191 @@
+/* The orbit camera: pure math through cglm, no GL. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "render/camera.h"
+
+#define EPS 1e-4f
+
+static float distance3(const float a[3], const float b[3])
+{
+    float dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+    return sqrtf(dx * dx + dy * dy + dz * dz);
+}
+
+/* dest = m * (p, 1), m column-major. */
+static void transform(const float m[16], const float p[3], float dest[4])
+{
+    for (int r = 0; r < 4; r++) dest[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
+}
+
+static void eye_distance_equals_distance(void **state)
+{
+    Camera c;
+    camera_init(&c, 10);
+    c.target[0] = 3;
+    c.target[1] = -2;
+    c.target[2] = 1;
+    float eye[3];
+    camera_eye(&c, eye);
+    assert_true(c.distance > 10);
+    assert_float_equal(distance3(eye, c.target), c.distance, EPS * c.distance);
+}
+
+static void orbit_keeps_distance_and_target(void **state)
+{
+    Camera c;
+    camera_init(&c, 5);
+    float before[3];
+    camera_eye(&c, before);
+    camera_orbit(&c, 120, -45);
+    float after[3];
+    camera_eye(&c, after);
+    assert_true(distance3(before, after) > 0.1f);
+    assert_float_equal(distance3(after, c.target), c.distance, EPS * c.distance);
+    assert_float_equal(c.target[0], 0, EPS);
+    assert_float_equal(c.target[1], 0, EPS);
+    assert_float_equal(c.target[2], 0, EPS);
+}
+
+static void pitch_stops_short_of_the_poles(void **state)
+{
+    Camera c;
+    camera_init(&c, 5);
+    for (int sign = -1; sign <= 1; sign += 2) {
+        camera_orbit(&c, 0, sign * 1e6f);
+        assert_true(fabsf(c.pitch) < 1.5707964f);
+        assert_true(fabsf(c.pitch) > 1.5707964f - 0.1f);
+        float view[16], proj[16];
+        camera_matrices(&c, 16.0f / 9.0f, view, proj);
+        for (int i = 0; i < 16; i++) assert_true(isfinite(view[i]));
+    }
+}
+
+static void reset_restores_home(void **state)
+{
+    Camera c;
+    camera_init(&c, 7);
+    Camera home = c;
+    camera_orbit(&c, 300, 80);
+    camera_pan(&c, 40, -25, 720);
+    camera_zoom(&c, 3);
+    camera_reset(&c);
+    assert_float_equal(c.yaw, home.yaw, EPS);
+    assert_float_equal(c.pitch, home.pitch, EPS);
+    assert_float_equal(c.distance, home.distance, EPS);
+    for (int i = 0; i < 3; i++) assert_float_equal(c.target[i], home.target[i], EPS);
+}
+
+static void zoom_in_reduces_distance_and_stays_positive(void **state)
+{
+    Camera c;
+    camera_init(&c, 4);
+    float d0 = c.distance;
+    camera_zoom(&c, 1);
+    assert_true(c.distance < d0);
+    camera_zoom(&c, -2);
+    assert_true(c.distance > d0);
+    camera_zoom(&c, 1e4f);
+    assert_true(c.distance > 0);
+    camera_zoom(&c, -1e4f);
+    assert_true(isfinite(c.distance));
+}
+
+static void pan_moves_target_across_the_view(void **state)
+{
+    Camera c;
+    camera_init(&c, 10);
+    camera_orbit(&c, 77, 33);
+    float eye[3], forward[3], start[3] = {c.target[0], c.target[1], c.target[2]};
+    camera_eye(&c, eye);
+    for (int i = 0; i < 3; i++) forward[i] = c.target[i] - eye[i];
+    float view_distance = c.distance;
+    camera_pan(&c, 50, 20, 720);
+    float delta[3] = {c.target[0] - start[0], c.target[1] - start[1], c.target[2] - start[2]};
+    float moved = sqrtf(delta[0] * delta[0] + delta[1] * delta[1] + delta[2] * delta[2]);
+    float along = (delta[0] * forward[0] + delta[1] * forward[1] + delta[2] * forward[2]) / view_distance;
+    assert_true(moved > 0.01f);
+    assert_float_equal(along, 0, 1e-3f * moved);
+    assert_float_equal(c.distance, view_distance, EPS);
+    /* A drag across the whole view height moves the target by the view's height at its depth. */
+    Camera d;
+    camera_init(&d, 10);
+    camera_pan(&d, 0, 720, 720);
+    float height = 2 * d.distance * tanf(0.5f * d.fov_y);
+    assert_float_equal(distance3(d.target, (float[3]){0, 0, 0}), height, 1e-3f * height);
+}
+
+static void view_puts_target_ahead_at_distance(void **state)
+{
+    Camera c;
+    camera_init(&c, 10);
+    c.target[0] = 1;
+    c.target[1] = 2;
+    c.target[2] = -3;
+    camera_orbit(&c, -200, 60);
+    float view[16], proj[16], p[4];
+    camera_matrices(&c, 1.5f, view, proj);
+    transform(view, c.target, p);
+    assert_float_equal(p[0], 0, EPS * c.distance);
+    assert_float_equal(p[1], 0, EPS * c.distance);
+    assert_float_equal(p[2], -c.distance, EPS * c.distance);
+    assert_float_equal(p[3], 1, EPS);
+    /* World z stays up on screen. */
+    float above[3] = {c.target[0], c.target[1], c.target[2] + 1};
+    transform(view, above, p);
+    assert_true(p[1] > 0);
+}
+
+static void projection_depth_is_sane(void **state)
+{
+    Camera c;
+    camera_init(&c, 10);
+    float view[16], proj[16], clip[4];
+    camera_matrices(&c, 2.0f, view, proj);
+    float near = 0.01f * c.distance, far = 1000.0f * c.distance;
+    float at_near[3] = {0, 0, -near}, at_far[3] = {0, 0, -far}, at_target[3] = {0, 0, -c.distance};
+    transform(proj, at_near, clip);
+    assert_float_equal(clip[2] / clip[3], -1, 1e-3f);
+    transform(proj, at_far, clip);
+    assert_float_equal(clip[2] / clip[3], 1, 1e-3f);
+    transform(proj, at_target, clip);
+    assert_true(clip[3] > 0);
+    assert_true(clip[2] / clip[3] > -1 && clip[2] / clip[3] < 1);
+    /* Aspect: x is squeezed by it relative to y. */
+    assert_float_equal(proj[0] * 2.0f, proj[5], 1e-4f);
+    assert_float_equal(proj[5], 1.0f / tanf(0.5f * c.fov_y), 1e-4f);
+}
+
+static void auto_rotate_turns_yaw(void **state)
+{
+    Camera c;
+    camera_init(&c, 1);
+    c.auto_rotate = 0.5f;
+    float yaw = c.yaw;
+    camera_update(&c, 0.2f);
+    assert_float_equal(c.yaw, yaw + 0.1f, EPS);
+    c.auto_rotate = 0;
+    camera_update(&c, 10);
+    assert_float_equal(c.yaw, yaw + 0.1f, EPS);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(eye_distance_equals_distance),
+        cmocka_unit_test(orbit_keeps_distance_and_target),
+        cmocka_unit_test(pitch_stops_short_of_the_poles),
+        cmocka_unit_test(reset_restores_home),
+        cmocka_unit_test(zoom_in_reduces_distance_and_stays_positive),
+        cmocka_unit_test(pan_moves_target_across_the_view),
+        cmocka_unit_test(view_puts_target_ahead_at_distance),
+        cmocka_unit_test(projection_depth_is_sane),
+        cmocka_unit_test(auto_rotate_turns_yaw),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
