@@ -11,8 +11,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "app/app.h"
+#include "app/presets.h"
 #include "render/camera.h"
 #include "render/capture.h"
 #include "render/context.h"
@@ -46,6 +48,13 @@ typedef struct App {
     float speed_scale;
     char notice[256];
     char device[160];
+    /* Presets, and the scene of the last reset (a new scene takes its own dt and softening). */
+    PresetList presets;
+    const char **preset_names;
+    char presets_path[4096];
+    double cycle_next;
+    int last_scene, last_n;
+    int opt_n; /* -n from the command line, 0 = none */
 } App;
 
 static double now_s(void)
@@ -53,6 +62,16 @@ static double now_s(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* A line shown on screen until the next reset; longer ones are cut. */
+static void notify(App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void notify(App *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->notice, sizeof a->notice, fmt, ap);
+    va_end(ap);
 }
 
 static void say(const App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -120,8 +139,15 @@ static int app_reset(App *a, char *err, size_t errlen)
     }
     a->speed_scale = (float)(2 * sqrt(v2 / b.n));
     if (!(a->speed_scale > 0)) a->speed_scale = 1;
+    /* A new scene, or a new body count, starts from the scene's suggested dt and softening;
+     * a plain reset keeps what the user set. */
+    if (d.kind != (SceneKind)a->last_scene || b.n != a->last_n) {
+        a->ui.dt = a->opt.dt > 0 && a->last_n == 0 ? a->opt.dt : info.dt;
+        a->ui.softening = a->opt.softening >= 0 && a->last_n == 0 ? a->opt.softening : info.softening;
+    }
+    a->last_scene = (int)d.kind;
+    a->last_n = b.n;
     bodies_free(&b);
-
     a->e0_softening = -1; /* measured at the next frame */
     a->next_energy_at = 0;
     a->ui.energy_valid = false;
@@ -153,6 +179,127 @@ static void app_measure_energy(App *a, double t)
     a->ui.energy_valid = true;
 }
 
+/* ---- presets ---- */
+
+static const char *find_presets_file(char *buf, size_t len)
+{
+    /* Beside the program (build/../assets), else the source tree it was built from. */
+    char exe[4096];
+    ssize_t got = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (got > 0) {
+        exe[got] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            if (snprintf(buf, len, "%s/../assets/presets.ini", exe) < (int)len && access(buf, R_OK) == 0)
+                return buf;
+        }
+    }
+    snprintf(buf, len, "%s/assets/presets.ini", STARBURST_SOURCE_DIR);
+    return buf;
+}
+
+static int app_load_presets(App *a, char *err, size_t errlen)
+{
+    presets_free(&a->presets);
+    free(a->preset_names);
+    a->preset_names = NULL;
+    a->ui.preset_names = NULL;
+    a->ui.preset_count = 0;
+    if (a->opt.presets_path) snprintf(a->presets_path, sizeof a->presets_path, "%s", a->opt.presets_path);
+    else find_presets_file(a->presets_path, sizeof a->presets_path);
+    if (presets_load(a->presets_path, &a->presets, err, errlen) != 0) return -1;
+    a->preset_names = calloc((size_t)a->presets.count + 1, sizeof *a->preset_names);
+    if (!a->preset_names) return -1;
+    for (int i = 0; i < a->presets.count; i++) a->preset_names[i] = a->presets.items[i].name;
+    a->ui.preset_names = a->preset_names;
+    a->ui.preset_count = a->presets.count;
+    return 0;
+}
+
+/* Resets into preset i; the camera glides to the preset's view over `glide` seconds. */
+static int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
+{
+    const Preset *p = &a->presets.items[i];
+    a->opt.scene = p->scene;
+    a->ui.scene = (int)p->scene.kind;
+    if (a->opt_n) a->ui.n = a->opt_n; /* -n on the command line wins */
+    else a->ui.n = p->scene.n ? p->scene.n : (a->ui.cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES);
+    a->ui.seed = (int)(p->scene.seed ? p->scene.seed : 1);
+    a->last_n = -1; /* a preset starts from its scene's suggestions */
+    if (app_reset(a, err, errlen) != 0) return -1;
+    a->ui.preset = i;
+    if (p->set & PRESET_DT) a->ui.dt = p->dt;
+    if (p->set & PRESET_SOFTENING) a->ui.softening = p->softening;
+    a->ui.damping = p->set & PRESET_DAMPING ? p->damping : 1.0f;
+    if (p->set & PRESET_STEPS) a->ui.steps_per_frame = p->steps_per_frame;
+    if (p->set & PRESET_EXPOSURE) a->ui.exposure = p->exposure;
+    if (p->set & PRESET_POINT_SIZE) a->ui.point_size = p->point_size;
+    if (p->set & PRESET_COLOR) a->ui.color_mode = p->color_mode;
+    if (p->set & PRESET_AUTO_ROTATE) a->ui.auto_rotate = p->auto_rotate;
+    Camera home;
+    camera_init(&home, a->info.extent);
+    const float origin[3] = {0, 0, 0};
+    float yaw = p->set & PRESET_CAMERA ? p->camera_yaw * (float)M_PI / 180 : home.yaw;
+    float pitch = p->set & PRESET_CAMERA ? p->camera_pitch * (float)M_PI / 180 : home.pitch;
+    float distance = p->set & PRESET_CAMERA && p->camera_distance > 0 ? p->camera_distance * home.distance
+                                                                       : home.distance;
+    camera_glide(&a->camera, origin, yaw, pitch, distance, glide);
+    notify(a, "Preset: %s", p->name);
+    return 0;
+}
+
+static void app_step_preset(App *a, int delta)
+{
+    if (a->presets.count == 0) {
+        notify(a, "No presets (%s)", a->presets_path);
+        return;
+    }
+    int i = a->ui.preset < 0 ? (delta > 0 ? 0 : a->presets.count - 1)
+                             : ((a->ui.preset + delta) % a->presets.count + a->presets.count) % a->presets.count;
+    char err[512];
+    if (app_apply_preset(a, i, 1.5f, err, sizeof err) != 0) notify(a, "%s", err);
+}
+
+/* The running state as a preset named in the UI, appended to the presets file. */
+static void app_save_preset(App *a)
+{
+    Preset p = {.scene = a->opt.scene};
+    snprintf(p.name, sizeof p.name, "%s", a->ui.preset_name);
+    if (p.scene.kind >= SCENE_TIPSY) {
+        notify(a, "A TIPSY scene cannot be a preset");
+        return;
+    }
+    p.scene.kind = (SceneKind)a->ui.scene;
+    p.scene.n = a->ui.n;
+    p.scene.seed = (uint64_t)a->ui.seed;
+    p.scene.tipsy_path = NULL;
+    p.dt = a->ui.dt;
+    p.softening = a->ui.softening;
+    p.damping = a->ui.damping;
+    p.steps_per_frame = a->ui.steps_per_frame;
+    p.exposure = a->ui.exposure;
+    p.point_size = a->ui.point_size;
+    p.color_mode = a->ui.color_mode;
+    p.auto_rotate = a->ui.auto_rotate;
+    Camera home;
+    camera_init(&home, a->info.extent);
+    p.camera_yaw = a->camera.yaw * 180 / (float)M_PI;
+    p.camera_pitch = a->camera.pitch * 180 / (float)M_PI;
+    p.camera_distance = a->camera.distance / home.distance;
+    p.set = PRESET_DT | PRESET_SOFTENING | PRESET_DAMPING | PRESET_STEPS | PRESET_EXPOSURE | PRESET_POINT_SIZE |
+            PRESET_COLOR | PRESET_CAMERA | PRESET_AUTO_ROTATE;
+    char err[512];
+    if (presets_append(a->presets_path, &p, err, sizeof err) != 0) {
+        notify(a, "Not saved: %s", err);
+        return;
+    }
+    int keep = a->ui.preset;
+    if (app_load_presets(a, err, sizeof err) != 0) notify(a, "%s", err);
+    else notify(a, "Saved preset '%s' to %s", p.name, a->presets_path);
+    a->ui.preset = keep < a->presets.count ? keep : -1;
+}
+
 /* ---- input ---- */
 
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
@@ -169,6 +316,12 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_A: a->ui.auto_rotate = !a->ui.auto_rotate; break;
     case GLFW_KEY_M: a->ui.color_mode = (a->ui.color_mode + 1) % COLOR_MODE_COUNT; break;
     case GLFW_KEY_HOME: a->ui.reset_camera = true; break;
+    case GLFW_KEY_LEFT_BRACKET: app_step_preset(a, -1); break;
+    case GLFW_KEY_RIGHT_BRACKET: app_step_preset(a, +1); break;
+    case GLFW_KEY_C:
+        a->ui.cycling = !a->ui.cycling;
+        a->cycle_next = now_s() + a->ui.cycle_seconds;
+        break;
     default: break;
     }
 }
@@ -253,7 +406,7 @@ static void app_apply_controls(App *a)
         char err[256];
         if (sim_set_kernel(a->sim, (SimKernel)a->ui.kernel, a->opt.threads_per_body, a->opt.block_size, err,
                            sizeof err) != 0) {
-            snprintf(a->notice, sizeof a->notice, "%s", err);
+            notify(a, "%s", err);
             a->ui.kernel = (int)sim_kernel(a->sim);
         }
     }
@@ -281,14 +434,18 @@ static void app_draw(App *a)
         .speed_scale = a->speed_scale,
         .show_halo = a->ui.show_halo,
     };
+    v.focus_distance = a->camera.distance;
     camera_matrices(&a->camera, (float)w / (float)h, v.view, v.proj);
     renderer_draw(a->renderer, &v);
-    if (a->ui_attached) {
-        glBindFramebuffer(GL_FRAMEBUFFER, render_context_framebuffer(a->ctx));
-        glViewport(0, 0, w, h);
-        a->ui.notice = a->notice[0] ? a->notice : NULL;
-        ui_frame(&a->ui);
-    }
+}
+
+static void app_draw_ui(App *a)
+{
+    int w, h;
+    render_context_size(a->ctx, &w, &h);
+    if (!a->ui_attached || w <= 0 || h <= 0) return;
+    a->ui.notice = a->notice[0] ? a->notice : NULL;
+    ui_frame(&a->ui);
 }
 
 static void app_init_ui_model(App *a)
@@ -305,10 +462,15 @@ static void app_init_ui_model(App *a)
     u->auto_rotate = o->auto_rotate;
     u->show_halo = true;
     u->visible = !o->no_ui;
+    u->preset = -1;
+    u->cycle_seconds = o->cycle_seconds > 0 ? o->cycle_seconds : 30;
+    u->cycling = o->cycle_seconds > 0;
 }
 
 static void app_destroy(App *a)
 {
+    presets_free(&a->presets);
+    free(a->preset_names);
     sim_destroy(a->sim);
     if (a->ui_attached) ui_destroy();
     renderer_destroy(a->renderer);
@@ -317,11 +479,34 @@ static void app_destroy(App *a)
 
 int app_run(const AppOptions *opt)
 {
-    App app = {.opt = *opt};
+    App app = {.opt = *opt, .opt_n = opt->scene.n};
     App *a = &app;
     char err[512] = "";
     a->backend_wanted = opt->backend;
     app_init_ui_model(a);
+
+    /* Presets are checked before anything opens, so a bad name or file ends with one line. */
+    int preset = -1;
+    if (app_load_presets(a, err, sizeof err) != 0 && (opt->preset || opt->presets_path || opt->cycle_seconds > 0)) {
+        fprintf(stderr, "starburst: %s\n", err);
+        app_destroy(a);
+        return 2;
+    }
+    if (opt->preset) {
+        const Preset *p = presets_find(&a->presets, opt->preset);
+        if (!p) {
+            fprintf(stderr, "starburst: --preset: no preset named '%s' in %s\n", opt->preset, a->presets_path);
+            app_destroy(a);
+            return 2;
+        }
+        preset = (int)(p - a->presets.items);
+    }
+
+    if (opt->record_dir && ensure_dir(opt->record_dir) != 0) {
+        fprintf(stderr, "starburst: --record: cannot create folder '%s'\n", opt->record_dir);
+        app_destroy(a);
+        return 2;
+    }
 
     a->ctx = render_context_create(&(RenderContextDesc){.width = opt->width,
                                                          .height = opt->height,
@@ -332,6 +517,7 @@ int app_run(const AppOptions *opt)
                                    err, sizeof err);
     if (!a->ctx) {
         fprintf(stderr, "starburst: %s\n", err);
+        app_destroy(a);
         return 1;
     }
     say(a, "starburst: OpenGL on %s (%s)%s\n", render_context_renderer(a->ctx), render_context_vendor(a->ctx),
@@ -347,7 +533,7 @@ int app_run(const AppOptions *opt)
     }
     if (a->ui.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.n = cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES;
     if (!cuda && opt->backend == SIM_BACKEND_AUTO) {
-        snprintf(a->notice, sizeof a->notice, "No CUDA device (%s): CPU backend, %d bodies.", why, a->ui.n);
+        notify(a, "No CUDA device (%s): CPU backend, %d bodies.", why, a->ui.n);
         say(a, "starburst: %s\n", a->notice);
     }
 
@@ -357,14 +543,18 @@ int app_run(const AppOptions *opt)
         return 1;
     }
     if (opt->backend == SIM_BACKEND_AUTO && cuda && sim_backend(a->sim) == SIM_BACKEND_CPU) {
-        snprintf(a->notice, sizeof a->notice, "CUDA-GL interop unavailable: CPU backend.");
+        notify(a, "CUDA-GL interop unavailable: CPU backend.");
         say(a, "starburst: %s\n", a->notice);
     }
-    a->ui.dt = opt->dt > 0 ? opt->dt : a->info.dt;
-    a->ui.softening = opt->softening >= 0 ? opt->softening : a->info.softening;
     a->ui.damping = opt->damping > 0 ? opt->damping : 1.0f;
     a->ui.steps_per_frame = opt->steps_per_frame > 0 ? opt->steps_per_frame : (a->ui.cuda ? 4 : 1);
     camera_init(&a->camera, a->info.extent);
+    if (preset >= 0 && app_apply_preset(a, preset, 0, err, sizeof err) != 0) {
+        fprintf(stderr, "starburst: %s\n", err);
+        app_destroy(a);
+        return 1;
+    }
+    a->cycle_next = now_s() + a->ui.cycle_seconds;
     say(a, "starburst: %d bodies on %s (%s), kernel %s, dt %g, softening %g, %d steps a frame\n", a->ui.bodies,
         a->ui.backend, a->device, sim_kernel_name(sim_kernel(a->sim)), a->ui.dt, a->ui.softening,
         a->ui.steps_per_frame);
@@ -387,18 +577,14 @@ int app_run(const AppOptions *opt)
         frames = 300;
         say(a, "starburst: headless without --frames: rendering %d frames\n", frames);
     }
-    if (opt->record_dir && ensure_dir(opt->record_dir) != 0) {
-        fprintf(stderr, "starburst: --record: cannot create folder '%s'\n", opt->record_dir);
-        app_destroy(a);
-        return 1;
-    }
 
     int status = 0;
     double start = now_s(), last = start, last_progress = start;
     a->rate_since = start;
     for (int frame = 0; frames == 0 || frame < frames; frame++) {
-        if (render_context_should_close(a->ctx)) break;
         render_context_poll(a->ctx);
+        /* A closing window still draws this frame, so a screenshot asked for has something. */
+        bool closing = render_context_should_close(a->ctx);
         double t = now_s();
         float seconds = (float)(t - last);
         last = t;
@@ -407,7 +593,7 @@ int app_run(const AppOptions *opt)
             a->ui.reset = false;
             a->notice[0] = '\0';
             if (app_reset(a, err, sizeof err) != 0) {
-                snprintf(a->notice, sizeof a->notice, "Reset failed: %s", err);
+                notify(a, "Reset failed: %s", err);
                 fprintf(stderr, "starburst: %s\n", a->notice);
             } else {
                 camera_init(&a->camera, a->info.extent);
@@ -416,6 +602,22 @@ int app_run(const AppOptions *opt)
                 status = 1;
                 break;
             }
+        }
+        if (a->ui.apply_preset || (a->ui.cycling && t >= a->cycle_next && a->presets.count > 0)) {
+            int next = a->ui.apply_preset ? a->ui.preset : -2;
+            a->ui.apply_preset = false;
+            if (next == -2) app_step_preset(a, +1);
+            else if (app_apply_preset(a, next, 1.5f, err, sizeof err) != 0)
+                notify(a, "%s", err);
+            a->cycle_next = t + a->ui.cycle_seconds;
+            if (!a->sim) {
+                status = 1;
+                break;
+            }
+        }
+        if (a->ui.save_preset) {
+            a->ui.save_preset = false;
+            app_save_preset(a);
         }
         app_apply_controls(a);
 
@@ -431,6 +633,7 @@ int app_run(const AppOptions *opt)
         camera_update(&a->camera, seconds);
         app_draw(a);
         app_update_rates(a, t, steps);
+        /* Screenshots and recordings show the scene; the panel is drawn after them. */
 
         if (opt->record_dir) {
             char path[4096];
@@ -440,11 +643,13 @@ int app_run(const AppOptions *opt)
                 break;
             }
         }
-        bool last_frame = frames > 0 && frame + 1 == frames;
+        bool last_frame = closing || (frames > 0 && frame + 1 == frames);
         if (opt->screenshot && last_frame && app_capture(a, opt->screenshot) != 0) {
             status = 1;
             break;
         }
+        if (closing) break;
+        app_draw_ui(a);
         render_context_swap(a->ctx);
         if (frames > 0 && t - last_progress >= 1.0) {
             last_progress = t;
@@ -452,7 +657,6 @@ int app_run(const AppOptions *opt)
         }
     }
     if (frames > 0) say(a, "\n");
-    if (opt->screenshot && frames == 0 && status == 0) status = app_capture(a, opt->screenshot) != 0;
     double elapsed = now_s() - start;
     SimStats st = sim_stats(a->sim);
     say(a, "starburst: %lld steps in %.2f s (%.0f steps/s)\n", st.total_steps, elapsed,

@@ -26,6 +26,10 @@ typedef struct AppOptions {
     ColorMode color_mode;
     bool auto_rotate;
     const char *shader_dir;
+    /* Presets. */
+    const char *preset;       /* start with this preset */
+    const char *presets_path; /* NULL = assets/presets.ini */
+    float cycle_seconds;      /* > 0: start cycling through the presets */
     /* Runs that end by themselves. */
     int frames;              /* 0 = until closed */
     const char *screenshot;  /* PNG written after the last frame (or at quit) */

@@ -40,6 +40,9 @@ void app_print_usage(FILE *f)
           "  --pericentre X        collision: closest approach in disk scale lengths (default 3)\n"
           "  --inclination-a DEG   collision: tilt of disk A (default 0)\n"
           "  --inclination-b DEG   collision: tilt of disk B (default 60)\n"
+          "  --preset NAME         start with a preset of the presets file\n"
+          "  --presets FILE        the presets file (default: assets/presets.ini)\n"
+          "  --cycle SECONDS       step through the presets every SECONDS (C toggles)\n"
           "\n"
           "Simulation:\n"
           "  --dt X                timestep (default: the scene's)\n"
@@ -72,8 +75,8 @@ void app_print_usage(FILE *f)
           "  -h, --help            this text\n"
           "\n"
           "Keys: space pause, . single step, R reset, H hide UI, F fullscreen, A auto-rotate,\n"
-          "      M colour mode, Home reset camera, Esc quit. Mouse: left drag orbit, right or\n"
-          "      shift drag pan, wheel zoom.\n",
+          "      M colour mode, [ ] previous / next preset, C cycle presets, Home reset camera,\n"
+          "      Esc quit. Mouse: left drag orbit, right or shift drag pan, wheel zoom.\n",
           f);
 }
 
@@ -249,6 +252,15 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
         } else if (IS("--shader-dir")) {
             VALUE();
             o->shader_dir = value;
+        } else if (IS("--preset")) {
+            VALUE();
+            o->preset = value;
+        } else if (IS("--presets")) {
+            VALUE();
+            o->presets_path = value;
+        } else if (IS("--cycle")) {
+            VALUE();
+            rc = parse_float(opt, value, 1, 3600, false, &o->cycle_seconds, err, errlen);
         } else if (IS("--frames")) {
             VALUE();
             rc = parse_int(opt, value, 0, 1000000000, &o->frames, err, errlen);

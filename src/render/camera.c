@@ -48,12 +48,14 @@ void camera_reset(Camera *c)
 
 void camera_orbit(Camera *c, float dx, float dy)
 {
+    c->glide_seconds = 0;
     c->yaw = remainderf(c->yaw - dx * ORBIT_RADIANS_PER_PIXEL, 2 * GLM_PIf);
     c->pitch = clampf(c->pitch + dy * ORBIT_RADIANS_PER_PIXEL, -PITCH_LIMIT, PITCH_LIMIT);
 }
 
 void camera_pan(Camera *c, float dx, float dy, int viewport_height)
 {
+    c->glide_seconds = 0;
     if (viewport_height <= 0) return;
     /* World units per pixel at the target's depth: the target follows the cursor. */
     float scale = 2 * c->distance * tanf(0.5f * c->fov_y) / (float)viewport_height;
@@ -68,11 +70,50 @@ void camera_pan(Camera *c, float dx, float dy, int viewport_height)
 
 void camera_zoom(Camera *c, float clicks)
 {
+    c->glide_seconds = 0;
     c->distance = clampf(c->distance * powf(ZOOM_PER_CLICK, clicks), min_distance(c), max_distance(c));
+}
+
+void camera_glide(Camera *c, const float target[3], float yaw, float pitch, float distance, float seconds)
+{
+    const float to[6] = {target[0], target[1], target[2], yaw, pitch, distance};
+    const float from[6] = {c->target[0], c->target[1], c->target[2], c->yaw, c->pitch, c->distance};
+    memcpy(c->glide_from, from, sizeof from);
+    memcpy(c->glide_to, to, sizeof to);
+    /* The short way round: the end yaw is moved to within half a turn of the start. */
+    c->glide_to[3] = from[3] + remainderf(yaw - from[3], 2 * GLM_PIf);
+    memcpy(c->home_target, target, sizeof c->home_target);
+    c->home_yaw = yaw;
+    c->home_pitch = pitch;
+    c->home_distance = distance;
+    c->glide_elapsed = 0;
+    c->glide_seconds = seconds > 0 ? seconds : 0;
+    if (c->glide_seconds == 0) camera_reset(c);
+}
+
+static void glide_step(Camera *c, float seconds)
+{
+    c->glide_elapsed += seconds;
+    float t = c->glide_elapsed / c->glide_seconds;
+    if (t >= 1) {
+        t = 1;
+        c->glide_seconds = 0;
+    }
+    float s = t * t * (3 - 2 * t); /* smoothstep: eases in and out */
+    float v[6];
+    for (int i = 0; i < 6; i++) v[i] = c->glide_from[i] + (c->glide_to[i] - c->glide_from[i]) * s;
+    /* Distance glides geometrically, so zooming far out and back reads as even speed. */
+    if (c->glide_from[5] > 0 && c->glide_to[5] > 0)
+        v[5] = c->glide_from[5] * powf(c->glide_to[5] / c->glide_from[5], s);
+    memcpy(c->target, v, 3 * sizeof(float));
+    c->yaw = remainderf(v[3], 2 * GLM_PIf);
+    c->pitch = v[4];
+    c->distance = v[5];
 }
 
 void camera_update(Camera *c, float seconds)
 {
+    if (c->glide_seconds > 0 && seconds > 0) glide_step(c, seconds);
     if (c->auto_rotate != 0 && seconds > 0)
         c->yaw = remainderf(c->yaw + c->auto_rotate * seconds, 2 * GLM_PIf);
 }

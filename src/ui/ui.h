@@ -25,8 +25,17 @@ typedef struct UiModel {
     int scene;            /* SceneKind (the built-in ones) */
     int n;
     int seed;
+    /* Presets: names from the presets file; the one in use, or -1. */
+    const char *const *preset_names;
+    int preset_count;
+    int preset;
+    bool cycling;         /* C: step through the presets every cycle_seconds */
+    float cycle_seconds;
+    char preset_name[64]; /* name for "save current as preset" */
     /* Actions, raised for one frame by the UI or keys; the app clears them. */
     bool reset, step_once, reset_camera;
+    bool apply_preset;    /* with preset set to the choice */
+    bool save_preset;     /* with preset_name */
     /* HUD, read only. */
     double fps, steps_per_s, interactions_per_s, gflops;
     double energy_error; /* dE/E0 */

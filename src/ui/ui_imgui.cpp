@@ -158,6 +158,29 @@ static void scene_section(UiModel *m)
     if (ImGui::InputInt("seed", &m->seed) && m->seed < 0) m->seed = 0;
 }
 
+static void presets_section(UiModel *m)
+{
+    if (!ImGui::CollapsingHeader("Presets")) return;
+    const char *current = m->preset >= 0 && m->preset < m->preset_count ? m->preset_names[m->preset] : "(none)";
+    if (ImGui::BeginCombo("preset", current)) {
+        for (int i = 0; i < m->preset_count; i++)
+            if (ImGui::Selectable(m->preset_names[i], i == m->preset)) {
+                m->preset = i;
+                m->apply_preset = true;
+            }
+        ImGui::EndCombo();
+    }
+    ImGui::Checkbox("cycle", &m->cycling);
+    ImGui::SameLine();
+    ImGui::PushItemWidth(90.0f * ui.scale);
+    ImGui::SliderFloat("seconds", &m->cycle_seconds, 5.0f, 300.0f, "%.0f");
+    ImGui::PopItemWidth();
+    ImGui::InputText("name", m->preset_name, sizeof m->preset_name);
+    ImGui::BeginDisabled(m->preset_name[0] == '\0');
+    if (ImGui::Button("Save current as preset")) m->save_preset = true;
+    ImGui::EndDisabled();
+}
+
 static void view_section(UiModel *m)
 {
     if (!ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) return;
@@ -188,11 +211,12 @@ static void panel(UiModel *m)
         ImGui::PushItemWidth(150.0f * ui.scale);
         simulation_section(m);
         scene_section(m);
+        presets_section(m);
         view_section(m);
         ImGui::PopItemWidth();
         ImGui::Separator();
         ImGui::TextDisabled("space pause  . step  R reset  H hide UI");
-        ImGui::TextDisabled("F fullscreen  Esc quit");
+        ImGui::TextDisabled("[ ] presets  C cycle  F fullscreen  Esc quit");
     }
     ImGui::End();
 }

@@ -174,6 +174,39 @@ static void auto_rotate_turns_yaw(void **state)
     assert_float_equal(c.yaw, yaw + 0.1f, EPS);
 }
 
+/* A glide ends exactly at its goal, passes monotonically through the middle, goes the short
+ * way round in yaw, becomes the home view, and a user's orbit stops it. */
+static void glide_reaches_its_goal_the_short_way(void **state)
+{
+    Camera c;
+    camera_init(&c, 10);
+    c.yaw = (170.0f * (float)M_PI / 180);
+    const float goal[3] = {1, 2, 3};
+    const float d0 = c.distance;
+    camera_glide(&c, goal, (-170.0f * (float)M_PI / 180), (10.0f * (float)M_PI / 180), 2 * d0, 2.0f);
+    float last_d = c.distance;
+    for (int i = 0; i < 10; i++) {
+        camera_update(&c, 0.1f);
+        assert_true(c.distance >= last_d);
+        last_d = c.distance;
+        /* The short way from 170 to -170 degrees passes 180, never 0. */
+        assert_true(fabsf(c.yaw) > (165.0f * (float)M_PI / 180));
+    }
+    assert_true(c.distance > d0 && c.distance < 2 * d0);
+    for (int i = 0; i < 20; i++) camera_update(&c, 0.1f);
+    assert_float_equal(c.distance, 2 * d0, 1e-4 * d0);
+    assert_float_equal(c.target[2], 3, 1e-5);
+    assert_float_equal(remainderf(c.yaw - (-170.0f * (float)M_PI / 180), 2 * (float)M_PI), 0, 1e-5);
+    assert_float_equal(c.home_distance, 2 * d0, 0);
+
+    camera_glide(&c, goal, 0, 0, d0, 5.0f);
+    camera_update(&c, 0.5f);
+    camera_orbit(&c, 10, 0);
+    float yaw = c.yaw;
+    camera_update(&c, 1.0f);
+    assert_float_equal(c.yaw, yaw, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +219,7 @@ int main(void)
         cmocka_unit_test(view_puts_target_ahead_at_distance),
         cmocka_unit_test(projection_depth_is_sane),
         cmocka_unit_test(auto_rotate_turns_yaw),
+        cmocka_unit_test(glide_reaches_its_goal_the_short_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

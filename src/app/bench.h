@@ -1,0 +1,47 @@
+/* The force-kernel bench: every kernel of the ladder timed at several N with CUDA events, read
+ * against the FP32 rate the device sustains in the same run. Its table helpers also take the
+ * app's whole-loop rows (steps/s, frames/s with rendering). */
+#ifndef STARBURST_BENCH_H
+#define STARBURST_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Zero fields mean "default". */
+typedef struct BenchOptions {
+    const int *ns; /* body counts; NULL = 4096, 16384, 65536, 131072, 1048576 */
+    int ns_count;
+    /* "naive", "registers", "tiled", "tiled-unrolled", "mtpb", "mtpb-f64"; NULL = all */
+    const char *const *kernels;
+    int kernels_count;
+    const char *csv_path;             /* NULL = no CSV */
+    int repeats;                      /* timed launches per cell, the median reported; 0 = 10 */
+    int threads_per_body, block_size; /* mtpb launch shape; 0 = chosen */
+    bool sweep;                       /* also time mtpb at every threads per body, block and bodies per thread */
+} BenchOptions;
+
+/* Prints the table on stdout (and the CSV). Returns 0; 1 after an error (one line on stderr);
+ * 2 when this build or this machine has no CUDA backend. */
+int bench_run(const BenchOptions *o);
+
+typedef struct BenchRow {
+    const char *name;          /* the kernel, or what the row measures */
+    int n;                     /* bodies */
+    const char *shape;         /* launch shape ("q8 b256 r1"), or NULL */
+    double ms;                 /* per step, or per frame */
+    double force_ms;           /* the force + kick kernel alone; 0 = not measured */
+    double interactions_per_s; /* 0 = not measured (a skipped row) */
+    double peak_fraction;      /* of the device's peak interactions/s; 0 = unknown */
+    const char *note;          /* NULL, or a word on the row ("skipped: ~9.8 s per call") */
+} BenchRow;
+
+typedef struct BenchTable BenchTable;
+/* Starts a table on out, with the title lines printed above it and a CSV copy at csv_path
+ * (NULL = none). NULL with one line in err when the CSV file cannot be written. */
+BenchTable *bench_table_open(FILE *out, const char *title, const char *csv_path, char *err, size_t errlen);
+void bench_table_row(BenchTable *t, const BenchRow *r);
+/* Returns 0, or -1 when the CSV could not be written completely. */
+int bench_table_close(BenchTable *t);
+
+#endif
