@@ -17,6 +17,7 @@
 #include "app/presets.h"
 #include "render/camera.h"
 #include "render/capture.h"
+#include "sim/diag.h"
 #include "render/context.h"
 #include "ui/ui.h"
 
@@ -47,6 +48,7 @@ typedef struct App {
     double mouse_x, mouse_y;
     float speed_scale;
     char notice[256];
+    char backend_note[240]; /* why this backend runs, shown again after each reset */
     char device[160];
     /* Presets, and the scene of the last reset (a new scene takes its own dt and softening). */
     PresetList presets;
@@ -55,6 +57,12 @@ typedef struct App {
     double cycle_next;
     int last_scene, last_n;
     int opt_n; /* -n from the command line, 0 = none */
+    /* Diagnostics: a host copy of the state, read when measuring (never every frame). */
+    Bodies state;
+    Diagnostics diag;
+    ForceCheck force_check;
+    float energy_history[240];
+    int energy_history_count;
 } App;
 
 static double now_s(void)
@@ -151,6 +159,17 @@ static int app_reset(App *a, char *err, size_t errlen)
     a->e0_softening = -1; /* measured at the next frame */
     a->next_energy_at = 0;
     a->ui.energy_valid = false;
+    a->ui.diag = NULL;
+    a->ui.force_check = NULL;
+    a->energy_history_count = 0;
+    a->ui.energy_history_count = 0;
+    if (a->state.n != sim_count(a->sim)) {
+        bodies_free(&a->state);
+        if (bodies_alloc(&a->state, sim_count(a->sim)) != 0) {
+            snprintf(err, errlen, "out of memory for diagnostics of %d bodies", sim_count(a->sim));
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -177,6 +196,30 @@ static void app_measure_energy(App *a, double t)
     }
     a->ui.energy_error = a->e0 != 0 ? (total - a->e0) / fabs(a->e0) : 0;
     a->ui.energy_valid = true;
+    sim_read(a->sim, &a->state);
+    diag_measure(&a->state, e, &a->diag);
+    a->ui.diag = &a->diag;
+    const int cap = (int)(sizeof a->energy_history / sizeof a->energy_history[0]);
+    if (a->energy_history_count == cap) {
+        memmove(a->energy_history, a->energy_history + 1, (size_t)(cap - 1) * sizeof a->energy_history[0]);
+        a->energy_history_count--;
+    }
+    a->energy_history[a->energy_history_count++] = (float)a->ui.energy_error;
+    a->ui.energy_history = a->energy_history;
+    a->ui.energy_history_count = a->energy_history_count;
+}
+
+static void app_check_forces(App *a)
+{
+    sim_read(a->sim, &a->state);
+    if (diag_force_check(a->sim, &a->state, a->ui.softening, 2048, &a->force_check) != 0) {
+        notify(a, "Force check: out of memory");
+        return;
+    }
+    a->ui.force_check = &a->force_check;
+    say(a, "starburst: force check of %s on %d bodies: rms %.3g, 99.9%% %.3g, worst %.3g\n",
+        sim_kernel_name(sim_kernel(a->sim)), a->force_check.samples, a->force_check.rms, a->force_check.p999,
+        a->force_check.worst);
 }
 
 /* ---- presets ---- */
@@ -203,6 +246,7 @@ static int app_load_presets(App *a, char *err, size_t errlen)
 {
     presets_free(&a->presets);
     free(a->preset_names);
+    bodies_free(&a->state);
     a->preset_names = NULL;
     a->ui.preset_names = NULL;
     a->ui.preset_count = 0;
@@ -471,6 +515,7 @@ static void app_destroy(App *a)
 {
     presets_free(&a->presets);
     free(a->preset_names);
+    bodies_free(&a->state);
     sim_destroy(a->sim);
     if (a->ui_attached) ui_destroy();
     renderer_destroy(a->renderer);
@@ -533,7 +578,13 @@ int app_run(const AppOptions *opt)
     }
     if (a->ui.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.n = cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES;
     if (!cuda && opt->backend == SIM_BACKEND_AUTO) {
-        notify(a, "No CUDA device (%s): CPU backend, %d bodies.", why, a->ui.n);
+        snprintf(a->backend_note, sizeof a->backend_note, "No CUDA device (%.160s): CPU backend, %d bodies.", why,
+                 a->ui.n);
+    } else if (!cuda && opt->scene.n == 0) {
+        snprintf(a->backend_note, sizeof a->backend_note, "CPU backend: %d bodies (-n for more).", a->ui.n);
+    }
+    if (a->backend_note[0]) {
+        notify(a, "%s", a->backend_note);
         say(a, "starburst: %s\n", a->notice);
     }
 
@@ -591,7 +642,7 @@ int app_run(const AppOptions *opt)
 
         if (a->ui.reset) {
             a->ui.reset = false;
-            a->notice[0] = '\0';
+            notify(a, "%s", a->backend_note);
             if (app_reset(a, err, sizeof err) != 0) {
                 notify(a, "Reset failed: %s", err);
                 fprintf(stderr, "starburst: %s\n", a->notice);
@@ -615,6 +666,10 @@ int app_run(const AppOptions *opt)
                 break;
             }
         }
+        if (a->ui.check_forces) {
+            a->ui.check_forces = false;
+            app_check_forces(a);
+        }
         if (a->ui.save_preset) {
             a->ui.save_preset = false;
             app_save_preset(a);
@@ -633,7 +688,8 @@ int app_run(const AppOptions *opt)
         camera_update(&a->camera, seconds);
         app_draw(a);
         app_update_rates(a, t, steps);
-        /* Screenshots and recordings show the scene; the panel is drawn after them. */
+        /* Screenshots and recordings show the scene; the panel is drawn after them unless asked. */
+        if (opt->capture_ui) app_draw_ui(a);
 
         if (opt->record_dir) {
             char path[4096];
@@ -649,7 +705,7 @@ int app_run(const AppOptions *opt)
             break;
         }
         if (closing) break;
-        app_draw_ui(a);
+        if (!opt->capture_ui) app_draw_ui(a);
         render_context_swap(a->ctx);
         if (frames > 0 && t - last_progress >= 1.0) {
             last_progress = t;

@@ -34,6 +34,7 @@ typedef struct AppOptions {
     int frames;              /* 0 = until closed */
     const char *screenshot;  /* PNG written after the last frame (or at quit) */
     const char *record_dir;  /* numbered PNGs, one a frame */
+    bool capture_ui;         /* screenshots and recordings include the panel and HUD */
     bool quiet;
 } AppOptions;
 

@@ -71,6 +71,7 @@ void app_print_usage(FILE *f)
           "  --frames N            stop after N frames\n"
           "  --screenshot FILE     write the last frame as PNG\n"
           "  --record DIR          write every frame as DIR/frame_000001.png, ...\n"
+          "  --capture-ui          screenshots and recordings include the panel and HUD\n"
           "  --quiet               print nothing but errors\n"
           "  -h, --help            this text\n"
           "\n"
@@ -149,7 +150,7 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
         }
         /* Flags. */
         if (IS("--headless") || IS("--fullscreen") || IS("--no-vsync") || IS("--no-ui") ||
-            IS("--auto-rotate") || IS("--quiet")) {
+            IS("--auto-rotate") || IS("--quiet") || IS("--capture-ui")) {
             if (value) return bad(err, errlen, opt, value, "takes no value");
             if (IS("--headless")) o->headless = true;
             if (IS("--fullscreen")) o->fullscreen = true;
@@ -157,6 +158,7 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
             if (IS("--no-ui")) o->no_ui = true;
             if (IS("--auto-rotate")) o->auto_rotate = true;
             if (IS("--quiet")) o->quiet = true;
+            if (IS("--capture-ui")) o->capture_ui = true;
             continue;
         }
         int rc = 0;

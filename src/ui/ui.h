@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 
+#include "sim/diag.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -35,6 +37,7 @@ typedef struct UiModel {
     /* Actions, raised for one frame by the UI or keys; the app clears them. */
     bool reset, step_once, reset_camera;
     bool apply_preset;    /* with preset set to the choice */
+    bool check_forces;    /* one-shot accuracy check of the active kernel */
     bool save_preset;     /* with preset_name */
     /* HUD, read only. */
     double fps, steps_per_s, interactions_per_s, gflops;
@@ -44,6 +47,11 @@ typedef struct UiModel {
     int bodies;
     const char *backend, *device, *kernel_name;
     const char *notice;  /* a line to show prominently, or NULL */
+    /* Diagnostics panel. */
+    const Diagnostics *diag;        /* NULL until measured */
+    const float *energy_history;    /* dE/E0 samples, oldest first */
+    int energy_history_count;
+    const ForceCheck *force_check;  /* NULL until run */
     bool cuda;           /* the kernel choice applies */
     bool visible;        /* H toggles */
 } UiModel;

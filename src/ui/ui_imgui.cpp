@@ -181,6 +181,36 @@ static void presets_section(UiModel *m)
     ImGui::EndDisabled();
 }
 
+static void diagnostics_section(UiModel *m)
+{
+    if (!ImGui::CollapsingHeader("Diagnostics")) return;
+    const Diagnostics *d = m->diag;
+    if (d) {
+        ImGui::Text("E %+.6e  (K %.4e, W %.4e)", d->total, d->kinetic, d->potential);
+        ImGui::Text("2K/|W| %.4f", d->virial);
+        ImGui::Text("P  %+.2e %+.2e %+.2e", d->momentum[0], d->momentum[1], d->momentum[2]);
+        ImGui::Text("L  %+.2e %+.2e %+.2e", d->angular_momentum[0], d->angular_momentum[1], d->angular_momentum[2]);
+    } else {
+        ImGui::TextDisabled("measuring...");
+    }
+    if (m->energy_history_count > 1) {
+        float lo = m->energy_history[0], hi = lo;
+        for (int i = 1; i < m->energy_history_count; i++) {
+            lo = m->energy_history[i] < lo ? m->energy_history[i] : lo;
+            hi = m->energy_history[i] > hi ? m->energy_history[i] : hi;
+        }
+        char label[64];
+        snprintf(label, sizeof label, "dE/E0 %+.1e .. %+.1e", lo, hi);
+        ImGui::PlotLines("##dE", m->energy_history, m->energy_history_count, 0, label, lo, hi,
+                         ImVec2(0, 60.0f * ui.scale));
+    }
+    if (ImGui::Button("Check forces against f64")) m->check_forces = true;
+    if (m->force_check) {
+        const ForceCheck *f = m->force_check;
+        ImGui::Text("%d bodies: rms %.2e  99.9%% %.2e  worst %.2e", f->samples, f->rms, f->p999, f->worst);
+    }
+}
+
 static void view_section(UiModel *m)
 {
     if (!ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) return;
@@ -213,6 +243,7 @@ static void panel(UiModel *m)
         scene_section(m);
         presets_section(m);
         view_section(m);
+        diagnostics_section(m);
         ImGui::PopItemWidth();
         ImGui::Separator();
         ImGui::TextDisabled("space pause  . step  R reset  H hide UI");

@@ -1,0 +1,95 @@
+#include "sim/diag.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void diag_measure(const Bodies *b, SimEnergy e, Diagnostics *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kinetic = e.kinetic;
+    out->potential = e.potential;
+    out->total = e.kinetic + e.potential;
+    out->virial = e.potential != 0 ? 2 * e.kinetic / fabs(e.potential) : 0;
+    for (int i = 0; i < b->n; i++) {
+        const double m = b->pos[4 * i + 3];
+        const double x[3] = {b->pos[4 * i], b->pos[4 * i + 1], b->pos[4 * i + 2]};
+        const double v[3] = {b->vel[4 * i], b->vel[4 * i + 1], b->vel[4 * i + 2]};
+        for (int k = 0; k < 3; k++) out->momentum[k] += m * v[k];
+        out->angular_momentum[0] += m * (x[1] * v[2] - x[2] * v[1]);
+        out->angular_momentum[1] += m * (x[2] * v[0] - x[0] * v[2]);
+        out->angular_momentum[2] += m * (x[0] * v[1] - x[1] * v[0]);
+    }
+}
+
+void diag_reference_subset(const float *pos4, int n, double softening, const int *targets, int count, double *acc3)
+{
+    const double eps2 = softening * softening;
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < count; t++) {
+        const int i = targets[t];
+        const double xi = pos4[4 * i], yi = pos4[4 * i + 1], zi = pos4[4 * i + 2];
+        double ax = 0, ay = 0, az = 0;
+        for (int j = 0; j < n; j++) {
+            double dx = pos4[4 * j] - xi, dy = pos4[4 * j + 1] - yi, dz = pos4[4 * j + 2] - zi;
+            double r2 = dx * dx + dy * dy + dz * dz + eps2;
+            if (r2 <= 0) continue;
+            double inv = 1.0 / sqrt(r2);
+            double s = pos4[4 * j + 3] * inv * inv * inv;
+            ax += dx * s;
+            ay += dy * s;
+            az += dz * s;
+        }
+        acc3[3 * t] = ax;
+        acc3[3 * t + 1] = ay;
+        acc3[3 * t + 2] = az;
+    }
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int diag_force_check(Sim *s, const Bodies *b, float softening, int max_samples, ForceCheck *out)
+{
+    memset(out, 0, sizeof *out);
+    const int n = b->n;
+    const int count = max_samples > 0 && max_samples < n ? max_samples : n;
+    float *acc = malloc(3 * (size_t)n * sizeof *acc);
+    double *ref = malloc(3 * (size_t)count * sizeof *ref);
+    double *rel = malloc((size_t)count * sizeof *rel);
+    int *targets = malloc((size_t)count * sizeof *targets);
+    if (!acc || !ref || !rel || !targets) {
+        free(acc), free(ref), free(rel), free(targets);
+        return -1;
+    }
+    for (int t = 0; t < count; t++) targets[t] = (int)((long long)t * n / count);
+    sim_accelerations(s, softening, acc);
+    diag_reference_subset(b->pos, n, softening, targets, count, ref);
+    double num = 0, den = 0;
+    for (int t = 0; t < count; t++) {
+        const float *a = acc + 3 * targets[t];
+        const double *r = ref + 3 * t;
+        double d2 = 0, r2 = 0;
+        for (int k = 0; k < 3; k++) {
+            d2 += (a[k] - r[k]) * (a[k] - r[k]);
+            r2 += r[k] * r[k];
+        }
+        num += d2;
+        den += r2;
+        /* NaN must not pass: it becomes an infinite error. */
+        double e = r2 > 0 ? sqrt(d2 / r2) : sqrt(d2);
+        rel[t] = isnan(e) ? INFINITY : e;
+    }
+    qsort(rel, (size_t)count, sizeof *rel, by_value);
+    out->samples = count;
+    out->rms = den > 0 ? sqrt(num / den) : sqrt(num);
+    if (isnan(out->rms)) out->rms = INFINITY;
+    int k = (int)ceil(0.999 * count) - 1;
+    out->p999 = rel[k < 0 ? 0 : k];
+    out->worst = rel[count - 1];
+    free(acc), free(ref), free(rel), free(targets);
+    return 0;
+}
