@@ -15,6 +15,7 @@
 
 #include "app/app.h"
 #include "app/presets.h"
+#include "app/state.h"
 #include "render/camera.h"
 #include "render/capture.h"
 #include "sim/diag.h"
@@ -57,6 +58,10 @@ typedef struct App {
     double cycle_next;
     int last_scene, last_n;
     int opt_n; /* -n from the command line, 0 = none */
+    /* Where a loaded run stood when it was saved. */
+    SavedRun loaded;
+    bool have_loaded;
+    bool save_requested;
     /* Diagnostics: a host copy of the state, read when measuring (never every frame). */
     Bodies state;
     Diagnostics diag;
@@ -103,7 +108,17 @@ static int app_reset(App *a, char *err, size_t errlen)
     d.seed = (uint64_t)a->ui.seed;
     Bodies b;
     SceneInfo info;
-    if (scene_build(&d, &b, &info, err, errlen) != 0) return -1;
+    if (a->opt.load_path) {
+        if (state_load(a->opt.load_path, &b, &a->loaded, err, errlen) != 0) return -1;
+        a->have_loaded = true;
+        /* Framed by the radius of 90 % of the mass; dt and softening as saved. */
+        info = (SceneInfo){.dt = a->loaded.params.dt > 0 ? a->loaded.params.dt : 0.01f,
+                           .softening = a->loaded.params.softening,
+                           .extent = (float)(1.2 * bodies_mass_radius(&b, 0.9))};
+        d.kind = SCENE_TIPSY;
+    } else if (scene_build(&d, &b, &info, err, errlen) != 0) {
+        return -1;
+    }
     a->info = info;
     a->ui.bodies = b.n;
 
@@ -344,6 +359,36 @@ static void app_save_preset(App *a)
     a->ui.preset = keep < a->presets.count ? keep : -1;
 }
 
+/* Writes the run to path, or to opt.save_path, or to a new name with the date. */
+static int app_save_run(App *a, const char *path)
+{
+    char name[64];
+    if (!path) {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(name, sizeof name, "starburst-%Y%m%d-%H%M%S.tipsy", &tm);
+        path = name;
+    }
+    SimStats st = sim_stats(a->sim);
+    SavedRun r = {
+        .params = {.dt = a->ui.dt, .softening = a->ui.softening, .damping = a->ui.damping},
+        .steps_per_frame = a->ui.steps_per_frame,
+        .step = st.total_steps + (a->have_loaded ? a->loaded.step : 0),
+        .time = st.time + (a->have_loaded ? a->loaded.time : 0),
+    };
+    sim_read(a->sim, &a->state);
+    char err[512];
+    if (state_save(path, &a->state, &r, err, sizeof err) != 0) {
+        notify(a, "Not saved: %s", err);
+        fprintf(stderr, "starburst: %s\n", a->notice);
+        return -1;
+    }
+    notify(a, "Saved the run at step %lld to %s", r.step, path);
+    say(a, "starburst: %s\n", a->notice);
+    return 0;
+}
+
 /* ---- input ---- */
 
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
@@ -360,6 +405,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_A: a->ui.auto_rotate = !a->ui.auto_rotate; break;
     case GLFW_KEY_M: a->ui.color_mode = (a->ui.color_mode + 1) % COLOR_MODE_COUNT; break;
     case GLFW_KEY_HOME: a->ui.reset_camera = true; break;
+    case GLFW_KEY_S: a->save_requested = true; break;
     case GLFW_KEY_LEFT_BRACKET: app_step_preset(a, -1); break;
     case GLFW_KEY_RIGHT_BRACKET: app_step_preset(a, +1); break;
     case GLFW_KEY_C:
@@ -597,8 +643,11 @@ int app_run(const AppOptions *opt)
         notify(a, "CUDA-GL interop unavailable: CPU backend.");
         say(a, "starburst: %s\n", a->notice);
     }
-    a->ui.damping = opt->damping > 0 ? opt->damping : 1.0f;
-    a->ui.steps_per_frame = opt->steps_per_frame > 0 ? opt->steps_per_frame : (a->ui.cuda ? 4 : 1);
+    a->ui.damping = opt->damping > 0 ? opt->damping : (a->have_loaded ? a->loaded.params.damping : 1.0f);
+    a->ui.steps_per_frame = opt->steps_per_frame > 0                         ? opt->steps_per_frame
+                            : a->have_loaded && a->loaded.steps_per_frame > 0 ? a->loaded.steps_per_frame
+                            : a->ui.cuda                                      ? 4
+                                                                              : 1;
     camera_init(&a->camera, a->info.extent);
     if (preset >= 0 && app_apply_preset(a, preset, 0, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s\n", err);
@@ -666,6 +715,10 @@ int app_run(const AppOptions *opt)
                 break;
             }
         }
+        if (a->save_requested) {
+            a->save_requested = false;
+            app_save_run(a, a->opt.save_path);
+        }
         if (a->ui.check_forces) {
             a->ui.check_forces = false;
             app_check_forces(a);
@@ -682,7 +735,7 @@ int app_run(const AppOptions *opt)
         a->ui.step_once = false;
         SimParams p = {.dt = a->ui.dt, .softening = a->ui.softening, .damping = a->ui.damping};
         sim_advance(a->sim, &p, steps);
-        a->ui.sim_time = sim_stats(a->sim).time;
+        a->ui.sim_time = sim_stats(a->sim).time + (a->have_loaded ? a->loaded.time : 0);
         if (!opt->headless || opt->frames == 0) app_measure_energy(a, t);
 
         camera_update(&a->camera, seconds);
@@ -713,6 +766,7 @@ int app_run(const AppOptions *opt)
         }
     }
     if (frames > 0) say(a, "\n");
+    if (opt->save_path && a->sim && app_save_run(a, opt->save_path) != 0) status = 1;
     double elapsed = now_s() - start;
     SimStats st = sim_stats(a->sim);
     say(a, "starburst: %lld steps in %.2f s (%.0f steps/s)\n", st.total_steps, elapsed,

@@ -26,6 +26,9 @@ typedef struct AppOptions {
     ColorMode color_mode;
     bool auto_rotate;
     const char *shader_dir;
+    /* Saved runs. */
+    const char *save_path; /* written at exit, and by S */
+    const char *load_path; /* start from a saved run (R returns to it) */
     /* Presets. */
     const char *preset;       /* start with this preset */
     const char *presets_path; /* NULL = assets/presets.ini */

@@ -40,6 +40,8 @@ void app_print_usage(FILE *f)
           "  --pericentre X        collision: closest approach in disk scale lengths (default 3)\n"
           "  --inclination-a DEG   collision: tilt of disk A (default 0)\n"
           "  --inclination-b DEG   collision: tilt of disk B (default 60)\n"
+          "  --load FILE           continue a saved run (a TIPSY file and FILE.ini beside it)\n"
+          "  --save FILE           save the run there at exit (S saves at any time)\n"
           "  --preset NAME         start with a preset of the presets file\n"
           "  --presets FILE        the presets file (default: assets/presets.ini)\n"
           "  --cycle SECONDS       step through the presets every SECONDS (C toggles)\n"
@@ -76,7 +78,7 @@ void app_print_usage(FILE *f)
           "  -h, --help            this text\n"
           "\n"
           "Keys: space pause, . single step, R reset, H hide UI, F fullscreen, A auto-rotate,\n"
-          "      M colour mode, [ ] previous / next preset, C cycle presets, Home reset camera,\n"
+          "      M colour mode, S save the run, [ ] previous / next preset, C cycle presets, Home reset camera,\n"
           "      Esc quit. Mouse: left drag orbit, right or shift drag pan, wheel zoom.\n",
           f);
 }
@@ -254,6 +256,12 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
         } else if (IS("--shader-dir")) {
             VALUE();
             o->shader_dir = value;
+        } else if (IS("--save")) {
+            VALUE();
+            o->save_path = value;
+        } else if (IS("--load")) {
+            VALUE();
+            o->load_path = value;
         } else if (IS("--preset")) {
             VALUE();
             o->preset = value;
