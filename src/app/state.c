@@ -39,10 +39,10 @@ static int write_sidecar(const char *path, const SavedRun *r, char *tmp, size_t 
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
         return -1;
     }
-    /* %a keeps every bit of the floats. */
+    /* 9 significant digits give back every float bit for bit, 17 every double. */
     fprintf(f,
             "; Starburst run parameters, beside the TIPSY file of the same name\n[run]\n"
-            "dt = %a\nsoftening = %a\ndamping = %a\nsteps_per_frame = %d\nstep = %lld\ntime = %a\n",
+            "dt = %.9g\nsoftening = %.9g\ndamping = %.9g\nsteps_per_frame = %d\nstep = %lld\ntime = %.17g\n",
             (double)r->params.dt, (double)r->params.softening, (double)r->params.damping, r->steps_per_frame,
             r->step, r->time);
     bool ok = fflush(f) == 0 && fsync(fileno(f)) == 0;

@@ -9,12 +9,27 @@
 
 #include "sim/bodies.h"
 
-/* Reads path into out (allocated here). Dark particles get tag BODY_HALO; stars are split into
- * bulge and disk by their place in the file where it follows NVIDIA's layout, else BODY_DISK.
+/* Reads path into out (allocated here). Dark particles get tag BODY_HALO. Stars are split into
+ * bulge and disk by the first rule the file fits: the tags Starburst wrote into it; GalactICS'
+ * ids (bulge stars numbered from 1e8, as in NVIDIA's galaxy_20K.bin); two star masses, the
+ * heavier being the bulge; else all BODY_DISK. Where phi holds each body's index (as Starburst
+ * writes it), bodies come back in that order. time may be NULL.
  * Returns 0, or -1 with one line in err naming the file and the problem. */
 int tipsy_read(const char *path, Bodies *out, double *time, char *err, size_t errlen);
-/* Writes b atomically (temporary file, then rename): halo-tagged bodies as dark particles, the
- * rest as stars, ids in phi. Returns 0, or -1 with err; the old file is intact on failure. */
+
+/* What a file says beyond its bodies. */
+typedef struct TipsyMeta {
+    double time;
+    float softening; /* smallest positive eps of its stars, else of its dark particles; 0 if none */
+} TipsyMeta;
+
+/* tipsy_read, also returning the file's metadata (meta may be NULL). */
+int tipsy_read_meta(const char *path, Bodies *out, TipsyMeta *meta, char *err, size_t errlen);
+
+/* Writes b atomically (temporary file beside it, fsync, rename): halo-tagged bodies as dark
+ * particles, the rest as stars, each body's index in phi, a star's tag in metals and the count
+ * of galaxy-1 dark particles (written last) in the header's padding, so that tipsy_read gives
+ * back the same bodies bit for bit. Returns 0, or -1 with err; the old file is intact on failure. */
 int tipsy_write(const char *path, const Bodies *b, double time, char *err, size_t errlen);
 
 #endif
