@@ -3,12 +3,23 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "app/bench_cli.h"
 
 int main(int argc, char **argv)
 {
+    char err[512] = "";
+    if (argc > 1 && strcmp(argv[1], "bench") == 0) {
+        BenchCli b;
+        int rc = bench_parse_args(&b, argc - 1, argv + 1, err, sizeof err);
+        if (rc == 1) return 0;
+        if (rc != 0) {
+            fprintf(stderr, "starburst: %s\n", err);
+            return 2;
+        }
+        return bench_main(&b);
+    }
     AppOptions o;
     app_default_options(&o);
-    char err[512] = "";
     int rc = app_parse_args(&o, argc, argv, err, sizeof err);
     if (rc == 1) return 0;
     if (rc != 0) {

@@ -129,6 +129,7 @@ void sim_advance(Sim *s, const SimParams *p, int steps)
     s->stats.steps = steps;
     s->stats.interactions_per_s = ms > 0 ? inter / (ms * 1e-3) : 0;
     s->stats.gflops = s->stats.interactions_per_s * 20e-9;
+    s->stats.map_ms = s->impl->map_ms ? s->impl->map_ms(s->state) : 0;
     s->stats.total_steps += steps;
     s->stats.time += (double)p->dt * steps;
 }

@@ -69,6 +69,7 @@ typedef struct SimStats {
     double gflops;             /* 20 flops per interaction */
     long long total_steps;     /* since creation or the last sim_load */
     double time;               /* simulated time since then */
+    double map_ms;             /* of ms: mapping and unmapping the GL buffers (CUDA backend) */
 } SimStats;
 
 typedef struct SimEnergy {

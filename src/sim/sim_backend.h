@@ -14,6 +14,8 @@ typedef struct SimBackendImpl {
     int (*set_kernel)(void *impl, SimKernel k, int q, int block, char *err, size_t errlen);
     void (*launch_shape)(const void *impl, int *q, int *block);
     const char *(*device_name)(const void *impl);
+    /* Optional: ms the last advance spent mapping and unmapping GL buffers. */
+    double (*map_ms)(const void *impl);
 } SimBackendImpl;
 
 /* Each returns an opaque state, or NULL with a message. */

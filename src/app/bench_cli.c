@@ -1,0 +1,165 @@
+#include "app/bench_cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void bench_usage(FILE *f)
+{
+    fputs("usage: starburst bench [options]\n"
+          "Times every force kernel at several N (CUDA events, median of repeats, against the FP32 rate\n"
+          "measured in the same run), then the whole loop: steps/s and frames/s with rendering.\n"
+          "  --csv FILE             also write the tables as CSV (the loop to FILE with -loop before .csv)\n"
+          "  -n N[,N...]            body counts (default 4096,16384,65536,131072,1048576)\n"
+          "  --kernel K[,K...]      naive, registers, tiled, tiled-unrolled, mtpb, mtpb-f64 (default all)\n"
+          "  --repeats R            timed launches per cell (default 10)\n"
+          "  --threads-per-body Q   mtpb threads per body (default: chosen)\n"
+          "  --block-size B         mtpb threads per block (default: chosen)\n"
+          "  --sweep                also time mtpb over threads per body and block sizes\n"
+          "  --loop-n N             bodies in the whole loop (default 16384)\n"
+          "  --steps K[,K...]       steps per frame in the whole loop (default 1,4,16)\n"
+          "  --frames F             timed frames per loop row (default 300)\n"
+          "  --size WxH             loop resolution (default 1920x1080)\n"
+          "  --window               time the loop in a GLFW window (vsync off) instead of headless\n"
+          "  --backend B            loop backend: auto (default), cuda, cpu\n"
+          "  --kernels-only, --loop-only\n",
+          f);
+}
+
+static int int_list(const char *opt, const char *s, int *out, int cap, int lo, int hi, char *err, size_t errlen)
+{
+    int count = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (end == p || errno || v < lo || v > hi || (*end && *end != ',') || count == cap) {
+            snprintf(err, errlen, "%s: '%s' is not a list of whole numbers in %d .. %d", opt, s, lo, hi);
+            return -1;
+        }
+        out[count++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    if (count == 0) snprintf(err, errlen, "%s: empty list", opt);
+    return count ? count : -1;
+}
+
+int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errlen)
+{
+    memset(b, 0, sizeof *b);
+    b->run_kernels = b->run_loop = true;
+    static const int default_steps[] = {1, 4, 16};
+    memcpy(b->steps, default_steps, sizeof default_steps);
+    b->loop.steps_per_frame = b->steps;
+    b->loop.steps_count = 3;
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+#define NEXT()                                                                                     \
+    do {                                                                                           \
+        if (i + 1 >= argc) {                                                                       \
+            snprintf(err, errlen, "bench: %s needs a value", opt);                                 \
+            return -1;                                                                             \
+        }                                                                                          \
+    } while (0)
+        int one;
+        if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) {
+            bench_usage(stdout);
+            return 1;
+        } else if (!strcmp(opt, "--csv")) {
+            NEXT();
+            b->csv_path = argv[++i];
+        } else if (!strcmp(opt, "-n")) {
+            NEXT();
+            int c = int_list(opt, argv[++i], b->ns, 16, 1, 64 << 20, err, errlen);
+            if (c < 0) return -1;
+            b->kernels.ns = b->ns;
+            b->kernels.ns_count = c;
+        } else if (!strcmp(opt, "--kernel")) {
+            NEXT();
+            snprintf(b->kernel_text, sizeof b->kernel_text, "%s", argv[++i]);
+            int c = 0;
+            for (char *save = NULL, *k = strtok_r(b->kernel_text, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+                if (c == 8 || (sim_kernel_from_name(k) < 0 && strcmp(k, "mtpb-f64") != 0)) {
+                    snprintf(err, errlen, "bench: --kernel: '%s' is not a kernel: naive, registers, tiled, "
+                                          "tiled-unrolled, mtpb, mtpb-f64", k);
+                    return -1;
+                }
+                b->kernel_names[c++] = k;
+            }
+            b->kernels.kernels = b->kernel_names;
+            b->kernels.kernels_count = c;
+        } else if (!strcmp(opt, "--repeats") || !strcmp(opt, "--threads-per-body") || !strcmp(opt, "--block-size") ||
+                   !strcmp(opt, "--loop-n") || !strcmp(opt, "--frames")) {
+            NEXT();
+            int hi = !strcmp(opt, "--threads-per-body") ? 32 : !strcmp(opt, "--block-size") ? 1024 : 64 << 20;
+            if (int_list(opt, argv[++i], &one, 1, 1, hi, err, errlen) != 1) return -1;
+            if (!strcmp(opt, "--repeats")) b->kernels.repeats = one;
+            if (!strcmp(opt, "--threads-per-body")) b->kernels.threads_per_body = one;
+            if (!strcmp(opt, "--block-size")) b->kernels.block_size = one;
+            if (!strcmp(opt, "--loop-n")) b->loop.n = one;
+            if (!strcmp(opt, "--frames")) b->loop.frames = one;
+        } else if (!strcmp(opt, "--steps")) {
+            NEXT();
+            int c = int_list(opt, argv[++i], b->steps, 8, 1, 1024, err, errlen);
+            if (c < 0) return -1;
+            b->loop.steps_count = c;
+        } else if (!strcmp(opt, "--size")) {
+            NEXT();
+            int w, h;
+            char tail;
+            if (sscanf(argv[++i], "%dx%d%c", &w, &h, &tail) != 2 || w < 1 || h < 1 || w > 16384 || h > 16384) {
+                snprintf(err, errlen, "bench: --size: '%s' is not a size like 1920x1080", argv[i]);
+                return -1;
+            }
+            b->loop.width = w;
+            b->loop.height = h;
+        } else if (!strcmp(opt, "--backend")) {
+            NEXT();
+            const char *v = argv[++i];
+            if (!strcmp(v, "auto")) b->loop.backend = SIM_BACKEND_AUTO;
+            else if (!strcmp(v, "cuda")) b->loop.backend = SIM_BACKEND_CUDA;
+            else if (!strcmp(v, "cpu")) b->loop.backend = SIM_BACKEND_CPU;
+            else {
+                snprintf(err, errlen, "bench: --backend: '%s' is not a backend: auto, cuda, cpu", v);
+                return -1;
+            }
+        } else if (!strcmp(opt, "--sweep")) {
+            b->kernels.sweep = true;
+        } else if (!strcmp(opt, "--window")) {
+            b->loop.window = true;
+        } else if (!strcmp(opt, "--kernels-only")) {
+            b->run_loop = false;
+        } else if (!strcmp(opt, "--loop-only")) {
+            b->run_kernels = false;
+        } else {
+            snprintf(err, errlen, "bench: unknown option '%s' (see starburst bench --help)", opt);
+            return -1;
+        }
+#undef NEXT
+    }
+    return 0;
+}
+
+int bench_main(BenchCli *b)
+{
+    int status = 0;
+    if (b->run_kernels) {
+        b->kernels.csv_path = b->csv_path;
+        status = bench_run(&b->kernels);
+        if (status != 0) return status;
+    }
+    if (b->run_loop) {
+        char csv[4096];
+        const char *loop_csv = NULL;
+        if (b->csv_path) {
+            const char *dot = strrchr(b->csv_path, '.');
+            int stem = dot ? (int)(dot - b->csv_path) : (int)strlen(b->csv_path);
+            if (snprintf(csv, sizeof csv, "%.*s-loop%s", stem, b->csv_path, dot ? dot : ".csv") < (int)sizeof csv)
+                loop_csv = csv;
+        }
+        status = bench_loop_run(&b->loop, loop_csv);
+    }
+    return status;
+}

@@ -1,0 +1,110 @@
+/* The whole-loop bench: the real frame (k simulation steps on the vertex buffer, then drawing the
+ * sprites, HDR and tonemap at 1920 x 1080) timed over many frames, headless or in a window. */
+#include <GL/glew.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "app/bench_loop.h"
+#include "render/camera.h"
+#include "render/context.h"
+#include "render/renderer.h"
+#include "scene/scene.h"
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
+{
+    BenchTable *table = NULL;
+    const int n = o->n > 0 ? o->n : 16384;
+    const int width = o->width > 0 ? o->width : 1920, height = o->height > 0 ? o->height : 1080;
+    const int frames = o->frames > 0 ? o->frames : 300;
+    char err[512] = "";
+    RenderContext *ctx = render_context_create(
+        &(RenderContextDesc){.width = width, .height = height, .headless = !o->window, .vsync = false}, err,
+        sizeof err);
+    if (!ctx) {
+        fprintf(stderr, "bench: %s\n", err);
+        return 1;
+    }
+    Bodies b;
+    SceneInfo info;
+    Renderer *r = NULL;
+    Sim *s = NULL;
+    int status = 1;
+    if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = n}, &b, &info, err, sizeof err) != 0) {
+        fprintf(stderr, "bench: %s\n", err);
+        render_context_destroy(ctx);
+        return 1;
+    }
+    r = renderer_create(&(RendererDesc){.max_bodies = n}, err, sizeof err);
+    if (!r) goto done;
+    renderer_upload(r, b.pos, b.tag, b.n);
+    s = sim_create(&(SimDesc){.backend = o->backend,
+                              .position_vbo = renderer_position_vbo(r),
+                              .speed_vbo = renderer_speed_vbo(r)},
+                   &b, err, sizeof err);
+    if (!s) goto done;
+    Camera cam;
+    camera_init(&cam, info.extent);
+    const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
+    char title[256];
+    snprintf(title, sizeof title, "Whole loop: %d bodies, %dx%d, %s, %s backend on %s, GL on %s", n, width, height,
+             o->window ? "GLFW window, vsync off" : "headless (EGL)", sim_backend_name(sim_backend(s)),
+             sim_device_name(s), render_context_renderer(ctx));
+    strncat(title, "; ms per frame", sizeof title - strlen(title) - 1);
+    fprintf(stdout, "\n");
+    table = bench_table_open(stdout, title, csv_path, err, sizeof err);
+    if (!table) goto done;
+    for (int i = 0; i < o->steps_count; i++) {
+        const int k = o->steps_per_frame[i];
+        RenderView v = {.n = n, .width = width, .height = height, .framebuffer = render_context_framebuffer(ctx),
+                        .point_size = 1, .exposure = 1, .speed_scale = 1, .show_halo = 1,
+                        .focus_distance = cam.distance};
+        camera_matrices(&cam, (float)width / (float)height, v.view, v.proj);
+        double map_ms = 0, t0 = 0;
+        const int warmup = frames / 10 + 5;
+        for (int f = 0; f < warmup + frames; f++) {
+            if (f == warmup) {
+                glFinish();
+                t0 = now_s();
+                map_ms = 0;
+            }
+            render_context_poll(ctx);
+            sim_advance(s, &p, k);
+            map_ms += sim_stats(s).map_ms;
+            renderer_draw(r, &v);
+            render_context_swap(ctx);
+        }
+        glFinish();
+        double secs = now_s() - t0;
+        double frame_ms = 1e3 * secs / frames;
+        char shape[64], note[96];
+        snprintf(shape, sizeof shape, "%d steps/frame", k);
+        snprintf(note, sizeof note, "%.0f steps/s, %.0f frames/s, map+unmap %.1f%% of a frame", k * frames / secs,
+                 frames / secs, 100 * map_ms / (1e3 * secs));
+        bench_table_row(table, &(BenchRow){.name = o->window ? "loop-window" : "loop-headless",
+                                           .n = n,
+                                           .shape = shape,
+                                           .ms = frame_ms,
+                                           .interactions_per_s = (double)n * n * k * frames / secs,
+                                           .note = note});
+    }
+    status = bench_table_close(table) == 0 ? 0 : 1;
+    table = NULL;
+    if (status) snprintf(err, sizeof err, "cannot write %s", csv_path);
+done:
+    bench_table_close(table);
+    if (status != 0 && err[0]) fprintf(stderr, "bench: %s\n", err);
+    sim_destroy(s);
+    renderer_destroy(r);
+    bodies_free(&b);
+    render_context_destroy(ctx);
+    return status;
+}

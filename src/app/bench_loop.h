@@ -1,0 +1,24 @@
+/* The whole-loop part of `starburst bench`: simulation steps/s and frames/s with rendering. */
+#ifndef STARBURST_BENCH_LOOP_H
+#define STARBURST_BENCH_LOOP_H
+
+#include <stdbool.h>
+
+#include "app/bench.h"
+#include "sim/sim.h"
+
+typedef struct BenchLoopOptions {
+    int n;                       /* 0 = 16384 */
+    int width, height;           /* 0 = 1920 x 1080 */
+    int frames;                  /* timed frames per row; 0 = 300 */
+    const int *steps_per_frame;  /* one row each */
+    int steps_count;
+    bool window;                 /* a GLFW window (vsync off) instead of EGL headless */
+    SimBackend backend;
+} BenchLoopOptions;
+
+/* Prints a table with one row per steps-per-frame value (its ms column is per frame), and a
+ * CSV copy at csv_path (NULL = none). 0, or 1 with one line on stderr. */
+int bench_loop_run(const BenchLoopOptions *o, const char *csv_path);
+
+#endif
