@@ -197,6 +197,7 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
         } else if (IS("--inclination-b")) {
             VALUE();
             rc = parse_float(opt, value, -180, 180, false, &o->scene.inclination_b, err, errlen);
+            o->scene.set |= SCENE_SET_INCLINATION_B;
         } else if (IS("--dt")) {
             VALUE();
             rc = parse_float(opt, value, 0, 10, true, &o->dt, err, errlen);

@@ -82,6 +82,7 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
     } else if (strcmp(key, "inclination_b") == 0) {
         NUM(-180, 180);
         p->scene.inclination_b = (float)v;
+        p->scene.set |= SCENE_SET_INCLINATION_B;
     } else if (strcmp(key, "dt") == 0) {
         NUM(1e-9, 10);
         p->dt = (float)v;
@@ -178,7 +179,8 @@ static void write_section(FILE *f, const Preset *p)
     if (s->mass_ratio) fprintf(f, "mass_ratio = %.9g\n", s->mass_ratio);
     if (s->pericentre) fprintf(f, "pericentre = %.9g\n", s->pericentre);
     if (s->inclination_a) fprintf(f, "inclination_a = %.9g\n", s->inclination_a);
-    if (s->inclination_b) fprintf(f, "inclination_b = %.9g\n", s->inclination_b);
+    if (s->inclination_b || (s->set & SCENE_SET_INCLINATION_B))
+        fprintf(f, "inclination_b = %.9g\n", s->inclination_b);
     if (p->set & PRESET_DT) fprintf(f, "dt = %.9g\n", p->dt);
     if (p->set & PRESET_SOFTENING) fprintf(f, "softening = %.9g\n", p->softening);
     if (p->set & PRESET_DAMPING) fprintf(f, "damping = %.9g\n", p->damping);

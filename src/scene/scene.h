@@ -1,5 +1,8 @@
 /* Initial conditions. A scene is reproducible from (kind, n, seed, parameters): the same
- * SceneDesc gives the same bodies bit for bit. Units: G = 1. */
+ * SceneDesc gives the same bodies bit for bit. Every scene starts with its centre of mass at the
+ * origin, at rest. Units: G = 1; the galaxies' disk scale length and disk mass are 1.
+ * Tags: galaxies carry BODY_TAG(galaxy, disk | bulge | halo); plummer, shell and random bodies
+ * are BODY_TAG(0, BODY_OTHER). */
 #ifndef STARBURST_SCENE_H
 #define STARBURST_SCENE_H
 
@@ -13,28 +16,38 @@ extern "C" {
 #endif
 
 typedef enum SceneKind {
-    SCENE_COLLISION = 0, /* two disk galaxies (disk + bulge + halo) on a near-parabolic orbit */
+    SCENE_COLLISION = 0, /* two disk galaxies (disk + bulge + halo) on a parabolic orbit */
     SCENE_DISK,          /* one isolated disk galaxy */
     SCENE_PLUMMER,       /* Plummer sphere, Aarseth-Henon-Wielen sampling, Henon units */
-    SCENE_SHELL,         /* rotating spherical shell */
-    SCENE_RANDOM,        /* uniform ball, cold */
-    SCENE_TIPSY,         /* a TIPSY file as it is */
+    SCENE_SHELL,         /* shell of radius 1 turning about z at half the circular speed */
+    SCENE_RANDOM,        /* uniform ball of radius 1, cold */
+    SCENE_TIPSY,         /* a TIPSY file as it is (recentred) */
     SCENE_TIPSY_COLLIDE, /* two copies of a TIPSY galaxy on a collision orbit */
     SCENE_COUNT
 } SceneKind;
 
-/* Zero fields mean "default" (the defaults are listed beside each field). */
+#define SCENE_MAX_BODIES (1 << 26)
+
+enum { SCENE_SET_INCLINATION_B = 1 << 0 };
+
+/* Zero fields mean "default" (the defaults are listed beside each field). The collision fields
+ * serve SCENE_COLLISION and SCENE_TIPSY_COLLIDE, whose galaxy B is A scaled to mass_ratio times
+ * the mass and sqrt(mass_ratio) times the size; a TIPSY galaxy's scale length is its stars'
+ * cylindrical half-mass radius / 1.678, as for an exponential disk. */
 typedef struct SceneDesc {
     SceneKind kind;
-    int n;                  /* bodies; TIPSY scenes take theirs from the file (0 = all) */
+    int n;                  /* bodies, default 16384, at most SCENE_MAX_BODIES; TIPSY scenes take
+                               theirs from the file (0 = all, fewer = a random subsample that keeps
+                               each component's mass) */
     uint64_t seed;          /* 0 = 1 */
     const char *tipsy_path; /* SCENE_TIPSY, SCENE_TIPSY_COLLIDE */
-    float mass_ratio;       /* collision: mass of galaxy B / galaxy A, default 1 */
-    float pericentre;       /* collision: in disk scale lengths of A, default 3 */
-    float separation;       /* collision: initial distance in scale lengths, default 16 */
+    float mass_ratio;       /* collision: mass of galaxy B / galaxy A, default 1, 0.05 to 20 */
+    float pericentre;       /* collision: in disk scale lengths of A, default 3, up to separation */
+    float separation;       /* collision: initial distance in scale lengths, default 16, 0.5 to 1000 */
     float inclination_a;    /* collision: tilt of disk A to the orbital plane, degrees, default 0 */
-    float inclination_b;    /* collision: degrees, default 60 */
-    float halo_mass_factor; /* halo body mass / disk body mass, default 4 */
+    float inclination_b;    /* collision: degrees, default 60 unless SCENE_SET_INCLINATION_B */
+    unsigned set;           /* SCENE_SET_* bits: fields whose 0 is meant, not "default" */
+    float halo_mass_factor; /* collision, disk: halo body mass / disk body mass, default 4, 0.25 to 64 */
 } SceneDesc;
 
 /* What a scene suggests for running and viewing it. */
@@ -42,7 +55,8 @@ typedef struct SceneInfo {
     float dt;        /* timestep */
     float softening; /* Plummer softening length */
     float extent;    /* radius that frames the system, for the camera */
-    float period;    /* a characteristic time: disk rotation at the half-mass radius, or crossing */
+    float period;    /* a characteristic time: disk rotation at the half-mass radius (galaxies),
+                        crossing time (plummer), collapse time (shell, random) */
 } SceneInfo;
 
 /* Fills out (allocated here; free with bodies_free) and info. Returns 0, or -1 with one line in
@@ -50,7 +64,7 @@ typedef struct SceneInfo {
 int scene_build(const SceneDesc *desc, Bodies *out, SceneInfo *info, char *err, size_t errlen);
 
 const char *scene_name(SceneKind kind);
-/* "collision", "disk", "plummer", "shell", "random"; -1 when unknown. */
+/* "collision", "disk", "plummer", "shell", "random", "tipsy", "tipsy-collide"; -1 when unknown. */
 int scene_from_name(const char *name);
 
 #ifdef __cplusplus

@@ -56,7 +56,7 @@ static void shipped_presets_load(void **state)
 static void values_and_defaults(void **state)
 {
     const char *path = write_file("a.ini", "[One]\nscene = plummer\nbodies = 2048\ndt = 0.004\n"
-                                           "camera_pitch = 30\n\n[Two]\nscene = disk\n");
+                                           "camera_pitch = 30\n\n[Two]\nscene = disk\ninclination_b = 0\n");
     PresetList l;
     char err[512] = "";
     assert_int_equal(presets_load(path, &l, err, sizeof err), 0);
@@ -69,6 +69,8 @@ static void values_and_defaults(void **state)
     assert_false(l.items[0].set & PRESET_SOFTENING);
     assert_int_equal(l.items[1].scene.kind, SCENE_DISK);
     assert_int_equal(l.items[1].set, 0);
+    /* An inclination of 0 is meant as 0, not as "the default". */
+    assert_true(l.items[1].scene.set & SCENE_SET_INCLINATION_B);
     presets_free(&l);
 }
 

@@ -1,0 +1,765 @@
+/* Initial conditions. Every scene draws from its own seeded xoshiro stream in a fixed order, in
+ * double precision, and ends recentred (centre of mass at the origin, at rest), so a SceneDesc
+ * gives the same bodies bit for bit. G = 1 throughout. */
+#include "scene/scene.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene/scene_internal.h"
+#include "scene/tipsy.h"
+
+#define SCENE_DEFAULT_N 16384
+
+/* Collision and disk, in disk scale lengths. The softening is below the disk's scale height
+ * (0.1) and a fifth of the bulge's half-mass radius. */
+#define GALAXY_SOFTENING 0.08
+#define GALAXY_STEPS_PER_PERIOD 400.0
+
+static const char *const scene_names[SCENE_COUNT] = {
+    [SCENE_COLLISION] = "collision",
+    [SCENE_DISK] = "disk",
+    [SCENE_PLUMMER] = "plummer",
+    [SCENE_SHELL] = "shell",
+    [SCENE_RANDOM] = "random",
+    [SCENE_TIPSY] = "tipsy",
+    [SCENE_TIPSY_COLLIDE] = "tipsy-collide",
+};
+
+const char *scene_name(SceneKind kind)
+{
+    return (kind >= 0 && kind < SCENE_COUNT) ? scene_names[kind] : "?";
+}
+
+int scene_from_name(const char *name)
+{
+    for (int k = 0; k < SCENE_COUNT; k++)
+        if (name && strcmp(name, scene_names[k]) == 0) return k;
+    return -1;
+}
+
+static double sq(double x)
+{
+    return x * x;
+}
+
+/* The largest of 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k not above x: steps people can read. */
+static double round_step(double x)
+{
+    double p = pow(10.0, floor(log10(x))), steps[] = {8, 6, 5, 4, 3, 2.5, 2, 1.5, 1};
+    for (int i = 0; i < 9; i++)
+        if (steps[i] * p <= x) return steps[i] * p;
+    return p;
+}
+
+/* Writes bodies [first, first + n) from xv (7 doubles a body) as floats. */
+static void store(Bodies *out, int first, int n, const double *xv, const uint8_t *tags)
+{
+    for (int i = 0; i < n; i++) {
+        const double *p = xv + 7 * (size_t)i;
+        float *x = out->pos + 4 * (size_t)(first + i), *v = out->vel + 4 * (size_t)(first + i);
+        for (int k = 0; k < 3; k++) {
+            x[k] = (float)p[k];
+            v[k] = (float)p[3 + k];
+        }
+        x[3] = (float)p[6];
+        v[3] = 0.0f;
+        out->tag[first + i] = tags[i];
+    }
+}
+
+/* Scales lengths by L, masses by M (velocities by sqrt(M / L)), tilts by incl about the x axis,
+ * then moves to (x0, v0). */
+static void place(double *xv, int n, double L, double M, double incl, const double x0[3], const double v0[3])
+{
+    double vs = sqrt(M / L), c = cos(incl), s = sin(incl);
+    for (int i = 0; i < n; i++) {
+        double *p = xv + 7 * (size_t)i;
+        for (int k = 0; k < 3; k++) {
+            p[k] *= L;
+            p[3 + k] *= vs;
+        }
+        p[6] *= M;
+        for (int o = 0; o < 6; o += 3) {
+            double y = p[o + 1], z = p[o + 2];
+            p[o + 1] = c * y - s * z;
+            p[o + 2] = s * y + c * z;
+        }
+        for (int k = 0; k < 3; k++) {
+            p[k] += x0[k];
+            p[3 + k] += v0[k];
+        }
+    }
+}
+
+/* Relative position and velocity (B - A) of two point masses of total mass m on a parabola with
+ * pericentre q, at distance r0 before pericentre, orbiting counter-clockwise in the xy plane. */
+static void parabolic_orbit(double m, double q, double r0, double x[3], double v[3])
+{
+    double cf = 2.0 * q / r0 - 1.0;
+    cf = cf < -1 ? -1 : (cf > 1 ? 1 : cf);
+    double f = -acos(cf), sf = sin(f), h = sqrt(m / (2.0 * q));
+    double vr = h * sf, vt = h * (1.0 + cf);
+    x[0] = r0 * cf;
+    x[1] = r0 * sf;
+    x[2] = 0.0;
+    v[0] = vr * cf - vt * sf;
+    v[1] = vr * sf + vt * cf;
+    v[2] = 0.0;
+}
+
+/* Puts galaxies of masses ma and mb on the parabola about their common centre of mass. The orbit
+ * counts each galaxy's mass inside the separation, m_orbit: a halo reaching far beyond it (the
+ * TIPSY galaxy's reaches 300) pulls little at first, and counting it all would start the pair
+ * faster than their overlapping halos can hold. */
+static void place_pair(double ma, double mb, double m_orbit, double q, double r0, double xa[3], double va[3],
+                       double xb[3], double vb[3])
+{
+    double x[3], v[3];
+    parabolic_orbit(m_orbit, q, r0, x, v);
+    for (int k = 0; k < 3; k++) {
+        xa[k] = -mb / (ma + mb) * x[k];
+        va[k] = -mb / (ma + mb) * v[k];
+        xb[k] = ma / (ma + mb) * x[k];
+        vb[k] = ma / (ma + mb) * v[k];
+    }
+}
+
+/* Splits n bodies of a galaxy into disk, bulge and halo: disk and bulge bodies weigh the same,
+ * halo bodies halo_factor times more. Each component keeps at least one body. */
+static void galaxy_counts(const SceneGalaxy *g, int n, double halo_factor, int c[3])
+{
+    double w[3] = {g->disk_mass, g->bulge_mass, g->halo_mass / halo_factor};
+    double wsum = w[0] + w[1] + w[2];
+    c[1] = (int)lround(n * w[1] / wsum);
+    c[2] = (int)lround(n * w[2] / wsum);
+    if (c[1] < 1) c[1] = 1;
+    if (c[2] < 1) c[2] = 1;
+    c[0] = n - c[1] - c[2];
+    while (c[0] < 1) {
+        if (c[2] >= c[1]) c[2]--;
+        else c[1]--;
+        c[0]++;
+    }
+}
+
+/* The step for a galaxy: a 400th of its rotation period at the half-mass radius, and at most a
+ * third of the time to cross the softening length at the peak circular speed (the bound that
+ * holds where the softening is small beside the bulge, as in galaxy_20K.bin), rounded down. For
+ * the built-in galaxy that is 0.02: energy holds to 1e-5 through the encounter, and steps of
+ * 0.005 follow the same trajectories; galaxy_20K.bin gets 0.025, where a 400th of its period
+ * (0.08) lost 2e-4 of the energy. */
+static double galaxy_step(double period, double softening, double vmax)
+{
+    double a = period / GALAXY_STEPS_PER_PERIOD, b = softening / (3.0 * vmax);
+    return round_step(a < b ? a : b);
+}
+
+/* Rotation period at the half-mass radius of the disk, and the peak circular speed. */
+static double galaxy_period(const SceneGalaxy *g, double *vmax)
+{
+    double rh = scene_galaxy_disk_half_mass_radius(g);
+    *vmax = 0;
+    for (double R = 0.01; R <= g->disk_cut; R += 0.01) {
+        double v = sqrt(scene_galaxy_vc2(g, R));
+        if (v > *vmax) *vmax = v;
+    }
+    return 2.0 * SCENE_PI * rh / sqrt(scene_galaxy_vc2(g, rh));
+}
+
+/* Draws one galaxy scaled by (L, M), tilted and placed, into out from body `first`; gives its
+ * rotation period and step. */
+static int galaxy_into(Bodies *out, int first, int n, int galaxy, double L, double M, double incl,
+                       const double x0[3], const double v0[3], double halo_factor, SceneRng *rng,
+                       double *period, double *step, char *err, size_t errlen)
+{
+    SceneGalaxy *g = malloc(sizeof *g);
+    double *xv = malloc(7 * sizeof(double) * (size_t)n);
+    uint8_t *tags = malloc((size_t)n);
+    if (!g || !xv || !tags) {
+        free(g);
+        free(xv);
+        free(tags);
+        snprintf(err, errlen, "scene: out of memory for %d bodies", n);
+        return -1;
+    }
+    scene_galaxy_init(g, GALAXY_SOFTENING / L);
+    int c[3];
+    galaxy_counts(g, n, halo_factor, c);
+    scene_galaxy_sample(g, c[0], c[1], c[2], galaxy, rng, xv, tags);
+    place(xv, n, L, M, incl, x0, v0);
+    store(out, first, n, xv, tags);
+    double vmax, p = galaxy_period(g, &vmax);
+    *period = p * sqrt(L * L * L / M);
+    *step = galaxy_step(*period, GALAXY_SOFTENING, vmax * sqrt(M / L));
+    free(g);
+    free(xv);
+    free(tags);
+    return 0;
+}
+
+static int build_disk(const SceneDesc *d, Bodies *out, SceneInfo *info, char *err, size_t errlen)
+{
+    SceneRng rng;
+    scene_rng_seed(&rng, d->seed);
+    double zero[3] = {0, 0, 0}, period, step;
+    if (galaxy_into(out, 0, d->n, 0, 1.0, 1.0, 0.0, zero, zero, d->halo_mass_factor, &rng, &period, &step, err,
+                    errlen) != 0)
+        return -1;
+    info->softening = GALAXY_SOFTENING;
+    info->dt = (float)step;
+    info->extent = 6.0f;
+    info->period = (float)period;
+    return 0;
+}
+
+/* Galaxy B is galaxy A scaled to mass_ratio times its mass, its size growing as sqrt(mass): the
+ * same surface density (Freeman's law), which with M ~ v^4 (Tully-Fisher) makes R ~ M^(1/2). */
+static int build_collision(const SceneDesc *d, Bodies *out, SceneInfo *info, char *err, size_t errlen)
+{
+    SceneRng rng;
+    scene_rng_seed(&rng, d->seed);
+    SceneGalaxy *g = malloc(sizeof *g);
+    if (!g) {
+        snprintf(err, errlen, "scene: out of memory");
+        return -1;
+    }
+    scene_galaxy_init(g, GALAXY_SOFTENING);
+    double q = d->mass_ratio, lb = sqrt(q), ma = scene_galaxy_total_mass(g), mb = q * ma;
+    double r0 = d->separation, m_orbit = scene_galaxy_mass_inside(g, r0) + q * scene_galaxy_mass_inside(g, r0 / lb);
+    free(g);
+
+    int nb = (int)lround(d->n * q / (1.0 + q));
+    if (nb < 3) nb = 3;
+    if (nb > d->n - 3) nb = d->n - 3;
+    int na = d->n - nb;
+
+    double xa[3], va[3], xb[3], vb[3];
+    place_pair(ma, mb, m_orbit, d->pericentre, r0, xa, va, xb, vb);
+    double deg = SCENE_PI / 180.0, pa, pb, sa, sb;
+    if (galaxy_into(out, 0, na, 0, 1.0, 1.0, d->inclination_a * deg, xa, va, d->halo_mass_factor, &rng, &pa, &sa,
+                    err, errlen) != 0 ||
+        galaxy_into(out, na, nb, 1, lb, q, d->inclination_b * deg, xb, vb, d->halo_mass_factor, &rng, &pb, &sb,
+                    err, errlen) != 0)
+        return -1;
+
+    info->softening = GALAXY_SOFTENING;
+    info->dt = (float)(sa < sb ? sa : sb);
+    double ra = sqrt(sq(xa[0]) + sq(xa[1])), rb = sqrt(sq(xb[0]) + sq(xb[1]));
+    info->extent = (float)((ra > rb ? ra : rb) + 4.0 * (lb > 1 ? lb : 1));
+    info->period = (float)pa;
+    return 0;
+}
+
+/* Aarseth, Henon & Wielen (1974, A&A 37, 183) in Henon units: M = 1, E = -1/4, so the Plummer
+ * scale is 3 pi / 16. Radii beyond the 99.9% mass sphere are not drawn (mkplummer's cut). */
+static int build_plummer(const SceneDesc *d, Bodies *out, SceneInfo *info)
+{
+    SceneRng rng;
+    scene_rng_seed(&rng, d->seed);
+    double a = 3.0 * SCENE_PI / 16.0, vscale = 1.0 / sqrt(a), m = 1.0 / d->n;
+    for (int i = 0; i < d->n; i++) {
+        double x = 0.999 * scene_rng_uniform_pos(&rng);
+        double r = 1.0 / sqrt(pow(x, -2.0 / 3.0) - 1.0);
+        double q, y;
+        /* von Neumann rejection from g(q) = q^2 (1 - q^2)^(7/2), whose maximum is below 0.1. */
+        do {
+            q = scene_rng_uniform(&rng);
+            y = 0.1 * scene_rng_uniform(&rng);
+        } while (y > q * q * pow(1.0 - q * q, 3.5));
+        double v = q * sqrt(2.0) * pow(1.0 + r * r, -0.25), dx[3], dv[3];
+        scene_rng_direction(&rng, dx);
+        scene_rng_direction(&rng, dv);
+        for (int k = 0; k < 3; k++) {
+            out->pos[4 * (size_t)i + k] = (float)(a * r * dx[k]);
+            out->vel[4 * (size_t)i + k] = (float)(vscale * v * dv[k]);
+        }
+        out->pos[4 * (size_t)i + 3] = (float)m;
+        out->tag[i] = BODY_TAG(0, BODY_OTHER);
+    }
+    info->softening = 0.05f;
+    info->dt = 0.005f;
+    info->extent = 4.0f;
+    info->period = (float)(2.0 * sqrt(2.0)); /* crossing time GM^(5/2) / (2|E|)^(3/2) */
+    return 0;
+}
+
+/* A shell of radius 1 and mass 1 turning as a solid body about z at half the circular speed: the
+ * poles fall in, the equator holds, and it collapses into a flattened rotating system. A 3%
+ * thickness keeps the bodies from arriving at the centre all at once. */
+static int build_shell(const SceneDesc *d, Bodies *out, SceneInfo *info)
+{
+    SceneRng rng;
+    scene_rng_seed(&rng, d->seed);
+    double omega = 0.5, m = 1.0 / d->n;
+    for (int i = 0; i < d->n; i++) {
+        double dir[3], r = 0.985 + 0.03 * scene_rng_uniform(&rng);
+        scene_rng_direction(&rng, dir);
+        double x = r * dir[0], y = r * dir[1], z = r * dir[2];
+        float *p = out->pos + 4 * (size_t)i, *v = out->vel + 4 * (size_t)i;
+        p[0] = (float)x;
+        p[1] = (float)y;
+        p[2] = (float)z;
+        p[3] = (float)m;
+        v[0] = (float)(-omega * y);
+        v[1] = (float)(omega * x);
+        out->tag[i] = BODY_TAG(0, BODY_OTHER);
+    }
+    info->softening = 0.05f;
+    info->dt = 0.002f;
+    info->extent = 1.5f;
+    info->period = (float)(0.5 * SCENE_PI); /* collapse of the shell in its own field, M / 2 */
+    return 0;
+}
+
+/* A cold uniform ball of radius 1 and mass 1: the classic violent collapse. */
+static int build_random(const SceneDesc *d, Bodies *out, SceneInfo *info)
+{
+    SceneRng rng;
+    scene_rng_seed(&rng, d->seed);
+    double m = 1.0 / d->n;
+    for (int i = 0; i < d->n; i++) {
+        double dir[3], r = cbrt(scene_rng_uniform(&rng));
+        scene_rng_direction(&rng, dir);
+        for (int k = 0; k < 3; k++) out->pos[4 * (size_t)i + k] = (float)(r * dir[k]);
+        out->pos[4 * (size_t)i + 3] = (float)m;
+        out->tag[i] = BODY_TAG(0, BODY_OTHER);
+    }
+    info->softening = 0.05f;
+    info->dt = 0.001f; /* the collapse peaks at t ~ 1.1; 0.002 lost 0.2% of the energy there */
+    info->extent = 1.5f;
+    info->period = (float)(0.5 * SCENE_PI * sqrt(0.5)); /* free fall, pi/2 sqrt(R^3 / 2GM) */
+    return 0;
+}
+
+/* Sizes of a galaxy read from a file, measured on its stars (all bodies when it has none). */
+typedef struct GalaxyScale {
+    double spin[3][3]; /* rotation taking the stars' angular momentum onto +z */
+    double rh, r90;    /* radii holding half and 90% of the stellar mass */
+    double rd;         /* exponential-disk scale length with the stars' cylindrical half-mass radius */
+    double period;     /* rotation period at rh */
+} GalaxyScale;
+
+typedef struct RadiusMass {
+    double r, m;
+} RadiusMass;
+
+static int by_radius(const void *a, const void *b)
+{
+    double ra = ((const RadiusMass *)a)->r, rb = ((const RadiusMass *)b)->r;
+    return (ra > rb) - (ra < rb);
+}
+
+/* Radius holding fraction f of the mass in rm (sorted here). */
+static double mass_radius(RadiusMass *rm, int n, double f)
+{
+    double total = 0, acc = 0;
+    qsort(rm, (size_t)n, sizeof *rm, by_radius);
+    for (int i = 0; i < n; i++) total += rm[i].m;
+    for (int i = 0; i < n; i++) {
+        acc += rm[i].m;
+        if (acc >= f * total) return rm[i].r;
+    }
+    return n > 0 ? rm[n - 1].r : 0.0;
+}
+
+/* Mass within radius r of the origin. */
+static double mass_inside(const Bodies *b, double r)
+{
+    double m = 0;
+    for (int i = 0; i < b->n; i++) {
+        const float *x = b->pos + 4 * (size_t)i;
+        if (sq(x[0]) + sq(x[1]) + sq(x[2]) <= r * r) m += x[3];
+    }
+    return m;
+}
+
+/* Rodrigues' rotation taking the unit vector l onto +z. */
+static void rotation_to_z(const double l[3], double m[3][3])
+{
+    double ax = l[1], ay = -l[0], s = sqrt(ax * ax + ay * ay), c = l[2];
+    memset(m, 0, 9 * sizeof(double));
+    if (s < 1e-12) {
+        m[0][0] = 1;
+        m[1][1] = c < 0 ? -1 : 1;
+        m[2][2] = c < 0 ? -1 : 1;
+        return;
+    }
+    ax /= s;
+    ay /= s;
+    double k[3] = {ax, ay, 0.0};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) m[i][j] = (i == j ? c : 0.0) + (1.0 - c) * k[i] * k[j];
+    m[0][2] += s * ay;
+    m[1][2] -= s * ax;
+    m[2][0] -= s * ay;
+    m[2][1] += s * ax;
+}
+
+/* Radii into rm, of the stars only where stars_only; cylindrical about axis, where given.
+ * Returns how many. */
+static int radii(const Bodies *b, int stars_only, const double axis[3], RadiusMass *rm)
+{
+    int k = 0;
+    for (int i = 0; i < b->n; i++) {
+        if (stars_only && BODY_TAG_COMPONENT(b->tag[i]) == BODY_HALO) continue;
+        const float *x = b->pos + 4 * (size_t)i;
+        double r2 = sq(x[0]) + sq(x[1]) + sq(x[2]);
+        if (axis) r2 -= sq(axis[0] * x[0] + axis[1] * x[1] + axis[2] * x[2]);
+        rm[k++] = (RadiusMass){sqrt(r2 > 0 ? r2 : 0), x[3]};
+    }
+    return k;
+}
+
+/* Measures a galaxy centred at the origin. */
+static int galaxy_scale(const Bodies *b, GalaxyScale *gs)
+{
+    int n = b->n, stars_only = 0;
+    for (int i = 0; i < n && !stars_only; i++) stars_only = BODY_TAG_COMPONENT(b->tag[i]) != BODY_HALO;
+    RadiusMass *rm = malloc(sizeof *rm * (size_t)n);
+    if (!rm) return -1;
+
+    double l[3] = {0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        if (stars_only && BODY_TAG_COMPONENT(b->tag[i]) == BODY_HALO) continue;
+        const float *x = b->pos + 4 * (size_t)i, *v = b->vel + 4 * (size_t)i;
+        l[0] += x[3] * ((double)x[1] * v[2] - (double)x[2] * v[1]);
+        l[1] += x[3] * ((double)x[2] * v[0] - (double)x[0] * v[2]);
+        l[2] += x[3] * ((double)x[0] * v[1] - (double)x[1] * v[0]);
+    }
+    double ln = sqrt(sq(l[0]) + sq(l[1]) + sq(l[2]));
+    for (int k = 0; k < 3; k++) l[k] = ln > 0 ? l[k] / ln : (k == 2);
+    rotation_to_z(l, gs->spin);
+
+    int ns = radii(b, stars_only, gs->spin[2], rm);
+    gs->rd = mass_radius(rm, ns, 0.5) / 1.678; /* an exponential disk's half-mass radius is 1.678 Rd */
+    ns = radii(b, stars_only, NULL, rm);
+    gs->r90 = mass_radius(rm, ns, 0.9);
+    gs->rh = mass_radius(rm, ns, 0.5);
+
+    double inside = mass_inside(b, gs->rh);
+    gs->period = inside > 0 && gs->rh > 0 ? 2.0 * SCENE_PI * gs->rh / sqrt(inside / gs->rh) : 0.0;
+    free(rm);
+    return 0;
+}
+
+/* Peak circular speed sqrt(M(<r) / r) of a galaxy centred at the origin, over radii past the
+ * softening (inside it the force stops growing). */
+static double peak_speed(const Bodies *b, double softening)
+{
+    RadiusMass *rm = malloc(sizeof *rm * (size_t)b->n);
+    if (!rm) return -1;
+    int n = radii(b, 0, NULL, rm);
+    qsort(rm, (size_t)n, sizeof *rm, by_radius);
+    double m = 0, v2 = 0;
+    for (int i = 0; i < n; i++) {
+        m += rm[i].m;
+        if (rm[i].r >= softening && m / rm[i].r > v2) v2 = m / rm[i].r;
+    }
+    free(rm);
+    return sqrt(v2);
+}
+
+/* Keeps k of b's n bodies, drawn at random within each tag in proportion to its count, and
+ * scales each tag's masses so that it keeps its total mass. */
+static int subsample(const Bodies *b, int k, SceneRng *rng, Bodies *out)
+{
+    int n = b->n, count[256] = {0}, keep[256] = {0}, kept = 0;
+    double mass[256] = {0}, rem[256] = {0};
+    for (int i = 0; i < n; i++) {
+        count[b->tag[i]]++;
+        mass[b->tag[i]] += b->pos[4 * (size_t)i + 3];
+    }
+    for (int t = 0; t < 256; t++) {
+        double share = (double)k * count[t] / n;
+        keep[t] = (int)floor(share);
+        rem[t] = share - keep[t];
+        kept += keep[t];
+    }
+    while (kept < k) { /* largest remainders first, lowest tag on ties */
+        int best = -1;
+        for (int t = 0; t < 256; t++)
+            if (keep[t] < count[t] && (best < 0 || rem[t] > rem[best])) best = t;
+        keep[best]++;
+        rem[best] = -1;
+        kept++;
+    }
+    int *idx = malloc(sizeof(int) * (size_t)n);
+    uint8_t *chosen = calloc((size_t)n, 1);
+    if (!idx || !chosen || bodies_alloc(out, k) != 0) {
+        free(idx);
+        free(chosen);
+        return -1;
+    }
+    for (int t = 0; t < 256; t++) {
+        if (keep[t] == 0) continue;
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (b->tag[i] == t) idx[m++] = i;
+        for (int j = 0; j < keep[t]; j++) { /* partial Fisher-Yates */
+            int r = j + (int)(scene_rng_uniform(rng) * (m - j));
+            int tmp = idx[j];
+            idx[j] = idx[r];
+            idx[r] = tmp;
+            chosen[idx[j]] = 1;
+        }
+    }
+    double kept_mass[256] = {0};
+    for (int i = 0; i < n; i++)
+        if (chosen[i]) kept_mass[b->tag[i]] += b->pos[4 * (size_t)i + 3];
+    for (int i = 0, j = 0; i < n; i++) {
+        if (!chosen[i]) continue;
+        memcpy(out->pos + 4 * (size_t)j, b->pos + 4 * (size_t)i, 4 * sizeof(float));
+        memcpy(out->vel + 4 * (size_t)j, b->vel + 4 * (size_t)i, 4 * sizeof(float));
+        double s = kept_mass[b->tag[i]] > 0 ? mass[b->tag[i]] / kept_mass[b->tag[i]] : 1.0;
+        out->pos[4 * (size_t)j + 3] = (float)(b->pos[4 * (size_t)i + 3] * s);
+        out->tag[j++] = b->tag[i];
+    }
+    free(idx);
+    free(chosen);
+    return 0;
+}
+
+/* Softening, step and view for a galaxy read from a file: the softening is the one the file's
+ * model was made with, where it says (its eps), else a twentieth of the stellar half-mass radius
+ * as for ours. Copy B of a collision has its periods and speeds scaled by q^(1/4). */
+static int tipsy_info(const Bodies *b, const char *path, float file_softening, double q, GalaxyScale *gs,
+                      SceneInfo *info, char *err, size_t errlen)
+{
+    if (galaxy_scale(b, gs) != 0) {
+        snprintf(err, errlen, "scene: %s: out of memory", path);
+        return -1;
+    }
+    double softening = file_softening > 0 ? file_softening : 0.05 * gs->rh;
+    double vmax = peak_speed(b, softening);
+    if (!(softening > 0 && gs->period > 0 && vmax > 0)) {
+        snprintf(err, errlen, "scene: %s: its stars have no size to scale a run by", path);
+        return -1;
+    }
+    double s = pow(q, 0.25), step_a = galaxy_step(gs->period, softening, vmax);
+    double step_b = galaxy_step(gs->period * s, softening, vmax * s);
+    info->softening = (float)softening;
+    info->dt = (float)(step_a < step_b ? step_a : step_b);
+    info->extent = (float)gs->r90;
+    info->period = (float)gs->period;
+    return 0;
+}
+
+static int read_galaxy(const SceneDesc *d, Bodies *b, float *softening, char *err, size_t errlen)
+{
+    TipsyMeta meta;
+    if (tipsy_read_meta(d->tipsy_path, b, &meta, err, errlen) != 0) return -1;
+    *softening = meta.softening;
+    bodies_recentre(b);
+    return 0;
+}
+
+static int build_tipsy(const SceneDesc *d, Bodies *out, SceneInfo *info, char *err, size_t errlen)
+{
+    Bodies file;
+    float eps;
+    if (read_galaxy(d, &file, &eps, err, errlen) != 0) return -1;
+    if (d->n > file.n) {
+        snprintf(err, errlen, "scene: tipsy: n = %d, but %s holds %d bodies", d->n, d->tipsy_path, file.n);
+        bodies_free(&file);
+        return -1;
+    }
+    if (d->n == 0 || d->n == file.n) {
+        *out = file;
+    } else {
+        SceneRng rng;
+        scene_rng_seed(&rng, d->seed);
+        int rc = subsample(&file, d->n, &rng, out);
+        bodies_free(&file);
+        if (rc != 0) {
+            snprintf(err, errlen, "scene: tipsy: out of memory for %d bodies", d->n);
+            return -1;
+        }
+        bodies_recentre(out);
+    }
+    GalaxyScale gs;
+    if (tipsy_info(out, d->tipsy_path, eps, 1.0, &gs, info, err, errlen) != 0) {
+        bodies_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+/* One copy of the file's galaxy: turned so its stars spin about +z, scaled, tilted, placed. */
+static int tipsy_copy(const Bodies *file, const GalaxyScale *gs, int n, int galaxy, double L, double M,
+                      double incl, const double x0[3], const double v0[3], SceneRng *rng, Bodies *out, int first)
+{
+    Bodies sub;
+    const Bodies *src = file;
+    if (n < file->n) {
+        if (subsample(file, n, rng, &sub) != 0) return -1;
+        src = &sub;
+    }
+    double *xv = malloc(7 * sizeof(double) * (size_t)n);
+    uint8_t *tags = malloc((size_t)n);
+    if (!xv || !tags) {
+        free(xv);
+        free(tags);
+        if (src == &sub) bodies_free(&sub);
+        return -1;
+    }
+    double c[6] = {0}, m = 0;
+    for (int i = 0; i < n; i++) {
+        const float *x = src->pos + 4 * (size_t)i, *v = src->vel + 4 * (size_t)i;
+        double *p = xv + 7 * (size_t)i;
+        for (int r = 0; r < 3; r++) {
+            p[r] = gs->spin[r][0] * x[0] + gs->spin[r][1] * x[1] + gs->spin[r][2] * x[2];
+            p[3 + r] = gs->spin[r][0] * v[0] + gs->spin[r][1] * v[1] + gs->spin[r][2] * v[2];
+        }
+        p[6] = x[3];
+        m += p[6];
+        for (int k = 0; k < 6; k++) c[k] += p[6] * p[k];
+        tags[i] = BODY_TAG(galaxy, BODY_TAG_COMPONENT(src->tag[i]));
+    }
+    for (int i = 0; i < n; i++) /* a subsample's centre drifts a little off the file's */
+        for (int k = 0; k < 6; k++) xv[7 * (size_t)i + k] -= m > 0 ? c[k] / m : 0;
+    place(xv, n, L, M, incl, x0, v0);
+    store(out, first, n, xv, tags);
+    free(xv);
+    free(tags);
+    if (src == &sub) bodies_free(&sub);
+    return 0;
+}
+
+static int build_tipsy_collide(const SceneDesc *d, Bodies *out, SceneInfo *info, char *err, size_t errlen)
+{
+    Bodies file;
+    float eps;
+    if (read_galaxy(d, &file, &eps, err, errlen) != 0) return -1;
+    double q = d->mass_ratio;
+    int na = file.n, nb = file.n;
+    if (d->n > 0) {
+        nb = (int)lround(d->n * q / (1.0 + q));
+        nb = nb < 1 ? 1 : (nb > d->n - 1 ? d->n - 1 : nb);
+        na = d->n - nb;
+    }
+    if (na > file.n || nb > file.n) {
+        snprintf(err, errlen, "scene: tipsy-collide: n = %d needs %d bodies of one copy, but %s holds %d", d->n,
+                 na > nb ? na : nb, d->tipsy_path, file.n);
+        bodies_free(&file);
+        return -1;
+    }
+    GalaxyScale gs;
+    if (tipsy_info(&file, d->tipsy_path, eps, q, &gs, info, err, errlen) != 0) {
+        bodies_free(&file);
+        return -1;
+    }
+    if (bodies_alloc(out, na + nb) != 0) {
+        bodies_free(&file);
+        snprintf(err, errlen, "scene: tipsy-collide: out of memory for %d bodies", na + nb);
+        return -1;
+    }
+    double ma = bodies_total_mass(&file), mb = q * ma, lb = sqrt(q), r0 = d->separation * gs.rd;
+    double m_orbit = mass_inside(&file, r0) + q * mass_inside(&file, r0 / lb);
+    double xa[3], va[3], xb[3], vb[3];
+    place_pair(ma, mb, m_orbit, d->pericentre * gs.rd, r0, xa, va, xb, vb);
+    SceneRng rng;
+    scene_rng_seed(&rng, d->seed);
+    double deg = SCENE_PI / 180.0;
+    int rc = tipsy_copy(&file, &gs, na, 0, 1.0, 1.0, d->inclination_a * deg, xa, va, &rng, out, 0);
+    if (rc == 0) rc = tipsy_copy(&file, &gs, nb, 1, lb, q, d->inclination_b * deg, xb, vb, &rng, out, na);
+    bodies_free(&file);
+    if (rc != 0) {
+        bodies_free(out);
+        snprintf(err, errlen, "scene: tipsy-collide: out of memory for %d bodies", na + nb);
+        return -1;
+    }
+    double ra = sqrt(sq(xa[0]) + sq(xa[1])), rb = sqrt(sq(xb[0]) + sq(xb[1]));
+    info->extent = (float)((ra > rb ? ra : rb) + gs.r90 * (lb > 1 ? lb : 1));
+    return 0;
+}
+
+/* Fills zero fields with defaults and checks the rest; names the field that is off. */
+static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen)
+{
+    *d = *in;
+    if (d->kind < 0 || d->kind >= SCENE_COUNT) {
+        snprintf(err, errlen, "scene: unknown kind %d", (int)d->kind);
+        return -1;
+    }
+    const char *name = scene_names[d->kind];
+    int from_file = d->kind == SCENE_TIPSY || d->kind == SCENE_TIPSY_COLLIDE;
+    int two = d->kind == SCENE_COLLISION || d->kind == SCENE_TIPSY_COLLIDE;
+    if (d->seed == 0) d->seed = 1;
+    if (d->n == 0 && !from_file) d->n = SCENE_DEFAULT_N;
+    int least = d->kind == SCENE_COLLISION ? 6 : d->kind == SCENE_DISK ? 3 : d->kind == SCENE_TIPSY_COLLIDE ? 2 : 1;
+    if (d->n < 0 || (d->n > 0 && d->n < least)) {
+        snprintf(err, errlen, "scene: %s: n = %d bodies; it needs at least %d%s", name, d->n, least,
+                 from_file ? " (or 0 for all the file holds)" : "");
+        return -1;
+    }
+    if (d->n > SCENE_MAX_BODIES) {
+        snprintf(err, errlen, "scene: %s: n = %d bodies, more than the %d a scene holds", name, d->n,
+                 SCENE_MAX_BODIES);
+        return -1;
+    }
+    if (from_file && (!d->tipsy_path || !d->tipsy_path[0])) {
+        snprintf(err, errlen, "scene: %s: no tipsy_path given", name);
+        return -1;
+    }
+    if (d->mass_ratio == 0) d->mass_ratio = 1;
+    if (d->pericentre == 0) d->pericentre = 3;
+    if (d->separation == 0) d->separation = 16;
+    if (d->inclination_b == 0 && !(d->set & SCENE_SET_INCLINATION_B)) d->inclination_b = 60;
+    if (d->halo_mass_factor == 0) d->halo_mass_factor = 4;
+    struct {
+        const char *field;
+        float value, lo, hi;
+        int used;
+    } checks[] = {
+        {"mass_ratio", d->mass_ratio, 0.05f, 20.0f, two},
+        {"separation", d->separation, 0.5f, 1000.0f, two},
+        {"pericentre", d->pericentre, 1e-3f, d->separation, two},
+        {"inclination_a", d->inclination_a, -360.0f, 360.0f, two},
+        {"inclination_b", d->inclination_b, -360.0f, 360.0f, two},
+        {"halo_mass_factor", d->halo_mass_factor, 0.25f, 64.0f, d->kind == SCENE_COLLISION || d->kind == SCENE_DISK},
+    };
+    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
+        if (!checks[i].used) continue;
+        float v = checks[i].value;
+        if (!isfinite(v) || v < checks[i].lo || v > checks[i].hi) {
+            snprintf(err, errlen, "scene: %s: %s = %g is out of range [%g, %g]", name, checks[i].field, v,
+                     checks[i].lo, checks[i].hi);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int scene_build(const SceneDesc *desc, Bodies *out, SceneInfo *info, char *err, size_t errlen)
+{
+    SceneDesc d;
+    memset(out, 0, sizeof *out);
+    memset(info, 0, sizeof *info);
+    if (resolve(desc, &d, err, errlen) != 0) return -1;
+    int rc;
+    switch (d.kind) {
+    case SCENE_TIPSY: rc = build_tipsy(&d, out, info, err, errlen); break;
+    case SCENE_TIPSY_COLLIDE: rc = build_tipsy_collide(&d, out, info, err, errlen); break;
+    default:
+        if (bodies_alloc(out, d.n) != 0) {
+            snprintf(err, errlen, "scene: %s: out of memory for %d bodies", scene_names[d.kind], d.n);
+            return -1;
+        }
+        switch (d.kind) {
+        case SCENE_COLLISION: rc = build_collision(&d, out, info, err, errlen); break;
+        case SCENE_DISK: rc = build_disk(&d, out, info, err, errlen); break;
+        case SCENE_PLUMMER: rc = build_plummer(&d, out, info); break;
+        case SCENE_SHELL: rc = build_shell(&d, out, info); break;
+        default: rc = build_random(&d, out, info); break;
+        }
+    }
+    if (rc != 0) {
+        bodies_free(out);
+        return -1;
+    }
+    bodies_recentre(out);
+    return 0;
+}

@@ -1,0 +1,61 @@
+/* Shared by the scene sources only: the random stream and the disk-galaxy model. */
+#ifndef STARBURST_SCENE_INTERNAL_H
+#define STARBURST_SCENE_INTERNAL_H
+
+#include <stdint.h>
+
+/* M_PI is not C11. */
+#define SCENE_PI 3.14159265358979323846
+
+/* xoshiro256** seeded through splitmix64: small, fast, and the same sequence on every platform,
+ * which rand() does not promise. */
+typedef struct SceneRng {
+    uint64_t s[4];
+} SceneRng;
+
+void scene_rng_seed(SceneRng *r, uint64_t seed);
+uint64_t scene_rng_next(SceneRng *r);
+/* Uniform in [0, 1). */
+double scene_rng_uniform(SceneRng *r);
+/* Uniform in (0, 1]: safe under log(). */
+double scene_rng_uniform_pos(SceneRng *r);
+double scene_rng_normal(SceneRng *r);
+/* A random direction: dest[3] on the unit sphere. */
+void scene_rng_direction(SceneRng *r, double dest[3]);
+
+/* Radial tables: the spherical model on a log grid, the disk's midplane force on a linear one. */
+#define SCENE_GALAXY_GRID 1024
+#define SCENE_GALAXY_DISK_GRID 201
+
+/* One disk galaxy (exponential disk + Hernquist bulge + Hernquist halo) in its own units:
+ * disk scale length 1, disk mass 1, G = 1. The collision and disk scenes scale it. */
+typedef struct SceneGalaxy {
+    double disk_mass, disk_height, disk_cut;
+    double bulge_mass, bulge_scale, bulge_cut; /* masses are those inside the cuts */
+    double halo_mass, halo_scale, halo_cut;
+    double toomre_q;  /* stability of the disk at 2.43 scale lengths */
+    double softening; /* of the run, in these units: every force of the model feels it */
+    double sigma_r0;  /* radial dispersion of the disk at its centre, from toomre_q */
+    double lnr0, dlnr;
+    double psi[SCENE_GALAXY_GRID]; /* relative potential -Phi at r = exp(lnr0 + k dlnr) */
+    double df_bulge[SCENE_GALAXY_GRID], df_halo[SCENE_GALAXY_GRID]; /* f(E = psi[k]), unnormalised */
+    double disk_dr, disk_accel[SCENE_GALAXY_DISK_GRID]; /* inward, from the disk alone */
+} SceneGalaxy;
+
+/* Fills the tables for the given run softening (in the galaxy's own units). */
+void scene_galaxy_init(SceneGalaxy *g, double softening);
+double scene_galaxy_total_mass(const SceneGalaxy *g);
+/* Mass of the bodies inside radius r of the centre, the disk counted as spherical. */
+double scene_galaxy_mass_inside(const SceneGalaxy *g, double r);
+/* Circular speed squared in the disk plane at cylindrical radius R. */
+double scene_galaxy_vc2(const SceneGalaxy *g, double R);
+/* Radius of the disk holding half its mass. */
+double scene_galaxy_disk_half_mass_radius(const SceneGalaxy *g);
+
+/* Draws a galaxy of nd disk, nb bulge and nh halo bodies into xv (7 doubles a body: x, y, z,
+ * vx, vy, vz, m), disk in the xy plane rotating counter-clockwise seen from +z, centre of
+ * mass at rest at the origin. tags (n bytes) get BODY_TAG(galaxy, component). */
+void scene_galaxy_sample(const SceneGalaxy *g, int nd, int nb, int nh, int galaxy, SceneRng *rng,
+                         double *xv, uint8_t *tags);
+
+#endif

@@ -1,0 +1,461 @@
+/* TIPSY binary snapshots, little-endian (the variant NVIDIA's samples read). Every field is
+ * decoded byte by byte, so the code reads the same on hosts of either byte order, and every size
+ * is worked out in 64 bits before anything is allocated.
+ *
+ * What Starburst writes, other readers ignore: phi holds each body's index; a star's metals
+ * holds its tag byte (component, and galaxy << 2); dark particles of galaxy 1 come after those
+ * of galaxy 0, and their count sits in the header's 4 padding bytes. */
+#include "scene/tipsy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TIPSY_HEADER 32
+#define TIPSY_DARK 36
+#define TIPSY_STAR 44
+#define TIPSY_MAX_BODIES (1 << 26)
+/* NVIDIA's galaxy came from GalactICS, which numbers disk stars from 0, bulge stars from 1e8
+ * and halo particles from 2e8. */
+#define GALACTICS_BAND 100000000
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int32_t get_i32(const unsigned char *p)
+{
+    uint32_t u = get_u32(p);
+    int32_t i;
+    memcpy(&i, &u, 4);
+    return i;
+}
+
+static float get_f32(const unsigned char *p)
+{
+    uint32_t u = get_u32(p);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static double get_f64(const unsigned char *p)
+{
+    uint64_t u = (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
+
+static void put_u32(unsigned char *p, uint32_t u)
+{
+    for (int k = 0; k < 4; k++) p[k] = (unsigned char)(u >> (8 * k));
+}
+
+static void put_i32(unsigned char *p, int32_t i)
+{
+    uint32_t u;
+    memcpy(&u, &i, 4);
+    put_u32(p, u);
+}
+
+static void put_f32(unsigned char *p, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put_u32(p, u);
+}
+
+static void put_f64(unsigned char *p, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    put_u32(p, (uint32_t)u);
+    put_u32(p + 4, (uint32_t)(u >> 32));
+}
+
+typedef struct TipsyHeader {
+    double time;
+    int32_t nbodies, ndim, nsph, ndark, nstar;
+    uint32_t pad;
+} TipsyHeader;
+
+/* Checks the header against itself and against the file's size. */
+static int check_header(const char *path, const TipsyHeader *h, long long size, char *err, size_t errlen)
+{
+    if (h->nbodies < 0 || h->ndark < 0 || h->nstar < 0 || h->nsph < 0) {
+        snprintf(err, errlen, "tipsy: %s: negative count in the header (nbodies %d, ndark %d, nstar %d, nsph %d)",
+                 path, h->nbodies, h->ndark, h->nstar, h->nsph);
+        return -1;
+    }
+    if (h->ndim != 3) {
+        snprintf(err, errlen, "tipsy: %s: header says ndim = %d; only 3 is supported", path, h->ndim);
+        return -1;
+    }
+    if (h->nsph != 0) {
+        snprintf(err, errlen, "tipsy: %s: %d gas (SPH) particles; files with gas are not supported", path,
+                 h->nsph);
+        return -1;
+    }
+    long long counted = (long long)h->ndark + h->nstar;
+    if (counted != h->nbodies) {
+        snprintf(err, errlen, "tipsy: %s: header says %d bodies but ndark + nstar = %lld", path, h->nbodies,
+                 counted);
+        return -1;
+    }
+    if (h->nbodies == 0) {
+        snprintf(err, errlen, "tipsy: %s: header says 0 bodies", path);
+        return -1;
+    }
+    if (!isfinite(h->time)) {
+        snprintf(err, errlen, "tipsy: %s: the header's time is not a finite number", path);
+        return -1;
+    }
+    long long need = TIPSY_HEADER + (long long)h->ndark * TIPSY_DARK + (long long)h->nstar * TIPSY_STAR;
+    if (size < need) {
+        long long body = size - TIPSY_HEADER, dark = (long long)h->ndark * TIPSY_DARK;
+        long long holds = body < dark ? body / TIPSY_DARK : h->ndark + (body - dark) / TIPSY_STAR;
+        snprintf(err, errlen, "tipsy: %s: header says %d bodies, file holds %lld (%lld of %lld bytes)", path,
+                 h->nbodies, holds, size, need);
+        return -1;
+    }
+    if (size > need) {
+        snprintf(err, errlen, "tipsy: %s: %lld unexpected bytes after the last of %d bodies", path, size - need,
+                 h->nbodies);
+        return -1;
+    }
+    if (h->nbodies > TIPSY_MAX_BODIES) {
+        snprintf(err, errlen, "tipsy: %s: header says %d bodies, more than the %d Starburst holds", path,
+                 h->nbodies, TIPSY_MAX_BODIES);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_particle(const char *path, int index, const char *kind, int kind_index, const float *f,
+                          char *err, size_t errlen)
+{
+    const char *what = NULL;
+    if (!isfinite(f[0])) what = "a mass that is not finite";
+    else if (f[0] < 0) what = "a negative mass";
+    else if (!isfinite(f[1]) || !isfinite(f[2]) || !isfinite(f[3])) what = "a position that is not finite";
+    else if (!isfinite(f[4]) || !isfinite(f[5]) || !isfinite(f[6])) what = "a velocity that is not finite";
+    if (!what) return 0;
+    snprintf(err, errlen, "tipsy: %s: particle %d (%s %d) has %s", path, index, kind, kind_index, what);
+    return -1;
+}
+
+/* True when every phi is a distinct value in [0, n): the file says where each body goes. */
+static int phi_is_permutation(const int32_t *phi, int n)
+{
+    uint8_t *seen = calloc((size_t)n, 1);
+    if (!seen) return 0;
+    int ok = 1;
+    for (int i = 0; i < n && ok; i++) {
+        if (phi[i] < 0 || phi[i] >= n || seen[phi[i]]) ok = 0;
+        else seen[phi[i]] = 1;
+    }
+    free(seen);
+    return ok;
+}
+
+/* Star components, in file order, by the first rule the file fits: Starburst's own tag bytes in
+ * metals; GalactICS' numbering in phi; two star masses, the heavier being the bulge; else disk.
+ * rec holds the stars' mass, position and velocity, 7 floats each. */
+static void star_tags(int ns, const float *rec, const float *metals, const int32_t *sphi, int ours, uint8_t *tags)
+{
+    if (ours) {
+        for (int i = 0; i < ns; i++) tags[i] = (uint8_t)metals[i];
+        return;
+    }
+    int bands = ns > 0, bulge_band = 0;
+    for (int i = 0; i < ns && bands; i++) {
+        int band = sphi[i] / GALACTICS_BAND;
+        if (sphi[i] < 0 || band > 1) bands = 0;
+        bulge_band |= band == 1;
+    }
+    if (bands && bulge_band) {
+        for (int i = 0; i < ns; i++)
+            tags[i] = BODY_TAG(0, sphi[i] >= GALACTICS_BAND ? BODY_BULGE : BODY_DISK);
+        return;
+    }
+    float m0 = ns > 0 ? rec[0] : 0, m1 = m0;
+    int distinct = ns > 0;
+    for (int i = 0; i < ns && distinct <= 2; i++) {
+        float m = rec[7 * (size_t)i];
+        if (m != m0 && (distinct == 1 || m != m1)) {
+            m1 = m;
+            distinct++;
+        }
+    }
+    float heavy = m0 > m1 ? m0 : m1;
+    for (int i = 0; i < ns; i++)
+        tags[i] = BODY_TAG(0, distinct == 2 && rec[7 * (size_t)i] == heavy ? BODY_BULGE : BODY_DISK);
+}
+
+/* Whether every star's metals is a tag byte of a non-halo body: the mark of Starburst's files. */
+static int metals_are_tags(const float *metals, int ns)
+{
+    for (int i = 0; i < ns; i++) {
+        float m = metals[i];
+        if (!(m >= 0 && m <= 7) || m != floorf(m) || BODY_TAG_COMPONENT((int)m) == BODY_HALO) return 0;
+    }
+    return 1;
+}
+
+int tipsy_read(const char *path, Bodies *out, double *time, char *err, size_t errlen)
+{
+    TipsyMeta meta;
+    int rc = tipsy_read_meta(path, out, &meta, err, errlen);
+    if (rc == 0 && time) *time = meta.time;
+    return rc;
+}
+
+int tipsy_read_meta(const char *path, Bodies *out, TipsyMeta *meta, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "tipsy: %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "tipsy: %s: not a regular file", path);
+        fclose(f);
+        return -1;
+    }
+    long long size = (long long)st.st_size;
+    unsigned char hb[TIPSY_HEADER];
+    if (size < TIPSY_HEADER) {
+        snprintf(err, errlen, "tipsy: %s: %lld bytes, shorter than the %d-byte header", path, size, TIPSY_HEADER);
+        fclose(f);
+        return -1;
+    }
+    if (fread(hb, 1, TIPSY_HEADER, f) != TIPSY_HEADER) {
+        snprintf(err, errlen, "tipsy: %s: cannot read the header", path);
+        fclose(f);
+        return -1;
+    }
+    TipsyHeader h = {get_f64(hb), get_i32(hb + 8), get_i32(hb + 12), get_i32(hb + 16),
+                     get_i32(hb + 20), get_i32(hb + 24), get_u32(hb + 28)};
+    if (check_header(path, &h, size, err, errlen) != 0) {
+        fclose(f);
+        return -1;
+    }
+
+    int n = h.nbodies, rc = -1;
+    size_t bytes = (size_t)(size - TIPSY_HEADER);
+    unsigned char *data = malloc(bytes);
+    float *rec = malloc(sizeof(float) * 7 * (size_t)n);
+    float *metals = malloc(sizeof(float) * ((size_t)h.nstar + 1));
+    int32_t *phi = malloc(sizeof(int32_t) * (size_t)n);
+    uint8_t *tags = malloc((size_t)n);
+    if (!data || !rec || !metals || !phi || !tags) {
+        snprintf(err, errlen, "tipsy: %s: out of memory for %d bodies", path, n);
+        goto done;
+    }
+    if (fread(data, 1, bytes, f) != bytes) {
+        snprintf(err, errlen, "tipsy: %s: read failed after the header", path);
+        goto done;
+    }
+    float eps_dark = 0, eps_star = 0;
+    for (int i = 0; i < n; i++) {
+        int dark = i < h.ndark;
+        const unsigned char *p = dark ? data + (size_t)i * TIPSY_DARK
+                                      : data + (size_t)h.ndark * TIPSY_DARK + (size_t)(i - h.ndark) * TIPSY_STAR;
+        float *r = rec + 7 * (size_t)i;
+        for (int k = 0; k < 7; k++) r[k] = get_f32(p + 4 * k);
+        if (check_particle(path, i, dark ? "dark" : "star", dark ? i : i - h.ndark, r, err, errlen) != 0)
+            goto done;
+        phi[i] = get_i32(p + (dark ? 32 : 40));
+        if (!dark) metals[i - h.ndark] = get_f32(p + 28);
+        float eps = get_f32(p + (dark ? 28 : 36)), *least = dark ? &eps_dark : &eps_star;
+        if (isfinite(eps) && eps > 0 && (*least == 0 || eps < *least)) *least = eps;
+    }
+
+    int ordered = phi_is_permutation(phi, n);
+    int ours = ordered && metals_are_tags(metals, h.nstar) && h.pad <= (uint32_t)h.ndark;
+    for (int i = 0; i < h.ndark; i++)
+        tags[i] = BODY_TAG(ours && (uint32_t)(h.ndark - i) <= h.pad, BODY_HALO);
+    star_tags(h.nstar, rec + 7 * (size_t)h.ndark, metals, phi + h.ndark, ours, tags + h.ndark);
+
+    if (bodies_alloc(out, n) != 0) {
+        snprintf(err, errlen, "tipsy: %s: out of memory for %d bodies", path, n);
+        goto done;
+    }
+    for (int i = 0; i < n; i++) {
+        size_t j = ordered ? (size_t)phi[i] : (size_t)i;
+        const float *r = rec + 7 * (size_t)i;
+        float *x = out->pos + 4 * j, *v = out->vel + 4 * j;
+        x[0] = r[1];
+        x[1] = r[2];
+        x[2] = r[3];
+        x[3] = r[0];
+        v[0] = r[4];
+        v[1] = r[5];
+        v[2] = r[6];
+        v[3] = 0.0f;
+        out->tag[j] = tags[i];
+    }
+    if (meta) {
+        meta->time = h.time;
+        meta->softening = eps_star > 0 ? eps_star : eps_dark;
+    }
+    rc = 0;
+done:
+    free(data);
+    free(rec);
+    free(metals);
+    free(phi);
+    free(tags);
+    fclose(f);
+    return rc;
+}
+
+static void encode_body(const Bodies *b, int i, int dark, unsigned char *p)
+{
+    const float *x = b->pos + 4 * (size_t)i, *v = b->vel + 4 * (size_t)i;
+    put_f32(p, x[3]);
+    for (int k = 0; k < 3; k++) {
+        put_f32(p + 4 + 4 * k, x[k]);
+        put_f32(p + 16 + 4 * k, v[k]);
+    }
+    if (dark) {
+        put_f32(p + 28, 0.0f); /* eps */
+        put_i32(p + 32, i);
+    } else {
+        put_f32(p + 28, (float)(b->tag[i] & 7)); /* metals: the tag */
+        put_f32(p + 32, 0.0f);             /* tform */
+        put_f32(p + 36, 0.0f);             /* eps */
+        put_i32(p + 40, i);
+    }
+}
+
+/* Dark particles first (galaxy 0, then galaxy 1), then stars, each group in body order. */
+static unsigned char *encode(const Bodies *b, double time, size_t *len)
+{
+    int ndark = 0, ndark1 = 0;
+    for (int i = 0; i < b->n; i++)
+        if (BODY_TAG_COMPONENT(b->tag[i]) == BODY_HALO) {
+            ndark++;
+            ndark1 += BODY_TAG_GALAXY(b->tag[i]);
+        }
+    int nstar = b->n - ndark;
+    *len = TIPSY_HEADER + (size_t)ndark * TIPSY_DARK + (size_t)nstar * TIPSY_STAR;
+    unsigned char *buf = calloc(*len, 1), *p = buf;
+    if (!buf) return NULL;
+    put_f64(p, time);
+    put_i32(p + 8, b->n);
+    put_i32(p + 12, 3);
+    put_i32(p + 16, 0);
+    put_i32(p + 20, ndark);
+    put_i32(p + 24, nstar);
+    put_u32(p + 28, (uint32_t)ndark1);
+    p += TIPSY_HEADER;
+    for (int galaxy = 0; galaxy < 2; galaxy++)
+        for (int i = 0; i < b->n; i++)
+            if (BODY_TAG_COMPONENT(b->tag[i]) == BODY_HALO && BODY_TAG_GALAXY(b->tag[i]) == galaxy) {
+                encode_body(b, i, 1, p);
+                p += TIPSY_DARK;
+            }
+    for (int i = 0; i < b->n; i++)
+        if (BODY_TAG_COMPONENT(b->tag[i]) != BODY_HALO) {
+            encode_body(b, i, 0, p);
+            p += TIPSY_STAR;
+        }
+    return buf;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Flushes the rename itself to disk; a failure here leaves the new file in place, so it is not
+ * reported. */
+static void sync_folder(const char *path)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    int fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+int tipsy_write(const char *path, const Bodies *b, double time, char *err, size_t errlen)
+{
+    if (b->n < 1) {
+        snprintf(err, errlen, "tipsy: %s: no bodies to write", path);
+        return -1;
+    }
+    if (b->n > TIPSY_MAX_BODIES) {
+        snprintf(err, errlen, "tipsy: %s: %d bodies, more than the %d Starburst writes", path, b->n,
+                 TIPSY_MAX_BODIES);
+        return -1;
+    }
+    size_t len;
+    unsigned char *buf = encode(b, time, &len);
+    if (!buf) {
+        snprintf(err, errlen, "tipsy: %s: out of memory for %d bodies", path, b->n);
+        return -1;
+    }
+    size_t tlen = strlen(path) + sizeof ".tmp.XXXXXX";
+    char *tmp = malloc(tlen);
+    if (!tmp) {
+        free(buf);
+        snprintf(err, errlen, "tipsy: %s: out of memory", path);
+        return -1;
+    }
+    snprintf(tmp, tlen, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "tipsy: %s: cannot create a file beside it: %s", path, strerror(errno));
+        free(tmp);
+        free(buf);
+        return -1;
+    }
+    const char *step = NULL;
+    int e = 0;
+    if (fchmod(fd, 0644) != 0) step = "cannot set its mode";
+    else if (write_all(fd, buf, len) != 0) step = "write failed";
+    else if (fsync(fd) != 0) step = "fsync failed";
+    if (step) e = errno;
+    if (close(fd) != 0 && !step) {
+        step = "close failed";
+        e = errno;
+    }
+    if (!step && rename(tmp, path) != 0) {
+        step = "cannot replace it";
+        e = errno;
+    }
+    if (step) {
+        unlink(tmp);
+        snprintf(err, errlen, "tipsy: %s: %s: %s", path, step, strerror(e));
+    } else {
+        sync_folder(path);
+    }
+    free(tmp);
+    free(buf);
+    return step ? -1 : 0;
+}
