@@ -1,0 +1,89 @@
+/* C launchers for the CUDA kernels: the force ladder, the leapfrog drift, energy, and the timing
+ * core of the bench. Every launcher returns the launch's cudaError_t (cudaGetLastError after
+ * the launch), so a caller checks one value; none synchronises unless it says so.
+ *
+ * Body arrays are n float4: positions (x, y, z, mass), velocities (vx, vy, vz, 0), accelerations
+ * (ax, ay, az, 0). Softening below NBODY_MIN_EPS2 is raised to it: the self term and zero-mass
+ * padding then compute 0 * finite instead of 0 * inf. */
+#ifndef STARBURST_KERNELS_H
+#define STARBURST_KERNELS_H
+
+#include <stddef.h>
+
+#include <cuda_runtime_api.h>
+
+#include "sim/sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NBODY_MIN_EPS2 1e-24f
+
+/* Launch shape. q: threads per body (mtpb: 1, 2, 4, ..., 32; other kernels: 1). block: threads
+ * per block, a power of two from 32 to 1024 and at least q. r: bodies per thread (mtpb: 1 or 2). */
+typedef struct NbodyShape {
+    int q, block, r;
+} NbodyShape;
+
+/* One force launch: a = forces(pos); acc = a; then, where vel is given, v = (v + a kick) damping
+ * and, where speed is given, speed = |v|. vel = NULL stores a alone (kick and damping unused). */
+typedef struct NbodyForces {
+    SimKernel kernel;       /* SIM_KERNEL_DEFAULT = mtpb */
+    SimPrecision precision; /* DOUBLE runs the fp64 mtpb kernel (kernel must be mtpb) */
+    NbodyShape shape;
+    int n;
+    float eps2;
+    const float4 *pos;
+    float4 *acc;
+    float4 *vel;
+    float kick, damping;
+    float *speed;
+} NbodyForces;
+
+cudaError_t nbody_forces_launch(const NbodyForces *f, cudaStream_t stream);
+
+/* The shape the mtpb kernel runs at for n bodies on sm_count multiprocessors: enough threads
+ * per body to give every multiprocessor enough warps, the least tail imbalance, and two bodies
+ * per thread where the bodies alone fill the GPU. q or block > 0 are kept as given (check the
+ * result with nbody_shape_check). Pure arithmetic: needs no device. */
+NbodyShape nbody_choose_shape(int n, int sm_count, SimPrecision precision, int q, int block);
+/* Checks a shape for a kernel and precision; returns 0, or -1 with one line in err. */
+int nbody_shape_check(SimKernel kernel, SimPrecision precision, NbodyShape shape, char *err, size_t errlen);
+/* The shape of a non-mtpb kernel: q = 1, r = 1, block as given or 256. */
+NbodyShape nbody_plain_shape(int block);
+
+/* v += a half_kick (skipped when half_kick = 0), then x += v dt; mass untouched. */
+cudaError_t nbody_drift_launch(float4 *pos, float4 *vel, const float4 *acc, int n, float dt, float half_kick,
+                               cudaStream_t stream);
+/* speed[i] = |v_i|. */
+cudaError_t nbody_speed_launch(const float4 *vel, float *speed, int n, cudaStream_t stream);
+
+/* Blocks the energy kernel uses for n bodies, and so the partial sums it writes (2 per block). */
+int nbody_energy_blocks(int n);
+/* Kinetic and potential energy in double, -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2) with G = 1.
+ * partials: device scratch of 2 * nbody_energy_blocks(n) doubles. Synchronises the stream. */
+cudaError_t nbody_energy(const float4 *pos, const float4 *vel, int n, double eps2, double *partials,
+                         cudaStream_t stream, double *kinetic, double *potential);
+
+/* cudaSuccess when this build holds kernels the current device can run; otherwise the error
+ * (cudaErrorNoKernelImageForDevice, ...). */
+cudaError_t nbody_kernels_check(void);
+
+/* The bench's timing core: n bodies of a fixed random ball on the current device. */
+typedef struct NbodyBench NbodyBench;
+cudaError_t nbody_bench_create(NbodyBench **b, int n, unsigned seed);
+void nbody_bench_destroy(NbodyBench *b);
+/* Median over `repeats` timed launches, after a warm-up, of the fused force + kick kernel
+ * (force_ms) and of a whole step, drift + force + kick (step_ms). */
+cudaError_t nbody_bench_time(NbodyBench *b, SimKernel kernel, SimPrecision precision, NbodyShape shape,
+                             int repeats, double *force_ms, double *step_ms);
+/* FP32 instructions per second the device sustains on independent FFMA chains. */
+cudaError_t nbody_bench_fp32_peak(double *fp32_instr_per_s);
+cudaError_t nbody_device_info(char *name, size_t namelen, int *sm_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

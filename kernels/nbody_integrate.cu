@@ -1,0 +1,129 @@
+/* The kernels around the forces: the leapfrog drift (with the opening half kick of an advance
+ * folded into its first one), the speeds the renderer colours by, and the energy in double. */
+#include "kernels.h"
+
+#include <stdlib.h>
+
+namespace {
+
+constexpr int BLOCK = 256;
+
+template <bool HALF_KICK>
+__global__ void drift(float4 *__restrict__ pos, float4 *__restrict__ vel, const float4 *__restrict__ acc, int n,
+                      float dt, float half_kick)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float4 v = vel[i];
+    if (HALF_KICK) {
+        float4 a = acc[i];
+        v.x = fmaf(a.x, half_kick, v.x);
+        v.y = fmaf(a.y, half_kick, v.y);
+        v.z = fmaf(a.z, half_kick, v.z);
+        vel[i] = v;
+    }
+    float4 p = pos[i];
+    p.x = fmaf(v.x, dt, p.x);
+    p.y = fmaf(v.y, dt, p.y);
+    p.z = fmaf(v.z, dt, p.z);
+    pos[i] = p;
+}
+
+__global__ void speed(const float4 *__restrict__ vel, float *__restrict__ out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float4 v = vel[i];
+    out[i] = sqrtf(v.x * v.x + v.y * v.y + v.z * v.z);
+}
+
+/* One thread per body sums its potential over every other body (tiles of BLOCK bodies in
+ * shared memory); the block then reduces kinetic and potential to one pair of partial sums.
+ * Each pair i, j is met twice, so a body keeps half of its m_i phi_i. */
+__global__ void energy(const float4 *__restrict__ pos, const float4 *__restrict__ vel, int n, double eps2,
+                       double *__restrict__ partials)
+{
+    __shared__ double tile[BLOCK][4];
+    __shared__ double red[2][BLOCK];
+    const int i = blockIdx.x * BLOCK + threadIdx.x;
+    float4 pf = i < n ? pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    float4 vf = i < n ? vel[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    double phi = 0.0;
+    for (int base = 0; base < n; base += BLOCK) {
+        int j = base + threadIdx.x;
+        float4 q = j < n ? pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        tile[threadIdx.x][0] = q.x;
+        tile[threadIdx.x][1] = q.y;
+        tile[threadIdx.x][2] = q.z;
+        tile[threadIdx.x][3] = q.w;
+        __syncthreads();
+        int count = min(BLOCK, n - base);
+        for (int k = 0; k < count; k++) {
+            if (base + k == i) continue;
+            double dx = tile[k][0] - pf.x, dy = tile[k][1] - pf.y, dz = tile[k][2] - pf.z;
+            double r2 = fma(dz, dz, fma(dy, dy, fma(dx, dx, eps2)));
+            phi += tile[k][3] * rsqrt(r2);
+        }
+        __syncthreads();
+    }
+    double m = pf.w;
+    double v2 = (double)vf.x * vf.x + (double)vf.y * vf.y + (double)vf.z * vf.z;
+    red[0][threadIdx.x] = i < n ? 0.5 * m * v2 : 0.0;
+    red[1][threadIdx.x] = i < n ? -0.5 * m * phi : 0.0;
+    __syncthreads();
+    for (int half = BLOCK / 2; half > 0; half /= 2) {
+        if (threadIdx.x < half) {
+            red[0][threadIdx.x] += red[0][threadIdx.x + half];
+            red[1][threadIdx.x] += red[1][threadIdx.x + half];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        partials[2 * blockIdx.x] = red[0][0];
+        partials[2 * blockIdx.x + 1] = red[1][0];
+    }
+}
+
+int blocks(int n) { return (n + BLOCK - 1) / BLOCK; }
+
+} // namespace
+
+extern "C" cudaError_t nbody_drift_launch(float4 *pos, float4 *vel, const float4 *acc, int n, float dt,
+                                          float half_kick, cudaStream_t stream)
+{
+    if (half_kick != 0.0f)
+        drift<true><<<blocks(n), BLOCK, 0, stream>>>(pos, vel, acc, n, dt, half_kick);
+    else
+        drift<false><<<blocks(n), BLOCK, 0, stream>>>(pos, vel, acc, n, dt, 0.0f);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t nbody_speed_launch(const float4 *vel, float *out, int n, cudaStream_t stream)
+{
+    speed<<<blocks(n), BLOCK, 0, stream>>>(vel, out, n);
+    return cudaGetLastError();
+}
+
+extern "C" int nbody_energy_blocks(int n) { return blocks(n); }
+
+extern "C" cudaError_t nbody_energy(const float4 *pos, const float4 *vel, int n, double eps2, double *partials,
+                                    cudaStream_t stream, double *kinetic, double *potential)
+{
+    int nb = blocks(n);
+    energy<<<nb, BLOCK, 0, stream>>>(pos, vel, n, eps2, partials);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+    double *host = (double *)malloc(2 * (size_t)nb * sizeof(double));
+    if (!host) return cudaErrorMemoryAllocation;
+    e = cudaMemcpyAsync(host, partials, 2 * (size_t)nb * sizeof(double), cudaMemcpyDeviceToHost, stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+    double k = 0.0, p = 0.0;
+    for (int b = 0; b < nb && e == cudaSuccess; b++) {
+        k += host[2 * b];
+        p += host[2 * b + 1];
+    }
+    free(host);
+    *kinetic = k;
+    *potential = p;
+    return e;
+}

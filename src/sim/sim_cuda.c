@@ -1,0 +1,457 @@
+/* The CUDA backend. Bodies stay on the device: positions in the GL vertex buffer when one is
+ * given (registered once, mapped once per advance, updated in place) or in device memory of our
+ * own; velocities and accelerations in device memory. A step is two launches, the drift and the
+ * fused force + kick. The GL context must be current on the calling thread whenever a buffer is
+ * given. A CUDA error in the hot path is kept, reported once on stderr, and stops the
+ * simulation; nothing aborts the program. */
+#include <GL/glew.h>
+
+#include <cuda_gl_interop.h>
+#include <cuda_runtime_api.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernels.h"
+#include "sim/sim_backend.h"
+
+typedef struct SimCuda {
+    int n;
+    int sm_count;
+    char device_name[256];
+    SimKernel kernel;
+    SimPrecision precision;
+    NbodyShape shape;
+    cudaStream_t stream;
+    float4 *pos; /* our own positions when no vertex buffer is given */
+    float4 *vel, *acc;
+    float4 *scratch; /* sim_accelerations' output, allocated on first use */
+    double *partials;
+    cudaGraphicsResource_t res[2];
+    int nres, res_pos, res_speed; /* indices into res, -1 when absent */
+    uint8_t *tags;
+    float acc_softening; /* softening of the stored accelerations; NAN = none yet */
+    double map_ms;       /* the last advance's time in map and unmap */
+    bool failed, reported;
+    char error[256];
+} SimCuda;
+
+static const char *file_base(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* Keeps the first error; every later call of the backend then does nothing. */
+static bool sc_check(SimCuda *c, cudaError_t e, const char *what, int line)
+{
+    if (e == cudaSuccess) return true;
+    if (!c->failed) {
+        c->failed = true;
+        snprintf(c->error, sizeof c->error, "cuda: %s:%d: %s: %s", file_base(__FILE__), line, what,
+                 cudaGetErrorString(e));
+    }
+    return false;
+}
+#define SC_CHECK(c, call) sc_check((c), (call), #call, __LINE__)
+
+static void sc_report(SimCuda *c)
+{
+    if (c->failed && !c->reported) {
+        fprintf(stderr, "sim: %s (the simulation stops)\n", c->error);
+        c->reported = true;
+    }
+}
+
+static bool sc_fail(SimCuda *c, const char *msg)
+{
+    if (!c->failed) {
+        c->failed = true;
+        snprintf(c->error, sizeof c->error, "%s", msg);
+    }
+    return false;
+}
+
+/* The device pointer of mapped resource idx, refused when the buffer is smaller than need. */
+static bool sc_mapped(SimCuda *c, int idx, size_t need, const char *what, void **ptr)
+{
+    size_t size = 0;
+    if (!SC_CHECK(c, cudaGraphicsResourceGetMappedPointer(ptr, &size, c->res[idx]))) return false;
+    if (size >= need) return true;
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s buffer holds %zu bytes, %d bodies need %zu", what, size, c->n, need);
+    return sc_fail(c, msg);
+}
+
+/* Maps the vertex buffers (one call for both) and returns the device pointers to use. */
+static bool sc_map(SimCuda *c, float4 **pos, float **speed)
+{
+    *pos = c->pos;
+    *speed = NULL;
+    if (c->nres == 0) return true;
+    if (!SC_CHECK(c, cudaGraphicsMapResources(c->nres, c->res, c->stream))) return false;
+    const size_t n = (size_t)c->n;
+    if ((c->res_pos < 0 || sc_mapped(c, c->res_pos, n * sizeof(float4), "position", (void **)pos)) &&
+        (c->res_speed < 0 || sc_mapped(c, c->res_speed, n * sizeof(float), "speed", (void **)speed)))
+        return true;
+    cudaGraphicsUnmapResources(c->nres, c->res, c->stream);
+    return false;
+}
+
+static void sc_unmap(SimCuda *c)
+{
+    if (c->nres) SC_CHECK(c, cudaGraphicsUnmapResources(c->nres, c->res, c->stream));
+}
+
+static NbodyForces sc_forces(const SimCuda *c, const float4 *pos, float softening)
+{
+    NbodyForces f = {
+        .kernel = c->kernel,
+        .precision = c->precision,
+        .shape = c->shape,
+        .n = c->n,
+        .eps2 = softening * softening,
+        .pos = pos,
+        .acc = c->acc,
+        .damping = 1.0f,
+    };
+    return f;
+}
+
+/* The launch shape for kernel k with the caller's threads per body and block size (0 = chosen). */
+static int sc_shape(const SimCuda *c, SimKernel k, int q, int block, NbodyShape *out, char *err, size_t errlen)
+{
+    if (q < 0 || block < 0) {
+        snprintf(err, errlen, "threads per body %d, block size %d: 0 chooses, negative is not a size", q, block);
+        return -1;
+    }
+    NbodyShape s;
+    if (k == SIM_KERNEL_MTPB) {
+        s = nbody_choose_shape(c->n, c->sm_count, c->precision, q, block);
+    } else {
+        if (q > 1) {
+            snprintf(err, errlen, "%d threads per body: only the mtpb kernel splits a body across threads", q);
+            return -1;
+        }
+        s = nbody_plain_shape(block);
+    }
+    if (nbody_shape_check(k, c->precision, s, err, errlen) != 0) return -1;
+    *out = s;
+    return 0;
+}
+
+/* Writes positions and velocities of b to the device, and the speeds where a buffer takes them. */
+static bool sc_upload(SimCuda *c, const Bodies *b)
+{
+    float4 *pos;
+    float *speed;
+    if (!sc_map(c, &pos, &speed)) return false;
+    size_t bytes = (size_t)c->n * sizeof(float4);
+    bool ok = SC_CHECK(c, cudaMemcpyAsync(pos, b->pos, bytes, cudaMemcpyHostToDevice, c->stream)) &&
+              SC_CHECK(c, cudaMemcpyAsync(c->vel, b->vel, bytes, cudaMemcpyHostToDevice, c->stream));
+    if (ok && speed) ok = SC_CHECK(c, nbody_speed_launch(c->vel, speed, c->n, c->stream));
+    sc_unmap(c);
+    ok = SC_CHECK(c, cudaStreamSynchronize(c->stream)) && ok;
+    if (!ok) return false;
+    memcpy(c->tags, b->tag, (size_t)c->n);
+    c->acc_softening = NAN;
+    return true;
+}
+
+static void cuda_destroy(void *impl)
+{
+    SimCuda *c = impl;
+    if (!c) return;
+    for (int i = 0; i < c->nres; i++) cudaGraphicsUnregisterResource(c->res[i]);
+    cudaFree(c->pos);
+    cudaFree(c->vel);
+    cudaFree(c->acc);
+    cudaFree(c->scratch);
+    cudaFree(c->partials);
+    if (c->stream) cudaStreamDestroy(c->stream);
+    free(c->tags);
+    free(c);
+}
+
+/* Device memory for n bodies: velocities, accelerations, our own positions without a buffer,
+ * and the energy partial sums. */
+static size_t sc_bytes(long long n, bool own_positions)
+{
+    size_t per_body = (own_positions ? 3 : 2) * sizeof(float4);
+    return (size_t)n * per_body + 2 * sizeof(double) * (size_t)((n + 255) / 256);
+}
+
+void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen)
+{
+    SimCuda *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, errlen, "CUDA backend: out of memory");
+        return NULL;
+    }
+    c->n = initial->n;
+    c->res_pos = c->res_speed = -1;
+    c->acc_softening = NAN;
+    const bool interop = desc->position_vbo != 0 || desc->speed_vbo != 0;
+
+    /* With a GL buffer, run on the device that drives the GL context. */
+    int device = 0;
+    if (interop) {
+        unsigned int count = 0;
+        int devices[4];
+        cudaError_t e = cudaGLGetDevices(&count, devices, 4, cudaGLDeviceListAll);
+        if (e != cudaSuccess || count == 0) {
+            snprintf(err, errlen, "the GL context does not run on a CUDA device (%s): CUDA-GL interop needs "
+                                  "NVIDIA's OpenGL driver",
+                     e != cudaSuccess ? cudaGetErrorString(e) : "no device listed");
+            cudaGetLastError();
+            cuda_destroy(c);
+            return NULL;
+        }
+        device = devices[0];
+        if (!SC_CHECK(c, cudaSetDevice(device))) goto fail;
+    } else if (!SC_CHECK(c, cudaGetDevice(&device))) {
+        goto fail;
+    }
+    struct cudaDeviceProp prop;
+    if (!SC_CHECK(c, cudaGetDeviceProperties(&prop, device))) goto fail;
+    snprintf(c->device_name, sizeof c->device_name, "%s", prop.name);
+    c->sm_count = prop.multiProcessorCount;
+
+    c->kernel = desc->kernel == SIM_KERNEL_DEFAULT ? SIM_KERNEL_MTPB : desc->kernel;
+    c->precision = desc->precision;
+    if (sc_shape(c, c->kernel, desc->threads_per_body, desc->block_size, &c->shape, err, errlen) != 0) {
+        cuda_destroy(c);
+        return NULL;
+    }
+
+    const bool own_positions = desc->position_vbo == 0;
+    size_t free_bytes = 0, total_bytes = 0;
+    if (!SC_CHECK(c, cudaMemGetInfo(&free_bytes, &total_bytes))) goto fail;
+    size_t usable = free_bytes / 10 * 9;
+    if (sc_bytes(c->n, own_positions) > usable) {
+        long long fit = (long long)(usable / sc_bytes(1, own_positions));
+        while (fit > 0 && sc_bytes(fit, own_positions) > usable) fit--;
+        snprintf(err, errlen, "%d bodies need %.0f MiB of GPU memory, %s has %.0f MiB free: at most %lld bodies fit",
+                 c->n, sc_bytes(c->n, own_positions) / 1048576.0, c->device_name, free_bytes / 1048576.0, fit);
+        cuda_destroy(c);
+        return NULL;
+    }
+
+    const size_t bytes = (size_t)c->n * sizeof(float4);
+    if (!SC_CHECK(c, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking))) goto fail;
+    if (own_positions && !SC_CHECK(c, cudaMalloc((void **)&c->pos, bytes))) goto fail;
+    if (!SC_CHECK(c, cudaMalloc((void **)&c->vel, bytes))) goto fail;
+    if (!SC_CHECK(c, cudaMalloc((void **)&c->acc, bytes))) goto fail;
+    if (!SC_CHECK(c, cudaMalloc((void **)&c->partials, 2 * sizeof(double) * (size_t)nbody_energy_blocks(c->n))))
+        goto fail;
+    c->tags = malloc((size_t)c->n);
+    if (!c->tags) {
+        sc_fail(c, "CUDA backend: out of host memory");
+        goto fail;
+    }
+
+    if (desc->position_vbo) {
+        c->res_pos = c->nres;
+        if (!SC_CHECK(c, cudaGraphicsGLRegisterBuffer(&c->res[c->nres++], desc->position_vbo,
+                                                      cudaGraphicsRegisterFlagsNone)))
+            goto fail;
+    }
+    if (desc->speed_vbo) {
+        c->res_speed = c->nres;
+        if (!SC_CHECK(c, cudaGraphicsGLRegisterBuffer(&c->res[c->nres++], desc->speed_vbo,
+                                                      cudaGraphicsRegisterFlagsNone)))
+            goto fail;
+    }
+    if (!sc_upload(c, initial)) goto fail;
+    return c;
+fail:
+    if (c->nres > 0 && c->res[c->nres - 1] == NULL) c->nres--;
+    snprintf(err, errlen, "%s", c->error);
+    cuda_destroy(c);
+    return NULL;
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static void cuda_advance(void *impl, const SimParams *p, int steps)
+{
+    SimCuda *c = impl;
+    if (c->failed || steps <= 0) return;
+    float4 *pos;
+    float *speed;
+    double t0 = now_ms();
+    bool mapped = sc_map(c, &pos, &speed);
+    c->map_ms = now_ms() - t0;
+    if (mapped) {
+        NbodyForces f = sc_forces(c, pos, p->softening);
+        bool ok = true;
+        /* The stored accelerations are those of the current positions unless softening changed. */
+        if (!(c->acc_softening == p->softening)) {
+            ok = SC_CHECK(c, nbody_forces_launch(&f, c->stream));
+            if (ok) c->acc_softening = p->softening;
+        }
+        f.vel = c->vel;
+        f.damping = p->damping;
+        for (int s = 0; ok && s < steps; s++) {
+            const bool last = s == steps - 1;
+            /* The first drift of an advance also gives the opening half kick. */
+            ok = SC_CHECK(c, nbody_drift_launch(pos, c->vel, c->acc, c->n, p->dt, s == 0 ? 0.5f * p->dt : 0.0f,
+                                                c->stream));
+            /* A full kick joins this step's closing half kick to the next step's opening one. */
+            f.kick = last ? 0.5f * p->dt : p->dt;
+            f.speed = last ? speed : NULL;
+            if (ok) ok = SC_CHECK(c, nbody_forces_launch(&f, c->stream));
+        }
+        /* The steps finish first, so the unmap is timed alone. */
+        SC_CHECK(c, cudaStreamSynchronize(c->stream));
+        t0 = now_ms();
+        sc_unmap(c);
+        SC_CHECK(c, cudaStreamSynchronize(c->stream));
+        c->map_ms += now_ms() - t0;
+    }
+    sc_report(c);
+}
+
+static void cuda_read(void *impl, Bodies *out)
+{
+    SimCuda *c = impl;
+    memcpy(out->tag, c->tags, (size_t)c->n);
+    if (c->failed) return;
+    float4 *pos;
+    float *speed;
+    if (sc_map(c, &pos, &speed)) {
+        size_t bytes = (size_t)c->n * sizeof(float4);
+        SC_CHECK(c, cudaMemcpyAsync(out->pos, pos, bytes, cudaMemcpyDeviceToHost, c->stream));
+        SC_CHECK(c, cudaMemcpyAsync(out->vel, c->vel, bytes, cudaMemcpyDeviceToHost, c->stream));
+        sc_unmap(c);
+        SC_CHECK(c, cudaStreamSynchronize(c->stream));
+    }
+    sc_report(c);
+}
+
+static int cuda_load(void *impl, const Bodies *b, char *err, size_t errlen)
+{
+    SimCuda *c = impl;
+    if (c->failed || !sc_upload(c, b)) {
+        snprintf(err, errlen, "%s", c->error);
+        sc_report(c);
+        return -1;
+    }
+    return 0;
+}
+
+static SimEnergy cuda_energy(void *impl, float softening)
+{
+    SimCuda *c = impl;
+    SimEnergy e = {NAN, NAN};
+    float4 *pos;
+    float *speed;
+    if (!c->failed && sc_map(c, &pos, &speed)) {
+        double k, u;
+        if (SC_CHECK(c, nbody_energy(pos, c->vel, c->n, (double)softening * softening, c->partials, c->stream, &k,
+                                     &u))) {
+            e.kinetic = k;
+            e.potential = u;
+        }
+        sc_unmap(c);
+        SC_CHECK(c, cudaStreamSynchronize(c->stream));
+    }
+    sc_report(c);
+    return e;
+}
+
+static void cuda_accelerations(void *impl, float softening, float *acc3)
+{
+    SimCuda *c = impl;
+    const size_t bytes = (size_t)c->n * sizeof(float4);
+    float4 *host = malloc(bytes);
+    float4 *pos;
+    float *speed;
+    bool ok = host != NULL || sc_fail(c, "CUDA backend: out of host memory");
+    if (ok && !c->scratch) ok = SC_CHECK(c, cudaMalloc((void **)&c->scratch, bytes));
+    if (ok && !c->failed && sc_map(c, &pos, &speed)) {
+        NbodyForces f = sc_forces(c, pos, softening);
+        f.acc = c->scratch;
+        /* Poisoned with NaN so an element the kernel skips cannot pass for a result. */
+        ok = SC_CHECK(c, cudaMemsetAsync(c->scratch, 0xff, bytes, c->stream)) &&
+             SC_CHECK(c, nbody_forces_launch(&f, c->stream)) &&
+             SC_CHECK(c, cudaMemcpyAsync(host, c->scratch, bytes, cudaMemcpyDeviceToHost, c->stream));
+        sc_unmap(c);
+        ok = SC_CHECK(c, cudaStreamSynchronize(c->stream)) && ok;
+    } else {
+        ok = false;
+    }
+    for (int i = 0; i < c->n; i++) {
+        acc3[3 * i] = ok ? host[i].x : NAN;
+        acc3[3 * i + 1] = ok ? host[i].y : NAN;
+        acc3[3 * i + 2] = ok ? host[i].z : NAN;
+    }
+    free(host);
+    sc_report(c);
+}
+
+static int cuda_set_kernel(void *impl, SimKernel k, int q, int block, char *err, size_t errlen)
+{
+    SimCuda *c = impl;
+    NbodyShape s;
+    if (sc_shape(c, k, q, block, &s, err, errlen) != 0) return -1;
+    c->kernel = k;
+    c->shape = s;
+    return 0;
+}
+
+static void cuda_launch_shape(const void *impl, int *q, int *block)
+{
+    const SimCuda *c = impl;
+    *q = c->shape.q;
+    *block = c->shape.block;
+}
+
+static const char *cuda_device_name(const void *impl) { return ((const SimCuda *)impl)->device_name; }
+static double cuda_map_ms(const void *impl) { return ((const SimCuda *)impl)->map_ms; }
+
+bool sim_cuda_probe(char *why, size_t whylen)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        snprintf(why, whylen, "no CUDA device (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+        cudaGetLastError();
+        return false;
+    }
+    e = nbody_kernels_check();
+    if (e != cudaSuccess) {
+        int dev = 0;
+        struct cudaDeviceProp p;
+        cudaGetDevice(&dev);
+        if (cudaGetDeviceProperties(&p, dev) == cudaSuccess)
+            snprintf(why, whylen, "the kernels cannot run on %s, compute capability %d.%d (%s)", p.name, p.major,
+                     p.minor, cudaGetErrorString(e));
+        else
+            snprintf(why, whylen, "the kernels cannot run here (%s)", cudaGetErrorString(e));
+        cudaGetLastError();
+        return false;
+    }
+    return true;
+}
+
+const SimBackendImpl sim_cuda_impl = {
+    .destroy = cuda_destroy,
+    .advance = cuda_advance,
+    .read = cuda_read,
+    .load = cuda_load,
+    .energy = cuda_energy,
+    .accelerations = cuda_accelerations,
+    .set_kernel = cuda_set_kernel,
+    .launch_shape = cuda_launch_shape,
+    .device_name = cuda_device_name,
+    .map_ms = cuda_map_ms,
+};

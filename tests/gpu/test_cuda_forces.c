@@ -1,0 +1,377 @@
+/* The force ladder against the f64 reference: every kernel in float and the fp64 mtpb, on random
+ * balls and on the galaxy model, at sizes that hit every tail; every mtpb launch shape with the
+ * fused kick; the default shapes; and the shapes a user may not ask for. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gpu_common.h"
+#ifdef STARBURST_HAVE_CUDA
+#include "kernels.h"
+#endif
+
+#define NORM_TOL 1e-5
+#define P999_TOL 1e-3
+/* From this N on, the reference covers every SUBSET_STRIDE-th body (and the last) only. */
+#define SUBSET_FROM 20001
+#define SUBSET_STRIDE 64
+
+typedef struct Reference {
+    int count;    /* bodies checked */
+    int *targets; /* their indices */
+    double *acc;  /* 3 per checked body */
+} Reference;
+
+static void reference_build(Reference *r, const Bodies *b, double eps)
+{
+    const int n = b->n;
+    r->count = n < SUBSET_FROM ? n : (n - 1) / SUBSET_STRIDE + 2;
+    r->targets = malloc((size_t)r->count * sizeof *r->targets);
+    r->acc = malloc(3 * (size_t)(n < SUBSET_FROM ? n : r->count) * sizeof *r->acc);
+    assert_non_null(r->targets);
+    assert_non_null(r->acc);
+    if (n < SUBSET_FROM) {
+        for (int i = 0; i < n; i++) r->targets[i] = i;
+        sim_reference_accelerations(b->pos, n, eps, r->acc);
+        return;
+    }
+    const double eps2 = eps * eps;
+    for (int t = 0; t < r->count; t++) {
+        int i = t < r->count - 1 ? t * SUBSET_STRIDE : n - 1;
+        const float *pi = b->pos + 4 * i;
+        double ax = 0, ay = 0, az = 0;
+        for (int j = 0; j < n; j++) {
+            const float *pj = b->pos + 4 * j;
+            double dx = (double)pj[0] - pi[0], dy = (double)pj[1] - pi[1], dz = (double)pj[2] - pi[2];
+            double r2 = dx * dx + dy * dy + dz * dz + eps2;
+            if (r2 <= 0) continue;
+            double inv = 1 / sqrt(r2);
+            double s = pj[3] * inv * inv * inv;
+            ax += dx * s;
+            ay += dy * s;
+            az += dz * s;
+        }
+        r->targets[t] = i;
+        r->acc[3 * t] = ax;
+        r->acc[3 * t + 1] = ay;
+        r->acc[3 * t + 2] = az;
+    }
+}
+
+static void reference_free(Reference *r)
+{
+    free(r->targets);
+    free(r->acc);
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* ||a - ref|| / ||ref|| over the checked bodies, and the 99.9th percentile of the per-body
+ * relative error; a NaN or infinity anywhere fails. acc3 holds 3 floats for every body. */
+static void check_acc(const char *what, const float *acc3, const Reference *r)
+{
+    double num = 0, den = 0;
+    double *rel = malloc((size_t)r->count * sizeof *rel);
+    assert_non_null(rel);
+    for (int t = 0; t < r->count; t++) {
+        const int i = r->targets[t];
+        double d2 = 0, r2 = 0;
+        for (int k = 0; k < 3; k++) {
+            double a = acc3[3 * i + k], ref = r->acc[3 * t + k];
+            if (!isfinite(a)) {
+                free(rel);
+                fail_msg("%s: body %d component %d is %g (unwritten or not finite)", what, i, k, a);
+            }
+            d2 += (a - ref) * (a - ref);
+            r2 += ref * ref;
+        }
+        num += d2;
+        den += r2;
+        rel[t] = r2 > 0 ? sqrt(d2 / r2) : (d2 == 0 ? 0 : INFINITY);
+    }
+    double norm = den > 0 ? sqrt(num / den) : (num == 0 ? 0 : INFINITY);
+    qsort(rel, (size_t)r->count, sizeof *rel, compare_double);
+    double p999 = rel[(int)floor(0.999 * (r->count - 1))];
+    free(rel);
+    if (!(norm < NORM_TOL) || !(p999 < P999_TOL))
+        fail_msg("%s: norm-wise error %.3g (limit %g), 99.9th percentile per body %.3g (limit %g)", what, norm,
+                 NORM_TOL, p999, P999_TOL);
+}
+
+static float *poisoned(int n)
+{
+    float *a = malloc(3 * (size_t)n * sizeof *a);
+    assert_non_null(a);
+    for (int i = 0; i < 3 * n; i++) a[i] = NAN;
+    return a;
+}
+
+typedef struct LadderCase {
+    const char *input; /* "random" or "galaxy" */
+    int n;
+} LadderCase;
+
+/* Every float kernel of the ladder and the fp64 mtpb on one input. */
+static void test_ladder(void **state)
+{
+    const LadderCase *c = *state;
+    gpu_require_cuda();
+    Bodies b;
+    float eps;
+    if (strcmp(c->input, "galaxy") == 0) {
+        gpu_galaxy(&b, c->n);
+        eps = 0.1f;
+    } else {
+        gpu_random_ball(&b, c->n, 1000 + (uint64_t)c->n);
+        eps = 0.01f;
+    }
+    Reference ref;
+    reference_build(&ref, &b, eps);
+    char what[128];
+
+    Sim *s = gpu_sim(&b, SIM_KERNEL_NAIVE, SIM_PRECISION_FLOAT);
+    for (int k = SIM_KERNEL_NAIVE; k <= SIM_KERNEL_MTPB; k++) {
+        char err[256] = "";
+        if (sim_set_kernel(s, (SimKernel)k, 0, 0, err, sizeof err) != 0) fail_msg("sim_set_kernel: %s", err);
+        int q, block;
+        sim_launch_shape(s, &q, &block);
+        snprintf(what, sizeof what, "%s, %s N = %d (q %d, block %d)", sim_kernel_name((SimKernel)k), c->input, b.n,
+                 q, block);
+        float *acc = poisoned(b.n);
+        sim_accelerations(s, eps, acc);
+        check_acc(what, acc, &ref);
+        free(acc);
+    }
+    sim_destroy(s);
+
+    s = gpu_sim(&b, SIM_KERNEL_MTPB, SIM_PRECISION_DOUBLE);
+    snprintf(what, sizeof what, "mtpb fp64, %s N = %d", c->input, b.n);
+    float *acc = poisoned(b.n);
+    sim_accelerations(s, eps, acc);
+    check_acc(what, acc, &ref);
+    free(acc);
+    sim_destroy(s);
+
+    reference_free(&ref);
+    bodies_free(&b);
+}
+
+#ifdef STARBURST_HAVE_CUDA
+
+#define CU(call)                                                                                                       \
+    do {                                                                                                               \
+        cudaError_t e_ = (call);                                                                                       \
+        if (e_ != cudaSuccess) fail_msg("%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString(e_));        \
+    } while (0)
+
+/* One fused launch at a given shape: accelerations against the reference, and the kick, damping
+ * and speeds against what they must be given those accelerations. */
+static void check_launch(const Bodies *b, const Reference *ref, float eps, SimKernel k, SimPrecision p,
+                         NbodyShape shape, float4 *pos, float4 *acc, float4 *vel, float *speed)
+{
+    const int n = b->n;
+    const size_t bytes = (size_t)n * sizeof(float4);
+    const float kick = 0.25f, damping = 0.5f;
+    CU(cudaMemcpy(vel, b->vel, bytes, cudaMemcpyHostToDevice));
+    CU(cudaMemset(acc, 0xff, bytes));
+    CU(cudaMemset(speed, 0xff, (size_t)n * sizeof(float)));
+    NbodyForces f = {.kernel = k,
+                     .precision = p,
+                     .shape = shape,
+                     .n = n,
+                     .eps2 = eps * eps,
+                     .pos = pos,
+                     .acc = acc,
+                     .vel = vel,
+                     .kick = kick,
+                     .damping = damping,
+                     .speed = speed};
+    CU(nbody_forces_launch(&f, 0));
+    CU(cudaDeviceSynchronize());
+    float *a4 = malloc(bytes), *v4 = malloc(bytes), *sp = malloc((size_t)n * sizeof(float)), *a3 = poisoned(n);
+    assert_true(a4 && v4 && sp);
+    CU(cudaMemcpy(a4, acc, bytes, cudaMemcpyDeviceToHost));
+    CU(cudaMemcpy(v4, vel, bytes, cudaMemcpyDeviceToHost));
+    CU(cudaMemcpy(sp, speed, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++)
+        for (int c = 0; c < 3; c++) a3[3 * i + c] = a4[4 * i + c];
+    char what[128];
+    snprintf(what, sizeof what, "%s%s N = %d, q %d block %d r %d", sim_kernel_name(k),
+             p == SIM_PRECISION_DOUBLE ? " fp64" : "", n, shape.q, shape.block, shape.r);
+    check_acc(what, a3, ref);
+    for (int i = 0; i < n; i++) {
+        double v2 = 0;
+        for (int c = 0; c < 3; c++) {
+            double want = ((double)b->vel[4 * i + c] + (double)a4[4 * i + c] * kick) * damping;
+            double got = v4[4 * i + c];
+            if (!(fabs(got - want) <= 1e-6 * (fabs(want) + 1e-3)))
+                fail_msg("%s: body %d: v[%d] = %.9g after the kick, want %.9g", what, i, c, got, want);
+            v2 += got * got;
+        }
+        if (!(fabs(sp[i] - sqrt(v2)) <= 1e-6 * sqrt(v2) + 1e-12))
+            fail_msg("%s: body %d: speed %.9g, |v| = %.9g", what, i, sp[i], sqrt(v2));
+    }
+    free(a4);
+    free(v4);
+    free(sp);
+    free(a3);
+}
+
+/* Every mtpb shape (q, block up to 512, bodies per thread) and every block size of the other
+ * kernels, in their fused force + kick form, at sizes below, at and around a tile. */
+static void test_launch_shapes(void **state)
+{
+    gpu_require_cuda();
+    static const int ns[] = {1, 7, 1000, 4133};
+    static const int blocks[] = {32, 64, 256, 1024};
+    const float eps = 0.01f;
+    for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
+        const int n = ns[t];
+        Bodies b;
+        gpu_random_ball(&b, n, 7000 + (uint64_t)n);
+        Reference ref;
+        reference_build(&ref, &b, eps);
+        float4 *pos, *acc, *vel;
+        float *speed;
+        CU(cudaMalloc((void **)&pos, (size_t)n * sizeof(float4)));
+        CU(cudaMalloc((void **)&acc, (size_t)n * sizeof(float4)));
+        CU(cudaMalloc((void **)&vel, (size_t)n * sizeof(float4)));
+        CU(cudaMalloc((void **)&speed, (size_t)n * sizeof(float)));
+        CU(cudaMemcpy(pos, b.pos, (size_t)n * sizeof(float4), cudaMemcpyHostToDevice));
+        for (size_t bi = 0; bi < sizeof blocks / sizeof blocks[0]; bi++) {
+            const int block = blocks[bi];
+            for (int k = SIM_KERNEL_NAIVE; k < SIM_KERNEL_MTPB; k++)
+                check_launch(&b, &ref, eps, (SimKernel)k, SIM_PRECISION_FLOAT, (NbodyShape){1, block, 1}, pos, acc,
+                             vel, speed);
+            for (int q = 1; q <= 32 && q <= block && block <= 512; q *= 2) {
+                for (int r = 1; r <= 2; r++)
+                    check_launch(&b, &ref, eps, SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT, (NbodyShape){q, block, r}, pos,
+                                 acc, vel, speed);
+                if (block <= 512)
+                    check_launch(&b, &ref, eps, SIM_KERNEL_MTPB, SIM_PRECISION_DOUBLE, (NbodyShape){q, block, 1},
+                                 pos, acc, vel, speed);
+            }
+        }
+        CU(cudaFree(pos));
+        CU(cudaFree(acc));
+        CU(cudaFree(vel));
+        CU(cudaFree(speed));
+        reference_free(&ref);
+        bodies_free(&b);
+    }
+}
+
+/* The default shape: valid for any N and SM count, keeps what the caller fixed, and fills the
+ * GPU (16K bodies with one thread each would leave half an H100 idle). Needs no device. */
+static void test_default_shape(void **state)
+{
+    static const int sms[] = {1, 8, 114, 132, 144};
+    static const int ns[] = {1, 2, 7, 31, 1000, 4096, 16383, 16384, 65537, 131072, 1048576, 5000000};
+    char err[256];
+    for (size_t si = 0; si < sizeof sms / sizeof sms[0]; si++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+            for (int p = SIM_PRECISION_FLOAT; p <= SIM_PRECISION_DOUBLE; p++) {
+                NbodyShape s = nbody_choose_shape(ns[ni], sms[si], (SimPrecision)p, 0, 0);
+                if (nbody_shape_check(SIM_KERNEL_MTPB, (SimPrecision)p, s, err, sizeof err) != 0)
+                    fail_msg("N = %d on %d SMs: %s", ns[ni], sms[si], err);
+                NbodyShape fixed = nbody_choose_shape(ns[ni], sms[si], (SimPrecision)p, 4, 128);
+                assert_int_equal(fixed.q, 4);
+                assert_int_equal(fixed.block, 128);
+            }
+    for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+        NbodyShape s = nbody_choose_shape(ns[ni], 132, SIM_PRECISION_FLOAT, 0, 0);
+        print_message("N = %7d on 132 SMs: q %2d block %d r %d\n", ns[ni], s.q, s.block, s.r);
+    }
+    NbodyShape s16k = nbody_choose_shape(16384, 132, SIM_PRECISION_FLOAT, 0, 0);
+    assert_true((long long)16384 * s16k.q / s16k.r >= 132 * 512);
+    assert_int_equal(nbody_choose_shape(1048576, 132, SIM_PRECISION_FLOAT, 0, 0).q, 1);
+    assert_int_equal(nbody_choose_shape(16384, 132, SIM_PRECISION_DOUBLE, 0, 0).r, 1);
+}
+
+#endif
+
+/* Shapes a user may not ask for are refused with a message; valid ones are taken. */
+static void test_shape_errors(void **state)
+{
+    gpu_require_cuda();
+    Bodies b;
+    gpu_random_ball(&b, 1000, 42);
+    Sim *s = gpu_sim(&b, SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT);
+    char err[256];
+    static const struct {
+        SimKernel k;
+        int q, block;
+        const char *says;
+    } bad[] = {
+        {SIM_KERNEL_MTPB, 3, 0, "threads per body"},    {SIM_KERNEL_MTPB, 64, 0, "threads per body"},
+        {SIM_KERNEL_MTPB, 0, 100, "block size"},        {SIM_KERNEL_MTPB, 0, 2048, "block size"},
+        {SIM_KERNEL_MTPB, 64, 32, "threads per body"},  {SIM_KERNEL_TILED, 4, 0, "threads per body"},
+        {SIM_KERNEL_NAIVE, 0, 16, "block size"},        {SIM_KERNEL_MTPB, -1, 0, "negative"},
+        {SIM_KERNEL_MTPB, 0, 1024, "block size"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        if (sim_set_kernel(s, bad[i].k, bad[i].q, bad[i].block, err, sizeof err) == 0)
+            fail_msg("%s q %d block %d was accepted", sim_kernel_name(bad[i].k), bad[i].q, bad[i].block);
+        if (!strstr(err, bad[i].says)) fail_msg("%s q %d block %d: \"%s\" does not say \"%s\"",
+                                                sim_kernel_name(bad[i].k), bad[i].q, bad[i].block, err, bad[i].says);
+        assert_int_equal(sim_kernel(s), SIM_KERNEL_MTPB);
+    }
+    int q, block;
+    assert_int_equal(sim_set_kernel(s, SIM_KERNEL_MTPB, 32, 32, err, sizeof err), 0);
+    sim_launch_shape(s, &q, &block);
+    assert_int_equal(q, 32);
+    assert_int_equal(block, 32);
+    assert_int_equal(sim_set_kernel(s, SIM_KERNEL_TILED, 0, 1024, err, sizeof err), 0);
+    assert_int_equal(sim_set_kernel(s, SIM_KERNEL_TILED, 0, 64, err, sizeof err), 0);
+    sim_launch_shape(s, &q, &block);
+    assert_int_equal(q, 1);
+    assert_int_equal(block, 64);
+    assert_int_equal(sim_kernel(s), SIM_KERNEL_TILED);
+    sim_destroy(s);
+
+    s = gpu_sim(&b, SIM_KERNEL_MTPB, SIM_PRECISION_DOUBLE);
+    assert_int_not_equal(sim_set_kernel(s, SIM_KERNEL_TILED, 0, 0, err, sizeof err), 0);
+    assert_non_null(strstr(err, "double"));
+    sim_destroy(s);
+    SimDesc d = {.backend = SIM_BACKEND_CUDA, .kernel = SIM_KERNEL_NAIVE, .precision = SIM_PRECISION_DOUBLE};
+    assert_null(sim_create(&d, &b, err, sizeof err));
+    assert_non_null(strstr(err, "double"));
+    bodies_free(&b);
+}
+
+int main(void)
+{
+    static const int random_ns[] = {1, 7, 1000, 4096, 16383, 16384, 65537};
+    static const int galaxy_ns[] = {1, 7, 1000, 4096, 16383, 16384, 20000};
+    enum { CASES = 14 };
+    static LadderCase cases[CASES];
+    static char names[CASES][48];
+    struct CMUnitTest tests[CASES + 3];
+    int t = 0;
+    for (int i = 0; i < 7; i++) {
+        cases[i] = (LadderCase){"random", random_ns[i]};
+        cases[7 + i] = (LadderCase){"galaxy", galaxy_ns[i]};
+    }
+    for (int i = 0; i < CASES; i++) {
+        snprintf(names[i], sizeof names[i], "ladder_%s_%d", cases[i].input, cases[i].n);
+        tests[t++] = (struct CMUnitTest){.name = names[i], .test_func = test_ladder, .initial_state = &cases[i]};
+    }
+    tests[t++] = (struct CMUnitTest){.name = "shape_errors", .test_func = test_shape_errors};
+#ifdef STARBURST_HAVE_CUDA
+    tests[t++] = (struct CMUnitTest){.name = "launch_shapes", .test_func = test_launch_shapes};
+    tests[t++] = (struct CMUnitTest){.name = "default_shape", .test_func = test_default_shape};
+#endif
+    return _cmocka_run_group_tests("cuda_forces", tests, (size_t)t, NULL, NULL);
+}
