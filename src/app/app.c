@@ -237,6 +237,35 @@ static void app_check_forces(App *a)
         a->force_check.worst);
 }
 
+/* A backend that stopped on an error hands over to the CPU backend, from the last state the
+ * diagnostics read (or the scene's start when there is none yet). */
+static int app_fall_back_to_cpu(App *a)
+{
+    char what[300], err[512];
+    snprintf(what, sizeof what, "%s", sim_error(a->sim));
+    bool have_state = a->ui.diag != NULL;
+    sim_destroy(a->sim);
+    a->sim = NULL;
+    a->backend_wanted = SIM_BACKEND_CPU;
+    if (have_state) {
+        SimDesc sd = {.backend = SIM_BACKEND_CPU,
+                      .position_vbo = renderer_position_vbo(a->renderer),
+                      .speed_vbo = renderer_speed_vbo(a->renderer)};
+        a->sim = sim_create(&sd, &a->state, err, sizeof err);
+    }
+    if (!a->sim && app_reset(a, err, sizeof err) != 0) {
+        fprintf(stderr, "starburst: %s; the CPU backend failed too: %s\n", what, err);
+        return -1;
+    }
+    a->ui.cuda = false;
+    a->ui.backend = sim_backend_name(SIM_BACKEND_CPU);
+    snprintf(a->device, sizeof a->device, "%s", sim_device_name(a->sim));
+    snprintf(a->backend_note, sizeof a->backend_note, "CUDA stopped (%.150s): CPU backend from here.", what);
+    notify(a, "%s", a->backend_note);
+    say(a, "starburst: %s\n", a->notice);
+    return 0;
+}
+
 /* ---- presets ---- */
 
 static const char *find_presets_file(char *buf, size_t len)
@@ -735,6 +764,10 @@ int app_run(const AppOptions *opt)
         a->ui.step_once = false;
         SimParams p = {.dt = a->ui.dt, .softening = a->ui.softening, .damping = a->ui.damping};
         sim_advance(a->sim, &p, steps);
+        if (sim_error(a->sim) && app_fall_back_to_cpu(a) != 0) {
+            status = 1;
+            break;
+        }
         a->ui.sim_time = sim_stats(a->sim).time + (a->have_loaded ? a->loaded.time : 0);
         if (!opt->headless || opt->frames == 0) app_measure_energy(a, t);
 

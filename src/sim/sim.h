@@ -93,6 +93,9 @@ SimEnergy sim_energy(Sim *s, float softening);
 /* Writes the accelerations of the current positions (3n floats) with the active kernel. */
 void sim_accelerations(Sim *s, float softening, float *acc3);
 
+/* The error that stopped the simulation (a failing CUDA call, say), or NULL while it runs. After
+ * an error sim_advance does nothing; the caller may carry on with another backend. */
+const char *sim_error(const Sim *s);
 SimBackend sim_backend(const Sim *s);
 int sim_count(const Sim *s);
 const char *sim_device_name(const Sim *s);

@@ -418,6 +418,12 @@ static void cuda_launch_shape(const void *impl, int *q, int *block)
 static const char *cuda_device_name(const void *impl) { return ((const SimCuda *)impl)->device_name; }
 static double cuda_map_ms(const void *impl) { return ((const SimCuda *)impl)->map_ms; }
 
+static const char *cuda_error(const void *impl)
+{
+    const SimCuda *c = impl;
+    return c->error[0] ? c->error : NULL;
+}
+
 bool sim_cuda_probe(char *why, size_t whylen)
 {
     int count = 0;
@@ -454,4 +460,5 @@ const SimBackendImpl sim_cuda_impl = {
     .launch_shape = cuda_launch_shape,
     .device_name = cuda_device_name,
     .map_ms = cuda_map_ms,
+    .error = cuda_error,
 };

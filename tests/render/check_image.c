@@ -10,6 +10,7 @@
 #include <stb_image.h>
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +29,41 @@ static int by_weight(const void *a, const void *b)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: check_image IMAGE.png [--clusters K] [--threshold 0..255] [--block PIXELS]\n");
+    fprintf(stderr, "usage: check_image IMAGE.png [--clusters K] [--threshold 0..255] [--block PIXELS]\n       check_image --same A.png B.png\n");
     return 2;
+}
+
+/* Two renderings of one scene: the same size, and nearly every pixel within a few levels. */
+static int compare(const char *a_path, const char *b_path)
+{
+    int wa, ha, wb, hb, c;
+    unsigned char *a = stbi_load(a_path, &wa, &ha, &c, 3), *b = stbi_load(b_path, &wb, &hb, &c, 3);
+    if (!a || !b || wa != wb || ha != hb) {
+        printf("check_image: %s vs %s: cannot load both at one size\n", a_path, b_path);
+        stbi_image_free(a);
+        stbi_image_free(b);
+        return 1;
+    }
+    size_t n = (size_t)wa * ha * 3, off = 0, lit = 0;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = abs((int)a[i] - (int)b[i]);
+        sum += d;
+        off += d > 16;
+        lit += a[i] > 24;
+    }
+    stbi_image_free(a);
+    stbi_image_free(b);
+    double mean = sum / (double)n, frac = (double)off / (double)n;
+    bool ok = lit > n / 1000 && mean < 1.0 && frac < 0.005;
+    printf("check_image: %s vs %s: mean |diff| %.4f levels, %.4f%% of values off by > 16, %.2f%% lit: %s\n", a_path,
+           b_path, mean, 100 * frac, 100.0 * (double)lit / (double)n, ok ? "OK (same image)" : "FAIL");
+    return ok ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "--same") == 0) return compare(argv[2], argv[3]);
     const char *path = NULL;
     int clusters = 2, block = 0;
     double threshold = -1;
