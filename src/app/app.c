@@ -432,6 +432,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_H: a->ui.visible = !a->ui.visible; break;
     case GLFW_KEY_F: render_context_set_fullscreen(a->ctx, !render_context_fullscreen(a->ctx)); break;
     case GLFW_KEY_A: a->ui.auto_rotate = !a->ui.auto_rotate; break;
+    case GLFW_KEY_D: a->ui.show_halo = !a->ui.show_halo; break;
     case GLFW_KEY_M: a->ui.color_mode = (a->ui.color_mode + 1) % COLOR_MODE_COUNT; break;
     case GLFW_KEY_HOME: a->ui.reset_camera = true; break;
     case GLFW_KEY_S: a->save_requested = true; break;
@@ -579,7 +580,7 @@ static void app_init_ui_model(App *a)
     u->exposure = o->exposure > 0 ? o->exposure : 1.0f;
     u->color_mode = (int)o->color_mode;
     u->auto_rotate = o->auto_rotate;
-    u->show_halo = true;
+    u->show_halo = o->show_halo;
     u->visible = !o->no_ui;
     u->preset = -1;
     u->cycle_seconds = o->cycle_seconds > 0 ? o->cycle_seconds : 30;

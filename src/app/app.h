@@ -25,6 +25,7 @@ typedef struct AppOptions {
     float point_size, exposure;
     ColorMode color_mode;
     bool auto_rotate;
+    bool show_halo;          /* draw the dark-matter halo bodies */
     const char *shader_dir;
     /* Saved runs. */
     const char *save_path; /* written at exit, and by S */

@@ -18,7 +18,7 @@ static void bench_usage(FILE *f)
           "  --block-size B         mtpb threads per block (default: chosen)\n"
           "  --sweep                also time mtpb over threads per body and block sizes\n"
           "  --loop-n N             bodies in the whole loop (default 16384)\n"
-          "  --steps K[,K...]       steps per frame in the whole loop (default 1,4,16)\n"
+          "  --steps K[,K...]       steps per frame in the whole loop (default 1,4,8,16)\n"
           "  --frames F             timed frames per loop row (default 300)\n"
           "  --size WxH             loop resolution (default 1920x1080)\n"
           "  --window               time the loop in a GLFW window (vsync off) instead of headless\n"
@@ -50,10 +50,10 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
 {
     memset(b, 0, sizeof *b);
     b->run_kernels = b->run_loop = true;
-    static const int default_steps[] = {1, 4, 16};
+    static const int default_steps[] = {1, 4, 8, 16};
     memcpy(b->steps, default_steps, sizeof default_steps);
     b->loop.steps_per_frame = b->steps;
-    b->loop.steps_count = 3;
+    b->loop.steps_count = 4;
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i];
 #define NEXT()                                                                                     \

@@ -66,6 +66,7 @@ void app_print_usage(FILE *f)
           "  --exposure X          tonemap exposure (default 1)\n"
           "  --color MODE          component (default) or speed\n"
           "  --auto-rotate         turn the camera slowly\n"
+          "  --show-halo           draw the dark-matter halo bodies too (D toggles)\n"
           "  --shader-dir DIR      load shaders from DIR instead of the built-in ones\n"
           "\n"
           "Runs without a person:\n"
@@ -78,7 +79,7 @@ void app_print_usage(FILE *f)
           "  -h, --help            this text\n"
           "\n"
           "Keys: space pause, . single step, R reset, H hide UI, F fullscreen, A auto-rotate,\n"
-          "      M colour mode, S save the run, [ ] previous / next preset, C cycle presets, Home reset camera,\n"
+          "      M colour mode, D halo, S save the run, [ ] previous / next preset, C cycle presets, Home reset camera,\n"
           "      Esc quit. Mouse: left drag orbit, right or shift drag pan, wheel zoom.\n",
           f);
 }
@@ -152,7 +153,7 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
         }
         /* Flags. */
         if (IS("--headless") || IS("--fullscreen") || IS("--no-vsync") || IS("--no-ui") ||
-            IS("--auto-rotate") || IS("--quiet") || IS("--capture-ui")) {
+            IS("--auto-rotate") || IS("--quiet") || IS("--capture-ui") || IS("--show-halo")) {
             if (value) return bad(err, errlen, opt, value, "takes no value");
             if (IS("--headless")) o->headless = true;
             if (IS("--fullscreen")) o->fullscreen = true;
@@ -161,6 +162,7 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
             if (IS("--auto-rotate")) o->auto_rotate = true;
             if (IS("--quiet")) o->quiet = true;
             if (IS("--capture-ui")) o->capture_ui = true;
+            if (IS("--show-halo")) o->show_halo = true;
             continue;
         }
         int rc = 0;

@@ -246,8 +246,8 @@ static void panel(UiModel *m)
         diagnostics_section(m);
         ImGui::PopItemWidth();
         ImGui::Separator();
-        ImGui::TextDisabled("space pause  . step  R reset  H hide UI");
-        ImGui::TextDisabled("[ ] presets  C cycle  F fullscreen  Esc quit");
+        ImGui::TextDisabled("space pause  . step  R reset  H hide UI  D halo");
+        ImGui::TextDisabled("[ ] presets  C cycle  S save  F fullscreen  Esc quit");
     }
     ImGui::End();
 }
