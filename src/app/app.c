@@ -769,6 +769,13 @@ int app_run(const AppOptions *opt)
             status = 1;
             break;
         }
+        if (steps > 0 && sim_diverged(a->sim) && !a->ui.paused) {
+            a->ui.paused = true;
+            notify(a, "The simulation diverged (NaN or Inf) at t = %.4g: paused. Press R to reset; raise the "
+                      "softening or lower dt.",
+                   sim_stats(a->sim).time);
+            say(a, "starburst: %s\n", a->notice);
+        }
         a->ui.sim_time = sim_stats(a->sim).time + (a->have_loaded ? a->loaded.time : 0);
         if (!opt->headless || opt->frames == 0) app_measure_energy(a, t);
 

@@ -156,6 +156,7 @@ void sim_accelerations(Sim *s, float softening, float *acc3)
 }
 
 SimBackend sim_backend(const Sim *s) { return s->backend; }
+bool sim_diverged(const Sim *s) { return s->impl->finite && !s->impl->finite(s->state); }
 const char *sim_error(const Sim *s) { return s->impl->error ? s->impl->error(s->state) : NULL; }
 int sim_count(const Sim *s) { return s->n; }
 const char *sim_device_name(const Sim *s) { return s->impl->device_name(s->state); }

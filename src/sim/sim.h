@@ -96,6 +96,9 @@ void sim_accelerations(Sim *s, float softening, float *acc3);
 /* The error that stopped the simulation (a failing CUDA call, say), or NULL while it runs. After
  * an error sim_advance does nothing; the caller may carry on with another backend. */
 const char *sim_error(const Sim *s);
+/* True when the last advance produced NaN or Inf (softening 0 with a huge dt, say). One bad body
+ * poisons every force of the next step, so a probe of one body finds it within an advance. */
+bool sim_diverged(const Sim *s);
 SimBackend sim_backend(const Sim *s);
 int sim_count(const Sim *s);
 const char *sim_device_name(const Sim *s);

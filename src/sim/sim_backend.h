@@ -18,6 +18,8 @@ typedef struct SimBackendImpl {
     double (*map_ms)(const void *impl);
     /* Optional: the error that stopped the backend, or NULL while it runs. */
     const char *(*error)(const void *impl);
+    /* False when the last advance left a non-finite position or velocity. */
+    bool (*finite)(const void *impl);
 } SimBackendImpl;
 
 /* Each returns an opaque state, or NULL with a message. */

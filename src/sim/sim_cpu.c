@@ -18,6 +18,7 @@ typedef struct SimCpu {
     float *x, *y, *z, *m;   /* SoA mirror of pos for the force loop */
     uint8_t *tag;
     float acc_softening;    /* softening the stored accelerations were computed with */
+    bool finite;            /* the last advance left finite positions and velocities */
     unsigned int position_vbo, speed_vbo;
     float *speed;
     int threads;
@@ -101,6 +102,7 @@ static int cpu_load(void *impl, const Bodies *b, char *err, size_t errlen)
     memcpy(c->vel, b->vel, 4 * (size_t)c->n * sizeof(float));
     memcpy(c->tag, b->tag, (size_t)c->n);
     c->acc_softening = NAN; /* recomputed by the next advance */
+    c->finite = true;
     cpu_publish(c);
     return 0;
 }
@@ -163,6 +165,8 @@ static void cpu_advance(void *impl, const SimParams *p, int steps)
             for (int k = 0; k < 3; k++) v[k] = (v[k] + a[k] * kick) * damping;
         }
     }
+    c->finite = true;
+    for (int i = 0; i < 4 * n && c->finite; i++) c->finite = isfinite(c->pos[i]) && isfinite(c->vel[i]);
     cpu_publish(c);
 }
 
@@ -211,6 +215,7 @@ static int cpu_set_kernel(void *impl, SimKernel k, int q, int block, char *err, 
 static void cpu_launch_shape(const void *impl, int *q, int *block) {}
 
 static const char *cpu_device_name(const void *impl) { return ((const SimCpu *)impl)->device; }
+static bool cpu_finite(const void *impl) { return ((const SimCpu *)impl)->finite; }
 
 const SimBackendImpl sim_cpu_impl = {
     .destroy = cpu_destroy,
@@ -222,6 +227,7 @@ const SimBackendImpl sim_cpu_impl = {
     .set_kernel = cpu_set_kernel,
     .launch_shape = cpu_launch_shape,
     .device_name = cpu_device_name,
+    .finite = cpu_finite,
 };
 
 void sim_reference_accelerations(const float *pos4, int n, double softening, double *acc3)

@@ -35,6 +35,7 @@ typedef struct SimCuda {
     uint8_t *tags;
     float acc_softening; /* softening of the stored accelerations; NAN = none yet */
     double map_ms;       /* the last advance's time in map and unmap */
+    float4 probe[2];     /* body 0's position and velocity after the last advance */
     bool failed, reported;
     char error[256];
 } SimCuda;
@@ -310,6 +311,9 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
             f.speed = last ? speed : NULL;
             if (ok) ok = SC_CHECK(c, nbody_forces_launch(&f, c->stream));
         }
+        /* Body 0 tells whether the run diverged: one NaN reaches every body within a step. */
+        if (ok) SC_CHECK(c, cudaMemcpyAsync(&c->probe[0], pos, sizeof(float4), cudaMemcpyDeviceToHost, c->stream));
+        if (ok) SC_CHECK(c, cudaMemcpyAsync(&c->probe[1], c->vel, sizeof(float4), cudaMemcpyDeviceToHost, c->stream));
         /* The steps finish first, so the unmap is timed alone. */
         SC_CHECK(c, cudaStreamSynchronize(c->stream));
         t0 = now_ms();
@@ -340,6 +344,7 @@ static void cuda_read(void *impl, Bodies *out)
 static int cuda_load(void *impl, const Bodies *b, char *err, size_t errlen)
 {
     SimCuda *c = impl;
+    memset(c->probe, 0, sizeof c->probe);
     if (c->failed || !sc_upload(c, b)) {
         snprintf(err, errlen, "%s", c->error);
         sc_report(c);
@@ -418,6 +423,14 @@ static void cuda_launch_shape(const void *impl, int *q, int *block)
 static const char *cuda_device_name(const void *impl) { return ((const SimCuda *)impl)->device_name; }
 static double cuda_map_ms(const void *impl) { return ((const SimCuda *)impl)->map_ms; }
 
+static bool cuda_finite(const void *impl)
+{
+    const float *p = (const float *)((const SimCuda *)impl)->probe;
+    for (int k = 0; k < 8; k++)
+        if (!isfinite(p[k])) return false;
+    return true;
+}
+
 static const char *cuda_error(const void *impl)
 {
     const SimCuda *c = impl;
@@ -461,4 +474,5 @@ const SimBackendImpl sim_cuda_impl = {
     .device_name = cuda_device_name,
     .map_ms = cuda_map_ms,
     .error = cuda_error,
+    .finite = cuda_finite,
 };

@@ -210,6 +210,29 @@ static void load_repeats_a_run(void **state)
     bodies_free(&wrong);
 }
 
+/* Softening 0 and two bodies almost on top of each other: the force overflows to Inf, and the
+ * simulation says so after that very advance. A healthy run never does. */
+static void divergence_is_detected_at_once(void **state)
+{
+    Bodies b;
+    assert_int_equal(bodies_alloc(&b, 3), 0);
+    const float pos[12] = {0, 0, 0, 1, 1e-20f, 0, 0, 1, 5, 0, 0, 1};
+    memcpy(b.pos, pos, sizeof pos);
+    Sim *s = cpu_sim(&b);
+    SimParams p = {.dt = 0.01f, .softening = 0.1f, .damping = 1};
+    sim_advance(s, &p, 3);
+    assert_false(sim_diverged(s));
+    char err[128];
+    assert_int_equal(sim_load(s, &b, err, sizeof err), 0);
+    p.softening = 0;
+    sim_advance(s, &p, 1);
+    assert_true(sim_diverged(s));
+    assert_int_equal(sim_load(s, &b, err, sizeof err), 0);
+    assert_false(sim_diverged(s));
+    sim_destroy(s);
+    bodies_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -219,6 +242,7 @@ int main(void)
         cmocka_unit_test(float_forces_match_reference),
         cmocka_unit_test(damping_removes_kinetic_energy),
         cmocka_unit_test(load_repeats_a_run),
+        cmocka_unit_test(divergence_is_detected_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
