@@ -266,6 +266,38 @@ static int app_fall_back_to_cpu(App *a)
     return 0;
 }
 
+/* Resident memory of this process in MiB, from /proc (0 where it cannot be read). */
+static double resident_mib(void)
+{
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+        fclose(f);
+    }
+    return (double)resident * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+}
+
+/* One line for long runs: memory in use and errors, so growth or trouble shows in a log. */
+static void app_monitor(App *a, int frame)
+{
+    size_t free_b = 0, total_b = 0;
+    char gpu[64] = "n/a";
+    if (sim_device_memory(a->sim, &free_b, &total_b))
+        snprintf(gpu, sizeof gpu, "%.1f MiB", (double)(total_b - free_b) / (1024.0 * 1024.0));
+    GLenum gl = glGetError(), first = gl;
+    int gl_errors = 0;
+    while (gl != GL_NO_ERROR && gl_errors < 16) {
+        gl_errors++;
+        gl = glGetError();
+    }
+    const char *sim_err = sim_error(a->sim);
+    char gl_text[48] = "";
+    if (gl_errors) snprintf(gl_text, sizeof gl_text, " (first 0x%04x)", first);
+    fprintf(stderr, "starburst: monitor frame %d: host %.1f MiB, GPU %s, GL errors %d%s, sim %s%s\n", frame,
+            resident_mib(), gpu, gl_errors, gl_text, sim_err ? "error: " : "ok", sim_err ? sim_err : "");
+}
+
 /* ---- presets ---- */
 
 static const char *find_presets_file(char *buf, size_t len)
@@ -793,6 +825,7 @@ int app_run(const AppOptions *opt)
                 break;
             }
         }
+        if (opt->monitor > 0 && (frame + 1) % opt->monitor == 0) app_monitor(a, frame + 1);
         bool last_frame = closing || (frames > 0 && frame + 1 == frames);
         if (opt->screenshot && last_frame && app_capture(a, opt->screenshot) != 0) {
             status = 1;

@@ -39,6 +39,7 @@ typedef struct AppOptions {
     const char *screenshot;  /* PNG written after the last frame (or at quit) */
     const char *record_dir;  /* numbered PNGs, one a frame */
     bool capture_ui;         /* screenshots and recordings include the panel and HUD */
+    int monitor;             /* > 0: every this many frames, a line of memory use and errors */
     bool quiet;
 } AppOptions;
 

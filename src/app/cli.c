@@ -75,6 +75,8 @@ void app_print_usage(FILE *f)
           "  --screenshot FILE     write the last frame as PNG\n"
           "  --record DIR          write every frame as DIR/frame_000001.png, ...\n"
           "  --capture-ui          screenshots and recordings include the panel and HUD\n"
+          "  --monitor N           every N frames print host and GPU memory in use and any GL or\n"
+          "                        CUDA error (for long runs)\n"
           "  --quiet               print nothing but errors\n"
           "  -h, --help            this text\n"
           "\n"
@@ -274,6 +276,9 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
         } else if (IS("--cycle")) {
             VALUE();
             rc = parse_float(opt, value, 1, 3600, false, &o->cycle_seconds, err, errlen);
+        } else if (IS("--monitor")) {
+            VALUE();
+            rc = parse_int(opt, value, 1, 1000000000, &o->monitor, err, errlen);
         } else if (IS("--frames")) {
             VALUE();
             rc = parse_int(opt, value, 0, 1000000000, &o->frames, err, errlen);

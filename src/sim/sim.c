@@ -156,6 +156,11 @@ void sim_accelerations(Sim *s, float softening, float *acc3)
 }
 
 SimBackend sim_backend(const Sim *s) { return s->backend; }
+bool sim_device_memory(const Sim *s, size_t *free_bytes, size_t *total_bytes)
+{
+    return s->impl->device_memory && s->impl->device_memory(s->state, free_bytes, total_bytes);
+}
+
 bool sim_diverged(const Sim *s) { return s->impl->finite && !s->impl->finite(s->state); }
 const char *sim_error(const Sim *s) { return s->impl->error ? s->impl->error(s->state) : NULL; }
 int sim_count(const Sim *s) { return s->n; }

@@ -99,6 +99,8 @@ const char *sim_error(const Sim *s);
 /* True when the last advance produced NaN or Inf (softening 0 with a huge dt, say). One bad body
  * poisons every force of the next step, so a probe of one body finds it within an advance. */
 bool sim_diverged(const Sim *s);
+/* Free and total memory of the device the simulation runs on; false for the CPU backend. */
+bool sim_device_memory(const Sim *s, size_t *free_bytes, size_t *total_bytes);
 SimBackend sim_backend(const Sim *s);
 int sim_count(const Sim *s);
 const char *sim_device_name(const Sim *s);

@@ -20,6 +20,8 @@ typedef struct SimBackendImpl {
     const char *(*error)(const void *impl);
     /* False when the last advance left a non-finite position or velocity. */
     bool (*finite)(const void *impl);
+    /* Optional: the device's free and total memory in bytes; false when unknown. */
+    bool (*device_memory)(const void *impl, size_t *free_bytes, size_t *total_bytes);
 } SimBackendImpl;
 
 /* Each returns an opaque state, or NULL with a message. */

@@ -423,6 +423,11 @@ static void cuda_launch_shape(const void *impl, int *q, int *block)
 static const char *cuda_device_name(const void *impl) { return ((const SimCuda *)impl)->device_name; }
 static double cuda_map_ms(const void *impl) { return ((const SimCuda *)impl)->map_ms; }
 
+static bool cuda_device_memory(const void *impl, size_t *free_bytes, size_t *total_bytes)
+{
+    return cudaMemGetInfo(free_bytes, total_bytes) == cudaSuccess;
+}
+
 static bool cuda_finite(const void *impl)
 {
     const float *p = (const float *)((const SimCuda *)impl)->probe;
@@ -475,4 +480,5 @@ const SimBackendImpl sim_cuda_impl = {
     .map_ms = cuda_map_ms,
     .error = cuda_error,
     .finite = cuda_finite,
+    .device_memory = cuda_device_memory,
 };
