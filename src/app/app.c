@@ -66,6 +66,11 @@ typedef struct App {
     Bodies state;
     Diagnostics diag;
     ForceCheck force_check;
+    /* Camera follow: the centre of mass sampled a few times a second, approached smoothly. */
+    int follow;
+    float follow_target[3];
+    bool follow_valid;
+    double follow_next;
     float energy_history[240];
     int energy_history_count;
 } App;
@@ -450,6 +455,41 @@ static int app_save_run(App *a, const char *path)
     return 0;
 }
 
+static const char *const follow_names[] = {"nothing", "galaxy A", "galaxy B", "the whole system"};
+
+/* Samples the centre of mass being followed (a host copy of the bodies a few times a second,
+ * never every frame) and moves the camera's target towards it. */
+static void app_follow(App *a, double t, float seconds)
+{
+    if (a->follow == 0) return;
+    if (t >= a->follow_next) {
+        a->follow_next = t + 0.1;
+        sim_read(a->sim, &a->state);
+        double m = 0, c[3] = {0};
+        for (int i = 0; i < a->state.n; i++) {
+            int g = BODY_TAG_GALAXY(a->state.tag[i]);
+            if (a->follow != 3 && g != a->follow - 1) continue;
+            double mi = a->state.pos[4 * i + 3];
+            m += mi;
+            for (int k = 0; k < 3; k++) c[k] += mi * a->state.pos[4 * i + k];
+        }
+        a->follow_valid = m > 0;
+        for (int k = 0; k < 3 && m > 0; k++) a->follow_target[k] = (float)(c[k] / m);
+    }
+    if (!a->follow_valid) return;
+    /* About a third of a second to close most of the gap: smooth, yet it keeps up. */
+    float blend = 1.0f - expf(-seconds / 0.3f);
+    for (int k = 0; k < 3; k++) a->camera.target[k] += (a->follow_target[k] - a->camera.target[k]) * blend;
+}
+
+static void app_cycle_follow(App *a)
+{
+    a->follow = (a->follow + 1) % 4;
+    a->follow_next = 0;
+    a->follow_valid = false;
+    notify(a, "Camera follows %s", follow_names[a->follow]);
+}
+
 /* ---- input ---- */
 
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
@@ -464,6 +504,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_H: a->ui.visible = !a->ui.visible; break;
     case GLFW_KEY_F: render_context_set_fullscreen(a->ctx, !render_context_fullscreen(a->ctx)); break;
     case GLFW_KEY_A: a->ui.auto_rotate = !a->ui.auto_rotate; break;
+    case GLFW_KEY_G: app_cycle_follow(a); break;
     case GLFW_KEY_D: a->ui.show_halo = !a->ui.show_halo; break;
     case GLFW_KEY_M: a->ui.color_mode = (a->ui.color_mode + 1) % COLOR_MODE_COUNT; break;
     case GLFW_KEY_HOME: a->ui.reset_camera = true; break;
@@ -632,7 +673,7 @@ static void app_destroy(App *a)
 
 int app_run(const AppOptions *opt)
 {
-    App app = {.opt = *opt, .opt_n = opt->scene.n};
+    App app = {.opt = *opt, .opt_n = opt->scene.n, .follow = opt->follow};
     App *a = &app;
     char err[512] = "";
     a->backend_wanted = opt->backend;
@@ -812,6 +853,7 @@ int app_run(const AppOptions *opt)
         if (!opt->headless || opt->frames == 0) app_measure_energy(a, t);
 
         camera_update(&a->camera, seconds);
+        app_follow(a, t, seconds);
         app_draw(a);
         app_update_rates(a, t, steps);
         /* Screenshots and recordings show the scene; the panel is drawn after them unless asked. */

@@ -66,6 +66,7 @@ void app_print_usage(FILE *f)
           "  --exposure X          tonemap exposure (default 1)\n"
           "  --color MODE          component (default) or speed\n"
           "  --auto-rotate         turn the camera slowly\n"
+          "  --follow WHAT         the camera follows the centre of mass of galaxy a, b, or all (G cycles)\n"
           "  --show-halo           draw the dark-matter halo bodies too (D toggles)\n"
           "  --shader-dir DIR      load shaders from DIR instead of the built-in ones\n"
           "\n"
@@ -81,7 +82,7 @@ void app_print_usage(FILE *f)
           "  -h, --help            this text\n"
           "\n"
           "Keys: space pause, . single step, R reset, H hide UI, F fullscreen, A auto-rotate,\n"
-          "      M colour mode, D halo, S save the run, [ ] previous / next preset, C cycle presets, Home reset camera,\n"
+          "      M colour mode, D halo, G follow, S save the run, [ ] previous / next preset, C cycle presets, Home reset camera,\n"
           "      Esc quit. Mouse: left drag orbit, right or shift drag pan, wheel zoom.\n",
           f);
 }
@@ -258,6 +259,13 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
             if (strcmp(value, "component") == 0) o->color_mode = COLOR_BY_COMPONENT;
             else if (strcmp(value, "speed") == 0) o->color_mode = COLOR_BY_SPEED;
             else return bad(err, errlen, opt, value, "is not a colour mode: component, speed");
+        } else if (IS("--follow")) {
+            VALUE();
+            if (strcmp(value, "none") == 0) o->follow = 0;
+            else if (strcmp(value, "a") == 0) o->follow = 1;
+            else if (strcmp(value, "b") == 0) o->follow = 2;
+            else if (strcmp(value, "all") == 0) o->follow = 3;
+            else return bad(err, errlen, opt, value, "is not one of none, a, b, all");
         } else if (IS("--shader-dir")) {
             VALUE();
             o->shader_dir = value;
