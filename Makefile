@@ -5,7 +5,7 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 ARGS    ?=
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-unit test-asan bench clean
+.PHONY: all deps build run test test-unit test-asan bench fuzz clean
 
 all: build
 
@@ -35,5 +35,16 @@ test-asan: deps
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	    ctest --output-on-failure -j $(JOBS) -L unit
 
+# Fuzzes the TIPSY reader with libFuzzer (clang) for FUZZ_SECONDS; inputs that crash land in
+# build-fuzz/artifacts; copy them into tests/fuzz/regressions to keep them as tests.
+FUZZ_SECONDS ?= 600
+fuzz:
+	mkdir -p build-fuzz/corpus build-fuzz/artifacts
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_DEFAULT_SOURCE \
+	    -Isrc src/scene/tipsy.c src/sim/bodies.c tests/fuzz/fuzz_tipsy.c -o build-fuzz/fuzz_tipsy -lm
+	cp -n tests/fuzz/regressions/* build-fuzz/corpus/ 2>/dev/null || true
+	cd build-fuzz && ./fuzz_tipsy -max_len=2048 -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=artifacts/ \
+	    -print_final_stats=1 corpus
+
 clean:
-	rm -rf $(BUILD) $(ASAN)
+	rm -rf $(BUILD) $(ASAN) build-fuzz
