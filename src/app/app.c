@@ -15,6 +15,7 @@
 
 #include "app/app.h"
 #include "app/presets.h"
+#include "app/record.h"
 #include "app/state.h"
 #include "render/camera.h"
 #include "render/capture.h"
@@ -62,6 +63,9 @@ typedef struct App {
     SavedRun loaded;
     bool have_loaded;
     bool save_requested;
+    /* A recording in progress (--record, or V in a window). */
+    Recorder *recorder;
+    bool record_toggle;
     /* Diagnostics: a host copy of the state, read when measuring (never every frame). */
     Bodies state;
     Diagnostics diag;
@@ -490,6 +494,41 @@ static void app_cycle_follow(App *a)
     notify(a, "Camera follows %s", follow_names[a->follow]);
 }
 
+/* Starts a recording to path (a video file or a folder of PNGs), or to a new dated name. */
+static void app_start_recording(App *a, const char *path)
+{
+    char name[256], err[512];
+    int w, h;
+    render_context_size(a->ctx, &w, &h);
+    if (!path) {
+        if (recorder_new_path(name, sizeof name) != 0) {
+            notify(a, "Recording: no free name in this folder");
+            return;
+        }
+        path = name;
+    }
+    a->recorder = recorder_open(&(RecorderDesc){.path = path, .width = w, .height = h}, err, sizeof err);
+    if (!a->recorder) {
+        notify(a, "%s", err);
+        fprintf(stderr, "starburst: %s\n", err);
+        return;
+    }
+    notify(a, "Recording to %s (V stops)", path);
+    say(a, "starburst: %s\n", a->notice);
+}
+
+/* Finalises the recording: the file appears complete, or not at all. */
+static int app_stop_recording(App *a)
+{
+    char msg[600];
+    int rc = recorder_close(a->recorder, msg, sizeof msg);
+    a->recorder = NULL;
+    notify(a, "%s", msg);
+    if (rc != 0) fprintf(stderr, "starburst: %s\n", msg);
+    else say(a, "starburst: %s\n", msg);
+    return rc;
+}
+
 /* ---- input ---- */
 
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
@@ -509,6 +548,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_M: a->ui.color_mode = (a->ui.color_mode + 1) % COLOR_MODE_COUNT; break;
     case GLFW_KEY_HOME: a->ui.reset_camera = true; break;
     case GLFW_KEY_S: a->save_requested = true; break;
+    case GLFW_KEY_V: a->record_toggle = true; break;
     case GLFW_KEY_LEFT_BRACKET: app_step_preset(a, -1); break;
     case GLFW_KEY_RIGHT_BRACKET: app_step_preset(a, +1); break;
     case GLFW_KEY_C:
@@ -584,15 +624,6 @@ static int app_capture(App *a, const char *path)
     return 0;
 }
 
-static int ensure_dir(const char *dir)
-{
-    if (mkdir(dir, 0777) == 0 || errno == EEXIST) {
-        struct stat st;
-        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
-    }
-    return -1;
-}
-
 static void app_apply_controls(App *a)
 {
     if (a->ui.kernel != (int)sim_kernel(a->sim) && a->ui.cuda) {
@@ -662,6 +693,7 @@ static void app_init_ui_model(App *a)
 
 static void app_destroy(App *a)
 {
+    if (a->recorder) app_stop_recording(a);
     presets_free(&a->presets);
     free(a->preset_names);
     bodies_free(&a->state);
@@ -696,11 +728,6 @@ int app_run(const AppOptions *opt)
         preset = (int)(p - a->presets.items);
     }
 
-    if (opt->record_dir && ensure_dir(opt->record_dir) != 0) {
-        fprintf(stderr, "starburst: --record: cannot create folder '%s'\n", opt->record_dir);
-        app_destroy(a);
-        return 2;
-    }
 
     a->ctx = render_context_create(&(RenderContextDesc){.width = opt->width,
                                                          .height = opt->height,
@@ -716,6 +743,13 @@ int app_run(const AppOptions *opt)
     }
     say(a, "starburst: OpenGL on %s (%s)%s\n", render_context_renderer(a->ctx), render_context_vendor(a->ctx),
         opt->headless ? ", headless" : "");
+    if (opt->record_dir) {
+        app_start_recording(a, opt->record_dir);
+        if (!a->recorder) {
+            app_destroy(a);
+            return 2;
+        }
+    }
 
     /* Without a CUDA device the CPU backend runs, with fewer bodies unless asked. */
     char why[256] = "";
@@ -818,6 +852,11 @@ int app_run(const AppOptions *opt)
                 break;
             }
         }
+        if (a->record_toggle) {
+            a->record_toggle = false;
+            if (a->recorder) app_stop_recording(a);
+            else app_start_recording(a, NULL);
+        }
         if (a->save_requested) {
             a->save_requested = false;
             app_save_run(a, a->opt.save_path);
@@ -859,12 +898,16 @@ int app_run(const AppOptions *opt)
         /* Screenshots and recordings show the scene; the panel is drawn after them unless asked. */
         if (opt->capture_ui) app_draw_ui(a);
 
-        if (opt->record_dir) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/frame_%06d.png", opt->record_dir, frame + 1);
-            if (app_capture(a, path) != 0) {
-                status = 1;
-                break;
+        if (a->recorder) {
+            int w, h;
+            render_context_size(a->ctx, &w, &h);
+            if (recorder_capture(a->recorder, render_context_framebuffer(a->ctx), w, h, err, sizeof err) != 0) {
+                if (opt->record_dir) {
+                    fprintf(stderr, "starburst: %s\n", err);
+                    status = 1;
+                    break;
+                }
+                app_stop_recording(a);
             }
         }
         if (opt->monitor > 0 && (frame + 1) % opt->monitor == 0) app_monitor(a, frame + 1);
@@ -882,6 +925,7 @@ int app_run(const AppOptions *opt)
         }
     }
     if (frames > 0) say(a, "\n");
+    if (a->recorder && app_stop_recording(a) != 0) status = 1;
     if (opt->save_path && a->sim && app_save_run(a, opt->save_path) != 0) status = 1;
     double elapsed = now_s() - start;
     SimStats st = sim_stats(a->sim);

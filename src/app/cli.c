@@ -74,7 +74,8 @@ void app_print_usage(FILE *f)
           "  --headless            render offscreen through EGL: no window, no X server\n"
           "  --frames N            stop after N frames\n"
           "  --screenshot FILE     write the last frame as PNG\n"
-          "  --record DIR          write every frame as DIR/frame_000001.png, ...\n"
+          "  --record PATH         record every frame: a video when PATH ends in .mp4, .mkv, .webm or\n"
+          "                        .mov (needs ffmpeg), else numbered PNGs in the folder PATH\n"
           "  --capture-ui          screenshots and recordings include the panel and HUD\n"
           "  --monitor N           every N frames print host and GPU memory in use and any GL or\n"
           "                        CUDA error (for long runs)\n"
@@ -82,7 +83,7 @@ void app_print_usage(FILE *f)
           "  -h, --help            this text\n"
           "\n"
           "Keys: space pause, . single step, R reset, H hide UI, F fullscreen, A auto-rotate,\n"
-          "      M colour mode, D halo, G follow, S save the run, [ ] previous / next preset, C cycle presets, Home reset camera,\n"
+          "      M colour mode, D halo, G follow, S save the run, V record, [ ] previous / next preset, C cycle presets, Home reset camera,\n"
           "      Esc quit. Mouse: left drag orbit, right or shift drag pan, wheel zoom.\n",
           f);
 }
