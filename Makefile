@@ -12,10 +12,9 @@ all: build
 deps:
 	@sh tools/install-deps.sh
 
-$(BUILD)/CMakeCache.txt:
+# Configuring again is quick, and it mends a build folder that an interrupted run left behind.
+build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
-
-build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build

@@ -1,13 +1,17 @@
 /* The force-kernel bench: a table of interactions/s per kernel and N, and "% of peak" against
  * the FP32 rate an FMA kernel measures on the same card in the same run, at 12 FP32
- * instructions per interaction. The timing itself is CUDA (kernels/nbody_bench.cu); this file
- * only drives it and prints, so it builds without CUDA too. */
+ * instructions per interaction. The sweep repeats the classic tuning experiments of the direct
+ * N-body kernel (rate against N, threads per block, threads per body) and draws each as a chart.
+ * The timing itself is CUDA (kernels/nbody_bench.cu); this file only drives it, prints and
+ * draws, so it builds without CUDA too. */
 #include "app/bench.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/context.h"
 #include "sim/sim.h"
 #ifdef STARBURST_HAVE_CUDA
 #include "kernels.h"
@@ -78,6 +82,36 @@ int bench_table_close(BenchTable *t)
     return rc;
 }
 
+bool bench_sweep_paths(const char *csv_path, const char *what, char *csv, char *png, size_t len)
+{
+    if (!csv_path) {
+        if (len) csv[0] = '\0';
+        return snprintf(png, len, "sweep-%s.png", what) < (int)len;
+    }
+    /* The extension is the last dot of the file name, not of a folder, nor a hidden file's first. */
+    const char *slash = strrchr(csv_path, '/'), *name = slash ? slash + 1 : csv_path;
+    const char *dot = strrchr(name, '.');
+    if (dot == name) dot = NULL;
+    int stem = dot ? (int)(dot - csv_path) : (int)strlen(csv_path);
+    return snprintf(csv, len, "%.*s-%s%s", stem, csv_path, what, dot ? dot : ".csv") < (int)len &&
+           snprintf(png, len, "%.*s-%s.png", stem, csv_path, what) < (int)len;
+}
+
+int bench_chart_png(const UiChart *chart, const char *path, char *err, size_t errlen)
+{
+    char why[512];
+    RenderContext *ctx = render_context_create(
+        &(RenderContextDesc){.headless = true, .width = BENCH_CHART_WIDTH, .height = BENCH_CHART_HEIGHT}, why,
+        sizeof why);
+    if (!ctx) {
+        snprintf(err, errlen, "bench: no chart %.200s: %.250s", path, why);
+        return -1;
+    }
+    int rc = ui_render_chart_png(chart, path, BENCH_CHART_WIDTH, BENCH_CHART_HEIGHT, err, errlen);
+    render_context_destroy(ctx);
+    return rc;
+}
+
 #ifdef STARBURST_HAVE_CUDA
 
 typedef struct BenchKernel {
@@ -110,10 +144,12 @@ static void shape_text(NbodyShape s, SimKernel k, char *buf, size_t len)
         snprintf(buf, len, "b%d", s.block);
 }
 
+/* Times one cell and prints its row; *rate = interactions/s, or 0 where skipped. */
 static int time_cell(BenchTable *t, NbodyBench *b, BenchKernel *k, NbodyShape shape, int n, int repeats,
-                     double peak, const char *name)
+                     double peak, const char *name, double *rate)
 {
     double inter = (double)n * n;
+    *rate = 0;
     if (k->rate > 0 && inter / k->rate > BENCH_MAX_CALL_S) {
         char note[96];
         snprintf(note, sizeof note, "skipped: ~%.1f s per call (over %.0f s)", inter / k->rate, BENCH_MAX_CALL_S);
@@ -130,8 +166,8 @@ static int time_cell(BenchTable *t, NbodyBench *b, BenchKernel *k, NbodyShape sh
         fprintf(stderr, "bench: %s at N = %d: %s\n", name, n, cudaGetErrorString(e));
         return -1;
     }
-    double rate = inter / (force_ms * 1e-3);
-    k->rate = rate;
+    *rate = inter / (force_ms * 1e-3);
+    k->rate = *rate;
     char text[32];
     shape_text(shape, k->kernel, text, sizeof text);
     bench_table_row(t, &(BenchRow){.name = name,
@@ -139,23 +175,276 @@ static int time_cell(BenchTable *t, NbodyBench *b, BenchKernel *k, NbodyShape sh
                                    .shape = text,
                                    .ms = step_ms,
                                    .force_ms = force_ms,
-                                   .interactions_per_s = rate,
-                                   .peak_fraction = rate / peak});
+                                   .interactions_per_s = *rate,
+                                   .peak_fraction = *rate / peak});
     return 0;
 }
 
-static int sweep(BenchTable *t, NbodyBench *b, int n, int repeats, double peak)
+/* The default launch shape of kernel k at n bodies (the options' q and block where given). */
+static NbodyShape default_shape(const BenchOptions *o, const BenchKernel *k, int n, int sms)
 {
-    static const int blocks[] = {128, 256, 512};
-    BenchKernel k = {"mtpb", SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT, 0};
-    for (int r = 1; r <= 2; r++)
-        for (int bi = 0; bi < 3; bi++)
-            for (int q = 1; q <= 32; q *= 2) {
-                NbodyShape s = {q, blocks[bi], r};
-                k.rate = 0;
-                if (time_cell(t, b, &k, s, n, repeats, peak, "mtpb sweep") != 0) return -1;
-            }
+    if (k->kernel == SIM_KERNEL_MTPB) return nbody_choose_shape(n, sms, k->precision, o->threads_per_body, o->block_size);
+    return nbody_plain_shape(0);
+}
+
+/* ---- the sweep ---- */
+
+#define SWEEP_POINTS 32
+#define SWEEP_BLOCK_N 131072
+
+typedef struct SweepSeries {
+    char name[48];
+    int color; /* UiChartSeries.color: a kernel keeps its colour in every chart */
+    double x[SWEEP_POINTS], y[SWEEP_POINTS];
+    int count;
+} SweepSeries;
+
+/* One experiment: its table and CSV, the series measured, then its chart. */
+typedef struct Experiment {
+    BenchTable *table;
+    SweepSeries series[UI_CHART_MAX_SERIES];
+    int series_count;
+    char csv[4096], png[4096];
+} Experiment;
+
+typedef struct SweepContext {
+    const BenchOptions *o;
+    const BenchKernel *kernels;
+    int nk;
+    int sms, repeats;
+    double peak;
+    char subtitle[384];
+    char peak_label[96];
+} SweepContext;
+
+static SweepSeries *experiment_series(Experiment *e, const char *name, int color)
+{
+    for (int i = 0; i < e->series_count; i++)
+        if (strcmp(e->series[i].name, name) == 0) return &e->series[i];
+    if (e->series_count == UI_CHART_MAX_SERIES) return NULL;
+    SweepSeries *s = &e->series[e->series_count++];
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->color = color;
+    return s;
+}
+
+/* The chart colour of a kernel: 1 + its place in the ladder. */
+static int kernel_color(const BenchKernel *k)
+{
+    for (int i = 0; i < ALL_KERNELS; i++)
+        if (strcmp(all_kernels[i].name, k->name) == 0) return 1 + i;
     return 0;
+}
+
+static void experiment_add(Experiment *e, const char *series, int color, double x, double rate)
+{
+    SweepSeries *s = experiment_series(e, series, color);
+    if (!s || rate <= 0 || s->count == SWEEP_POINTS) return;
+    s->x[s->count] = x;
+    s->y[s->count++] = rate;
+}
+
+static int experiment_open(Experiment *e, const SweepContext *c, const char *what, const char *title)
+{
+    memset(e, 0, sizeof *e);
+    if (!bench_sweep_paths(c->o->csv_path, what, e->csv, e->png, sizeof e->csv)) {
+        fprintf(stderr, "bench: --csv: the path '%s' is too long\n", c->o->csv_path);
+        return -1;
+    }
+    char err[512];
+    printf("\n");
+    e->table = bench_table_open(stdout, title, e->csv[0] ? e->csv : NULL, err, sizeof err);
+    if (!e->table) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Closes the table and draws the chart of what was measured. 0; -1 when the CSV could not be
+ * written; 1 when only the chart could not be drawn (the sweep goes on, and fails at its end). */
+static int experiment_close(Experiment *e, UiChart *chart)
+{
+    if (bench_table_close(e->table) != 0) {
+        fprintf(stderr, "bench: could not write %s completely\n", e->csv);
+        return -1;
+    }
+    for (int i = 0; i < e->series_count; i++)
+        chart->series[i] = (UiChartSeries){e->series[i].name, e->series[i].x, e->series[i].y, e->series[i].count,
+                                           e->series[i].color};
+    chart->series_count = e->series_count;
+    char err[512];
+    if (bench_chart_png(chart, e->png, err, sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    printf("Chart: %s%s%s\n", e->png, e->csv[0] ? ", CSV: " : "", e->csv);
+    return 0;
+}
+
+/* A timing error stops the sweep; a chart that could not be drawn does not. */
+static int experiment_status(int timing, int close)
+{
+    return timing != 0 || close < 0 ? -1 : close;
+}
+
+static int by_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* (a) Every kernel against N, smallest first, so that each kernel's rate at one N predicts
+ * its time at the next and the slow ones are skipped before they take minutes. */
+static int sweep_n(const SweepContext *c)
+{
+    static const int default_ns[] = {1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576};
+    int ns[SWEEP_POINTS];
+    int count = c->o->ns ? (c->o->ns_count < SWEEP_POINTS ? c->o->ns_count : SWEEP_POINTS)
+                         : (int)(sizeof default_ns / sizeof default_ns[0]);
+    memcpy(ns, c->o->ns ? c->o->ns : default_ns, sizeof(int) * (size_t)count);
+    qsort(ns, (size_t)count, sizeof *ns, by_int);
+    BenchKernel kernels[ALL_KERNELS];
+    memcpy(kernels, c->kernels, sizeof(BenchKernel) * (size_t)c->nk);
+
+    Experiment e;
+    if (experiment_open(&e, c, "n", "Every kernel against N (its default launch shape).") != 0) return -1;
+    int rc = 0;
+    for (int k = 0; k < c->nk; k++) experiment_series(&e, kernels[k].name, kernel_color(&kernels[k])); /* legend in ladder order */
+    for (int i = 0; i < count && rc == 0; i++) {
+        NbodyBench *b = NULL;
+        cudaError_t err = nbody_bench_create(&b, ns[i], 1u + (unsigned)i);
+        if (err != cudaSuccess) {
+            fprintf(stderr, "bench: N = %d: %s\n", ns[i], cudaGetErrorString(err));
+            rc = -1;
+            break;
+        }
+        for (int k = 0; k < c->nk && rc == 0; k++) {
+            double rate;
+            rc = time_cell(e.table, b, &kernels[k], default_shape(c->o, &kernels[k], ns[i], c->sms), ns[i],
+                           c->repeats, c->peak, kernels[k].name, &rate);
+            experiment_add(&e, kernels[k].name, kernel_color(&kernels[k]), ns[i], rate);
+        }
+        nbody_bench_destroy(b);
+    }
+    UiChart chart = {.title = "Force kernels against N",
+                     .subtitle = c->subtitle,
+                     .x = {"bodies (N)", UI_AXIS_LOG2},
+                     .y = {"interactions/s", UI_AXIS_LOG10},
+                     .reference = c->peak,
+                     .reference_label = c->peak_label};
+    return experiment_status(rc, experiment_close(&e, &chart));
+}
+
+/* (b) Threads per block at N = 131,072, for the kernels that tile (mtpb at its best q there). */
+static int sweep_block(const SweepContext *c)
+{
+    Experiment e;
+    char title[128];
+    snprintf(title, sizeof title, "Threads per block at N = %d.", SWEEP_BLOCK_N);
+    if (experiment_open(&e, c, "block", title) != 0) return -1;
+    NbodyBench *b = NULL;
+    cudaError_t err = nbody_bench_create(&b, SWEEP_BLOCK_N, 7u);
+    int rc = 0;
+    if (err != cudaSuccess) {
+        fprintf(stderr, "bench: N = %d: %s\n", SWEEP_BLOCK_N, cudaGetErrorString(err));
+        rc = -1;
+    }
+    for (int k = 0; k < c->nk && rc == 0; k++) {
+        BenchKernel kernel = c->kernels[k];
+        if (kernel.kernel == SIM_KERNEL_NAIVE || kernel.kernel == SIM_KERNEL_REGISTERS) continue;
+        for (int block = 32; block <= 1024 && rc == 0; block *= 2) {
+            NbodyShape s = kernel.kernel == SIM_KERNEL_MTPB
+                               ? nbody_choose_shape(SWEEP_BLOCK_N, c->sms, kernel.precision, c->o->threads_per_body, block)
+                               : nbody_plain_shape(block);
+            char why[160];
+            if (nbody_shape_check(kernel.kernel, kernel.precision, s, why, sizeof why) != 0) {
+                char note[200];
+                snprintf(note, sizeof note, "not run: %s", why);
+                bench_table_row(e.table, &(BenchRow){.name = kernel.name, .n = SWEEP_BLOCK_N, .note = note});
+                continue;
+            }
+            double rate;
+            rc = time_cell(e.table, b, &kernel, s, SWEEP_BLOCK_N, c->repeats, c->peak, kernel.name, &rate);
+            experiment_add(&e, kernel.name, kernel_color(&kernel), block, rate);
+        }
+    }
+    nbody_bench_destroy(b);
+    snprintf(title, sizeof title, "Threads per block at N = %d,%03d", SWEEP_BLOCK_N / 1000, SWEEP_BLOCK_N % 1000);
+    UiChart chart = {.title = title,
+                     .subtitle = c->subtitle,
+                     .x = {"threads per block", UI_AXIS_LOG2},
+                     .y = {"interactions/s", UI_AXIS_LINEAR},
+                     .reference = c->peak,
+                     .reference_label = c->peak_label};
+    return experiment_status(rc, experiment_close(&e, &chart));
+}
+
+/* (c) Threads per body at small N, where one thread per body leaves most of the GPU idle: the
+ * block size fixed (256, or --block-size), one body per thread. */
+static int sweep_q(const SweepContext *c)
+{
+    static const int ns[] = {1024, 4096, 16384};
+    const int block = c->o->block_size > 0 ? c->o->block_size : 256;
+    Experiment e;
+    char title[160];
+    snprintf(title, sizeof title, "Threads per body (q) at small N; %d threads per block, one body per thread.", block);
+    if (experiment_open(&e, c, "q", title) != 0) return -1;
+    int rc = 0;
+    for (int i = 0; i < 3 && rc == 0; i++) {
+        NbodyBench *b = NULL;
+        cudaError_t err = nbody_bench_create(&b, ns[i], 11u + (unsigned)i);
+        if (err != cudaSuccess) {
+            fprintf(stderr, "bench: N = %d: %s\n", ns[i], cudaGetErrorString(err));
+            rc = -1;
+            break;
+        }
+        for (int k = 0; k < c->nk && rc == 0; k++) {
+            BenchKernel kernel = c->kernels[k];
+            if (kernel.kernel != SIM_KERNEL_MTPB) continue;
+            char series[48];
+            snprintf(series, sizeof series, "%sN = %d", kernel.precision == SIM_PRECISION_DOUBLE ? "f64, " : "", ns[i]);
+            for (int q = 1; q <= 32 && rc == 0; q *= 2) {
+                NbodyShape s = {q, block, 1};
+                char why[160];
+                if (nbody_shape_check(kernel.kernel, kernel.precision, s, why, sizeof why) != 0) {
+                    char note[200];
+                    snprintf(note, sizeof note, "not run: %s", why);
+                    bench_table_row(e.table, &(BenchRow){.name = kernel.name, .n = ns[i], .note = note});
+                    continue;
+                }
+                double rate;
+                rc = time_cell(e.table, b, &kernel, s, ns[i], c->repeats, c->peak, kernel.name, &rate);
+                experiment_add(&e, series, 0, q, rate);
+            }
+        }
+        nbody_bench_destroy(b);
+    }
+    char x_label[96];
+    snprintf(x_label, sizeof x_label, "threads per body, q (%d threads per block)", block);
+    UiChart chart = {.title = "Threads per body at small N",
+                     .subtitle = c->subtitle,
+                     .x = {x_label, UI_AXIS_LOG2},
+                     .y = {"interactions/s", UI_AXIS_LOG10}};
+    return experiment_status(rc, experiment_close(&e, &chart));
+}
+
+static int sweep(const BenchOptions *o, const BenchKernel *kernels, int nk, const char *device, int sms,
+                 double peak, int repeats)
+{
+    SweepContext c = {.o = o, .kernels = kernels, .nk = nk, .sms = sms, .repeats = repeats, .peak = peak};
+    snprintf(c.subtitle, sizeof c.subtitle, "%s, %d SMs: fused force + kick kernel, median of up to %d launches",
+             device, sms, repeats);
+    char rate[32];
+    snprintf(rate, sizeof rate, "%.2e", peak);
+    snprintf(c.peak_label, sizeof c.peak_label, "FP32 peak at 12 instructions per interaction: %s/s", rate);
+    int (*const experiments[])(const SweepContext *) = {sweep_n, sweep_block, sweep_q};
+    int rc = 0;
+    for (int i = 0; i < 3 && rc >= 0; i++) {
+        int r = experiments[i](&c);
+        rc = r < 0 ? r : (rc ? rc : r);
+    }
+    return rc;
 }
 
 static int run(const BenchOptions *o)
@@ -168,8 +457,9 @@ static int run(const BenchOptions *o)
     BenchKernel kernels[ALL_KERNELS];
     int nk = 0;
     if (!o->kernels) {
-        memcpy(kernels, all_kernels, sizeof all_kernels);
-        nk = ALL_KERNELS;
+        /* The sweep is about the FP32 ladder: mtpb-f64 (the last) only when asked for. */
+        nk = o->sweep ? ALL_KERNELS - 1 : ALL_KERNELS;
+        memcpy(kernels, all_kernels, sizeof(BenchKernel) * (size_t)nk);
     } else {
         for (int i = 0; i < o->kernels_count && nk < ALL_KERNELS; i++) {
             int found = -1;
@@ -208,6 +498,10 @@ static int run(const BenchOptions *o)
              "force + kick; force ms = the fused force + kick kernel, which interactions/s is taken from.\n"
              "Kernels whose call would take over %.0f s at an N are skipped there.",
              device, sms, repeats, fp32, peak, BENCH_MAX_CALL_S);
+    if (o->sweep) {
+        printf("%s\n", title);
+        return sweep(o, kernels, nk, device, sms, peak, repeats) ? 1 : 0;
+    }
     char err[256];
     BenchTable *t = bench_table_open(stdout, title, o->csv_path, err, sizeof err);
     if (!t) {
@@ -225,19 +519,15 @@ static int run(const BenchOptions *o)
             break;
         }
         for (int k = 0; k < nk && rc == 0; k++) {
-            NbodyShape shape;
-            if (kernels[k].kernel == SIM_KERNEL_MTPB)
-                shape = nbody_choose_shape(n, sms, kernels[k].precision, o->threads_per_body, o->block_size);
-            else
-                shape = nbody_plain_shape(0);
+            NbodyShape shape = default_shape(o, &kernels[k], n, sms);
             if (nbody_shape_check(kernels[k].kernel, kernels[k].precision, shape, err, sizeof err) != 0) {
                 fprintf(stderr, "bench: %s: %s\n", kernels[k].name, err);
                 rc = 1;
                 break;
             }
-            rc = time_cell(t, b, &kernels[k], shape, n, repeats, peak, kernels[k].name) ? 1 : 0;
+            double rate;
+            rc = time_cell(t, b, &kernels[k], shape, n, repeats, peak, kernels[k].name, &rate) ? 1 : 0;
         }
-        if (rc == 0 && o->sweep) rc = sweep(t, b, n, repeats, peak) ? 1 : 0;
         nbody_bench_destroy(b);
     }
     if (bench_table_close(t) != 0 && rc == 0) {

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "ui/ui.h"
+
 /* Zero fields mean "default". */
 typedef struct BenchOptions {
     const int *ns; /* body counts; NULL = 4096, 16384, 65536, 131072, 1048576 */
@@ -18,10 +20,14 @@ typedef struct BenchOptions {
     const char *csv_path;             /* NULL = no CSV */
     int repeats;                      /* timed launches per cell, the median reported; 0 = 10 */
     int threads_per_body, block_size; /* mtpb launch shape; 0 = chosen */
-    bool sweep;                       /* also time mtpb at every threads per body, block and bodies per thread */
+    /* Instead of the table, the tuning experiments: every kernel against N (ns, default 1024 ..
+     * 1M by doubling); tiled, tiled-unrolled and mtpb against threads per block at N = 131,072;
+     * mtpb against threads per body at N = 1024, 4096, 16384. A table, a CSV and a chart each
+     * (see bench_sweep_paths). */
+    bool sweep;
 } BenchOptions;
 
-/* Prints the table on stdout (and the CSV). Returns 0; 1 after an error (one line on stderr);
+/* Prints the table (or the sweep's tables) on stdout, and the CSV. Returns 0; 1 after an error (one line on stderr);
  * 2 when this build or this machine has no CUDA backend. */
 int bench_run(const BenchOptions *o);
 
@@ -43,5 +49,15 @@ BenchTable *bench_table_open(FILE *out, const char *title, const char *csv_path,
 void bench_table_row(BenchTable *t, const BenchRow *r);
 /* Returns 0, or -1 when the CSV could not be written completely. */
 int bench_table_close(BenchTable *t);
+
+/* Where the sweep writes experiment `what` ("n", "block", "q"): beside csv_path, STEM-what.csv
+ * and STEM-what.png (STEM: csv_path less its extension); with csv_path NULL, no CSV (csv = "")
+ * and sweep-what.png in the current folder. False when a path does not fit in len. */
+bool bench_sweep_paths(const char *csv_path, const char *what, char *csv, char *png, size_t len);
+/* Draws the chart as a BENCH_CHART_WIDTH x BENCH_CHART_HEIGHT PNG in a headless GL context of
+ * its own (which it destroys, leaving no context current). 0, or -1 with one line in err. */
+#define BENCH_CHART_WIDTH 1600
+#define BENCH_CHART_HEIGHT 1000
+int bench_chart_png(const UiChart *chart, const char *path, char *err, size_t errlen);
 
 #endif

@@ -16,7 +16,11 @@ static void bench_usage(FILE *f)
           "  --repeats R            timed launches per cell (default 10)\n"
           "  --threads-per-body Q   mtpb threads per body (default: chosen)\n"
           "  --block-size B         mtpb threads per block (default: chosen)\n"
-          "  --sweep                also time mtpb over threads per body and block sizes\n"
+          "  --sweep                instead of the table (and the loop), the classic tuning experiments:\n"
+          "                         every kernel against N (-n, default 1024 .. 1M), threads per block\n"
+          "                         at N = 131072, threads per body at N = 1024, 4096, 16384. Each\n"
+          "                         writes a PNG chart: FILE-n.png, FILE-block.png, FILE-q.png beside\n"
+          "                         the CSVs FILE-n.csv, ... with --csv FILE.csv, else sweep-*.png here\n"
           "  --loop-n N             bodies in the whole loop (default 16384)\n"
           "  --steps K[,K...]       steps per frame in the whole loop (default 1,4,8,16)\n"
           "  --frames F             timed frames per loop row (default 300)\n"
@@ -139,6 +143,11 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
         }
 #undef NEXT
     }
+    if (b->kernels.sweep && !b->run_kernels) {
+        snprintf(err, errlen, "bench: --sweep times the kernels: it does not go with --loop-only");
+        return -1;
+    }
+    if (b->kernels.sweep) b->run_loop = false;
     return 0;
 }
 

@@ -4,6 +4,8 @@
 #define STARBURST_UI_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "sim/diag.h"
 
@@ -23,6 +25,9 @@ typedef struct UiModel {
     bool auto_rotate;
     bool show_halo;
     int kernel;           /* SimKernel, CUDA backend only */
+    int threads_per_body; /* launch shape asked for: q of mtpb (0 = auto, 1 .. 32) */
+    int block_size;       /* threads per block (0 = auto, 64 .. 1024) */
+    bool lecture;         /* L: large type, a large HUD and the kernel-ladder panel */
     /* Applied on reset. */
     int scene;            /* SceneKind (the built-in ones) */
     int n;
@@ -39,6 +44,7 @@ typedef struct UiModel {
     bool apply_preset;    /* with preset set to the choice */
     bool check_forces;    /* one-shot accuracy check of the active kernel */
     bool save_preset;     /* with preset_name */
+    bool apply_shape;     /* threads_per_body or block_size changed */
     /* HUD, read only. */
     double fps, steps_per_s, interactions_per_s, gflops;
     double energy_error; /* dE/E0 */
@@ -47,6 +53,10 @@ typedef struct UiModel {
     int bodies;
     const char *backend, *device, *kernel_name;
     const char *notice;  /* a line to show prominently, or NULL */
+    int shape_q, shape_block; /* launch shape running now; 0 = not applicable */
+    /* Kernel ladder: interactions/s measured per kernel at the current N, indexed by SimKernel;
+     * 0 = not measured yet. */
+    double ladder_rate[SIM_KERNEL_COUNT];
     /* Diagnostics panel. */
     const Diagnostics *diag;        /* NULL until measured */
     const float *energy_history;    /* dE/E0 samples, oldest first */
@@ -67,6 +77,47 @@ void ui_frame(UiModel *m);
 /* True while ImGui uses the mouse or keyboard, so the camera and shortcuts leave them alone. */
 bool ui_wants_mouse(void);
 bool ui_wants_keyboard(void);
+
+/* Charts: figures for slides and reports (the bench's sweep), drawn off screen by the same
+ * renderer as the UI. */
+#define UI_CHART_MAX_SERIES 8
+
+typedef enum UiAxisScale {
+    UI_AXIS_LINEAR = 0, /* y from 0 */
+    UI_AXIS_LOG10,      /* labelled decades */
+    UI_AXIS_LOG2,       /* labelled powers of two: body counts, block sizes */
+} UiAxisScale;
+
+typedef struct UiChartAxis {
+    const char *label;
+    UiAxisScale scale;
+} UiChartAxis;
+
+/* count points in order of x. A non-finite y, or y <= 0 on a log axis, leaves a gap. */
+typedef struct UiChartSeries {
+    const char *name;
+    const double *x, *y;
+    int count;
+    int color; /* 1 + a palette slot, to keep one colour and marker per thing across charts;
+                * 0 = the slot of its position */
+} UiChartSeries;
+
+typedef struct UiChart {
+    const char *title;
+    const char *subtitle; /* NULL = none */
+    UiChartAxis x, y;
+    UiChartSeries series[UI_CHART_MAX_SERIES];
+    int series_count;
+    double reference; /* a dashed horizontal line at this y (a peak rate, say); 0 = none */
+    const char *reference_label;
+} UiChart;
+
+/* Draws the chart at width x height into a framebuffer of its own in the current GL 3.3 context
+ * and writes it as PNG. A private ImGui context does the drawing: the UI of ui_create, if any, is
+ * left as it was. 0, or -1 with one line in err. */
+int ui_render_chart_png(const UiChart *chart, const char *path, int width, int height, char *err, size_t errlen);
+/* The colour of series i in charts (the palette repeats after UI_CHART_MAX_SERIES). */
+void ui_chart_color(int series, uint8_t rgb[3]);
 
 #ifdef __cplusplus
 }
