@@ -177,6 +177,7 @@ static int app_reset(App *a, char *err, size_t errlen)
         a->ui.dt = a->opt.dt > 0 && a->last_n == 0 ? a->opt.dt : info.dt;
         a->ui.softening = a->opt.softening >= 0 && a->last_n == 0 ? a->opt.softening : info.softening;
     }
+    if (b.n != a->last_n) memset(a->ui.ladder_rate, 0, sizeof a->ui.ladder_rate);
     a->last_scene = (int)d.kind;
     a->last_n = b.n;
     bodies_free(&b);
@@ -544,6 +545,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_F: render_context_set_fullscreen(a->ctx, !render_context_fullscreen(a->ctx)); break;
     case GLFW_KEY_A: a->ui.auto_rotate = !a->ui.auto_rotate; break;
     case GLFW_KEY_G: app_cycle_follow(a); break;
+    case GLFW_KEY_L: a->ui.lecture = !a->ui.lecture; break;
     case GLFW_KEY_D: a->ui.show_halo = !a->ui.show_halo; break;
     case GLFW_KEY_M: a->ui.color_mode = (a->ui.color_mode + 1) % COLOR_MODE_COUNT; break;
     case GLFW_KEY_HOME: a->ui.reset_camera = true; break;
@@ -605,6 +607,8 @@ static void app_update_rates(App *a, double t, int steps)
         a->ui.steps_per_s = a->rate_steps / span;
         a->ui.interactions_per_s = a->ui.steps_per_s * (double)sim_count(a->sim) * sim_count(a->sim);
         a->ui.gflops = a->ui.interactions_per_s * 20e-9;
+        /* The ladder shows what each kernel computes, not what vsync lets the frame rate show. */
+        if (a->ui.cuda && steps > 0) a->ui.ladder_rate[sim_kernel(a->sim)] = sim_stats(a->sim).interactions_per_s;
         a->rate_since = t;
         a->rate_frames = 0;
         a->rate_steps = 0;
@@ -626,14 +630,16 @@ static int app_capture(App *a, const char *path)
 
 static void app_apply_controls(App *a)
 {
-    if (a->ui.kernel != (int)sim_kernel(a->sim) && a->ui.cuda) {
+    if ((a->ui.kernel != (int)sim_kernel(a->sim) || a->ui.apply_shape) && a->ui.cuda) {
         char err[256];
-        if (sim_set_kernel(a->sim, (SimKernel)a->ui.kernel, a->opt.threads_per_body, a->opt.block_size, err,
+        if (sim_set_kernel(a->sim, (SimKernel)a->ui.kernel, a->ui.threads_per_body, a->ui.block_size, err,
                            sizeof err) != 0) {
             notify(a, "%s", err);
             a->ui.kernel = (int)sim_kernel(a->sim);
         }
     }
+    a->ui.apply_shape = false;
+    sim_launch_shape(a->sim, &a->ui.shape_q, &a->ui.shape_block);
     a->ui.kernel_name = sim_kernel_name(sim_kernel(a->sim));
     a->camera.auto_rotate = a->ui.auto_rotate ? 0.1f : 0.0f;
     if (a->ui.reset_camera) {
@@ -685,6 +691,9 @@ static void app_init_ui_model(App *a)
     u->color_mode = (int)o->color_mode;
     u->auto_rotate = o->auto_rotate;
     u->show_halo = o->show_halo;
+    u->lecture = o->lecture;
+    u->threads_per_body = o->threads_per_body;
+    u->block_size = o->block_size;
     u->visible = !o->no_ui;
     u->preset = -1;
     u->cycle_seconds = o->cycle_seconds > 0 ? o->cycle_seconds : 30;
@@ -807,6 +816,9 @@ int app_run(const AppOptions *opt)
         float sx = 1, sy = 1;
         glfwGetWindowContentScale(win, &sx, &sy);
         a->ui_attached = ui_create(win, sx);
+    } else if (opt->capture_ui) {
+        /* Headless, the panel and HUD are drawn only to appear in screenshots and recordings. */
+        a->ui_attached = ui_create(NULL, 1);
     }
 
     int frames = opt->frames;

@@ -28,7 +28,8 @@ void app_default_options(AppOptions *o)
 void app_print_usage(FILE *f)
 {
     fputs("usage: starburst [options]\n"
-          "       starburst bench [--csv FILE] [-n N[,N...]] [--kernel NAME[,NAME...]]\n"
+          "       starburst bench [--csv FILE] [-n N[,N...]] [--kernel NAME[,NAME...]] [--sweep]\n"
+          "                       (starburst bench --help for more)\n"
           "\n"
           "Scene (applied at start and on reset):\n"
           "  --scene NAME          collision (default), disk, plummer, shell, random\n"
@@ -60,6 +61,7 @@ void app_print_usage(FILE *f)
           "Display:\n"
           "  --size WxH            window or image size (default 1280x720)\n"
           "  --fullscreen          start full screen\n"
+          "  --lecture             full screen, large type, the kernel ladder on stage (L toggles)\n"
           "  --no-vsync            draw as fast as possible\n"
           "  --no-ui               hide the control panel and HUD\n"
           "  --point-size X        sprite size (default 1)\n"
@@ -83,7 +85,7 @@ void app_print_usage(FILE *f)
           "  -h, --help            this text\n"
           "\n"
           "Keys: space pause, . single step, R reset, H hide UI, F fullscreen, A auto-rotate,\n"
-          "      M colour mode, D halo, G follow, S save the run, V record, [ ] previous / next preset, C cycle presets, Home reset camera,\n"
+          "      M colour mode, D halo, G follow, L lecture mode, S save the run, V record, [ ] previous / next preset, C cycle presets, Home reset camera,\n"
           "      Esc quit. Mouse: left drag orbit, right or shift drag pan, wheel zoom.\n",
           f);
 }
@@ -157,7 +159,7 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
         }
         /* Flags. */
         if (IS("--headless") || IS("--fullscreen") || IS("--no-vsync") || IS("--no-ui") ||
-            IS("--auto-rotate") || IS("--quiet") || IS("--capture-ui") || IS("--show-halo")) {
+            IS("--auto-rotate") || IS("--quiet") || IS("--capture-ui") || IS("--show-halo") || IS("--lecture")) {
             if (value) return bad(err, errlen, opt, value, "takes no value");
             if (IS("--headless")) o->headless = true;
             if (IS("--fullscreen")) o->fullscreen = true;
@@ -167,6 +169,7 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
             if (IS("--quiet")) o->quiet = true;
             if (IS("--capture-ui")) o->capture_ui = true;
             if (IS("--show-halo")) o->show_halo = true;
+            if (IS("--lecture")) o->lecture = o->fullscreen = true;
             continue;
         }
         int rc = 0;
