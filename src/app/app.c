@@ -608,7 +608,8 @@ static void app_update_rates(App *a, double t, int steps)
         a->ui.interactions_per_s = a->ui.steps_per_s * (double)sim_count(a->sim) * sim_count(a->sim);
         a->ui.gflops = a->ui.interactions_per_s * 20e-9;
         /* The ladder shows what each kernel computes, not what vsync lets the frame rate show. */
-        if (a->ui.cuda && steps > 0) a->ui.ladder_rate[sim_kernel(a->sim)] = sim_stats(a->sim).interactions_per_s;
+        if (a->ui.cuda && steps > 0)
+            a->ui.ladder_rate[sim_kernel(a->sim)] = sim_stats(a->sim).kernel_interactions_per_s;
         a->rate_since = t;
         a->rate_frames = 0;
         a->rate_steps = 0;

@@ -130,6 +130,9 @@ void sim_advance(Sim *s, const SimParams *p, int steps)
     s->stats.interactions_per_s = ms > 0 ? inter / (ms * 1e-3) : 0;
     s->stats.gflops = s->stats.interactions_per_s * 20e-9;
     s->stats.map_ms = s->impl->map_ms ? s->impl->map_ms(s->state) : 0;
+    s->stats.gpu_ms = s->impl->gpu_ms ? s->impl->gpu_ms(s->state) : 0;
+    s->stats.kernel_interactions_per_s =
+        s->stats.gpu_ms > 0 ? inter / (s->stats.gpu_ms * 1e-3) : s->stats.interactions_per_s;
     s->stats.total_steps += steps;
     s->stats.time += (double)p->dt * steps;
 }

@@ -70,6 +70,8 @@ typedef struct SimStats {
     long long total_steps;     /* since creation or the last sim_load */
     double time;               /* simulated time since then */
     double map_ms;             /* of ms: mapping and unmapping the GL buffers (CUDA backend) */
+    double gpu_ms;             /* the steps alone, timed on the GPU (CUDA backend; else 0) */
+    double kernel_interactions_per_s; /* N^2 * steps / gpu_ms, or interactions_per_s without it */
 } SimStats;
 
 typedef struct SimEnergy {

@@ -16,6 +16,8 @@ typedef struct SimBackendImpl {
     const char *(*device_name)(const void *impl);
     /* Optional: ms the last advance spent mapping and unmapping GL buffers. */
     double (*map_ms)(const void *impl);
+    /* Optional: ms the last advance's steps took on the device's own clock. */
+    double (*gpu_ms)(const void *impl);
     /* Optional: the error that stopped the backend, or NULL while it runs. */
     const char *(*error)(const void *impl);
     /* False when the last advance left a non-finite position or velocity. */

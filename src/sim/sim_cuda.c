@@ -36,6 +36,8 @@ typedef struct SimCuda {
     float acc_softening; /* softening of the stored accelerations; NAN = none yet */
     double map_ms;       /* the last advance's time in map and unmap */
     float4 probe[2];     /* body 0's position and velocity after the last advance */
+    cudaEvent_t steps_begin, steps_end; /* around the steps of an advance, on the GPU's clock */
+    double gpu_ms;                      /* the last advance's steps alone; 0 = not measured */
     bool failed, reported;
     char error[256];
 } SimCuda;
@@ -172,6 +174,8 @@ static void cuda_destroy(void *impl)
     cudaFree(c->acc);
     cudaFree(c->scratch);
     cudaFree(c->partials);
+    if (c->steps_begin) cudaEventDestroy(c->steps_begin);
+    if (c->steps_end) cudaEventDestroy(c->steps_end);
     if (c->stream) cudaStreamDestroy(c->stream);
     free(c->tags);
     free(c);
@@ -243,6 +247,8 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
 
     const size_t bytes = (size_t)c->n * sizeof(float4);
     if (!SC_CHECK(c, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking))) goto fail;
+    if (!SC_CHECK(c, cudaEventCreate(&c->steps_begin))) goto fail;
+    if (!SC_CHECK(c, cudaEventCreate(&c->steps_end))) goto fail;
     if (own_positions && !SC_CHECK(c, cudaMalloc((void **)&c->pos, bytes))) goto fail;
     if (!SC_CHECK(c, cudaMalloc((void **)&c->vel, bytes))) goto fail;
     if (!SC_CHECK(c, cudaMalloc((void **)&c->acc, bytes))) goto fail;
@@ -301,6 +307,8 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
         }
         f.vel = c->vel;
         f.damping = p->damping;
+        c->gpu_ms = 0;
+        if (ok) ok = SC_CHECK(c, cudaEventRecord(c->steps_begin, c->stream));
         for (int s = 0; ok && s < steps; s++) {
             const bool last = s == steps - 1;
             /* The first drift of an advance also gives the opening half kick. */
@@ -311,11 +319,14 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
             f.speed = last ? speed : NULL;
             if (ok) ok = SC_CHECK(c, nbody_forces_launch(&f, c->stream));
         }
+        bool timed = ok && SC_CHECK(c, cudaEventRecord(c->steps_end, c->stream));
         /* Body 0 tells whether the run diverged: one NaN reaches every body within a step. */
         if (ok) SC_CHECK(c, cudaMemcpyAsync(&c->probe[0], pos, sizeof(float4), cudaMemcpyDeviceToHost, c->stream));
         if (ok) SC_CHECK(c, cudaMemcpyAsync(&c->probe[1], c->vel, sizeof(float4), cudaMemcpyDeviceToHost, c->stream));
         /* The steps finish first, so the unmap is timed alone. */
         SC_CHECK(c, cudaStreamSynchronize(c->stream));
+        float elapsed = 0;
+        if (timed && SC_CHECK(c, cudaEventElapsedTime(&elapsed, c->steps_begin, c->steps_end))) c->gpu_ms = elapsed;
         t0 = now_ms();
         sc_unmap(c);
         SC_CHECK(c, cudaStreamSynchronize(c->stream));
@@ -422,6 +433,7 @@ static void cuda_launch_shape(const void *impl, int *q, int *block)
 
 static const char *cuda_device_name(const void *impl) { return ((const SimCuda *)impl)->device_name; }
 static double cuda_map_ms(const void *impl) { return ((const SimCuda *)impl)->map_ms; }
+static double cuda_gpu_ms(const void *impl) { return ((const SimCuda *)impl)->gpu_ms; }
 
 static bool cuda_device_memory(const void *impl, size_t *free_bytes, size_t *total_bytes)
 {
@@ -478,6 +490,7 @@ const SimBackendImpl sim_cuda_impl = {
     .launch_shape = cuda_launch_shape,
     .device_name = cuda_device_name,
     .map_ms = cuda_map_ms,
+    .gpu_ms = cuda_gpu_ms,
     .error = cuda_error,
     .finite = cuda_finite,
     .device_memory = cuda_device_memory,
