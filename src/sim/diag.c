@@ -22,30 +22,6 @@ void diag_measure(const Bodies *b, SimEnergy e, Diagnostics *out)
     }
 }
 
-void diag_reference_subset(const float *pos4, int n, double softening, const int *targets, int count, double *acc3)
-{
-    const double eps2 = softening * softening;
-#pragma omp parallel for schedule(static)
-    for (int t = 0; t < count; t++) {
-        const int i = targets[t];
-        const double xi = pos4[4 * i], yi = pos4[4 * i + 1], zi = pos4[4 * i + 2];
-        double ax = 0, ay = 0, az = 0;
-        for (int j = 0; j < n; j++) {
-            double dx = pos4[4 * j] - xi, dy = pos4[4 * j + 1] - yi, dz = pos4[4 * j + 2] - zi;
-            double r2 = dx * dx + dy * dy + dz * dz + eps2;
-            if (r2 <= 0) continue;
-            double inv = 1.0 / sqrt(r2);
-            double s = pos4[4 * j + 3] * inv * inv * inv;
-            ax += dx * s;
-            ay += dy * s;
-            az += dz * s;
-        }
-        acc3[3 * t] = ax;
-        acc3[3 * t + 1] = ay;
-        acc3[3 * t + 2] = az;
-    }
-}
-
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -67,7 +43,7 @@ int diag_force_check(Sim *s, const Bodies *b, float softening, int max_samples, 
     }
     for (int t = 0; t < count; t++) targets[t] = (int)((long long)t * n / count);
     sim_accelerations(s, softening, acc);
-    diag_reference_subset(b->pos, n, softening, targets, count, ref);
+    sim_reference_subset(b->pos, n, softening, targets, count, ref);
     double num = 0, den = 0;
     for (int t = 0; t < count; t++) {
         const float *a = acc + 3 * targets[t];

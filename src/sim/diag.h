@@ -24,8 +24,6 @@ typedef struct ForceCheck {
 } ForceCheck;
 
 void diag_measure(const Bodies *b, SimEnergy e, Diagnostics *out);
-/* Accelerations of `count` target bodies (indices) from all n, in double, into acc3. */
-void diag_reference_subset(const float *pos4, int n, double softening, const int *targets, int count, double *acc3);
 /* Compares the active kernel's accelerations with the f64 reference on up to max_samples bodies
  * spread evenly over the system. b holds the current state (sim_read). Returns 0, or -1 when
  * memory runs out. */

@@ -121,6 +121,9 @@ bool sim_cuda_available(char *why, size_t whylen);
 
 /* The f64 reference: accelerations of n bodies (pos4 as in Bodies) into acc3 (3n doubles). */
 void sim_reference_accelerations(const float *pos4, int n, double softening, double *acc3);
+/* The same for `count` target bodies (indices; NULL = the first count) from all n, into acc3 (3 per
+ * target): a reference for large N at the cost of a sample. */
+void sim_reference_subset(const float *pos4, int n, double softening, const int *targets, int count, double *acc3);
 
 #ifdef __cplusplus
 }

@@ -230,13 +230,14 @@ const SimBackendImpl sim_cpu_impl = {
     .finite = cpu_finite,
 };
 
-void sim_reference_accelerations(const float *pos4, int n, double softening, double *acc3)
+void sim_reference_subset(const float *pos4, int n, double softening, const int *targets, int count, double *acc3)
 {
     const double eps2 = softening * softening;
 #pragma omp parallel for schedule(static)
-    for (int i = 0; i < n; i++) {
-        double ax = 0, ay = 0, az = 0;
+    for (int t = 0; t < count; t++) {
+        const int i = targets ? targets[t] : t;
         const double xi = pos4[4 * i], yi = pos4[4 * i + 1], zi = pos4[4 * i + 2];
+        double ax = 0, ay = 0, az = 0;
         for (int j = 0; j < n; j++) {
             double dx = pos4[4 * j] - xi, dy = pos4[4 * j + 1] - yi, dz = pos4[4 * j + 2] - zi;
             double r2 = dx * dx + dy * dy + dz * dz + eps2;
@@ -247,8 +248,13 @@ void sim_reference_accelerations(const float *pos4, int n, double softening, dou
             ay += dy * s;
             az += dz * s;
         }
-        acc3[3 * i] = ax;
-        acc3[3 * i + 1] = ay;
-        acc3[3 * i + 2] = az;
+        acc3[3 * t] = ax;
+        acc3[3 * t + 1] = ay;
+        acc3[3 * t + 2] = az;
     }
+}
+
+void sim_reference_accelerations(const float *pos4, int n, double softening, double *acc3)
+{
+    sim_reference_subset(pos4, n, softening, NULL, n, acc3);
 }

@@ -34,35 +34,12 @@ static void reference_build(Reference *r, const Bodies *b, double eps)
     const int n = b->n;
     r->count = n < SUBSET_FROM ? n : (n - 1) / SUBSET_STRIDE + 2;
     r->targets = malloc((size_t)r->count * sizeof *r->targets);
-    r->acc = malloc(3 * (size_t)(n < SUBSET_FROM ? n : r->count) * sizeof *r->acc);
+    r->acc = malloc(3 * (size_t)r->count * sizeof *r->acc);
     assert_non_null(r->targets);
     assert_non_null(r->acc);
-    if (n < SUBSET_FROM) {
-        for (int i = 0; i < n; i++) r->targets[i] = i;
-        sim_reference_accelerations(b->pos, n, eps, r->acc);
-        return;
-    }
-    const double eps2 = eps * eps;
-    for (int t = 0; t < r->count; t++) {
-        int i = t < r->count - 1 ? t * SUBSET_STRIDE : n - 1;
-        const float *pi = b->pos + 4 * i;
-        double ax = 0, ay = 0, az = 0;
-        for (int j = 0; j < n; j++) {
-            const float *pj = b->pos + 4 * j;
-            double dx = (double)pj[0] - pi[0], dy = (double)pj[1] - pi[1], dz = (double)pj[2] - pi[2];
-            double r2 = dx * dx + dy * dy + dz * dz + eps2;
-            if (r2 <= 0) continue;
-            double inv = 1 / sqrt(r2);
-            double s = pj[3] * inv * inv * inv;
-            ax += dx * s;
-            ay += dy * s;
-            az += dz * s;
-        }
-        r->targets[t] = i;
-        r->acc[3 * t] = ax;
-        r->acc[3 * t + 1] = ay;
-        r->acc[3 * t + 2] = az;
-    }
+    for (int t = 0; t < r->count; t++)
+        r->targets[t] = n < SUBSET_FROM ? t : (t < r->count - 1 ? t * SUBSET_STRIDE : n - 1);
+    sim_reference_subset(b->pos, n, eps, r->targets, r->count, r->acc);
 }
 
 static void reference_free(Reference *r)
