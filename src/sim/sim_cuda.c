@@ -36,6 +36,7 @@ typedef struct SimCuda {
     float acc_softening; /* softening of the stored accelerations; NAN = none yet */
     double map_ms;       /* the last advance's time in map and unmap */
     float4 probe[2];     /* body 0's position and velocity after the last advance */
+    long fail_after;     /* STARBURST_CUDA_FAIL_AFTER: advances before a failure is injected; 0 = never */
     cudaEvent_t steps_begin, steps_end; /* around the steps of an advance, on the GPU's clock */
     double gpu_ms;                      /* the last advance's steps alone; 0 = not measured */
     bool failed, reported;
@@ -233,8 +234,14 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     }
 
     const bool own_positions = desc->position_vbo == 0;
+    const char *fail_after = getenv("STARBURST_CUDA_FAIL_AFTER");
+    c->fail_after = fail_after ? atol(fail_after) : 0;
     size_t free_bytes = 0, total_bytes = 0;
     if (!SC_CHECK(c, cudaMemGetInfo(&free_bytes, &total_bytes))) goto fail;
+    /* STARBURST_GPU_MEMORY_MIB stands in for a smaller GPU, so the refusal can be tested. */
+    const char *limit = getenv("STARBURST_GPU_MEMORY_MIB");
+    if (limit && atof(limit) > 0 && atof(limit) * 1048576.0 < (double)free_bytes)
+        free_bytes = (size_t)(atof(limit) * 1048576.0);
     size_t usable = free_bytes / 10 * 9;
     if (sc_bytes(c->n, own_positions) > usable) {
         long long fit = (long long)(usable / sc_bytes(1, own_positions));
@@ -292,6 +299,12 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
 {
     SimCuda *c = impl;
     if (c->failed || steps <= 0) return;
+    /* A failing CUDA call, on demand, so that the hand-over to the CPU can be tested. */
+    if (c->fail_after > 0 && --c->fail_after == 0) {
+        sc_fail(c, "cuda: injected failure (STARBURST_CUDA_FAIL_AFTER)");
+        sc_report(c);
+        return;
+    }
     float4 *pos;
     float *speed;
     double t0 = now_ms();
