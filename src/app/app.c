@@ -470,16 +470,9 @@ static void app_follow(App *a, double t, float seconds)
     if (t >= a->follow_next) {
         a->follow_next = t + 0.1;
         sim_read(a->sim, &a->state);
-        double m = 0, c[3] = {0};
-        for (int i = 0; i < a->state.n; i++) {
-            int g = BODY_TAG_GALAXY(a->state.tag[i]);
-            if (a->follow != 3 && g != a->follow - 1) continue;
-            double mi = a->state.pos[4 * i + 3];
-            m += mi;
-            for (int k = 0; k < 3; k++) c[k] += mi * a->state.pos[4 * i + k];
-        }
-        a->follow_valid = m > 0;
-        for (int k = 0; k < 3 && m > 0; k++) a->follow_target[k] = (float)(c[k] / m);
+        double c[3];
+        a->follow_valid = bodies_group_centre(&a->state, a->follow == 3 ? -1 : a->follow - 1, c) > 0;
+        for (int k = 0; k < 3 && a->follow_valid; k++) a->follow_target[k] = (float)c[k];
     }
     if (!a->follow_valid) return;
     /* About a third of a second to close most of the gap: smooth, yet it keeps up. */

@@ -61,6 +61,19 @@ void bodies_centre_of_mass(const Bodies *b, double dest[3], double vdest[3])
     }
 }
 
+double bodies_group_centre(const Bodies *b, int galaxy, double dest[3])
+{
+    double m = 0, c[3] = {0};
+    for (int i = 0; i < b->n; i++) {
+        if (galaxy >= 0 && BODY_TAG_GALAXY(b->tag[i]) != galaxy) continue;
+        double mi = b->pos[4 * i + 3];
+        m += mi;
+        for (int k = 0; k < 3; k++) c[k] += mi * b->pos[4 * i + k];
+    }
+    for (int k = 0; k < 3 && m > 0; k++) dest[k] = c[k] / m;
+    return m;
+}
+
 void bodies_recentre(Bodies *b)
 {
     double x[3], v[3];

@@ -36,6 +36,9 @@ int bodies_copy(Bodies *dst, const Bodies *src);
 double bodies_total_mass(const Bodies *b);
 /* Centre of mass (dest[3]) and its velocity (vdest[3], may be NULL), summed in double. */
 void bodies_centre_of_mass(const Bodies *b, double dest[3], double vdest[3]);
+/* Centre of mass of galaxy 0 or 1 (by tag), or of all bodies for galaxy < 0, into dest[3].
+ * Returns that group's mass (0 when it is empty; dest is then left alone). */
+double bodies_group_centre(const Bodies *b, int galaxy, double dest[3]);
 /* Moves the system so its centre of mass sits at the origin at rest. */
 void bodies_recentre(Bodies *b);
 /* Radius of the sphere around the centre of mass holding fraction f of the mass. */
