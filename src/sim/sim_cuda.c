@@ -244,8 +244,14 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
         free_bytes = (size_t)(atof(limit) * 1048576.0);
     size_t usable = free_bytes / 10 * 9;
     if (sc_bytes(c->n, own_positions) > usable) {
-        long long fit = (long long)(usable / sc_bytes(1, own_positions));
-        while (fit > 0 && sc_bytes(fit, own_positions) > usable) fit--;
+        /* The largest N whose buffers fit: sc_bytes grows with N, so bisect. */
+        long long lo = 0, hi = (long long)(usable / (2 * sizeof(float4))) + 1;
+        while (hi - lo > 1) {
+            long long mid = lo + (hi - lo) / 2;
+            if (sc_bytes(mid, own_positions) <= usable) lo = mid;
+            else hi = mid;
+        }
+        long long fit = lo;
         snprintf(err, errlen, "%d bodies need %.0f MiB of GPU memory, %s has %.0f MiB free: at most %lld bodies fit",
                  c->n, sc_bytes(c->n, own_positions) / 1048576.0, c->device_name, free_bytes / 1048576.0, fit);
         cuda_destroy(c);
