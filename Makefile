@@ -31,7 +31,7 @@ test: build
 test-asan: deps
 	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTARBURST_SANITIZE=ON -DSTARBURST_CUDA=OFF $(CMAKE_FLAGS)
 	cmake --build $(ASAN) -j $(JOBS)
-	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	cd $(ASAN) && UBSAN_OPTIONS=print_stacktrace=1 \
 	    ctest --output-on-failure -j $(JOBS) -L unit
 
 # Fuzzes the TIPSY reader with libFuzzer (clang) for FUZZ_SECONDS; inputs that crash land in
