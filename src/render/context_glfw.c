@@ -36,7 +36,12 @@ static void glfw_size(const RenderContext *c, int *width, int *height)
 }
 
 static bool glfw_should_close(RenderContext *c) { return glfwWindowShouldClose(c->window); }
-static void glfw_poll(RenderContext *c) { glfwPollEvents(); }
+/* A minimised window shows nothing: wait for events a little instead of spinning. */
+static void glfw_poll(RenderContext *c)
+{
+    if (glfwGetWindowAttrib(c->window, GLFW_ICONIFIED)) glfwWaitEventsTimeout(0.05);
+    else glfwPollEvents();
+}
 static void glfw_swap(RenderContext *c) { glfwSwapBuffers(c->window); }
 
 static void glfw_set_vsync(RenderContext *c, bool on)
