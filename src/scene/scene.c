@@ -342,29 +342,6 @@ typedef struct GalaxyScale {
     double period;     /* rotation period at rh */
 } GalaxyScale;
 
-typedef struct RadiusMass {
-    double r, m;
-} RadiusMass;
-
-static int by_radius(const void *a, const void *b)
-{
-    double ra = ((const RadiusMass *)a)->r, rb = ((const RadiusMass *)b)->r;
-    return (ra > rb) - (ra < rb);
-}
-
-/* Radius holding fraction f of the mass in rm (sorted here). */
-static double mass_radius(RadiusMass *rm, int n, double f)
-{
-    double total = 0, acc = 0;
-    qsort(rm, (size_t)n, sizeof *rm, by_radius);
-    for (int i = 0; i < n; i++) total += rm[i].m;
-    for (int i = 0; i < n; i++) {
-        acc += rm[i].m;
-        if (acc >= f * total) return rm[i].r;
-    }
-    return n > 0 ? rm[n - 1].r : 0.0;
-}
-
 /* Mass within radius r of the origin. */
 static double mass_inside(const Bodies *b, double r)
 {
@@ -400,7 +377,7 @@ static void rotation_to_z(const double l[3], double m[3][3])
 
 /* Radii into rm, of the stars only where stars_only; cylindrical about axis, where given.
  * Returns how many. */
-static int radii(const Bodies *b, int stars_only, const double axis[3], RadiusMass *rm)
+static int radii(const Bodies *b, int stars_only, const double axis[3], BodyRadius *rm)
 {
     int k = 0;
     for (int i = 0; i < b->n; i++) {
@@ -408,7 +385,7 @@ static int radii(const Bodies *b, int stars_only, const double axis[3], RadiusMa
         const float *x = b->pos + 4 * (size_t)i;
         double r2 = sq(x[0]) + sq(x[1]) + sq(x[2]);
         if (axis) r2 -= sq(axis[0] * x[0] + axis[1] * x[1] + axis[2] * x[2]);
-        rm[k++] = (RadiusMass){sqrt(r2 > 0 ? r2 : 0), x[3]};
+        rm[k++] = (BodyRadius){sqrt(r2 > 0 ? r2 : 0), x[3]};
     }
     return k;
 }
@@ -418,7 +395,7 @@ static int galaxy_scale(const Bodies *b, GalaxyScale *gs)
 {
     int n = b->n, stars_only = 0;
     for (int i = 0; i < n && !stars_only; i++) stars_only = BODY_TAG_COMPONENT(b->tag[i]) != BODY_HALO;
-    RadiusMass *rm = malloc(sizeof *rm * (size_t)n);
+    BodyRadius *rm = malloc(sizeof *rm * (size_t)n);
     if (!rm) return -1;
 
     double l[3] = {0, 0, 0};
@@ -434,10 +411,10 @@ static int galaxy_scale(const Bodies *b, GalaxyScale *gs)
     rotation_to_z(l, gs->spin);
 
     int ns = radii(b, stars_only, gs->spin[2], rm);
-    gs->rd = mass_radius(rm, ns, 0.5) / 1.678; /* an exponential disk's half-mass radius is 1.678 Rd */
+    gs->rd = bodies_radius_holding(rm, ns, 0.5) / 1.678; /* an exponential disk's half-mass radius is 1.678 Rd */
     ns = radii(b, stars_only, NULL, rm);
-    gs->r90 = mass_radius(rm, ns, 0.9);
-    gs->rh = mass_radius(rm, ns, 0.5);
+    gs->r90 = bodies_radius_holding(rm, ns, 0.9);
+    gs->rh = bodies_radius_holding(rm, ns, 0.5);
 
     double inside = mass_inside(b, gs->rh);
     gs->period = inside > 0 && gs->rh > 0 ? 2.0 * SCENE_PI * gs->rh / sqrt(inside / gs->rh) : 0.0;
@@ -449,10 +426,10 @@ static int galaxy_scale(const Bodies *b, GalaxyScale *gs)
  * softening (inside it the force stops growing). */
 static double peak_speed(const Bodies *b, double softening)
 {
-    RadiusMass *rm = malloc(sizeof *rm * (size_t)b->n);
+    BodyRadius *rm = malloc(sizeof *rm * (size_t)b->n);
     if (!rm) return -1;
     int n = radii(b, 0, NULL, rm);
-    qsort(rm, (size_t)n, sizeof *rm, by_radius);
+    bodies_sort_radii(rm, n);
     double m = 0, v2 = 0;
     for (int i = 0; i < n; i++) {
         m += rm[i].m;

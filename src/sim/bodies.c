@@ -85,38 +85,42 @@ void bodies_recentre(Bodies *b)
         }
 }
 
-typedef struct RadiusMass {
-    double r, m;
-} RadiusMass;
-
 static int by_radius(const void *a, const void *b)
 {
-    double ra = ((const RadiusMass *)a)->r, rb = ((const RadiusMass *)b)->r;
+    double ra = ((const BodyRadius *)a)->r, rb = ((const BodyRadius *)b)->r;
     return (ra > rb) - (ra < rb);
+}
+
+void bodies_sort_radii(BodyRadius *rm, int n)
+{
+    if (n > 0) qsort(rm, (size_t)n, sizeof *rm, by_radius);
+}
+
+double bodies_radius_holding(BodyRadius *rm, int n, double f)
+{
+    if (n <= 0) return 0;
+    double total = 0, acc = 0;
+    bodies_sort_radii(rm, n);
+    for (int i = 0; i < n; i++) total += rm[i].m;
+    for (int i = 0; i < n; i++) {
+        acc += rm[i].m;
+        if (acc >= f * total) return rm[i].r;
+    }
+    return rm[n - 1].r;
 }
 
 double bodies_mass_radius(const Bodies *b, double f)
 {
     if (b->n == 0) return 0;
-    RadiusMass *rm = malloc((size_t)b->n * sizeof *rm);
+    BodyRadius *rm = malloc((size_t)b->n * sizeof *rm);
     if (!rm) return NAN;
-    double c[3], total = 0;
+    double c[3];
     bodies_centre_of_mass(b, c, NULL);
     for (int i = 0; i < b->n; i++) {
         double dx = b->pos[4 * i] - c[0], dy = b->pos[4 * i + 1] - c[1], dz = b->pos[4 * i + 2] - c[2];
-        rm[i].r = sqrt(dx * dx + dy * dy + dz * dz);
-        rm[i].m = b->pos[4 * i + 3];
-        total += rm[i].m;
+        rm[i] = (BodyRadius){sqrt(dx * dx + dy * dy + dz * dz), b->pos[4 * i + 3]};
     }
-    qsort(rm, (size_t)b->n, sizeof *rm, by_radius);
-    double acc = 0, r = rm[b->n - 1].r;
-    for (int i = 0; i < b->n; i++) {
-        acc += rm[i].m;
-        if (acc >= f * total) {
-            r = rm[i].r;
-            break;
-        }
-    }
+    double r = bodies_radius_holding(rm, b->n, f);
     free(rm);
     return r;
 }

@@ -41,6 +41,14 @@ void bodies_centre_of_mass(const Bodies *b, double dest[3], double vdest[3]);
 double bodies_group_centre(const Bodies *b, int galaxy, double dest[3]);
 /* Moves the system so its centre of mass sits at the origin at rest. */
 void bodies_recentre(Bodies *b);
+/* A body's distance from some centre or axis, and its mass. */
+typedef struct BodyRadius {
+    double r, m;
+} BodyRadius;
+/* Sorts rm by r, nearest first. */
+void bodies_sort_radii(BodyRadius *rm, int n);
+/* The radius within which fraction f of the mass of rm lies (rm is sorted by r here). */
+double bodies_radius_holding(BodyRadius *rm, int n, double f);
 /* Radius of the sphere around the centre of mass holding fraction f of the mass. */
 double bodies_mass_radius(const Bodies *b, double f);
 
