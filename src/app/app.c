@@ -764,7 +764,7 @@ int app_run(const AppOptions *opt)
     }
     if (a->ui.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.n = cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES;
     if (!cuda && opt->backend == SIM_BACKEND_AUTO) {
-        snprintf(a->backend_note, sizeof a->backend_note, "No CUDA device (%.160s): CPU backend, %d bodies.", why,
+        snprintf(a->backend_note, sizeof a->backend_note, "CUDA unavailable (%.160s): CPU backend, %d bodies.", why,
                  a->ui.n);
     } else if (!cuda && opt->scene.n == 0) {
         snprintf(a->backend_note, sizeof a->backend_note, "CPU backend: %d bodies (-n for more).", a->ui.n);

@@ -478,7 +478,13 @@ bool sim_cuda_probe(char *why, size_t whylen)
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
-        snprintf(why, whylen, "no CUDA device (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+        /* Without NVIDIA's driver the runtime says "driver version is insufficient": say what it means. */
+        if (e == cudaErrorInsufficientDriver && cudaDriverGetVersion(&count) == cudaSuccess && count == 0)
+            snprintf(why, whylen, "no NVIDIA driver");
+        else if (e == cudaErrorNoDevice || e == cudaSuccess)
+            snprintf(why, whylen, "no NVIDIA GPU found");
+        else
+            snprintf(why, whylen, "%s", cudaGetErrorString(e));
         cudaGetLastError();
         return false;
     }
