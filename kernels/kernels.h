@@ -21,9 +21,10 @@ extern "C" {
 #define NBODY_MIN_EPS2 1e-24f
 
 /* Launch shape. q: threads per body (mtpb: 1, 2, 4, ..., 32; other kernels: 1). block: threads
- * per block, a power of two from 32 to 1024 and at least q. r: bodies per thread (mtpb: 1 or 2). */
+ * per block, a power of two from 32 to 1024 and at least q. r: bodies per thread (mtpb: 1 or 2;
+ * symmetric: 8). parts: the symmetric kernel's split of the bodies (1 to 64; 0 elsewhere). */
 typedef struct NbodyShape {
-    int q, block, r;
+    int q, block, r, parts;
 } NbodyShape;
 
 /* One force launch: a = forces(pos); acc = a; then, where vel is given, v = (v + a kick) damping
@@ -39,6 +40,8 @@ typedef struct NbodyForces {
     float4 *vel;
     float kick, damping;
     float *speed;
+    float4 *pair_sums; /* the symmetric kernel's scratch: nbody_pair_sums_bytes of device memory */
+    size_t pair_sums_bytes;
 } NbodyForces;
 
 cudaError_t nbody_forces_launch(const NbodyForces *f, cudaStream_t stream);
@@ -50,6 +53,13 @@ cudaError_t nbody_forces_launch(const NbodyForces *f, cudaStream_t stream);
 NbodyShape nbody_choose_shape(int n, int sm_count, SimPrecision precision, int q, int block);
 /* Checks a shape for a kernel and precision; returns 0, or -1 with one line in err. */
 int nbody_shape_check(SimKernel kernel, SimPrecision precision, NbodyShape shape, char *err, size_t errlen);
+/* The symmetric kernel's shape for n bodies: the number of parts that balances its tasks best
+ * over sm_count multiprocessors, with pair sums of at most max_bytes (0 = no limit; one part
+ * always qualifies). Pure arithmetic: needs no device. */
+NbodyShape nbody_symmetric_shape(int n, int sm_count, size_t max_bytes);
+/* The device scratch a launch of kernel with shape needs for n bodies (the symmetric kernel's
+ * pair sums, (parts + 1) parts B float4); 0 for the other kernels. */
+size_t nbody_pair_sums_bytes(SimKernel kernel, NbodyShape shape, int n);
 /* The shape of a non-mtpb kernel: q = 1, r = 1, block as given or 256. */
 NbodyShape nbody_plain_shape(int block);
 
@@ -74,7 +84,7 @@ cudaError_t nbody_kernels_check(void);
 typedef struct NbodyBench NbodyBench;
 cudaError_t nbody_bench_create(NbodyBench **b, int n, unsigned seed);
 void nbody_bench_destroy(NbodyBench *b);
-/* Median over `repeats` timed launches, after a warm-up, of the fused force + kick kernel
+/* Median over `repeats` timed launches, after a warm-up, of the force + kick launches
  * (force_ms) and of a whole step, drift + force + kick (step_ms). */
 cudaError_t nbody_bench_time(NbodyBench *b, SimKernel kernel, SimPrecision precision, NbodyShape shape,
                              int repeats, double *force_ms, double *step_ms);

@@ -175,7 +175,9 @@ extern "C" cudaError_t nbody_bench_time(NbodyBench *b, SimKernel kernel, SimPrec
     double *fm = (double *)malloc(2 * (size_t)repeats * sizeof(double));
     if (!fm) return cudaErrorMemoryAllocation;
     double *sm = fm + repeats;
-    cudaError_t e = nbody_forces_launch(&f, 0);
+    f.pair_sums_bytes = nbody_pair_sums_bytes(kernel, shape, b->n);
+    cudaError_t e = f.pair_sums_bytes ? cudaMalloc((void **)&f.pair_sums, f.pair_sums_bytes) : cudaSuccess;
+    if (e == cudaSuccess) e = nbody_forces_launch(&f, 0);
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
     for (int r = 0; r < repeats && e == cudaSuccess; r++) {
         float t1 = 0.0f, t2 = 0.0f;
@@ -197,5 +199,6 @@ extern "C" cudaError_t nbody_bench_time(NbodyBench *b, SimKernel kernel, SimPrec
         *step_ms = sm[repeats / 2];
     }
     free(fm);
+    cudaFree(f.pair_sums);
     return e;
 }

@@ -8,41 +8,19 @@
  *   5 mtpb            q threads per body split each tile and meet by warp shuffle, so a few
  *                     thousand bodies still fill the GPU; r bodies per thread reuse each load
  *   5 mtpb, fp64      the same in double arithmetic, for reference runs
- * Steps 1-3 take 1 / sqrtf(r2) (IEEE division and square root); 4 and 5 the approximate rsqrt,
+ *   6 symmetric       each pair once, for both bodies (Newton's third law): nbody_symmetric.cu
+ * Steps 1-3 take 1 / sqrtf(r2) (IEEE division and square root); 4-6 the approximate rsqrt,
  * whose 2^-22 relative error is far inside the 1e-5 the tests allow. */
 #include "kernels.h"
+#include "nbody_common.cuh"
 
 #include <stdio.h>
 
 namespace {
 
-struct Epilogue {
-    float4 *acc;
-    float4 *vel;
-    float *speed;
-    float kick, damping;
-};
-
-template <bool KICK>
-__device__ __forceinline__ void finish(int i, float ax, float ay, float az, const Epilogue &e)
-{
-    e.acc[i] = make_float4(ax, ay, az, 0.0f);
-    if (KICK) {
-        float4 v = e.vel[i];
-        v.x = (v.x + ax * e.kick) * e.damping;
-        v.y = (v.y + ay * e.kick) * e.damping;
-        v.z = (v.z + az * e.kick) * e.damping;
-        e.vel[i] = v;
-        if (e.speed) e.speed[i] = sqrtf(v.x * v.x + v.y * v.y + v.z * v.z);
-    }
-}
-
-__device__ __forceinline__ float rsqrt_ftz(float x)
-{
-    float y;
-    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-}
+using nbody::Epilogue;
+using nbody::finish;
+using nbody::rsqrt_ftz;
 
 /* Steps 1-3: the textbook form. */
 __device__ __forceinline__ void interact_plain(float4 pj, float4 pi, float eps2, float &ax, float &ay, float &az)
@@ -305,6 +283,8 @@ extern "C" cudaError_t nbody_forces_launch(const NbodyForces *f, cudaStream_t st
     if (f->n < 1 || nbody_shape_check(k, f->precision, f->shape, why, sizeof why) != 0) return cudaErrorInvalidValue;
     NbodyForces g = *f;
     g.kernel = k;
+    if (k == SIM_KERNEL_SYMMETRIC)
+        return nbody::launch_symmetric(&g, f->eps2 > NBODY_MIN_EPS2 ? f->eps2 : NBODY_MIN_EPS2, stream);
     Epilogue e = {f->acc, f->vel, f->speed, f->kick, f->damping};
     if (f->vel)
         launch<true>(&g, e, stream);
@@ -324,8 +304,9 @@ extern "C" int nbody_shape_check(SimKernel kernel, SimPrecision precision, Nbody
         snprintf(err, errlen, "double precision runs the mtpb kernel only, not %s", sim_kernel_name(kernel));
         return -1;
     }
+    if (kernel == SIM_KERNEL_SYMMETRIC) return nbody::symmetric_check(shape, err, errlen);
     if (kernel != SIM_KERNEL_MTPB && kernel != SIM_KERNEL_DEFAULT) {
-        if (shape.q != 1 || shape.r != 1) {
+        if (shape.q != 1 || shape.r != 1 || shape.parts != 0) {
             snprintf(err, errlen, "%d threads per body: only the mtpb kernel splits a body across threads",
                      shape.q);
             return -1;
@@ -353,7 +334,7 @@ extern "C" int nbody_shape_check(SimKernel kernel, SimPrecision precision, Nbody
 
 extern "C" NbodyShape nbody_plain_shape(int block)
 {
-    NbodyShape s = {1, block > 0 ? block : 256, 1};
+    NbodyShape s = {1, block > 0 ? block : 256, 1, 0};
     return s;
 }
 
@@ -384,7 +365,7 @@ static double shape_cost(int n, int sm_count, int q, int block, int r)
 extern "C" NbodyShape nbody_choose_shape(int n, int sm_count, SimPrecision precision, int q, int block)
 {
     static const int blocks[] = {256, 512};
-    NbodyShape best = {q > 0 ? q : 1, block > 0 ? block : 256, 1};
+    NbodyShape best = {q > 0 ? q : 1, block > 0 ? block : 256, 1, 0};
     if (sm_count < 1) sm_count = 1;
     if (n < 1) n = 1;
     double best_cost = 0;
@@ -397,7 +378,7 @@ extern "C" NbodyShape nbody_choose_shape(int n, int sm_count, SimPrecision preci
                 double c = shape_cost(n, sm_count, qq, b, r);
                 if (!found || c < best_cost * 0.999) {
                     best_cost = c;
-                    best = (NbodyShape){qq, b, r};
+                    best = (NbodyShape){qq, b, r, 0};
                     found = true;
                 }
             }

@@ -36,6 +36,7 @@ typedef struct App {
     Camera camera;
     UiModel ui;
     bool ui_attached;
+    bool kernel_picked; /* a kernel named by --kernel or picked in the UI; else the default for each N */
     SimBackend backend_wanted;
     /* Energy bookkeeping: E0 at reset (or when softening changes), measured now and then. */
     double e0;
@@ -146,7 +147,7 @@ static int app_reset(App *a, char *err, size_t errlen)
 
     SimDesc sd = {
         .backend = a->backend_wanted,
-        .kernel = (SimKernel)a->ui.kernel,
+        .kernel = a->kernel_picked ? (SimKernel)a->ui.kernel : SIM_KERNEL_DEFAULT,
         .precision = a->opt.precision,
         .threads_per_body = a->opt.threads_per_body,
         .block_size = a->opt.block_size,
@@ -158,6 +159,7 @@ static int app_reset(App *a, char *err, size_t errlen)
         bodies_free(&b);
         return -1;
     }
+    a->ui.kernel = (int)sim_kernel(a->sim);
     a->ui.cuda = sim_backend(a->sim) == SIM_BACKEND_CUDA;
     a->ui.backend = sim_backend_name(sim_backend(a->sim));
     snprintf(a->device, sizeof a->device, "%s", sim_device_name(a->sim));
@@ -626,6 +628,7 @@ static void app_apply_controls(App *a)
 {
     if ((a->ui.kernel != (int)sim_kernel(a->sim) || a->ui.apply_shape) && a->ui.cuda) {
         char err[256];
+        if (a->ui.kernel != (int)sim_kernel(a->sim)) a->kernel_picked = true;
         if (sim_set_kernel(a->sim, (SimKernel)a->ui.kernel, a->ui.threads_per_body, a->ui.block_size, err,
                            sizeof err) != 0) {
             notify(a, "%s", err);
@@ -680,6 +683,7 @@ static void app_init_ui_model(App *a)
     u->n = o->scene.n;
     u->seed = (int)(o->scene.seed ? o->scene.seed : 1);
     u->kernel = (int)o->kernel;
+    a->kernel_picked = o->kernel != SIM_KERNEL_DEFAULT;
     u->point_size = o->point_size > 0 ? o->point_size : 1.0f;
     u->exposure = o->exposure > 0 ? o->exposure : 1.0f;
     u->color_mode = (int)o->color_mode;

@@ -1,6 +1,7 @@
-/* The force-kernel bench: a table of interactions/s per kernel and N, and "% of peak" against
- * the FP32 rate an FMA kernel measures on the same card in the same run, at 12 FP32
- * instructions per interaction. The sweep repeats the classic tuning experiments of the direct
+/* The force-kernel bench: a table of interactions/s per kernel and N (N^2 per step, whichever
+ * way a kernel gets them), and "% of peak": the FP32 instructions the kernel issues per second
+ * (12 per interaction; 8 for symmetric, which evaluates each pair once for both bodies) against
+ * the FP32 rate an FMA kernel measures on the same card in the same run. The sweep repeats the classic tuning experiments of the direct
  * N-body kernel (rate against N, threads per block, threads per body) and draws each as a chart.
  * The timing itself is CUDA (kernels/nbody_bench.cu); this file only drives it, prints and
  * draws, so it builds without CUDA too. */
@@ -127,6 +128,7 @@ static const BenchKernel all_kernels[] = {
     {"tiled", SIM_KERNEL_TILED, SIM_PRECISION_FLOAT, 0},
     {"tiled-unrolled", SIM_KERNEL_TILED_UNROLLED, SIM_PRECISION_FLOAT, 0},
     {"mtpb", SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT, 0},
+    {"symmetric", SIM_KERNEL_SYMMETRIC, SIM_PRECISION_FLOAT, 0},
     {"mtpb-f64", SIM_KERNEL_MTPB, SIM_PRECISION_DOUBLE, 0},
 };
 #define ALL_KERNELS ((int)(sizeof all_kernels / sizeof all_kernels[0]))
@@ -140,6 +142,8 @@ static void shape_text(NbodyShape s, SimKernel k, char *buf, size_t len)
 {
     if (k == SIM_KERNEL_MTPB)
         snprintf(buf, len, "q%d b%d r%d", s.q, s.block, s.r);
+    else if (k == SIM_KERNEL_SYMMETRIC)
+        snprintf(buf, len, "%d parts b%d", s.parts, s.block);
     else
         snprintf(buf, len, "b%d", s.block);
 }
@@ -176,7 +180,7 @@ static int time_cell(BenchTable *t, NbodyBench *b, BenchKernel *k, NbodyShape sh
                                    .ms = step_ms,
                                    .force_ms = force_ms,
                                    .interactions_per_s = *rate,
-                                   .peak_fraction = *rate / peak});
+                                   .peak_fraction = *rate / peak * (k->kernel == SIM_KERNEL_SYMMETRIC ? 8.0 / 12.0 : 1.0)});
     return 0;
 }
 
@@ -184,6 +188,7 @@ static int time_cell(BenchTable *t, NbodyBench *b, BenchKernel *k, NbodyShape sh
 static NbodyShape default_shape(const BenchOptions *o, const BenchKernel *k, int n, int sms)
 {
     if (k->kernel == SIM_KERNEL_MTPB) return nbody_choose_shape(n, sms, k->precision, o->threads_per_body, o->block_size);
+    if (k->kernel == SIM_KERNEL_SYMMETRIC) return nbody_symmetric_shape(n, sms, 0);
     return nbody_plain_shape(0);
 }
 
@@ -336,7 +341,8 @@ static int sweep_n(const SweepContext *c)
     return experiment_status(rc, experiment_close(&e, &chart));
 }
 
-/* (b) Threads per block at N = 131,072, for the kernels that tile (mtpb at its best q there). */
+/* (b) Threads per block at N = 131,072, for the kernels that tile (mtpb at its best q there;
+ * symmetric's blocks are fixed by its design). */
 static int sweep_block(const SweepContext *c)
 {
     Experiment e;
@@ -352,7 +358,9 @@ static int sweep_block(const SweepContext *c)
     }
     for (int k = 0; k < c->nk && rc == 0; k++) {
         BenchKernel kernel = c->kernels[k];
-        if (kernel.kernel == SIM_KERNEL_NAIVE || kernel.kernel == SIM_KERNEL_REGISTERS) continue;
+        if (kernel.kernel == SIM_KERNEL_NAIVE || kernel.kernel == SIM_KERNEL_REGISTERS ||
+            kernel.kernel == SIM_KERNEL_SYMMETRIC)
+            continue;
         for (int block = 32; block <= 1024 && rc == 0; block *= 2) {
             NbodyShape s = kernel.kernel == SIM_KERNEL_MTPB
                                ? nbody_choose_shape(SWEEP_BLOCK_N, c->sms, kernel.precision, c->o->threads_per_body, block)
@@ -405,7 +413,7 @@ static int sweep_q(const SweepContext *c)
             char series[48];
             snprintf(series, sizeof series, "%sN = %d", kernel.precision == SIM_PRECISION_DOUBLE ? "f64, " : "", ns[i]);
             for (int q = 1; q <= 32 && rc == 0; q *= 2) {
-                NbodyShape s = {q, block, 1};
+                NbodyShape s = {q, block, 1, 0};
                 char why[160];
                 if (nbody_shape_check(kernel.kernel, kernel.precision, s, why, sizeof why) != 0) {
                     char note[200];
@@ -466,7 +474,8 @@ static int run(const BenchOptions *o)
             for (int j = 0; j < ALL_KERNELS; j++)
                 if (strcmp(o->kernels[i], all_kernels[j].name) == 0) found = j;
             if (found < 0) {
-                fprintf(stderr, "bench: unknown kernel '%s' (naive, registers, tiled, tiled-unrolled, mtpb, mtpb-f64)\n",
+                fprintf(stderr, "bench: unknown kernel '%s' (naive, registers, tiled, tiled-unrolled, mtpb, symmetric, "
+                        "mtpb-f64)\n",
                         o->kernels[i]);
                 return 1;
             }
@@ -490,12 +499,14 @@ static int run(const BenchOptions *o)
         return 1;
     }
     const double peak = fp32 / 12.0;
-    char title[768];
+    char title[1024];
     snprintf(title, sizeof title,
              "Force kernels on %s (%d SMs). Each cell: median of up to %d timed launches after a warm-up.\n"
              "FP32 rate measured by an FFMA kernel: %.3e instructions/s. Peak interactions/s assumes 12 FP32\n"
-             "instructions per interaction: %.3e. GFLOP/s counts 20 flops per interaction. ms/step = drift +\n"
-             "force + kick; force ms = the fused force + kick kernel, which interactions/s is taken from.\n"
+             "instructions per interaction: %.3e. Interactions are N^2 per step; symmetric evaluates each pair\n"
+             "once for both bodies (8 FP32 instructions per interaction), and its %% peak counts those.\n"
+             "GFLOP/s counts 20 flops per interaction. ms/step = drift + force + kick; force ms = the force +\n"
+             "kick launches, which interactions/s is taken from.\n"
              "Kernels whose call would take over %.0f s at an N are skipped there.",
              device, sms, repeats, fp32, peak, BENCH_MAX_CALL_S);
     if (o->sweep) {

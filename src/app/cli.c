@@ -19,7 +19,7 @@ void app_default_options(AppOptions *o)
     o->point_size = -1;
     o->exposure = -1;
     o->backend = SIM_BACKEND_AUTO;
-    o->kernel = SIM_KERNEL_MTPB;
+    o->kernel = SIM_KERNEL_DEFAULT;
     o->vsync = true;
     o->width = 1280;
     o->height = 720;
@@ -53,7 +53,8 @@ void app_print_usage(FILE *f)
           "  --damping X           velocity factor per step, 0 < X <= 1 (default 1 = off)\n"
           "  --steps-per-frame K   simulation steps per drawn frame (default 4 on CUDA, 1 on CPU)\n"
           "  --backend B           auto (default), cuda, cpu\n"
-          "  --kernel NAME         naive, registers, tiled, tiled-unrolled, mtpb (default)\n"
+          "  --kernel NAME         naive, registers, tiled, tiled-unrolled, mtpb, symmetric\n"
+          "                        (default: symmetric; mtpb in double precision)\n"
           "  --precision P         float (default) or double\n"
           "  --threads-per-body Q  1, 2, 4, 8, 16 or 32 (default: chosen from N and the GPU)\n"
           "  --block-size B        threads per block, a multiple of 32 up to 1024\n"
@@ -228,7 +229,7 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
         } else if (IS("--kernel")) {
             VALUE();
             int k = sim_kernel_from_name(value);
-            if (k < 0) return bad(err, errlen, opt, value, "is not a kernel: naive, registers, tiled, tiled-unrolled, mtpb");
+            if (k < 0) return bad(err, errlen, opt, value, "is not a kernel: naive, registers, tiled, tiled-unrolled, mtpb, symmetric");
             o->kernel = (SimKernel)k;
         } else if (IS("--precision")) {
             VALUE();

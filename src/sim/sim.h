@@ -30,12 +30,13 @@ typedef enum SimBackend {
 
 /* The force-kernel ladder of the CUDA backend; the CPU backend has one kernel. */
 typedef enum SimKernel {
-    SIM_KERNEL_DEFAULT = 0, /* = SIM_KERNEL_MTPB */
+    SIM_KERNEL_DEFAULT = 0, /* the fastest for the run: see sim_kernel_resolve */
     SIM_KERNEL_NAIVE,
     SIM_KERNEL_REGISTERS,
     SIM_KERNEL_TILED,
     SIM_KERNEL_TILED_UNROLLED,
     SIM_KERNEL_MTPB,
+    SIM_KERNEL_SYMMETRIC,
     SIM_KERNEL_COUNT
 } SimKernel;
 
@@ -114,7 +115,12 @@ void sim_launch_shape(const Sim *s, int *threads_per_body, int *block_size);
 
 const char *sim_backend_name(SimBackend b);
 const char *sim_kernel_name(SimKernel k);
-/* Parses "naive", "registers", "tiled", "tiled-unrolled", "mtpb"; -1 when unknown. */
+/* The kernel SIM_KERNEL_DEFAULT stands for (any other kernel as it is): mtpb in double precision
+ * and below SIM_SYMMETRIC_MIN_PER_SM bodies per multiprocessor, where its threads per body fill
+ * the GPU better; symmetric otherwise. sm_count 0 = unknown (symmetric in float). */
+#define SIM_SYMMETRIC_MIN_PER_SM 40
+SimKernel sim_kernel_resolve(SimKernel k, SimPrecision precision, int n, int sm_count);
+/* Parses "naive", "registers", "tiled", "tiled-unrolled", "mtpb", "symmetric"; -1 when unknown. */
 int sim_kernel_from_name(const char *name);
 /* True when a CUDA device is usable from this build. */
 bool sim_cuda_available(char *why, size_t whylen);

@@ -13,6 +13,8 @@ typedef struct SimBackendImpl {
     void (*accelerations)(void *impl, float softening, float *acc3);
     int (*set_kernel)(void *impl, SimKernel k, int q, int block, char *err, size_t errlen);
     void (*launch_shape)(const void *impl, int *q, int *block);
+    /* Optional: the kernel in use, where the backend resolves SIM_KERNEL_DEFAULT itself. */
+    SimKernel (*kernel)(const void *impl);
     const char *(*device_name)(const void *impl);
     /* Optional: ms the last advance spent mapping and unmapping GL buffers. */
     double (*map_ms)(const void *impl);

@@ -1,7 +1,8 @@
 /* The CUDA backend. Bodies stay on the device: positions in the GL vertex buffer when one is
  * given (registered once, mapped once per advance, updated in place) or in device memory of our
  * own; velocities and accelerations in device memory. A step is two launches, the drift and the
- * fused force + kick. The GL context must be current on the calling thread whenever a buffer is
+ * fused force + kick (three for the symmetric kernel, whose sums and kick are a launch of their
+ * own). The GL context must be current on the calling thread whenever a buffer is
  * given. A CUDA error in the hot path is kept, reported once on stderr, and stops the
  * simulation; nothing aborts the program. */
 #include <GL/glew.h>
@@ -29,6 +30,8 @@ typedef struct SimCuda {
     float4 *pos; /* our own positions when no vertex buffer is given */
     float4 *vel, *acc;
     float4 *scratch; /* sim_accelerations' output, allocated on first use */
+    float4 *pair_sums; /* the symmetric kernel's scratch, sized for the shape in use */
+    size_t pair_sums_bytes;
     double *partials;
     cudaGraphicsResource_t res[2];
     int nres, res_pos, res_speed; /* indices into res, -1 when absent */
@@ -121,19 +124,33 @@ static NbodyForces sc_forces(const SimCuda *c, const float4 *pos, float softenin
         .pos = pos,
         .acc = c->acc,
         .damping = 1.0f,
+        .pair_sums = c->pair_sums,
+        .pair_sums_bytes = c->pair_sums_bytes,
     };
     return f;
 }
 
-/* The launch shape for kernel k with the caller's threads per body and block size (0 = chosen). */
-static int sc_shape(const SimCuda *c, SimKernel k, int q, int block, NbodyShape *out, char *err, size_t errlen)
+/* The symmetric kernel's least scratch for n bodies: one part. */
+static size_t sc_least_sums(long long n)
+{
+    return nbody_pair_sums_bytes(SIM_KERNEL_SYMMETRIC, nbody_symmetric_shape((int)n, 1, 1), (int)n);
+}
+
+/* The launch shape for kernel k with the caller's threads per body and block size (0 = chosen).
+ * sums_budget: device memory the symmetric kernel's scratch may take. */
+static int sc_shape(const SimCuda *c, SimKernel k, int q, int block, size_t sums_budget, NbodyShape *out, char *err,
+                    size_t errlen)
 {
     if (q < 0 || block < 0) {
         snprintf(err, errlen, "threads per body %d, block size %d: 0 chooses, negative is not a size", q, block);
         return -1;
     }
     NbodyShape s;
-    if (k == SIM_KERNEL_MTPB) {
+    if (k == SIM_KERNEL_SYMMETRIC) {
+        s = nbody_symmetric_shape(c->n, c->sm_count, sums_budget > 0 ? sums_budget : 1);
+        if (q > 0) s.q = q;
+        if (block > 0) s.block = block;
+    } else if (k == SIM_KERNEL_MTPB) {
         s = nbody_choose_shape(c->n, c->sm_count, c->precision, q, block);
     } else {
         if (q > 1) {
@@ -145,6 +162,19 @@ static int sc_shape(const SimCuda *c, SimKernel k, int q, int block, NbodyShape 
     if (nbody_shape_check(k, c->precision, s, err, errlen) != 0) return -1;
     *out = s;
     return 0;
+}
+
+/* Makes the symmetric kernel's scratch fit shape s (kept when large enough). */
+static bool sc_size_sums(SimCuda *c, SimKernel k, NbodyShape s)
+{
+    size_t need = nbody_pair_sums_bytes(k, s, c->n);
+    if (need <= c->pair_sums_bytes) return true;
+    cudaFree(c->pair_sums);
+    c->pair_sums = NULL;
+    c->pair_sums_bytes = 0;
+    if (!SC_CHECK(c, cudaMalloc((void **)&c->pair_sums, need))) return false;
+    c->pair_sums_bytes = need;
+    return true;
 }
 
 /* Writes positions and velocities of b to the device, and the speeds where a buffer takes them. */
@@ -174,6 +204,7 @@ static void cuda_destroy(void *impl)
     cudaFree(c->vel);
     cudaFree(c->acc);
     cudaFree(c->scratch);
+    cudaFree(c->pair_sums);
     cudaFree(c->partials);
     if (c->steps_begin) cudaEventDestroy(c->steps_begin);
     if (c->steps_end) cudaEventDestroy(c->steps_end);
@@ -183,11 +214,12 @@ static void cuda_destroy(void *impl)
 }
 
 /* Device memory for n bodies: velocities, accelerations, our own positions without a buffer,
- * and the energy partial sums. */
-static size_t sc_bytes(long long n, bool own_positions)
+ * the energy partial sums, and the symmetric kernel's least scratch. */
+static size_t sc_bytes(long long n, bool own_positions, SimKernel k)
 {
     size_t per_body = (own_positions ? 3 : 2) * sizeof(float4);
-    return (size_t)n * per_body + 2 * sizeof(double) * (size_t)((n + 255) / 256);
+    size_t sums = k == SIM_KERNEL_SYMMETRIC ? sc_least_sums(n) : 0;
+    return (size_t)n * per_body + 2 * sizeof(double) * (size_t)((n + 255) / 256) + sums;
 }
 
 void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen)
@@ -226,12 +258,8 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     snprintf(c->device_name, sizeof c->device_name, "%s", prop.name);
     c->sm_count = prop.multiProcessorCount;
 
-    c->kernel = desc->kernel == SIM_KERNEL_DEFAULT ? SIM_KERNEL_MTPB : desc->kernel;
+    c->kernel = sim_kernel_resolve(desc->kernel, desc->precision, c->n, c->sm_count);
     c->precision = desc->precision;
-    if (sc_shape(c, c->kernel, desc->threads_per_body, desc->block_size, &c->shape, err, errlen) != 0) {
-        cuda_destroy(c);
-        return NULL;
-    }
 
     const bool own_positions = desc->position_vbo == 0;
     const char *fail_after = getenv("STARBURST_CUDA_FAIL_AFTER");
@@ -243,17 +271,24 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     if (limit && atof(limit) > 0 && atof(limit) * 1048576.0 < (double)free_bytes)
         free_bytes = (size_t)(atof(limit) * 1048576.0);
     size_t usable = free_bytes / 10 * 9;
-    if (sc_bytes(c->n, own_positions) > usable) {
+    const size_t need = sc_bytes(c->n, own_positions, c->kernel);
+    if (need > usable) {
         /* The largest N whose buffers fit: sc_bytes grows with N, so bisect. */
         long long lo = 0, hi = (long long)(usable / (2 * sizeof(float4))) + 1;
         while (hi - lo > 1) {
             long long mid = lo + (hi - lo) / 2;
-            if (sc_bytes(mid, own_positions) <= usable) lo = mid;
+            if (sc_bytes(mid, own_positions, c->kernel) <= usable) lo = mid;
             else hi = mid;
         }
         long long fit = lo;
         snprintf(err, errlen, "%d bodies need %.0f MiB of GPU memory, %s has %.0f MiB free: at most %lld bodies fit",
-                 c->n, sc_bytes(c->n, own_positions) / 1048576.0, c->device_name, free_bytes / 1048576.0, fit);
+                 c->n, need / 1048576.0, c->device_name, free_bytes / 1048576.0, fit);
+        cuda_destroy(c);
+        return NULL;
+    }
+    /* The symmetric kernel's scratch may take what the bodies leave. */
+    const size_t sums_budget = usable - need + (c->kernel == SIM_KERNEL_SYMMETRIC ? sc_least_sums(c->n) : 0);
+    if (sc_shape(c, c->kernel, desc->threads_per_body, desc->block_size, sums_budget, &c->shape, err, errlen) != 0) {
         cuda_destroy(c);
         return NULL;
     }
@@ -265,6 +300,7 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     if (own_positions && !SC_CHECK(c, cudaMalloc((void **)&c->pos, bytes))) goto fail;
     if (!SC_CHECK(c, cudaMalloc((void **)&c->vel, bytes))) goto fail;
     if (!SC_CHECK(c, cudaMalloc((void **)&c->acc, bytes))) goto fail;
+    if (!sc_size_sums(c, c->kernel, c->shape)) goto fail;
     if (!SC_CHECK(c, cudaMalloc((void **)&c->partials, 2 * sizeof(double) * (size_t)nbody_energy_blocks(c->n))))
         goto fail;
     c->tags = malloc((size_t)c->n);
@@ -437,7 +473,23 @@ static int cuda_set_kernel(void *impl, SimKernel k, int q, int block, char *err,
 {
     SimCuda *c = impl;
     NbodyShape s;
-    if (sc_shape(c, k, q, block, &s, err, errlen) != 0) return -1;
+    k = sim_kernel_resolve(k, c->precision, c->n, c->sm_count);
+    size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) free_bytes = 0;
+    if (sc_shape(c, k, q, block, free_bytes / 10 * 9, &s, err, errlen) != 0) return -1;
+    if (nbody_pair_sums_bytes(k, s, c->n) > c->pair_sums_bytes) {
+        void *p = NULL;
+        cudaError_t e = cudaMalloc(&p, nbody_pair_sums_bytes(k, s, c->n));
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            snprintf(err, errlen, "the %s kernel needs %.0f MiB of GPU memory for %d bodies: %s", sim_kernel_name(k),
+                     nbody_pair_sums_bytes(k, s, c->n) / 1048576.0, c->n, cudaGetErrorString(e));
+            return -1;
+        }
+        cudaFree(c->pair_sums);
+        c->pair_sums = p;
+        c->pair_sums_bytes = nbody_pair_sums_bytes(k, s, c->n);
+    }
     c->kernel = k;
     c->shape = s;
     return 0;
@@ -450,6 +502,7 @@ static void cuda_launch_shape(const void *impl, int *q, int *block)
     *block = c->shape.block;
 }
 
+static SimKernel cuda_kernel(const void *impl) { return ((const SimCuda *)impl)->kernel; }
 static const char *cuda_device_name(const void *impl) { return ((const SimCuda *)impl)->device_name; }
 static double cuda_map_ms(const void *impl) { return ((const SimCuda *)impl)->map_ms; }
 static double cuda_gpu_ms(const void *impl) { return ((const SimCuda *)impl)->gpu_ms; }
@@ -513,6 +566,7 @@ const SimBackendImpl sim_cuda_impl = {
     .accelerations = cuda_accelerations,
     .set_kernel = cuda_set_kernel,
     .launch_shape = cuda_launch_shape,
+    .kernel = cuda_kernel,
     .device_name = cuda_device_name,
     .map_ms = cuda_map_ms,
     .gpu_ms = cuda_gpu_ms,

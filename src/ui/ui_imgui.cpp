@@ -215,7 +215,7 @@ static void lecture_hud(const UiModel *m)
     ImGui::End();
 }
 
-static int active_kernel(const UiModel *m) { return m->kernel == SIM_KERNEL_DEFAULT ? SIM_KERNEL_MTPB : m->kernel; }
+static int active_kernel(const UiModel *m) { return m->kernel == SIM_KERNEL_DEFAULT ? SIM_KERNEL_SYMMETRIC : m->kernel; }
 
 // One row per kernel of the ladder: a radio button, and a bar of its measured rate on a linear
 // scale. Linear, because the story is the factor between the rungs: a log scale would make
@@ -224,7 +224,7 @@ static void ladder_bars(UiModel *m, float track_width)
 {
     const int active = active_kernel(m);
     double top = 0;
-    for (int k = SIM_KERNEL_NAIVE; k <= SIM_KERNEL_MTPB; k++) top = fmax(top, m->ladder_rate[k]);
+    for (int k = SIM_KERNEL_NAIVE; k < SIM_KERNEL_COUNT; k++) top = fmax(top, m->ladder_rate[k]);
     const double naive = m->ladder_rate[SIM_KERNEL_NAIVE];
     const ImGuiStyle &style = ImGui::GetStyle();
     const float name_width = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x +
@@ -234,7 +234,7 @@ static void ladder_bars(UiModel *m, float track_width)
     const ImU32 bar = IM_COL32(90, 140, 200, 255), bar_active = ImGui::GetColorU32(accent_color);
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     const bool has_times = ImGui::GetFont()->FindGlyphNoFallback(0xD7) != nullptr; // the multiplication sign
-    for (int k = SIM_KERNEL_NAIVE; k <= SIM_KERNEL_MTPB; k++) {
+    for (int k = SIM_KERNEL_NAIVE; k < SIM_KERNEL_COUNT; k++) {
         ImGui::PushID(k);
         const float x0 = ImGui::GetCursorPosX();
         if (ImGui::RadioButton(sim_kernel_name((SimKernel)k), k == active)) m->kernel = k;
@@ -295,8 +295,11 @@ static void shape_controls(UiModel *m)
     if (choice_slider("threads per body", &m->threads_per_body, q_choices, IM_ARRAYSIZE(q_choices)))
         m->apply_shape = true;
     ImGui::EndDisabled();
+    // The symmetric kernel's blocks are part of its design: 8 warps that share a task.
+    ImGui::BeginDisabled(active_kernel(m) == SIM_KERNEL_SYMMETRIC);
     if (choice_slider("block size", &m->block_size, block_choices, IM_ARRAYSIZE(block_choices)))
         m->apply_shape = true;
+    ImGui::EndDisabled();
     if (m->shape_block > 0) {
         if (active_kernel(m) == SIM_KERNEL_MTPB) ImGui::TextDisabled("running: q %d, block %d", m->shape_q, m->shape_block);
         else ImGui::TextDisabled("running: block %d", m->shape_block);
@@ -342,7 +345,7 @@ static void simulation_section(UiModel *m)
     if (m->cuda) {
         int k = active_kernel(m);
         if (ImGui::BeginCombo("kernel", sim_kernel_name((SimKernel)k))) {
-            for (int i = SIM_KERNEL_NAIVE; i <= SIM_KERNEL_MTPB; i++)
+            for (int i = SIM_KERNEL_NAIVE; i < SIM_KERNEL_COUNT; i++)
                 if (ImGui::Selectable(sim_kernel_name((SimKernel)i), i == k)) m->kernel = i;
             ImGui::EndCombo();
         }

@@ -118,7 +118,7 @@ static void test_ladder(void **state)
     char what[128];
 
     Sim *s = gpu_sim(&b, SIM_KERNEL_NAIVE, SIM_PRECISION_FLOAT);
-    for (int k = SIM_KERNEL_NAIVE; k <= SIM_KERNEL_MTPB; k++) {
+    for (int k = SIM_KERNEL_NAIVE; k < SIM_KERNEL_COUNT; k++) {
         char err[256] = "";
         if (sim_set_kernel(s, (SimKernel)k, 0, 0, err, sizeof err) != 0) fail_msg("sim_set_kernel: %s", err);
         int q, block;
@@ -174,8 +174,14 @@ static void check_launch(const Bodies *b, const Reference *ref, float eps, SimKe
                      .kick = kick,
                      .damping = damping,
                      .speed = speed};
+    f.pair_sums_bytes = nbody_pair_sums_bytes(k, shape, n);
+    if (f.pair_sums_bytes) {
+        CU(cudaMalloc((void **)&f.pair_sums, f.pair_sums_bytes));
+        CU(cudaMemset(f.pair_sums, 0xff, f.pair_sums_bytes));
+    }
     CU(nbody_forces_launch(&f, 0));
     CU(cudaDeviceSynchronize());
+    CU(cudaFree(f.pair_sums));
     float *a4 = malloc(bytes), *v4 = malloc(bytes), *sp = malloc((size_t)n * sizeof(float)), *a3 = poisoned(n);
     assert_true(a4 && v4 && sp);
     CU(cudaMemcpy(a4, acc, bytes, cudaMemcpyDeviceToHost));
@@ -184,8 +190,8 @@ static void check_launch(const Bodies *b, const Reference *ref, float eps, SimKe
     for (int i = 0; i < n; i++)
         for (int c = 0; c < 3; c++) a3[3 * i + c] = a4[4 * i + c];
     char what[128];
-    snprintf(what, sizeof what, "%s%s N = %d, q %d block %d r %d", sim_kernel_name(k),
-             p == SIM_PRECISION_DOUBLE ? " fp64" : "", n, shape.q, shape.block, shape.r);
+    snprintf(what, sizeof what, "%s%s N = %d, q %d block %d r %d parts %d", sim_kernel_name(k),
+             p == SIM_PRECISION_DOUBLE ? " fp64" : "", n, shape.q, shape.block, shape.r, shape.parts);
     check_acc(what, a3, ref);
     for (int i = 0; i < n; i++) {
         double v2 = 0;
@@ -205,8 +211,9 @@ static void check_launch(const Bodies *b, const Reference *ref, float eps, SimKe
     free(a3);
 }
 
-/* Every mtpb shape (q, block up to 512, bodies per thread) and every block size of the other
- * kernels, in their fused force + kick form, at sizes below, at and around a tile. */
+/* Every mtpb shape (q, block up to 512, bodies per thread), every block size of the other
+ * kernels and splits of the symmetric one into 1 to 64 parts, in their force + kick form, at
+ * sizes below, at and around a tile. */
 static void test_launch_shapes(void **state)
 {
     gpu_require_cuda();
@@ -229,16 +236,22 @@ static void test_launch_shapes(void **state)
         for (size_t bi = 0; bi < sizeof blocks / sizeof blocks[0]; bi++) {
             const int block = blocks[bi];
             for (int k = SIM_KERNEL_NAIVE; k < SIM_KERNEL_MTPB; k++)
-                check_launch(&b, &ref, eps, (SimKernel)k, SIM_PRECISION_FLOAT, (NbodyShape){1, block, 1}, pos, acc,
+                check_launch(&b, &ref, eps, (SimKernel)k, SIM_PRECISION_FLOAT, (NbodyShape){1, block, 1, 0}, pos, acc,
                              vel, speed);
             for (int q = 1; q <= 32 && q <= block && block <= 512; q *= 2) {
                 for (int r = 1; r <= 2; r++)
-                    check_launch(&b, &ref, eps, SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT, (NbodyShape){q, block, r}, pos,
+                    check_launch(&b, &ref, eps, SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT, (NbodyShape){q, block, r, 0}, pos,
                                  acc, vel, speed);
                 if (block <= 512)
-                    check_launch(&b, &ref, eps, SIM_KERNEL_MTPB, SIM_PRECISION_DOUBLE, (NbodyShape){q, block, 1},
+                    check_launch(&b, &ref, eps, SIM_KERNEL_MTPB, SIM_PRECISION_DOUBLE, (NbodyShape){q, block, 1, 0},
                                  pos, acc, vel, speed);
             }
+        }
+        static const int parts[] = {1, 2, 3, 7, 64};
+        for (size_t pi = 0; pi < sizeof parts / sizeof parts[0]; pi++) {
+            NbodyShape sym = nbody_symmetric_shape(n, 132, 0);
+            sym.parts = parts[pi];
+            check_launch(&b, &ref, eps, SIM_KERNEL_SYMMETRIC, SIM_PRECISION_FLOAT, sym, pos, acc, vel, speed);
         }
         CU(cudaFree(pos));
         CU(cudaFree(acc));
@@ -270,6 +283,27 @@ static void test_default_shape(void **state)
         NbodyShape s = nbody_choose_shape(ns[ni], 132, SIM_PRECISION_FLOAT, 0, 0);
         print_message("N = %7d on 132 SMs: q %2d block %d r %d\n", ns[ni], s.q, s.block, s.r);
     }
+    /* The symmetric kernel: a valid split that covers every body, within the memory it is given,
+     * and, from 16K bodies, at least a task for every SM. */
+    for (size_t si = 0; si < sizeof sms / sizeof sms[0]; si++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+            const int n = ns[ni];
+            NbodyShape s = nbody_symmetric_shape(n, sms[si], 0);
+            if (nbody_shape_check(SIM_KERNEL_SYMMETRIC, SIM_PRECISION_FLOAT, s, err, sizeof err) != 0)
+                fail_msg("symmetric, N = %d on %d SMs: %s", n, sms[si], err);
+            const size_t bytes = nbody_pair_sums_bytes(SIM_KERNEL_SYMMETRIC, s, n);
+            /* (parts + 1) parts B float4 with parts B >= n */
+            assert_true(bytes / sizeof(float) / 4 >= (size_t)(s.parts + 1) * (size_t)n);
+            if (n >= 16384 && sms[si] <= 132) assert_true(s.parts * (s.parts + 1) / 2 >= sms[si]);
+            NbodyShape tight = nbody_symmetric_shape(n, sms[si], bytes / 2);
+            if (tight.parts > 1) assert_true(nbody_pair_sums_bytes(SIM_KERNEL_SYMMETRIC, tight, n) <= bytes / 2);
+            assert_int_equal(nbody_symmetric_shape(n, sms[si], 1).parts, 1);
+        }
+    for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+        NbodyShape s = nbody_symmetric_shape(ns[ni], 132, 0);
+        print_message("N = %7d on 132 SMs: symmetric in %d parts, %.1f MiB of pair sums\n", ns[ni], s.parts,
+                      nbody_pair_sums_bytes(SIM_KERNEL_SYMMETRIC, s, ns[ni]) / 1048576.0);
+    }
     NbodyShape s16k = nbody_choose_shape(16384, 132, SIM_PRECISION_FLOAT, 0, 0);
     assert_true((long long)16384 * s16k.q / s16k.r >= 132 * 512);
     assert_int_equal(nbody_choose_shape(1048576, 132, SIM_PRECISION_FLOAT, 0, 0).q, 1);
@@ -295,7 +329,8 @@ static void test_shape_errors(void **state)
         {SIM_KERNEL_MTPB, 0, 100, "block size"},        {SIM_KERNEL_MTPB, 0, 2048, "block size"},
         {SIM_KERNEL_MTPB, 64, 32, "threads per body"},  {SIM_KERNEL_TILED, 4, 0, "threads per body"},
         {SIM_KERNEL_NAIVE, 0, 16, "block size"},        {SIM_KERNEL_MTPB, -1, 0, "negative"},
-        {SIM_KERNEL_MTPB, 0, 1024, "block size"},
+        {SIM_KERNEL_MTPB, 0, 1024, "block size"},     {SIM_KERNEL_SYMMETRIC, 4, 0, "threads per body"},
+        {SIM_KERNEL_SYMMETRIC, 0, 512, "block size"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
@@ -321,10 +356,53 @@ static void test_shape_errors(void **state)
     s = gpu_sim(&b, SIM_KERNEL_MTPB, SIM_PRECISION_DOUBLE);
     assert_int_not_equal(sim_set_kernel(s, SIM_KERNEL_TILED, 0, 0, err, sizeof err), 0);
     assert_non_null(strstr(err, "double"));
+    assert_int_not_equal(sim_set_kernel(s, SIM_KERNEL_SYMMETRIC, 0, 0, err, sizeof err), 0);
+    assert_non_null(strstr(err, "double"));
+    /* The default kernel is symmetric in float and mtpb in double precision. */
+    assert_int_equal(sim_set_kernel(s, SIM_KERNEL_DEFAULT, 0, 0, err, sizeof err), 0);
+    assert_int_equal(sim_kernel(s), SIM_KERNEL_MTPB);
     sim_destroy(s);
     SimDesc d = {.backend = SIM_BACKEND_CUDA, .kernel = SIM_KERNEL_NAIVE, .precision = SIM_PRECISION_DOUBLE};
     assert_null(sim_create(&d, &b, err, sizeof err));
     assert_non_null(strstr(err, "double"));
+    bodies_free(&b);
+}
+
+/* The symmetric kernel adds its partial sums in a fixed order: the same input gives the same bits,
+ * for one evaluation and after 200 steps of two simulations run side by side. */
+static void test_symmetric_repeats(void **state)
+{
+    gpu_require_cuda();
+    Bodies b;
+    gpu_galaxy(&b, 20000);
+    Sim *s1 = gpu_sim(&b, SIM_KERNEL_SYMMETRIC, SIM_PRECISION_FLOAT);
+    Sim *s2 = gpu_sim(&b, SIM_KERNEL_SYMMETRIC, SIM_PRECISION_FLOAT);
+    float *a1 = poisoned(b.n), *a2 = poisoned(b.n);
+    sim_accelerations(s1, 0.1f, a1);
+    sim_accelerations(s1, 0.1f, a2);
+    assert_memory_equal(a1, a2, (size_t)b.n * 3 * sizeof(float));
+    SimParams p = {.dt = 0.01f, .softening = 0.1f, .damping = 1.0f};
+    for (int i = 0; i < 20; i++) {
+        sim_advance(s1, &p, 10);
+        sim_advance(s2, &p, 10);
+    }
+    Bodies r1, r2;
+    assert_int_equal(bodies_alloc(&r1, b.n), 0);
+    assert_int_equal(bodies_alloc(&r2, b.n), 0);
+    sim_read(s1, &r1);
+    sim_read(s2, &r2);
+    assert_memory_equal(r1.pos, r2.pos, (size_t)b.n * 4 * sizeof(float));
+    assert_memory_equal(r1.vel, r2.vel, (size_t)b.n * 4 * sizeof(float));
+    /* ... and the bodies did move. */
+    double moved = 0;
+    for (int i = 0; i < 4 * b.n; i++) moved = fmax(moved, fabs((double)r1.pos[i] - b.pos[i]));
+    assert_true(moved > 1e-3);
+    bodies_free(&r1);
+    bodies_free(&r2);
+    free(a1);
+    free(a2);
+    sim_destroy(s1);
+    sim_destroy(s2);
     bodies_free(&b);
 }
 
@@ -335,7 +413,7 @@ int main(void)
     enum { CASES = 14 };
     static LadderCase cases[CASES];
     static char names[CASES][48];
-    struct CMUnitTest tests[CASES + 3];
+    struct CMUnitTest tests[CASES + 4];
     int t = 0;
     for (int i = 0; i < 7; i++) {
         cases[i] = (LadderCase){"random", random_ns[i]};
@@ -346,6 +424,7 @@ int main(void)
         tests[t++] = (struct CMUnitTest){.name = names[i], .test_func = test_ladder, .initial_state = &cases[i]};
     }
     tests[t++] = (struct CMUnitTest){.name = "shape_errors", .test_func = test_shape_errors};
+    tests[t++] = (struct CMUnitTest){.name = "symmetric_repeats", .test_func = test_symmetric_repeats};
 #ifdef STARBURST_HAVE_CUDA
     tests[t++] = (struct CMUnitTest){.name = "launch_shapes", .test_func = test_launch_shapes};
     tests[t++] = (struct CMUnitTest){.name = "default_shape", .test_func = test_default_shape};

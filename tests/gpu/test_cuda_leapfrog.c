@@ -87,10 +87,11 @@ static void test_matches_cpu(void **state)
         for (int k = 0; k < 3; k++) vrms += (double)b0.vel[4 * i + k] * b0.vel[4 * i + k] / b0.n;
     vrms = sqrt(vrms);
     static const float dampings[] = {1.0f, 0.97f};
-    for (int d = 0; d < 2; d++) {
-        Sim *gs = gpu_sim(&b0, SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT);
+    static const SimKernel kernels[] = {SIM_KERNEL_SYMMETRIC, SIM_KERNEL_MTPB};
+    for (int d = 0; d < 4; d++) {
+        Sim *gs = gpu_sim(&b0, kernels[d / 2], SIM_PRECISION_FLOAT);
         Sim *cs = cpu_sim(&b0);
-        SimParams p = {.dt = DT, .softening = EPS, .damping = dampings[d]};
+        SimParams p = {.dt = DT, .softening = EPS, .damping = dampings[d % 2]};
         static const int advances[] = {1, 3, 6};
         for (int a = 0; a < 3; a++) {
             sim_advance(gs, &p, advances[a]);
@@ -99,9 +100,9 @@ static void test_matches_cpu(void **state)
         sim_read(gs, &g);
         sim_read(cs, &c);
         double dx = max_diff(g.pos, c.pos, b0.n) / size, dv = max_diff(g.vel, c.vel, b0.n) / vrms;
-        print_message("damping %.2f, 10 steps: max |x_gpu - x_cpu| = %.2e of the half-mass radius, "
+        print_message("%s, damping %.2f, 10 steps: max |x_gpu - x_cpu| = %.2e of the half-mass radius, "
                       "max |v_gpu - v_cpu| = %.2e of v_rms\n",
-                      dampings[d], dx, dv);
+                      sim_kernel_name(kernels[d / 2]), dampings[d % 2], dx, dv);
         if (!(dx < 1e-5) || !(dv < 1e-4)) fail_msg("GPU and CPU part ways: dx %.3g, dv %.3g", dx, dv);
         for (int i = 0; i < b0.n; i++) assert_int_equal(g.tag[i], b0.tag[i]);
         assert_int_equal(sim_stats(gs).total_steps, 10);
@@ -113,7 +114,7 @@ static void test_matches_cpu(void **state)
     bodies_free(&c);
 }
 
-static void run_energy(SimPrecision precision)
+static void run_energy(SimKernel kernel, SimPrecision precision)
 {
     gpu_require_cuda();
     Bodies b0, g, c;
@@ -121,7 +122,7 @@ static void run_energy(SimPrecision precision)
     bodies_alloc(&g, b0.n);
     bodies_alloc(&c, b0.n);
     const double size = bodies_mass_radius(&b0, 0.5);
-    Sim *gs = gpu_sim(&b0, SIM_KERNEL_MTPB, precision);
+    Sim *gs = gpu_sim(&b0, kernel, precision);
     Sim *cs = cpu_sim(&b0);
     const double e0g = total(sim_energy(gs, EPS)), e0c = total(sim_energy(cs, EPS));
     print_message("E0: GPU %.12f, CPU %.12f\n", e0g, e0c);
@@ -145,9 +146,9 @@ static void run_energy(SimPrecision precision)
         if (!(dcom < 1e-4)) fail_msg("step %d: centres of mass %.3g of the half-mass radius apart", 100 * a, dcom);
     }
     SimStats st = sim_stats(gs);
-    print_message("GPU (%s): last advance of 100 steps %.2f ms, %.3g interactions/s; steps alone on the GPU's "
+    print_message("GPU (%s, %s): last advance of 100 steps %.2f ms, %.3g interactions/s; steps alone on the GPU's "
                   "clock %.3f ms, %.3g interactions/s\n",
-                  sim_device_name(gs), st.ms, st.interactions_per_s, st.gpu_ms, st.kernel_interactions_per_s);
+                  sim_device_name(gs), sim_kernel_name(sim_kernel(gs)), st.ms, st.interactions_per_s, st.gpu_ms, st.kernel_interactions_per_s);
     /* The steps alone take some of the advance's wall time, never more. */
     assert_true(st.gpu_ms > 0 && st.gpu_ms <= st.ms);
     assert_true(st.kernel_interactions_per_s >= st.interactions_per_s);
@@ -158,8 +159,9 @@ static void run_energy(SimPrecision precision)
     bodies_free(&c);
 }
 
-static void test_energy_float(void **state) { run_energy(SIM_PRECISION_FLOAT); }
-static void test_energy_double(void **state) { run_energy(SIM_PRECISION_DOUBLE); }
+static void test_energy_float(void **state) { run_energy(SIM_KERNEL_SYMMETRIC, SIM_PRECISION_FLOAT); }
+static void test_energy_mtpb(void **state) { run_energy(SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT); }
+static void test_energy_double(void **state) { run_energy(SIM_KERNEL_DEFAULT, SIM_PRECISION_DOUBLE); }
 
 /* sim_load replaces the state; the next advance starts from it as a fresh simulation would. */
 static void test_load(void **state)
@@ -171,12 +173,12 @@ static void test_load(void **state)
     bodies_alloc(&out1, 3000);
     bodies_alloc(&out2, 3000);
     SimParams p = {.dt = DT, .softening = EPS, .damping = 1.0f};
-    Sim *s1 = gpu_sim(&a, SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT);
+    Sim *s1 = gpu_sim(&a, SIM_KERNEL_DEFAULT, SIM_PRECISION_FLOAT);
     sim_advance(s1, &p, 5);
     char err[256];
     assert_int_equal(sim_load(s1, &b, err, sizeof err), 0);
     sim_advance(s1, &p, 5);
-    Sim *s2 = gpu_sim(&b, SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT);
+    Sim *s2 = gpu_sim(&b, SIM_KERNEL_DEFAULT, SIM_PRECISION_FLOAT);
     sim_advance(s2, &p, 5);
     sim_read(s1, &out1);
     sim_read(s2, &out2);
@@ -196,6 +198,7 @@ int main(void)
         cmocka_unit_test(test_matches_cpu),
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_energy_float),
+        cmocka_unit_test(test_energy_mtpb),
         cmocka_unit_test(test_energy_double),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,7 +92,7 @@ static void test_buffers_in_place(void **state)
     assert_memory_equal(vbo, b0.pos, N * 4 * sizeof(float));
     check_speeds(buf[1], &b0, "after create");
 
-    Sim *ref = gpu_sim(&b0, SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT);
+    Sim *ref = gpu_sim(&b0, SIM_KERNEL_DEFAULT, SIM_PRECISION_FLOAT);
     SimParams p = {.dt = 0.001f, .softening = 0.01f, .damping = 1.0f};
     for (int a = 0; a < 3; a++) {
         sim_advance(s, &p, 4);

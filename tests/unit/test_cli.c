@@ -26,7 +26,7 @@ static void defaults_are_the_collision_scene(void **state)
     app_default_options(&o);
     assert_int_equal(o.scene.kind, SCENE_COLLISION);
     assert_int_equal(o.backend, SIM_BACKEND_AUTO);
-    assert_int_equal(o.kernel, SIM_KERNEL_MTPB);
+    assert_int_equal(o.kernel, SIM_KERNEL_DEFAULT);
     assert_true(o.dt < 0 && o.softening < 0 && o.damping < 0); /* the scene decides */
     assert_false(o.headless);
 }
