@@ -441,7 +441,7 @@ static int sweep(const BenchOptions *o, const BenchKernel *kernels, int nk, cons
                  double peak, int repeats)
 {
     SweepContext c = {.o = o, .kernels = kernels, .nk = nk, .sms = sms, .repeats = repeats, .peak = peak};
-    snprintf(c.subtitle, sizeof c.subtitle, "%s, %d SMs: fused force + kick kernel, median of up to %d launches",
+    snprintf(c.subtitle, sizeof c.subtitle, "%s, %d SMs: force + kick launches, median of up to %d runs",
              device, sms, repeats);
     char rate[32];
     snprintf(rate, sizeof rate, "%.2e", peak);
