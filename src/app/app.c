@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "app/ladder_tour.h"
 #include "app/presets.h"
 #include "app/record.h"
 #include "app/state.h"
@@ -37,6 +38,7 @@ typedef struct App {
     UiModel ui;
     bool ui_attached;
     bool kernel_picked; /* a kernel named by --kernel or picked in the UI; else the default for each N */
+    LadderTour tour;    /* K: every rung of the ladder timed in turn */
     SimBackend backend_wanted;
     /* Energy bookkeeping: E0 at reset (or when softening changes), measured now and then. */
     double e0;
@@ -110,6 +112,11 @@ static void say(const App *a, const char *fmt, ...)
 /* Builds the scene in the UI model's settings and (re)creates the simulation on it. */
 static int app_reset(App *a, char *err, size_t errlen)
 {
+    /* A reset ends a tour of the ladder: the new simulation runs the kernel the tour left. */
+    if (a->tour.active) {
+        a->tour.active = false;
+        a->ui.kernel = (int)a->tour.restore;
+    }
     SceneDesc d = a->opt.scene;
     if (d.kind < SCENE_TIPSY) {
         d.kind = (SceneKind)a->ui.scene;
@@ -543,6 +550,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_L: a->ui.lecture = !a->ui.lecture; break;
     case GLFW_KEY_D: a->ui.show_halo = !a->ui.show_halo; break;
     case GLFW_KEY_M: a->ui.color_mode = (a->ui.color_mode + 1) % COLOR_MODE_COUNT; break;
+    case GLFW_KEY_K: a->ui.measure_ladder = true; break;
     case GLFW_KEY_HOME: a->ui.reset_camera = true; break;
     case GLFW_KEY_S: a->save_requested = true; break;
     case GLFW_KEY_V: a->record_toggle = true; break;
@@ -624,6 +632,22 @@ static int app_capture(App *a, const char *path)
     return 0;
 }
 
+/* The longest advance the ladder's tour may ask of a rung: the window stays responsive. */
+#define LADDER_TOUR_MAX_S 1.0
+
+/* Runs kernel k next, as the ladder's tour asks: its default shape on a rung, the panel's shape
+ * on the kernel the tour returns to. */
+static void app_tour_switch(App *a, SimKernel k)
+{
+    if (k != sim_kernel(a->sim)) {
+        char err[256];
+        int q = a->tour.active ? 0 : a->ui.threads_per_body, block = a->tour.active ? 0 : a->ui.block_size;
+        if (sim_set_kernel(a->sim, k, q, block, err, sizeof err) != 0 && !a->tour.active)
+            notify(a, "%s", err);
+    }
+    a->ui.kernel = (int)sim_kernel(a->sim);
+}
+
 static void app_apply_controls(App *a)
 {
     if ((a->ui.kernel != (int)sim_kernel(a->sim) || a->ui.apply_shape) && a->ui.cuda) {
@@ -683,6 +707,8 @@ static void app_init_ui_model(App *a)
     u->n = o->scene.n;
     u->seed = (int)(o->scene.seed ? o->scene.seed : 1);
     u->kernel = (int)o->kernel;
+    u->measure_ladder = o->measure_ladder;
+    u->ladder_touring = SIM_KERNEL_DEFAULT;
     a->kernel_picked = o->kernel != SIM_KERNEL_DEFAULT;
     u->point_size = o->point_size > 0 ? o->point_size : 1.0f;
     u->exposure = o->exposure > 0 ? o->exposure : 1.0f;
@@ -879,6 +905,10 @@ int app_run(const AppOptions *opt)
             a->ui.save_preset = false;
             app_save_preset(a);
         }
+        if (a->ui.measure_ladder) {
+            a->ui.measure_ladder = false;
+            if (a->ui.cuda && !a->tour.active) app_tour_switch(a, ladder_tour_start(&a->tour, sim_kernel(a->sim)));
+        }
         app_apply_controls(a);
 
         int steps = 0;
@@ -898,6 +928,13 @@ int app_run(const AppOptions *opt)
                    sim_stats(a->sim).time);
             say(a, "starburst: %s\n", a->notice);
         }
+        if (a->tour.active && steps > 0 && !sim_error(a->sim)) {
+            double n = sim_count(a->sim);
+            app_tour_switch(a, ladder_tour_after_advance(&a->tour, sim_kernel(a->sim), n * n * steps,
+                                                         sim_stats(a->sim).kernel_interactions_per_s,
+                                                         a->ui.ladder_rate, LADDER_TOUR_MAX_S));
+        }
+        a->ui.ladder_touring = a->tour.active ? (int)a->tour.rung : SIM_KERNEL_DEFAULT;
         a->ui.sim_time = sim_stats(a->sim).time + (a->have_loaded ? a->loaded.time : 0);
         if (!opt->headless || opt->frames == 0) app_measure_energy(a, t);
 

@@ -27,6 +27,7 @@ typedef struct AppOptions {
     bool auto_rotate;
     bool show_halo;          /* draw the dark-matter halo bodies */
     bool lecture;            /* full screen, large type, the kernel ladder on stage */
+    bool measure_ladder;     /* time every rung of the kernel ladder at the start (K later) */
     int follow;              /* camera follows: 0 nothing, 1 galaxy A, 2 galaxy B, 3 the whole system */
     const char *shader_dir;
     /* Saved runs. */

@@ -63,6 +63,7 @@ void app_print_usage(FILE *f)
           "  --size WxH            window or image size (default 1280x720)\n"
           "  --fullscreen          start full screen\n"
           "  --lecture             full screen, large type, the kernel ladder on stage (L toggles)\n"
+          "  --measure-ladder      time every rung of the kernel ladder at the start (K at any time)\n"
           "  --no-vsync            draw as fast as possible\n"
           "  --no-ui               hide the control panel and HUD\n"
           "  --point-size X        sprite size (default 1)\n"
@@ -86,7 +87,8 @@ void app_print_usage(FILE *f)
           "  -h, --help            this text\n"
           "\n"
           "Keys: space pause, . single step, R reset, H hide UI, F fullscreen, A auto-rotate,\n"
-          "      M colour mode, D halo, G follow, L lecture mode, S save the run, V record, [ ] previous / next preset, C cycle presets, Home reset camera,\n"
+          "      M colour mode, D halo, G follow, L lecture mode, K time every kernel, S save the run, V record,\n"
+          "      [ ] previous / next preset, C cycle presets, Home reset camera,\n"
           "      Esc quit. Mouse: left drag orbit, right or shift drag pan, wheel zoom.\n",
           f);
 }
@@ -160,7 +162,8 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
         }
         /* Flags. */
         if (IS("--headless") || IS("--fullscreen") || IS("--no-vsync") || IS("--no-ui") ||
-            IS("--auto-rotate") || IS("--quiet") || IS("--capture-ui") || IS("--show-halo") || IS("--lecture")) {
+            IS("--auto-rotate") || IS("--quiet") || IS("--capture-ui") || IS("--show-halo") || IS("--lecture") ||
+                   IS("--measure-ladder")) {
             if (value) return bad(err, errlen, opt, value, "takes no value");
             if (IS("--headless")) o->headless = true;
             if (IS("--fullscreen")) o->fullscreen = true;
@@ -171,6 +174,7 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
             if (IS("--capture-ui")) o->capture_ui = true;
             if (IS("--show-halo")) o->show_halo = true;
             if (IS("--lecture")) o->lecture = o->fullscreen = true;
+            if (IS("--measure-ladder")) o->measure_ladder = true;
             continue;
         }
         int rc = 0;

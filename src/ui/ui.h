@@ -57,6 +57,8 @@ typedef struct UiModel {
     /* Kernel ladder: interactions/s measured per kernel at the current N, indexed by SimKernel;
      * 0 = not measured yet. */
     double ladder_rate[SIM_KERNEL_COUNT];
+    bool measure_ladder; /* K or the ladder's button: time every rung in turn */
+    int ladder_touring;  /* the rung being timed by that tour; SIM_KERNEL_DEFAULT (0) = no tour */
     /* Diagnostics panel. */
     const Diagnostics *diag;        /* NULL until measured */
     const float *energy_history;    /* dE/E0 samples, oldest first */

@@ -311,6 +311,10 @@ static void ladder_contents(UiModel *m, float track_width)
     char n[24];
     ImGui::TextDisabled("interactions/s at N = %s", grouped(m->bodies, n, sizeof n));
     ladder_bars(m, track_width);
+    if (m->ladder_touring != SIM_KERNEL_DEFAULT)
+        ImGui::TextDisabled("timing %s...", sim_kernel_name((SimKernel)m->ladder_touring));
+    else if (ImGui::Button("Time every rung (K)"))
+        m->measure_ladder = true;
     ImGui::Spacing();
     shape_controls(m);
 }

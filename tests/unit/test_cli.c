@@ -38,7 +38,7 @@ static void good_values_are_taken(void **state)
     int rc = PARSE(&o, err, "--scene", "plummer", "-n", "2048", "--seed=7", "--dt", "0.002", "--softening", "0",
                    "--damping", "0.995", "--backend", "cpu", "--kernel", "tiled", "--headless", "--frames", "60",
                    "--size", "640x360", "--screenshot", "x.png", "--color", "speed", "--steps-per-frame", "8",
-                   "--threads-per-body", "4", "--block-size", "128", "--precision", "double");
+                   "--threads-per-body", "4", "--block-size", "128", "--precision", "double", "--measure-ladder");
     assert_int_equal(rc, 0);
     assert_string_equal(err, "");
     assert_int_equal(o.scene.kind, SCENE_PLUMMER);
@@ -49,6 +49,7 @@ static void good_values_are_taken(void **state)
     assert_float_equal(o.damping, 0.995f, 1e-7);
     assert_int_equal(o.backend, SIM_BACKEND_CPU);
     assert_int_equal(o.kernel, SIM_KERNEL_TILED);
+    assert_true(o.measure_ladder);
     assert_true(o.headless);
     assert_int_equal(o.frames, 60);
     assert_int_equal(o.width, 640);
