@@ -130,6 +130,14 @@ static NbodyForces sc_forces(const SimCuda *c, const float4 *pos, float softenin
     return f;
 }
 
+/* The kernel the default stands for here; threads per body or a block size, mtpb's knobs, ask
+ * for mtpb. */
+static SimKernel sc_resolve(const SimCuda *c, SimKernel k, int q, int block)
+{
+    if (k == SIM_KERNEL_DEFAULT && (q > 0 || block > 0)) return SIM_KERNEL_MTPB;
+    return sim_kernel_resolve(k, c->precision, c->n, c->sm_count);
+}
+
 /* The symmetric kernel's least scratch for n bodies: one part. */
 static size_t sc_least_sums(long long n)
 {
@@ -258,7 +266,7 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     snprintf(c->device_name, sizeof c->device_name, "%s", prop.name);
     c->sm_count = prop.multiProcessorCount;
 
-    c->kernel = sim_kernel_resolve(desc->kernel, desc->precision, c->n, c->sm_count);
+    c->kernel = sc_resolve(c, desc->kernel, desc->threads_per_body, desc->block_size);
     c->precision = desc->precision;
 
     const bool own_positions = desc->position_vbo == 0;
@@ -473,7 +481,7 @@ static int cuda_set_kernel(void *impl, SimKernel k, int q, int block, char *err,
 {
     SimCuda *c = impl;
     NbodyShape s;
-    k = sim_kernel_resolve(k, c->precision, c->n, c->sm_count);
+    k = sc_resolve(c, k, q, block);
     size_t free_bytes = 0, total_bytes = 0;
     if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) free_bytes = 0;
     if (sc_shape(c, k, q, block, free_bytes / 10 * 9, &s, err, errlen) != 0) return -1;

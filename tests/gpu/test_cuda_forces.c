@@ -366,6 +366,30 @@ static void test_shape_errors(void **state)
     assert_null(sim_create(&d, &b, err, sizeof err));
     assert_non_null(strstr(err, "double"));
     bodies_free(&b);
+
+    /* The default: mtpb for a few bodies per SM, symmetric for many, and mtpb whenever threads
+     * per body or a block size are given (they are its knobs). */
+    gpu_random_ball(&b, 200 * 144, 43);
+    d = (SimDesc){.backend = SIM_BACKEND_CUDA};
+    s = sim_create(&d, &b, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(sim_kernel(s), SIM_KERNEL_SYMMETRIC);
+    sim_destroy(s);
+    d.threads_per_body = 4;
+    s = sim_create(&d, &b, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(sim_kernel(s), SIM_KERNEL_MTPB);
+    sim_launch_shape(s, &q, &block);
+    assert_int_equal(q, 4);
+    sim_destroy(s);
+    bodies_free(&b);
+    gpu_random_ball(&b, 100, 44);
+    d.threads_per_body = 0;
+    s = sim_create(&d, &b, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(sim_kernel(s), SIM_KERNEL_MTPB);
+    sim_destroy(s);
+    bodies_free(&b);
 }
 
 /* The symmetric kernel adds its partial sums in a fixed order: the same input gives the same bits,
