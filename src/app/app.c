@@ -825,9 +825,11 @@ int app_run(const AppOptions *opt)
         return 1;
     }
     a->cycle_next = now_s() + a->ui.cycle_seconds;
-    say(a, "starburst: %d bodies on %s (%s), kernel %s, dt %g, softening %g, %d steps a frame\n", a->ui.bodies,
-        a->ui.backend, a->device, sim_kernel_name(sim_kernel(a->sim)), a->ui.dt, a->ui.softening,
-        a->ui.steps_per_frame);
+    /* The CPU backend has one kernel (OpenMP, all pairs): the ladder's names are the GPU's. */
+    char kernel[48] = "";
+    if (a->ui.cuda) snprintf(kernel, sizeof kernel, ", kernel %s", sim_kernel_name(sim_kernel(a->sim)));
+    say(a, "starburst: %d bodies on %s (%s)%s, dt %g, softening %g, %d steps a frame\n", a->ui.bodies, a->ui.backend,
+        a->device, kernel, a->ui.dt, a->ui.softening, a->ui.steps_per_frame);
 
     GLFWwindow *win = render_context_window(a->ctx);
     if (win) {
@@ -907,7 +909,10 @@ int app_run(const AppOptions *opt)
         }
         if (a->ui.measure_ladder) {
             a->ui.measure_ladder = false;
-            if (a->ui.cuda && !a->tour.active) app_tour_switch(a, ladder_tour_start(&a->tour, sim_kernel(a->sim)));
+            if (!a->ui.cuda)
+                notify(a, "The kernel ladder is the CUDA backend's; this run is on the %s.", a->ui.backend);
+            else if (!a->tour.active)
+                app_tour_switch(a, ladder_tour_start(&a->tour, sim_kernel(a->sim)));
         }
         app_apply_controls(a);
 
