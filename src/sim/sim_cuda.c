@@ -172,17 +172,24 @@ static int sc_shape(const SimCuda *c, SimKernel k, int q, int block, size_t sums
     return 0;
 }
 
-/* Makes the symmetric kernel's scratch fit shape s (kept when large enough). */
-static bool sc_size_sums(SimCuda *c, SimKernel k, NbodyShape s)
+/* Makes the symmetric kernel's scratch fit kernel k at shape s (kept when large enough; the old
+ * one kept too when the new one cannot be had). Returns 0, or -1 with err. */
+static int sc_size_sums(SimCuda *c, SimKernel k, NbodyShape s, char *err, size_t errlen)
 {
-    size_t need = nbody_pair_sums_bytes(k, s, c->n);
-    if (need <= c->pair_sums_bytes) return true;
+    const size_t need = nbody_pair_sums_bytes(k, s, c->n);
+    if (need <= c->pair_sums_bytes) return 0;
+    void *p = NULL;
+    cudaError_t e = cudaMalloc(&p, need);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(err, errlen, "the %s kernel needs %.0f MiB of GPU memory for %d bodies: %s", sim_kernel_name(k),
+                 need / 1048576.0, c->n, cudaGetErrorString(e));
+        return -1;
+    }
     cudaFree(c->pair_sums);
-    c->pair_sums = NULL;
-    c->pair_sums_bytes = 0;
-    if (!SC_CHECK(c, cudaMalloc((void **)&c->pair_sums, need))) return false;
+    c->pair_sums = p;
     c->pair_sums_bytes = need;
-    return true;
+    return 0;
 }
 
 /* Writes positions and velocities of b to the device, and the speeds where a buffer takes them. */
@@ -308,7 +315,7 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     if (own_positions && !SC_CHECK(c, cudaMalloc((void **)&c->pos, bytes))) goto fail;
     if (!SC_CHECK(c, cudaMalloc((void **)&c->vel, bytes))) goto fail;
     if (!SC_CHECK(c, cudaMalloc((void **)&c->acc, bytes))) goto fail;
-    if (!sc_size_sums(c, c->kernel, c->shape)) goto fail;
+    if (sc_size_sums(c, c->kernel, c->shape, c->error, sizeof c->error) != 0) goto fail;
     if (!SC_CHECK(c, cudaMalloc((void **)&c->partials, 2 * sizeof(double) * (size_t)nbody_energy_blocks(c->n))))
         goto fail;
     c->tags = malloc((size_t)c->n);
@@ -485,19 +492,7 @@ static int cuda_set_kernel(void *impl, SimKernel k, int q, int block, char *err,
     size_t free_bytes = 0, total_bytes = 0;
     if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) free_bytes = 0;
     if (sc_shape(c, k, q, block, free_bytes / 10 * 9, &s, err, errlen) != 0) return -1;
-    if (nbody_pair_sums_bytes(k, s, c->n) > c->pair_sums_bytes) {
-        void *p = NULL;
-        cudaError_t e = cudaMalloc(&p, nbody_pair_sums_bytes(k, s, c->n));
-        if (e != cudaSuccess) {
-            cudaGetLastError();
-            snprintf(err, errlen, "the %s kernel needs %.0f MiB of GPU memory for %d bodies: %s", sim_kernel_name(k),
-                     nbody_pair_sums_bytes(k, s, c->n) / 1048576.0, c->n, cudaGetErrorString(e));
-            return -1;
-        }
-        cudaFree(c->pair_sums);
-        c->pair_sums = p;
-        c->pair_sums_bytes = nbody_pair_sums_bytes(k, s, c->n);
-    }
+    if (sc_size_sums(c, k, s, err, errlen) != 0) return -1;
     c->kernel = k;
     c->shape = s;
     return 0;
