@@ -26,6 +26,15 @@ extern "C" {
 
 // ImGui keeps one global context, so the bridge's few facts about it are global too.
 static struct {
+    GLFWwindow *window;
+    // Keys released in the frame that pressed them: ImGui 1.86 reads a key's state once a
+    // frame, so a tap shorter than a frame (Enter at 10 frames/s) would be lost. Their release
+    // reaches ImGui after the frame has seen the press.
+    struct {
+        int key, scancode, mods;
+    } late_release[16];
+    int late_count;
+    bool pressed[GLFW_KEY_LAST + 1]; // since the last frame began
     bool created;
     bool glfw; // the GLFW backend feeds input and the display size
     float scale;
@@ -56,6 +65,18 @@ static ImFont *add_font(ImFontAtlas *atlas, const char *file, float px)
     ImFontConfig c;
     c.SizePixels = 13.0f * fmaxf(1.0f, roundf(px / 13.0f));
     return atlas->AddFontDefault(&c);
+}
+
+static void on_key(GLFWwindow *window, int key, int scancode, int action, int mods)
+{
+    if (key >= 0 && key <= GLFW_KEY_LAST) {
+        if (action == GLFW_PRESS) ui.pressed[key] = true;
+        if (action == GLFW_RELEASE && ui.pressed[key] && ui.late_count < IM_ARRAYSIZE(ui.late_release)) {
+            ui.late_release[ui.late_count++] = {key, scancode, mods};
+            return;
+        }
+    }
+    ImGui_ImplGlfw_KeyCallback(window, key, scancode, action, mods);
 }
 
 extern "C" bool ui_create(GLFWwindow *window, float font_scale)
@@ -92,6 +113,9 @@ extern "C" bool ui_create(GLFWwindow *window, float font_scale)
         ImGui::DestroyContext();
         return false;
     }
+    // In front of the backend's key callback, which calls the app's in turn.
+    if (window) glfwSetKeyCallback(window, on_key);
+    ui.window = window;
     if (!ImGui_ImplOpenGL3_Init("#version 330 core")) {
         if (window) ImGui_ImplGlfw_Shutdown();
         ImGui::DestroyContext();
@@ -429,23 +453,22 @@ static void slider_text(const SliderSpec *s, float v, char *buf, size_t len)
 // when *v changed; *began is raised when an edit starts (the value before it is still *v then).
 static bool rule_slider(const char *label, float *v, const SliderSpec *s, bool *began)
 {
+    // State kept by value: a pointer into ImGui's storage moves when another key is added.
     ImGuiStorage *store = ImGui::GetStateStorage();
-    const ImGuiID key = ImGui::GetID(label);
-    int *typing = store->GetIntRef(key, 0); // frames since typing began + 1; 0 = sliding
-    if (*typing > 0) {
-        float *typed = store->GetFloatRef(key + 1, *v);
+    const ImGuiID key = ImGui::GetID(label), typed_key = ImGui::GetID("typed value");
+    const int typing = store->GetInt(key, 0); // frames since typing began + 1; 0 = sliding
+    if (typing > 0) {
+        float typed = typing == 1 ? *v : store->GetFloat(typed_key, *v);
         ImGui::PushID("typed");
-        if (*typing == 1) {
-            *typed = *v;
-            ImGui::SetKeyboardFocusHere();
-        }
-        ImGui::InputFloat(label, typed, 0.0f, 0.0f, "%g", ImGuiInputTextFlags_AutoSelectAll);
-        const bool done = ImGui::IsItemDeactivated() || (*typing > 3 && !ImGui::IsItemActive());
+        if (typing == 1) ImGui::SetKeyboardFocusHere();
+        ImGui::InputFloat(label, &typed, 0.0f, 0.0f, "%g", ImGuiInputTextFlags_AutoSelectAll);
+        const bool done = ImGui::IsItemDeactivated() || (typing > 3 && !ImGui::IsItemActive());
         const bool edited = ImGui::IsItemDeactivatedAfterEdit();
         ImGui::PopID();
-        *typing = done ? 0 : *typing + 1;
-        if (!done || !edited || !isfinite(*typed)) return false;
-        const float value = fminf(fmaxf(*typed, s->lo), s->hi);
+        store->SetFloat(typed_key, typed);
+        store->SetInt(key, done ? 0 : typing + 1);
+        if (!done || !edited || !isfinite(typed)) return false;
+        const float value = fminf(fmaxf(typed, s->lo), s->hi);
         if (value == *v) return false;
         *began = true;
         *v = value;
@@ -458,7 +481,7 @@ static bool rule_slider(const char *label, float *v, const SliderSpec *s, bool *
                                           ImGuiSliderFlags_NoInput | ImGuiSliderFlags_NoRoundToFormat |
                                               ImGuiSliderFlags_AlwaysClamp);
     if (ImGui::IsItemActivated() && ImGui::GetIO().KeyCtrl) {
-        *typing = 1; // the click that asked for typing moves nothing
+        store->SetInt(key, 1); // the click that asked for typing moves nothing
         return false;
     }
     if (ImGui::IsItemActivated()) *began = true;
@@ -472,7 +495,8 @@ static const SliderSpec softening_spec = {RULE_LOG, 1e-4f, 1.0f};
 static const SliderSpec damping_spec = {RULE_DAMPING, 0.9f, 1.0f};
 
 // Where a control sits on screen, for the readout that lets tests drive the window by hand.
-static void note_widget(UiModel *m, const char *name)
+// A slider's or field's box alone, without the label beside it.
+static void note_widget(UiModel *m, const char *name, bool box = false)
 {
     if (m->widget_count >= UI_MAX_WIDGETS) return;
     UiWidget *w = &m->widgets[m->widget_count++];
@@ -480,7 +504,7 @@ static void note_widget(UiModel *m, const char *name)
     const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
     w->x0 = a.x;
     w->y0 = a.y;
-    w->x1 = b.x;
+    w->x1 = box ? a.x + ImGui::CalcItemWidth() : b.x;
     w->y1 = b.y;
 }
 
@@ -490,7 +514,7 @@ static void parameter_slider(UiModel *m, const char *label, float *v, const Slid
     const float dt = m->dt, softening = m->softening, damping = m->damping;
     bool began = false;
     rule_slider(label, v, s, &began);
-    note_widget(m, label);
+    note_widget(m, label, true);
     if (began && !m->edit_began) {
         m->edit_began = true;
         m->before.dt = dt;
@@ -506,7 +530,7 @@ static void simulation_section(UiModel *m)
     parameter_slider(m, "softening", &m->softening, &softening_spec);
     parameter_slider(m, "damping", &m->damping, &damping_spec);
     ImGui::SliderInt("steps/frame", &m->steps_per_frame, 1, 64);
-    note_widget(m, "steps/frame");
+    note_widget(m, "steps/frame", true);
     if (m->cuda) {
         int k = active_kernel(m);
         if (ImGui::BeginCombo("kernel", sim_kernel_name((SimKernel)k))) {
@@ -568,16 +592,16 @@ static void presets_section(UiModel *m)
             }
         ImGui::EndCombo();
     }
-    note_widget(m, "preset");
+    note_widget(m, "preset", true);
     ImGui::Checkbox("cycle", &m->cycling);
     note_widget(m, "cycle");
     ImGui::SameLine();
     ImGui::PushItemWidth(px(90.0f));
     ImGui::SliderFloat("seconds", &m->cycle_seconds, 5.0f, 300.0f, "%.0f s");
-    note_widget(m, "seconds");
+    note_widget(m, "seconds", true);
     ImGui::PopItemWidth();
     ImGui::InputText("name", m->preset_name, sizeof m->preset_name);
-    note_widget(m, "name");
+    note_widget(m, "name", true);
     ImGui::BeginDisabled(m->preset_name[0] == '\0');
     if (ImGui::Button("Save current as preset")) m->save_preset = true;
     note_widget(m, "save preset");
@@ -619,16 +643,16 @@ static void view_section(UiModel *m)
     if (!ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) return;
     const ImGuiSliderFlags log = ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_NoRoundToFormat;
     ImGui::SliderFloat("point size", &m->point_size, 0.25f, 8.0f, "%.2f", log);
-    note_widget(m, "point size");
+    note_widget(m, "point size", true);
     ImGui::SliderFloat("exposure", &m->exposure, 0.05f, 20.0f, "%.2f", log);
-    note_widget(m, "exposure");
+    note_widget(m, "exposure", true);
     if (ImGui::BeginCombo("colour", renderer_color_mode_name((ColorMode)m->color_mode))) {
         for (int c = 0; c < COLOR_MODE_COUNT; c++)
             if (ImGui::Selectable(renderer_color_mode_name((ColorMode)c), c == m->color_mode))
                 m->color_mode = c;
         ImGui::EndCombo();
     }
-    note_widget(m, "colour");
+    note_widget(m, "colour", true);
     ImGui::Checkbox("show halo", &m->show_halo);
     note_widget(m, "show halo");
     ImGui::SameLine();
@@ -713,6 +737,12 @@ extern "C" void ui_frame(UiModel *m)
         io.DeltaTime = m->fps > 0 ? (float)(1.0 / m->fps) : 1.0f / 60.0f;
     }
     ImGui::NewFrame();
+    // This frame has seen the presses: the releases that came with them count from the next.
+    memset(ui.pressed, 0, sizeof ui.pressed);
+    for (int i = 0; i < ui.late_count; i++)
+        ImGui_ImplGlfw_KeyCallback(ui.window, ui.late_release[i].key, ui.late_release[i].scancode, GLFW_RELEASE,
+                                   ui.late_release[i].mods);
+    ui.late_count = 0;
     if (m->visible) {
         if (ui.lecture) {
             lecture_hud(m);

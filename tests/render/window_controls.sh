@@ -1,0 +1,355 @@
+#!/bin/bash
+# The real program in a real window, driven as a hand drives it: xdotool drags every slider of
+# the Simulation, View and Presets sections across its range, types values with ctrl+click,
+# clicks every button twice and presses every documented key. What the simulation received is
+# read back from the program's readout (STARBURST_READOUT), a save and the presets file. Every
+# wait is for a condition (the window mapped, frames drawn, a value read back), never a sleep.
+# usage: window_controls.sh APP SOURCE_DIR OUT_DIR   (under xvfb-run)
+set -u
+if [ $# -ne 3 ]; then
+    echo "usage: window_controls.sh APP SOURCE_DIR OUT_DIR" >&2
+    exit 2
+fi
+app=$1 src=$2 out=$3
+if ! command -v xdotool >/dev/null 2>&1; then
+    echo "skipped: xdotool not found (apt-get install xdotool)"
+    exit 77
+fi
+if [ -z "${DISPLAY:-}" ]; then
+    echo "skipped: no display: run under xvfb-run"
+    exit 77
+fi
+rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
+cp "$src/assets/presets.ini" presets.ini || exit 1
+readout=$out/readout.txt
+passed=0 failed=0
+pid=
+
+fail() {
+    echo "FAIL: $*"
+    failed=$((failed + 1))
+}
+ok() {
+    echo "ok: $*"
+    passed=$((passed + 1))
+}
+finish() {
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+    exit $?
+}
+# A test that cannot go on ends here, with what the program said.
+abort() {
+    fail "$*"
+    echo "--- the program's output:"
+    tail -n 20 app.log
+    pid=
+    finish
+}
+
+# The readout's value of key (the words after it).
+rv() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$readout" 2>/dev/null; }
+# awk as a calculator and a test: calc EXPR prints it, is EXPR exits 0 when it holds.
+calc() { awk "BEGIN { printf \"%.9g\", $1 }"; }
+is() { awk "BEGIN { exit !($1) }"; }
+
+# Polls until "$@" succeeds, or 60 s pass (a loaded machine draws slowly). The program must live.
+wait_for() {
+    local what=$1
+    shift
+    local deadline=$((SECONDS + 60))
+    until "$@"; do
+        kill -0 "$pid" 2>/dev/null || abort "the program ended while waiting for $what"
+        [ $SECONDS -ge $deadline ] && { fail "timed out waiting for $what"; return 1; }
+        sleep 0.02
+    done
+    return 0
+}
+frame_at_least() { local f; f=$(rv frame); [ -n "$f" ] && [ "$f" -ge "$1" ]; }
+# Waits until n more frames were drawn: the program has seen what was sent before.
+frames() {
+    local now
+    now=$(rv frame)
+    wait_for "$1 frames" frame_at_least $((now + $1))
+}
+value_is() { [ "$(rv "$1")" = "$2" ]; }
+# Waits until the readout's key holds value.
+expect() {
+    local key=$1 want=$2 what=$3
+    if wait_for "$key = $want" value_is "$key" "$want"; then ok "$what: $key = $want"; else fail "$what: $key is '$(rv "$key")', not $want"; fi
+}
+
+# The box of a control: sets X0 Y0 X1 Y1 and CX CY (its middle).
+widget() {
+    local line
+    line=$(awk -v n="$1" '$1 == "widget" && $2 == n { print $3, $4, $5, $6; exit }' "$readout")
+    [ -n "$line" ] || abort "no control '$1' on screen"
+    read -r X0 Y0 X1 Y1 <<<"$line"
+    CX=$(calc "int(($X0 + $X1) / 2)")
+    CY=$(calc "int(($Y0 + $Y1) / 2)")
+}
+move() { xdotool mousemove --window "$wid" "$1" "$2"; }
+click() {
+    widget "$1"
+    move "$CX" "$CY"
+    frames 2
+    xdotool click 1
+    frames 3
+}
+key() {
+    xdotool key --clearmodifiers "$1"
+    frames 3
+}
+# x of fraction f along the box of the control last found.
+at() { calc "int($X0 + 1 + ($X1 - $X0 - 2) * $1)"; }
+
+# Drags a slider from its left end to its right end in steps, recording the value the
+# simulation received (readout key) at each stop into VALUES.
+sweep() {
+    local name=$1 key=$2 f
+    widget "$name"
+    VALUES=()
+    move "$(at 0)" "$CY"
+    frames 2
+    xdotool mousedown 1
+    frames 2
+    for f in 0 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 1; do
+        move "$(at "$f")" "$CY"
+        frames 3
+        VALUES+=("$(rv "$key")")
+    done
+    xdotool mouseup 1
+    frames 2
+}
+# Every value of a sweep rises, the ends are the range's, the middle is where the mapping puts it.
+check_sweep() {
+    local name=$1 lo=$2 hi=$3 mid_lo=$4 mid_hi=$5 i
+    local n=${#VALUES[@]} rising=1
+    for ((i = 1; i < n; i++)); do is "${VALUES[i]} > ${VALUES[i - 1]}" || rising=0; done
+    if [ $rising -eq 1 ]; then ok "$name rises across its range: ${VALUES[*]}"; else fail "$name does not rise at every step: ${VALUES[*]}"; fi
+    if is "${VALUES[0]} <= $lo * 1.02 && ${VALUES[n - 1]} >= $hi * 0.98 && ${VALUES[n - 1]} <= $hi"; then
+        ok "$name reaches both ends: ${VALUES[0]} .. ${VALUES[n - 1]}"
+    else
+        fail "$name ends at ${VALUES[0]} .. ${VALUES[n - 1]}, not $lo .. $hi"
+    fi
+    if is "${VALUES[5]} >= $mid_lo && ${VALUES[5]} <= $mid_hi"; then
+        ok "$name at the middle of its track: ${VALUES[5]}"
+    else
+        fail "$name at the middle of its track is ${VALUES[5]}, not in $mid_lo .. $mid_hi"
+    fi
+}
+# ctrl+click on a slider, then a typed value and Enter: the simulation receives it as typed.
+type_into() {
+    local name=$1 key=$2 text=$3
+    widget "$name"
+    move "$CX" "$CY"
+    frames 2
+    # Frames between: ImGui reads ctrl once a frame, as a held key is.
+    xdotool keydown ctrl
+    frames 2
+    xdotool click 1
+    frames 2
+    xdotool keyup ctrl
+    frames 3
+    xdotool type "$text"
+    xdotool key Return
+    if wait_for "$key = $text" is_close "$key" "$text"; then ok "$name typed: $text"; else fail "$name typed $text, reads $(rv "$key")"; fi
+}
+is_close() { local v; v=$(rv "$1"); [ -n "$v" ] && is "$v - $2 < 1e-6 * $2 && $2 - $v < 1e-6 * $2"; }
+
+STARBURST_READOUT=$readout "$app" --backend cpu -n 1024 --size 1200x700 --presets presets.ini \
+    --save run.tipsy >app.log 2>&1 &
+pid=$!
+wait_for "the first frame" test -s "$readout" || abort "no readout from the program"
+wid=$(xdotool search --sync --onlyvisible --name '^Starburst$' | head -n 1)
+[ -n "$wid" ] || abort "no window named Starburst"
+xdotool windowfocus --sync "$wid" 2>/dev/null
+frames 5
+scene_dt=$(rv dt) scene_softening=$(rv softening)
+
+# ---- Simulation: the three parameters, dragged end to end, then typed ----
+sweep dt dt
+check_sweep dt 1e-5 0.1 3e-4 3e-3
+sweep softening softening
+check_sweep softening 1e-4 1 3e-3 3e-2
+sweep damping damping
+check_sweep damping 0.9 1 0.99 0.99999
+type_into dt dt 0.0123
+type_into softening softening 0.0456
+type_into damping damping 0.995
+sweep steps/frame steps_per_frame
+check_sweep steps/frame 1 64 24 40
+type_into steps/frame steps_per_frame 2
+
+# ---- Buttons, each clicked twice ----
+click pause; expect paused 1 "Pause"
+click pause; expect paused 0 "Resume"
+click pause
+step0=$(rv step)
+click step; expect step $((step0 + 1)) "Step"
+click step; expect step $((step0 + 2)) "Step again"
+click pause; expect paused 0 "Resume"
+
+# Undo: back through the typed values, the run's state included.
+expect_close() {
+    if wait_for "$1 = $2" is_close "$1" "$2"; then ok "$3: $1 = $2"; else fail "$3: $1 is $(rv "$1"), not $2"; fi
+}
+frames 5
+depth=$(rv undo_depth)
+t_before=$(rv time)
+type_into dt dt 0.05
+later() { is "$(rv time) > $t_before + 1"; }
+wait_for "the run to go on with dt 0.05" later
+click undo
+expect_close dt 0.0123 "Undo"
+if is "$(rv time) < $t_before + 0.6"; then ok "Undo took the run back to t = $(rv time) (changed at t ~ $t_before)"; else fail "Undo left the run at t = $(rv time); the change was at t ~ $t_before"; fi
+expect undo_depth "$depth" "Undo depth back to $depth"
+click undo
+expect damping 1 "Undo again: damping as before it was typed"
+
+# Defaults, twice: the scene's values, then no change.
+click defaults
+expect dt "$scene_dt" "Defaults"
+expect softening "$scene_softening" "Defaults"
+expect damping 1 "Defaults"
+click defaults
+expect dt "$scene_dt" "Defaults again"
+case "$(rv notice)" in *"Already the defaults"*) ok "Defaults again says so" ;; *) fail "Defaults again says '$(rv notice)'" ;; esac
+
+# Reset, twice: t starts again from 0.
+t_reset=
+reset_done() { local t; t=$(rv time); is "$t < $t_reset && $t < 1"; }
+for n in 1 2; do
+    frames 10
+    t_reset=$(rv time)
+    click reset
+    if wait_for "t back to 0" reset_done; then ok "Reset $n: t = $(rv time) (was $t_reset)"; fi
+done
+
+# ---- View: sliders end to end, checkboxes and the camera button twice ----
+sweep point_size point_size
+check_sweep "point size" 0.25 8 1.0 2.0
+sweep exposure exposure
+check_sweep exposure 0.05 20 0.6 1.6
+for n in 1 2; do
+    halo=$(rv show_halo)
+    click show_halo
+    expect show_halo $((1 - halo)) "show halo ($n)"
+    spin=$(rv auto_rotate)
+    click auto-rotate
+    expect auto_rotate $((1 - spin)) "auto-rotate ($n)"
+done
+home=$(rv camera_distance)
+for n in 1 2; do
+    widget exposure
+    move 300 300
+    frames 2
+    xdotool click 4 click 4 click 4
+    away() { ! value_is camera_distance "$home"; }
+    wait_for "the wheel to zoom" away
+    click reset_camera
+    expect camera_distance "$home" "Reset camera ($n)"
+done
+
+# ---- Presets: the cycle seconds slider, and Save current as preset twice ----
+click Presets
+frames 3
+sweep seconds cycle_seconds
+check_sweep "cycle seconds" 5 300 120 185
+count=$(rv presets)
+widget name
+move "$CX" "$CY"
+frames 2
+xdotool click 1
+frames 3
+xdotool type "hand test"
+xdotool key Return
+frames 3
+click save_preset
+expect presets $((count + 1)) "Save current as preset"
+click save_preset
+case "$(rv notice)" in *"exists already"*) ok "Saving the same name again is refused: $(rv notice)" ;; *) fail "second save: '$(rv notice)'" ;; esac
+widget name
+move "$CX" "$CY"
+xdotool click 1
+frames 3
+xdotool key End type " 2"
+xdotool key Return
+frames 3
+click save_preset
+expect presets $((count + 2)) "Save current as preset, a second name"
+for name in "hand test" "hand test 2"; do
+    if awk -v s="[$name]" '$0 == s { on = 1; next } /^\[/ { on = 0 } on && /^bodies = 1024$/ { found = 1 } END { exit !found }' presets.ini; then
+        ok "presets.ini holds [$name] with the 1,024 bodies that ran"
+    else
+        fail "presets.ini lacks [$name] with bodies = 1024"
+    fi
+done
+click Presets
+
+# ---- Every documented key ----
+move 300 300
+frames 2
+key space; expect paused 1 "space pauses"
+t_paused=$(rv time)
+frames 5
+if value_is time "$t_paused"; then ok "paused: time stands at $t_paused"; else fail "paused, yet time moved from $t_paused to $(rv time)"; fi
+step0=$(rv step)
+key period; expect step $((step0 + 1)) ". steps once"
+key space; expect paused 0 "space resumes"
+frames 10
+t_reset=$(rv time)
+key r
+if wait_for "R to reset" reset_done; then ok "R resets: t = $(rv time) (was $t_reset)"; fi
+case "$(rv notice)" in *kept*) ok "R says what it kept: $(rv notice)" ;; *) fail "R says '$(rv notice)'" ;; esac
+type_into dt dt 0.03
+key BackSpace; expect dt "$scene_dt" "Backspace restores the defaults"
+key ctrl+z; expect_close dt 0.03 "ctrl+Z undoes Defaults"
+key BackSpace
+rm -f run.tipsy run.tipsy.ini
+key s
+wait_for "S to write run.tipsy" test -s run.tipsy.ini && ok "S saved run.tipsy"
+if "$app" --headless --backend cpu --load run.tipsy --frames 2 --size 64x64 --quiet; then ok "the save loads"; else fail "the save does not load"; fi
+key v; expect recording 1 "V starts recording"
+frames 10
+key v; expect recording 0 "V stops recording"
+if ls starburst-*.mp4 >/dev/null 2>&1 || ls -d starburst-*/ >/dev/null 2>&1; then ok "the recording is there: $(ls -d starburst-* | head -n 1)"; else fail "no recording written"; fi
+key h; expect visible 0 "H hides the panel"
+key h; expect visible 1 "H shows it"
+for n in 1 2; do
+    spin=$(rv auto_rotate); key a; expect auto_rotate $((1 - spin)) "A ($n)"
+    halo=$(rv show_halo); key d; expect show_halo $((1 - halo)) "D ($n)"
+    cycle=$(rv cycling); key c; expect cycling $((1 - cycle)) "C ($n)"
+done
+mode=$(rv color_mode); key m; expect color_mode $(((mode + 1) % 2)) "M"
+key m; expect color_mode "$mode" "M again"
+key g; expect follow 1 "G follows galaxy A"
+key g; expect follow 2 "G follows galaxy B"
+key g; key g; expect follow 0 "G round to nothing"
+key f; expect fullscreen 1 "F goes full screen"
+key f; expect fullscreen 0 "F leaves it"
+key l; expect lecture 1 "L: lecture mode"
+expect fullscreen 1 "L goes full screen"
+key l; expect lecture 0 "L again"
+expect fullscreen 0 "leaving lecture mode restores the window"
+key k
+case "$(rv notice)" in *ladder*) ok "K on the CPU says: $(rv notice)" ;; *) fail "K says '$(rv notice)'" ;; esac
+preset=$(rv preset)
+key bracketright
+changed() { ! value_is preset "$preset"; }
+if wait_for "] to change the preset" changed; then ok "] applies preset $(rv preset)"; fi
+p1=$(rv preset)
+key bracketleft
+back() { ! value_is preset "$p1"; }
+if wait_for "[ to change the preset" back; then ok "[ applies preset $(rv preset)"; fi
+expect bodies 1024 "-n stays in force across presets"
+xdotool click 4 click 4
+home_now=$(rv camera_distance)
+key Home
+moved() { ! value_is camera_distance "$home_now"; }
+if wait_for "Home to move the camera" moved; then ok "Home resets the camera"; fi
+xdotool key Escape
+if wait "$pid"; then ok "Esc exits with status 0"; else fail "Esc: exit status $?"; fi
+pid=
+finish
