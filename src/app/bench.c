@@ -98,7 +98,7 @@ bool bench_sweep_paths(const char *csv_path, const char *what, char *csv, char *
            snprintf(png, len, "%.*s-%s.png", stem, csv_path, what) < (int)len;
 }
 
-int bench_chart_png(const UiChart *chart, const char *path, char *err, size_t errlen)
+int bench_chart_png(const Chart *chart, const char *path, char *err, size_t errlen)
 {
     char why[512];
     RenderContext *ctx = render_context_create(
@@ -108,7 +108,7 @@ int bench_chart_png(const UiChart *chart, const char *path, char *err, size_t er
         snprintf(err, errlen, "bench: no chart %.200s: %.250s", path, why);
         return -1;
     }
-    int rc = ui_render_chart_png(chart, path, BENCH_CHART_WIDTH, BENCH_CHART_HEIGHT, err, errlen);
+    int rc = chart_render_png(chart, path, BENCH_CHART_WIDTH, BENCH_CHART_HEIGHT, err, errlen);
     render_context_destroy(ctx);
     return rc;
 }
@@ -199,7 +199,7 @@ static NbodyShape default_shape(const BenchOptions *o, const BenchKernel *k, int
 
 typedef struct SweepSeries {
     char name[48];
-    int color; /* UiChartSeries.color: a kernel keeps its colour in every chart */
+    int color; /* ChartSeries.color: a kernel keeps its colour in every chart */
     double x[SWEEP_POINTS], y[SWEEP_POINTS];
     int count;
 } SweepSeries;
@@ -207,7 +207,7 @@ typedef struct SweepSeries {
 /* One experiment: its table and CSV, the series measured, then its chart. */
 typedef struct Experiment {
     BenchTable *table;
-    SweepSeries series[UI_CHART_MAX_SERIES];
+    SweepSeries series[CHART_MAX_SERIES];
     int series_count;
     char csv[4096], png[4096];
 } Experiment;
@@ -226,7 +226,7 @@ static SweepSeries *experiment_series(Experiment *e, const char *name, int color
 {
     for (int i = 0; i < e->series_count; i++)
         if (strcmp(e->series[i].name, name) == 0) return &e->series[i];
-    if (e->series_count == UI_CHART_MAX_SERIES) return NULL;
+    if (e->series_count == CHART_MAX_SERIES) return NULL;
     SweepSeries *s = &e->series[e->series_count++];
     snprintf(s->name, sizeof s->name, "%s", name);
     s->color = color;
@@ -268,14 +268,14 @@ static int experiment_open(Experiment *e, const SweepContext *c, const char *wha
 
 /* Closes the table and draws the chart of what was measured. 0; -1 when the CSV could not be
  * written; 1 when only the chart could not be drawn (the sweep goes on, and fails at its end). */
-static int experiment_close(Experiment *e, UiChart *chart)
+static int experiment_close(Experiment *e, Chart *chart)
 {
     if (bench_table_close(e->table) != 0) {
         fprintf(stderr, "bench: could not write %s completely\n", e->csv);
         return -1;
     }
     for (int i = 0; i < e->series_count; i++)
-        chart->series[i] = (UiChartSeries){e->series[i].name, e->series[i].x, e->series[i].y, e->series[i].count,
+        chart->series[i] = (ChartSeries){e->series[i].name, e->series[i].x, e->series[i].y, e->series[i].count,
                                            e->series[i].color};
     chart->series_count = e->series_count;
     char err[512];
@@ -332,12 +332,12 @@ static int sweep_n(const SweepContext *c)
         }
         nbody_bench_destroy(b);
     }
-    UiChart chart = {.title = "Force kernels against N",
-                     .subtitle = c->subtitle,
-                     .x = {"bodies (N)", UI_AXIS_LOG2},
-                     .y = {"interactions/s", UI_AXIS_LOG10},
-                     .reference = c->peak,
-                     .reference_label = c->peak_label};
+    Chart chart = {.title = "Force kernels against N",
+                   .subtitle = c->subtitle,
+                   .x = {"bodies (N)", CHART_LOG2},
+                   .y = {"interactions/s", CHART_LOG10},
+                   .reference = c->peak,
+                   .reference_label = c->peak_label};
     return experiment_status(rc, experiment_close(&e, &chart));
 }
 
@@ -379,12 +379,12 @@ static int sweep_block(const SweepContext *c)
     }
     nbody_bench_destroy(b);
     snprintf(title, sizeof title, "Threads per block at N = %d,%03d", SWEEP_BLOCK_N / 1000, SWEEP_BLOCK_N % 1000);
-    UiChart chart = {.title = title,
-                     .subtitle = c->subtitle,
-                     .x = {"threads per block", UI_AXIS_LOG2},
-                     .y = {"interactions/s", UI_AXIS_LINEAR},
-                     .reference = c->peak,
-                     .reference_label = c->peak_label};
+    Chart chart = {.title = title,
+                   .subtitle = c->subtitle,
+                   .x = {"threads per block", CHART_LOG2},
+                   .y = {"interactions/s", CHART_LINEAR},
+                   .reference = c->peak,
+                   .reference_label = c->peak_label};
     return experiment_status(rc, experiment_close(&e, &chart));
 }
 
@@ -430,10 +430,10 @@ static int sweep_q(const SweepContext *c)
     }
     char x_label[96];
     snprintf(x_label, sizeof x_label, "threads per body, q (%d threads per block)", block);
-    UiChart chart = {.title = "Threads per body at small N",
-                     .subtitle = c->subtitle,
-                     .x = {x_label, UI_AXIS_LOG2},
-                     .y = {"interactions/s", UI_AXIS_LOG10}};
+    Chart chart = {.title = "Threads per body at small N",
+                   .subtitle = c->subtitle,
+                   .x = {x_label, CHART_LOG2},
+                   .y = {"interactions/s", CHART_LOG10}};
     return experiment_status(rc, experiment_close(&e, &chart));
 }
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "ui/ui.h"
+#include "ui/chart.h"
 
 /* Zero fields mean "default". */
 typedef struct BenchOptions {
@@ -58,6 +58,6 @@ bool bench_sweep_paths(const char *csv_path, const char *what, char *csv, char *
  * its own (which it destroys, leaving no context current). 0, or -1 with one line in err. */
 #define BENCH_CHART_WIDTH 1600
 #define BENCH_CHART_HEIGHT 1000
-int bench_chart_png(const UiChart *chart, const char *path, char *err, size_t errlen);
+int bench_chart_png(const Chart *chart, const char *path, char *err, size_t errlen);
 
 #endif
