@@ -27,8 +27,9 @@ typedef struct BenchOptions {
     bool sweep;
 } BenchOptions;
 
-/* Prints the table (or the sweep's tables) on stdout, and the CSV. Returns 0; 1 after an error (one line on stderr);
- * 2 when this build or this machine has no CUDA backend. */
+/* Prints the table (or the sweep's tables) on stdout, and the CSV; on stderr, the cell it is at
+ * and the time left (bench_progress.h). Returns 0; 1 after an error (one line on stderr); 2 when
+ * this build or this machine has no CUDA backend. */
 int bench_run(const BenchOptions *o);
 
 typedef struct BenchRow {
