@@ -619,16 +619,18 @@ static int run(const BenchOptions *o)
 
 int bench_run(const BenchOptions *o)
 {
-#ifdef STARBURST_HAVE_CUDA
     char why[256];
     if (!sim_cuda_available(why, sizeof why)) {
-        fprintf(stderr, "bench needs the CUDA backend: %s\n", why);
+        if (o->sweep)
+            fprintf(stderr, "bench --sweep: cannot time the force kernels without CUDA (%s)\n", why);
+        else
+            fprintf(stderr, "bench: cannot time the force kernels without CUDA (%s); starburst bench --loop-only "
+                            "times the whole loop on the CPU backend\n", why);
         return 2;
     }
+#ifdef STARBURST_HAVE_CUDA
     return run(o);
 #else
-    (void)o;
-    fprintf(stderr, "bench needs the CUDA backend\n");
-    return 2;
+    return 2; /* sim_cuda_available said no */
 #endif
 }
