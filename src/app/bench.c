@@ -6,6 +6,7 @@
  * The timing itself is CUDA (kernels/nbody_bench.cu); this file only drives it, prints and
  * draws, so it builds without CUDA too. */
 #include "app/bench.h"
+#include "app/bench_progress.h"
 
 #include <errno.h>
 #include <math.h>
@@ -98,7 +99,7 @@ bool bench_sweep_paths(const char *csv_path, const char *what, char *csv, char *
            snprintf(png, len, "%.*s-%s.png", stem, csv_path, what) < (int)len;
 }
 
-int bench_chart_png(const UiChart *chart, const char *path, char *err, size_t errlen)
+int bench_chart_png(const Chart *chart, const char *path, char *err, size_t errlen)
 {
     char why[512];
     RenderContext *ctx = render_context_create(
@@ -108,7 +109,7 @@ int bench_chart_png(const UiChart *chart, const char *path, char *err, size_t er
         snprintf(err, errlen, "bench: no chart %.200s: %.250s", path, why);
         return -1;
     }
-    int rc = ui_render_chart_png(chart, path, BENCH_CHART_WIDTH, BENCH_CHART_HEIGHT, err, errlen);
+    int rc = chart_render_png(chart, path, BENCH_CHART_WIDTH, BENCH_CHART_HEIGHT, err, errlen);
     render_context_destroy(ctx);
     return rc;
 }
@@ -148,13 +149,25 @@ static void shape_text(NbodyShape s, SimKernel k, char *buf, size_t len)
         snprintf(buf, len, "b%d", s.block);
 }
 
+/* Shows a cell on the progress line: "mtpb N=131072, q8 b256 r1". */
+static void cell_begins(BenchProgress *progress, const char *name, int n, const char *shape)
+{
+    char what[96];
+    snprintf(what, sizeof what, "%s N=%d, %s", name, n, shape);
+    bench_progress_step(progress, what);
+}
+
 /* Times one cell and prints its row; *rate = interactions/s, or 0 where skipped. */
-static int time_cell(BenchTable *t, NbodyBench *b, BenchKernel *k, NbodyShape shape, int n, int repeats,
-                     double peak, const char *name, double *rate)
+static int time_cell(BenchTable *t, BenchProgress *progress, NbodyBench *b, BenchKernel *k, NbodyShape shape, int n,
+                     int repeats, double peak, const char *name, double *rate)
 {
     double inter = (double)n * n;
     *rate = 0;
+    char text[32];
+    shape_text(shape, k->kernel, text, sizeof text);
+    cell_begins(progress, name, n, text);
     if (k->rate > 0 && inter / k->rate > BENCH_MAX_CALL_S) {
+        bench_progress_clear(progress);
         char note[96];
         snprintf(note, sizeof note, "skipped: ~%.1f s per call (over %.0f s)", inter / k->rate, BENCH_MAX_CALL_S);
         bench_table_row(t, &(BenchRow){.name = name, .n = n, .note = note});
@@ -166,14 +179,13 @@ static int time_cell(BenchTable *t, NbodyBench *b, BenchKernel *k, NbodyShape sh
     }
     double force_ms = 0, step_ms = 0;
     cudaError_t e = nbody_bench_time(b, k->kernel, k->precision, shape, repeats, &force_ms, &step_ms);
+    bench_progress_clear(progress);
     if (e != cudaSuccess) {
         fprintf(stderr, "bench: %s at N = %d: %s\n", name, n, cudaGetErrorString(e));
         return -1;
     }
     *rate = inter / (force_ms * 1e-3);
     k->rate = *rate;
-    char text[32];
-    shape_text(shape, k->kernel, text, sizeof text);
     bench_table_row(t, &(BenchRow){.name = name,
                                    .n = n,
                                    .shape = text,
@@ -196,10 +208,17 @@ static NbodyShape default_shape(const BenchOptions *o, const BenchKernel *k, int
 
 #define SWEEP_POINTS 32
 #define SWEEP_BLOCK_N 131072
+/* Threads per block, and threads per body, each doubling from the first to the last. */
+#define SWEEP_BLOCK_FIRST 32
+#define SWEEP_BLOCK_LAST 1024
+#define SWEEP_Q_FIRST 1
+#define SWEEP_Q_LAST 32
+static const int sweep_q_ns[] = {1024, 4096, 16384};
+#define SWEEP_Q_NS ((int)(sizeof sweep_q_ns / sizeof sweep_q_ns[0]))
 
 typedef struct SweepSeries {
     char name[48];
-    int color; /* UiChartSeries.color: a kernel keeps its colour in every chart */
+    int color; /* ChartSeries.color: a kernel keeps its colour in every chart */
     double x[SWEEP_POINTS], y[SWEEP_POINTS];
     int count;
 } SweepSeries;
@@ -207,7 +226,7 @@ typedef struct SweepSeries {
 /* One experiment: its table and CSV, the series measured, then its chart. */
 typedef struct Experiment {
     BenchTable *table;
-    SweepSeries series[UI_CHART_MAX_SERIES];
+    SweepSeries series[CHART_MAX_SERIES];
     int series_count;
     char csv[4096], png[4096];
 } Experiment;
@@ -218,6 +237,7 @@ typedef struct SweepContext {
     int nk;
     int sms, repeats;
     double peak;
+    BenchProgress *progress;
     char subtitle[384];
     char peak_label[96];
 } SweepContext;
@@ -226,7 +246,7 @@ static SweepSeries *experiment_series(Experiment *e, const char *name, int color
 {
     for (int i = 0; i < e->series_count; i++)
         if (strcmp(e->series[i].name, name) == 0) return &e->series[i];
-    if (e->series_count == UI_CHART_MAX_SERIES) return NULL;
+    if (e->series_count == CHART_MAX_SERIES) return NULL;
     SweepSeries *s = &e->series[e->series_count++];
     snprintf(s->name, sizeof s->name, "%s", name);
     s->color = color;
@@ -268,14 +288,14 @@ static int experiment_open(Experiment *e, const SweepContext *c, const char *wha
 
 /* Closes the table and draws the chart of what was measured. 0; -1 when the CSV could not be
  * written; 1 when only the chart could not be drawn (the sweep goes on, and fails at its end). */
-static int experiment_close(Experiment *e, UiChart *chart)
+static int experiment_close(Experiment *e, Chart *chart)
 {
     if (bench_table_close(e->table) != 0) {
         fprintf(stderr, "bench: could not write %s completely\n", e->csv);
         return -1;
     }
     for (int i = 0; i < e->series_count; i++)
-        chart->series[i] = (UiChartSeries){e->series[i].name, e->series[i].x, e->series[i].y, e->series[i].count,
+        chart->series[i] = (ChartSeries){e->series[i].name, e->series[i].x, e->series[i].y, e->series[i].count,
                                            e->series[i].color};
     chart->series_count = e->series_count;
     char err[512];
@@ -285,6 +305,18 @@ static int experiment_close(Experiment *e, UiChart *chart)
     }
     printf("Chart: %s%s%s\n", e->png, e->csv[0] ? ", CSV: " : "", e->csv);
     return 0;
+}
+
+/* A launch shape the kernel cannot take: its cell passes with a row that says why. */
+static void not_run_cell(const SweepContext *c, BenchTable *t, const BenchKernel *k, NbodyShape s, int n,
+                         const char *why)
+{
+    char text[32], note[200];
+    shape_text(s, k->kernel, text, sizeof text);
+    cell_begins(c->progress, k->name, n, text);
+    bench_progress_clear(c->progress);
+    snprintf(note, sizeof note, "not run: %s", why);
+    bench_table_row(t, &(BenchRow){.name = k->name, .n = n, .note = note});
 }
 
 /* A timing error stops the sweep; a chart that could not be drawn does not. */
@@ -299,16 +331,23 @@ static int by_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The body counts of experiment (a), smallest first; returns how many. */
+static int sweep_ns(const BenchOptions *o, int ns[SWEEP_POINTS])
+{
+    static const int default_ns[] = {1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576};
+    int count = o->ns ? (o->ns_count < SWEEP_POINTS ? o->ns_count : SWEEP_POINTS)
+                      : (int)(sizeof default_ns / sizeof default_ns[0]);
+    memcpy(ns, o->ns ? o->ns : default_ns, sizeof(int) * (size_t)count);
+    qsort(ns, (size_t)count, sizeof *ns, by_int);
+    return count;
+}
+
 /* (a) Every kernel against N, smallest first, so that each kernel's rate at one N predicts
  * its time at the next and the slow ones are skipped before they take minutes. */
 static int sweep_n(const SweepContext *c)
 {
-    static const int default_ns[] = {1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576};
     int ns[SWEEP_POINTS];
-    int count = c->o->ns ? (c->o->ns_count < SWEEP_POINTS ? c->o->ns_count : SWEEP_POINTS)
-                         : (int)(sizeof default_ns / sizeof default_ns[0]);
-    memcpy(ns, c->o->ns ? c->o->ns : default_ns, sizeof(int) * (size_t)count);
-    qsort(ns, (size_t)count, sizeof *ns, by_int);
+    const int count = sweep_ns(c->o, ns);
     BenchKernel kernels[ALL_KERNELS];
     memcpy(kernels, c->kernels, sizeof(BenchKernel) * (size_t)c->nk);
 
@@ -326,23 +365,29 @@ static int sweep_n(const SweepContext *c)
         }
         for (int k = 0; k < c->nk && rc == 0; k++) {
             double rate;
-            rc = time_cell(e.table, b, &kernels[k], default_shape(c->o, &kernels[k], ns[i], c->sms), ns[i],
-                           c->repeats, c->peak, kernels[k].name, &rate);
+            rc = time_cell(e.table, c->progress, b, &kernels[k], default_shape(c->o, &kernels[k], ns[i], c->sms),
+                           ns[i], c->repeats, c->peak, kernels[k].name, &rate);
             experiment_add(&e, kernels[k].name, kernel_color(&kernels[k]), ns[i], rate);
         }
         nbody_bench_destroy(b);
     }
-    UiChart chart = {.title = "Force kernels against N",
-                     .subtitle = c->subtitle,
-                     .x = {"bodies (N)", UI_AXIS_LOG2},
-                     .y = {"interactions/s", UI_AXIS_LOG10},
-                     .reference = c->peak,
-                     .reference_label = c->peak_label};
+    Chart chart = {.title = "Force kernels against N",
+                   .subtitle = c->subtitle,
+                   .x = {"bodies (N)", CHART_LOG2},
+                   .y = {"interactions/s", CHART_LOG10},
+                   .reference = c->peak,
+                   .reference_label = c->peak_label};
     return experiment_status(rc, experiment_close(&e, &chart));
 }
 
-/* (b) Threads per block at N = 131,072, for the kernels that tile (mtpb at its best q there;
- * symmetric's blocks are fixed by its design). */
+/* The kernels whose threads per block experiment (b) varies: those that tile (symmetric's
+ * blocks are fixed by its design). */
+static bool block_sweeps(const BenchKernel *k)
+{
+    return k->kernel != SIM_KERNEL_NAIVE && k->kernel != SIM_KERNEL_REGISTERS && k->kernel != SIM_KERNEL_SYMMETRIC;
+}
+
+/* (b) Threads per block at N = 131,072, for the kernels that tile (mtpb at its best q there). */
 static int sweep_block(const SweepContext *c)
 {
     Experiment e;
@@ -358,33 +403,30 @@ static int sweep_block(const SweepContext *c)
     }
     for (int k = 0; k < c->nk && rc == 0; k++) {
         BenchKernel kernel = c->kernels[k];
-        if (kernel.kernel == SIM_KERNEL_NAIVE || kernel.kernel == SIM_KERNEL_REGISTERS ||
-            kernel.kernel == SIM_KERNEL_SYMMETRIC)
-            continue;
-        for (int block = 32; block <= 1024 && rc == 0; block *= 2) {
+        if (!block_sweeps(&kernel)) continue;
+        for (int block = SWEEP_BLOCK_FIRST; block <= SWEEP_BLOCK_LAST && rc == 0; block *= 2) {
             NbodyShape s = kernel.kernel == SIM_KERNEL_MTPB
                                ? nbody_choose_shape(SWEEP_BLOCK_N, c->sms, kernel.precision, c->o->threads_per_body, block)
                                : nbody_plain_shape(block);
             char why[160];
             if (nbody_shape_check(kernel.kernel, kernel.precision, s, why, sizeof why) != 0) {
-                char note[200];
-                snprintf(note, sizeof note, "not run: %s", why);
-                bench_table_row(e.table, &(BenchRow){.name = kernel.name, .n = SWEEP_BLOCK_N, .note = note});
+                not_run_cell(c, e.table, &kernel, s, SWEEP_BLOCK_N, why);
                 continue;
             }
             double rate;
-            rc = time_cell(e.table, b, &kernel, s, SWEEP_BLOCK_N, c->repeats, c->peak, kernel.name, &rate);
+            rc = time_cell(e.table, c->progress, b, &kernel, s, SWEEP_BLOCK_N, c->repeats, c->peak, kernel.name,
+                           &rate);
             experiment_add(&e, kernel.name, kernel_color(&kernel), block, rate);
         }
     }
     nbody_bench_destroy(b);
     snprintf(title, sizeof title, "Threads per block at N = %d,%03d", SWEEP_BLOCK_N / 1000, SWEEP_BLOCK_N % 1000);
-    UiChart chart = {.title = title,
-                     .subtitle = c->subtitle,
-                     .x = {"threads per block", UI_AXIS_LOG2},
-                     .y = {"interactions/s", UI_AXIS_LINEAR},
-                     .reference = c->peak,
-                     .reference_label = c->peak_label};
+    Chart chart = {.title = title,
+                   .subtitle = c->subtitle,
+                   .x = {"threads per block", CHART_LOG2},
+                   .y = {"interactions/s", CHART_LINEAR},
+                   .reference = c->peak,
+                   .reference_label = c->peak_label};
     return experiment_status(rc, experiment_close(&e, &chart));
 }
 
@@ -392,14 +434,14 @@ static int sweep_block(const SweepContext *c)
  * block size fixed (256, or --block-size), one body per thread. */
 static int sweep_q(const SweepContext *c)
 {
-    static const int ns[] = {1024, 4096, 16384};
+    const int *ns = sweep_q_ns;
     const int block = c->o->block_size > 0 ? c->o->block_size : 256;
     Experiment e;
     char title[160];
     snprintf(title, sizeof title, "Threads per body (q) at small N; %d threads per block, one body per thread.", block);
     if (experiment_open(&e, c, "q", title) != 0) return -1;
     int rc = 0;
-    for (int i = 0; i < 3 && rc == 0; i++) {
+    for (int i = 0; i < SWEEP_Q_NS && rc == 0; i++) {
         NbodyBench *b = NULL;
         cudaError_t err = nbody_bench_create(&b, ns[i], 11u + (unsigned)i);
         if (err != cudaSuccess) {
@@ -412,17 +454,15 @@ static int sweep_q(const SweepContext *c)
             if (kernel.kernel != SIM_KERNEL_MTPB) continue;
             char series[48];
             snprintf(series, sizeof series, "%sN = %d", kernel.precision == SIM_PRECISION_DOUBLE ? "f64, " : "", ns[i]);
-            for (int q = 1; q <= 32 && rc == 0; q *= 2) {
+            for (int q = SWEEP_Q_FIRST; q <= SWEEP_Q_LAST && rc == 0; q *= 2) {
                 NbodyShape s = {q, block, 1, 0};
                 char why[160];
                 if (nbody_shape_check(kernel.kernel, kernel.precision, s, why, sizeof why) != 0) {
-                    char note[200];
-                    snprintf(note, sizeof note, "not run: %s", why);
-                    bench_table_row(e.table, &(BenchRow){.name = kernel.name, .n = ns[i], .note = note});
+                    not_run_cell(c, e.table, &kernel, s, ns[i], why);
                     continue;
                 }
                 double rate;
-                rc = time_cell(e.table, b, &kernel, s, ns[i], c->repeats, c->peak, kernel.name, &rate);
+                rc = time_cell(e.table, c->progress, b, &kernel, s, ns[i], c->repeats, c->peak, kernel.name, &rate);
                 experiment_add(&e, series, 0, q, rate);
             }
         }
@@ -430,17 +470,39 @@ static int sweep_q(const SweepContext *c)
     }
     char x_label[96];
     snprintf(x_label, sizeof x_label, "threads per body, q (%d threads per block)", block);
-    UiChart chart = {.title = "Threads per body at small N",
-                     .subtitle = c->subtitle,
-                     .x = {x_label, UI_AXIS_LOG2},
-                     .y = {"interactions/s", UI_AXIS_LOG10}};
+    Chart chart = {.title = "Threads per body at small N",
+                   .subtitle = c->subtitle,
+                   .x = {x_label, CHART_LOG2},
+                   .y = {"interactions/s", CHART_LOG10}};
     return experiment_status(rc, experiment_close(&e, &chart));
+}
+
+/* How many doublings take first to last, both counted: 32 .. 1024 is 6. */
+static int doublings(int first, int last)
+{
+    int count = 0;
+    for (int v = first; v <= last; v *= 2) count++;
+    return count;
+}
+
+/* The cells the three experiments visit, as their loops go, for the progress line. */
+static int sweep_cells(const SweepContext *c)
+{
+    int ns[SWEEP_POINTS];
+    int cells = sweep_ns(c->o, ns) * c->nk;
+    for (int k = 0; k < c->nk; k++) {
+        if (block_sweeps(&c->kernels[k])) cells += doublings(SWEEP_BLOCK_FIRST, SWEEP_BLOCK_LAST);
+        if (c->kernels[k].kernel == SIM_KERNEL_MTPB) cells += SWEEP_Q_NS * doublings(SWEEP_Q_FIRST, SWEEP_Q_LAST);
+    }
+    return cells;
 }
 
 static int sweep(const BenchOptions *o, const BenchKernel *kernels, int nk, const char *device, int sms,
                  double peak, int repeats)
 {
-    SweepContext c = {.o = o, .kernels = kernels, .nk = nk, .sms = sms, .repeats = repeats, .peak = peak};
+    BenchProgress progress;
+    SweepContext c = {.o = o, .kernels = kernels, .nk = nk, .sms = sms, .repeats = repeats, .peak = peak,
+                      .progress = &progress};
     snprintf(c.subtitle, sizeof c.subtitle, "%s, %d SMs: force + kick launches, median of up to %d runs",
              device, sms, repeats);
     char rate[32];
@@ -448,10 +510,12 @@ static int sweep(const BenchOptions *o, const BenchKernel *kernels, int nk, cons
     snprintf(c.peak_label, sizeof c.peak_label, "FP32 peak at 12 instructions per interaction: %s/s", rate);
     int (*const experiments[])(const SweepContext *) = {sweep_n, sweep_block, sweep_q};
     int rc = 0;
+    bench_progress_begin(&progress, stderr, sweep_cells(&c));
     for (int i = 0; i < 3 && rc >= 0; i++) {
         int r = experiments[i](&c);
         rc = r < 0 ? r : (rc ? rc : r);
     }
+    bench_progress_clear(&progress);
     return rc;
 }
 
@@ -520,6 +584,8 @@ static int run(const BenchOptions *o)
         return 1;
     }
     int rc = 0;
+    BenchProgress progress;
+    bench_progress_begin(&progress, stderr, ns_count * nk);
     for (int i = 0; i < ns_count && rc == 0; i++) {
         const int n = ns[i];
         NbodyBench *b = NULL;
@@ -537,10 +603,11 @@ static int run(const BenchOptions *o)
                 break;
             }
             double rate;
-            rc = time_cell(t, b, &kernels[k], shape, n, repeats, peak, kernels[k].name, &rate) ? 1 : 0;
+            rc = time_cell(t, &progress, b, &kernels[k], shape, n, repeats, peak, kernels[k].name, &rate) ? 1 : 0;
         }
         nbody_bench_destroy(b);
     }
+    bench_progress_clear(&progress);
     if (bench_table_close(t) != 0 && rc == 0) {
         fprintf(stderr, "bench: could not write %s completely\n", o->csv_path);
         rc = 1;
@@ -552,16 +619,18 @@ static int run(const BenchOptions *o)
 
 int bench_run(const BenchOptions *o)
 {
-#ifdef STARBURST_HAVE_CUDA
     char why[256];
     if (!sim_cuda_available(why, sizeof why)) {
-        fprintf(stderr, "bench needs the CUDA backend: %s\n", why);
+        if (o->sweep)
+            fprintf(stderr, "bench --sweep: cannot time the force kernels without CUDA (%s)\n", why);
+        else
+            fprintf(stderr, "bench: cannot time the force kernels without CUDA (%s); starburst bench --loop-only "
+                            "times the whole loop on the CPU backend\n", why);
         return 2;
     }
+#ifdef STARBURST_HAVE_CUDA
     return run(o);
 #else
-    (void)o;
-    fprintf(stderr, "bench needs the CUDA backend\n");
-    return 2;
+    return 2; /* sim_cuda_available said no */
 #endif
 }

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "ui/ui.h"
+#include "ui/chart.h"
 
 /* Zero fields mean "default". */
 typedef struct BenchOptions {
@@ -27,8 +27,9 @@ typedef struct BenchOptions {
     bool sweep;
 } BenchOptions;
 
-/* Prints the table (or the sweep's tables) on stdout, and the CSV. Returns 0; 1 after an error (one line on stderr);
- * 2 when this build or this machine has no CUDA backend. */
+/* Prints the table (or the sweep's tables) on stdout, and the CSV; on stderr, the cell it is at
+ * and the time left (bench_progress.h). Returns 0; 1 after an error (one line on stderr); 2 when
+ * this build or this machine has no CUDA backend. */
 int bench_run(const BenchOptions *o);
 
 typedef struct BenchRow {
@@ -58,6 +59,6 @@ bool bench_sweep_paths(const char *csv_path, const char *what, char *csv, char *
  * its own (which it destroys, leaving no context current). 0, or -1 with one line in err. */
 #define BENCH_CHART_WIDTH 1600
 #define BENCH_CHART_HEIGHT 1000
-int bench_chart_png(const UiChart *chart, const char *path, char *err, size_t errlen);
+int bench_chart_png(const Chart *chart, const char *path, char *err, size_t errlen);
 
 #endif

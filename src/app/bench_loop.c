@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "app/bench_loop.h"
+#include "app/bench_progress.h"
 #include "render/camera.h"
 #include "render/context.h"
 #include "render/renderer.h"
@@ -62,8 +63,13 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
     fprintf(stdout, "\n");
     table = bench_table_open(stdout, title, csv_path, err, sizeof err);
     if (!table) goto done;
+    BenchProgress progress;
+    bench_progress_begin(&progress, stderr, o->steps_count);
     for (int i = 0; i < o->steps_count; i++) {
         const int k = o->steps_per_frame[i];
+        char what[64];
+        snprintf(what, sizeof what, "whole loop N=%d, %d steps/frame", n, k);
+        bench_progress_step(&progress, what);
         RenderView v = {.n = n, .width = width, .height = height, .framebuffer = render_context_framebuffer(ctx),
                         .point_size = 1, .exposure = 1, .speed_scale = 1, .show_halo = 1,
                         .focus_distance = cam.distance};
@@ -84,6 +90,7 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
         }
         glFinish();
         double secs = now_s() - t0;
+        bench_progress_clear(&progress);
         double frame_ms = 1e3 * secs / frames;
         char shape[64], note[96];
         snprintf(shape, sizeof shape, "%d steps/frame", k);

@@ -1,11 +1,10 @@
-/* On-screen controls and HUD. A C API over Dear ImGui; ui_imgui.cpp is the only C++ file. The
- * app owns a UiModel; the UI edits its controls in place and raises one-frame action flags. */
+/* On-screen controls and HUD: a C API over Dear ImGui, bridged by ui_imgui.cpp (charts for
+ * reports are chart.h's). The app owns a UiModel; the UI edits its controls in place and raises
+ * one-frame action flags. */
 #ifndef STARBURST_UI_H
 #define STARBURST_UI_H
 
 #include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 
 #include "sim/diag.h"
 
@@ -100,47 +99,6 @@ void ui_frame(UiModel *m);
 /* True while ImGui uses the mouse or keyboard, so the camera and shortcuts leave them alone. */
 bool ui_wants_mouse(void);
 bool ui_wants_keyboard(void);
-
-/* Charts: figures for slides and reports (the bench's sweep), drawn off screen by the same
- * renderer as the UI. */
-#define UI_CHART_MAX_SERIES 8
-
-typedef enum UiAxisScale {
-    UI_AXIS_LINEAR = 0, /* y from 0 */
-    UI_AXIS_LOG10,      /* labelled decades */
-    UI_AXIS_LOG2,       /* labelled powers of two: body counts, block sizes */
-} UiAxisScale;
-
-typedef struct UiChartAxis {
-    const char *label;
-    UiAxisScale scale;
-} UiChartAxis;
-
-/* count points in order of x. A non-finite y, or y <= 0 on a log axis, leaves a gap. */
-typedef struct UiChartSeries {
-    const char *name;
-    const double *x, *y;
-    int count;
-    int color; /* 1 + a palette slot, to keep one colour and marker per thing across charts;
-                * 0 = the slot of its position */
-} UiChartSeries;
-
-typedef struct UiChart {
-    const char *title;
-    const char *subtitle; /* NULL = none */
-    UiChartAxis x, y;
-    UiChartSeries series[UI_CHART_MAX_SERIES];
-    int series_count;
-    double reference; /* a dashed horizontal line at this y (a peak rate, say); 0 = none */
-    const char *reference_label;
-} UiChart;
-
-/* Draws the chart at width x height into a framebuffer of its own in the current GL 3.3 context
- * and writes it as PNG. A private ImGui context does the drawing: the UI of ui_create, if any, is
- * left as it was. 0, or -1 with one line in err. */
-int ui_render_chart_png(const UiChart *chart, const char *path, int width, int height, char *err, size_t errlen);
-/* The colour of series i in charts (the palette repeats after UI_CHART_MAX_SERIES). */
-void ui_chart_color(int series, uint8_t rgb[3]);
 
 #ifdef __cplusplus
 }

@@ -79,13 +79,13 @@ static void chart_through_its_own_context(void **state)
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/sweep-block.png", dir);
     double block[6] = {32, 64, 128, 256, 512, 1024}, rate[6] = {4e11, 7e11, 9e11, 9.5e11, 9.2e11, 8e11};
-    UiChart c = {.title = "Threads per block",
-                 .x = {"threads per block", UI_AXIS_LOG2},
-                 .y = {"interactions/s", UI_AXIS_LINEAR},
-                 .series = {{"tiled", block, rate, 6}},
-                 .series_count = 1,
-                 .reference = 2e12,
-                 .reference_label = "peak"};
+    Chart c = {.title = "Threads per block",
+               .x = {"threads per block", CHART_LOG2},
+               .y = {"interactions/s", CHART_LINEAR},
+               .series = {{"tiled", block, rate, 6}},
+               .series_count = 1,
+               .reference = 2e12,
+               .reference_label = "peak"};
     int rc = bench_chart_png(&c, path, err, sizeof err);
     if (rc != 0) print_message("%s\n", err);
     assert_int_equal(rc, 0);

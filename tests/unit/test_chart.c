@@ -17,6 +17,7 @@
 #include <stb_image.h>
 
 #include "render/context.h"
+#include "ui/chart.h"
 #include "ui/ui.h"
 
 /* Mesa's EGL driver keeps an allocation per display past its unloading, which LeakSanitizer
@@ -116,11 +117,11 @@ static void chart_of_two_series(void **state)
         flat[i] = 1e11;
         rising[i] = n[i] * 1e6;
     }
-    UiChart c = {
+    Chart c = {
         .title = "Interactions/s against N",
         .subtitle = "synthetic data",
-        .x = {"bodies (N)", UI_AXIS_LOG2},
-        .y = {"interactions/s", UI_AXIS_LOG10},
+        .x = {"bodies (N)", CHART_LOG2},
+        .y = {"interactions/s", CHART_LOG10},
         .series = {{"flat", n, flat, POINTS}, {"rising", n, rising, POINTS}},
         .series_count = 2,
         .reference = 3e12,
@@ -130,7 +131,7 @@ static void chart_of_two_series(void **state)
     snprintf(path, sizeof path, "%s/chart.png", dir);
     GLint fbo_before = -1, fbo_after = -2;
     glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &fbo_before);
-    int rc = ui_render_chart_png(&c, path, W, H, err, sizeof err);
+    int rc = chart_render_png(&c, path, W, H, err, sizeof err);
     if (rc != 0) print_message("%s\n", err);
     assert_int_equal(rc, 0);
     glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &fbo_after);
@@ -157,8 +158,8 @@ static void chart_of_two_series(void **state)
     assert_true(title > 200);
 
     uint8_t c0[3], c1[3];
-    ui_chart_color(0, c0);
-    ui_chart_color(1, c1);
+    chart_color(0, c0);
+    chart_color(1, c1);
     assert_false(near_color(c0, c1, 60));
     Pixels a = find_color(img, W, H, c0, 30), b = find_color(img, W, H, c1, 30);
     assert_true(a.count > 500);
@@ -224,22 +225,22 @@ static void gaps_and_empty_series(void **state)
         y[i] = i >= 4 && i <= 6 ? NAN : 100.0 + i;
         none[i] = NAN;
     }
-    UiChart c = {
+    Chart c = {
         .title = "gaps",
-        .x = {"q", UI_AXIS_LOG2},
-        .y = {"rate", UI_AXIS_LINEAR},
+        .x = {"q", CHART_LOG2},
+        .y = {"rate", CHART_LINEAR},
         .series = {{"gappy", q, y, POINTS}, {"empty", q, none, POINTS}},
         .series_count = 2,
     };
     char path[128], err[512] = "";
     snprintf(path, sizeof path, "%s/gaps.png", dir);
-    assert_int_equal(ui_render_chart_png(&c, path, 640, 400, err, sizeof err), 0);
+    assert_int_equal(chart_render_png(&c, path, 640, 400, err, sizeof err), 0);
     int w, h, n;
     uint8_t *img = stbi_load(path, &w, &h, &n, 3);
     assert_non_null(img);
     uint8_t c0[3], c1[3];
-    ui_chart_color(0, c0);
-    ui_chart_color(1, c1);
+    chart_color(0, c0);
+    chart_color(1, c1);
     Pixels a = find_color(img, w, h, c0, 30), b = find_color(img, w, h, c1, 30);
     /* The "empty" series shows in the legend only: a short sample, nothing across the plot. */
     int bx0, bx1, ax0, ax1;
@@ -268,15 +269,15 @@ static void bad_requests_say_why(void **state)
 {
     if (!ctx) skip();
     double x[1] = {1}, y[1] = {1};
-    UiChart c = {.series = {{"one", x, y, 1}}, .series_count = 1};
+    Chart c = {.series = {{"one", x, y, 1}}, .series_count = 1};
     char err[512] = "";
-    assert_int_equal(ui_render_chart_png(&c, "/tmp/never.png", 10, 10, err, sizeof err), -1);
+    assert_int_equal(chart_render_png(&c, "/tmp/never.png", 10, 10, err, sizeof err), -1);
     assert_non_null(strstr(err, "10 x 10"));
     c.series[0].y = NULL;
-    assert_int_equal(ui_render_chart_png(&c, "/tmp/never.png", 640, 400, err, sizeof err), -1);
+    assert_int_equal(chart_render_png(&c, "/tmp/never.png", 640, 400, err, sizeof err), -1);
     assert_non_null(strstr(err, "one"));
     c.series[0].y = y;
-    assert_int_equal(ui_render_chart_png(&c, "/nonexistent-folder/chart.png", 640, 400, err, sizeof err), -1);
+    assert_int_equal(chart_render_png(&c, "/nonexistent-folder/chart.png", 640, 400, err, sizeof err), -1);
     assert_non_null(strstr(err, "nonexistent-folder"));
 }
 
@@ -291,10 +292,10 @@ static void app_ui_survives_a_chart(void **state)
     glViewport(0, 0, 64, 64);
     ui_frame(&m);
     double x[2] = {1, 2}, y[2] = {1, 2};
-    UiChart c = {.title = "between frames", .series = {{"s", x, y, 2}}, .series_count = 1};
+    Chart c = {.title = "between frames", .series = {{"s", x, y, 2}}, .series_count = 1};
     char path[128], err[512] = "";
     snprintf(path, sizeof path, "%s/between.png", dir);
-    assert_int_equal(ui_render_chart_png(&c, path, 320, 200, err, sizeof err), 0);
+    assert_int_equal(chart_render_png(&c, path, 320, 200, err, sizeof err), 0);
     ui_frame(&m);
     ui_frame(&m);
     ui_destroy();

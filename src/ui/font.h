@@ -1,0 +1,10 @@
+// The type the UI and the charts draw with. C++: it hands out Dear ImGui's font objects.
+#ifndef STARBURST_FONT_H
+#define STARBURST_FONT_H
+
+#include <imgui.h>
+
+// Adds `file` (a DejaVu Sans face) at px pixels to the atlas; never NULL.
+ImFont *ui_font_add(ImFontAtlas *atlas, const char *file, float px);
+
+#endif
