@@ -111,6 +111,10 @@ static void png_folder_loads_back(void **state)
     }
     snprintf(file, sizeof file, "%s/frame_%06d.png", path, n + 1);
     assert_int_not_equal(access(file, F_OK), 0);
+    /* The frames and nothing else: no temporary file is left beside them. */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq %d", path, n);
+    assert_int_equal(system(cmd), 0);
 
     /* A second recording into the same folder would overwrite these frames: refused. */
     r = recorder_open(&(RecorderDesc){.path = path, .width = w, .height = h}, err, sizeof err);
@@ -128,12 +132,17 @@ static void resized_frames_are_centred(void **state)
     uint8_t big[6 * 6 * 3], small[2 * 2 * 3];
     for (int i = 0; i < 6 * 6 * 3; i++) big[i] = (uint8_t)(i / 3);
     memset(small, 200, sizeof small);
+    mode_t old_mask = umask(027);
     assert_int_equal(recorder_frame(r, big, 6, 6, err, sizeof err), 0);
+    umask(old_mask);
     assert_int_equal(recorder_frame(r, small, 2, 2, err, sizeof err), 0);
     assert_int_equal(recorder_close(r, err, sizeof err), 0);
 
     int lw, lh, channels;
     snprintf(file, sizeof file, "%s/frame_000001.png", path);
+    struct stat st;
+    assert_int_equal(stat(file, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0640); /* as the umask says */
     uint8_t *back = stbi_load(file, &lw, &lh, &channels, 3);
     assert_non_null(back);
     assert_int_equal(lw, 4);

@@ -370,6 +370,29 @@ static int count_entries(const char *dir)
     return n;
 }
 
+/* A file gets the mode the user's umask gives, as the files of other programs do. */
+static void written_file_follows_the_umask(void **state)
+{
+    const char *dir = *state;
+    Bodies b;
+    SceneInfo info;
+    char path[4200], err[256] = "";
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_PLUMMER, .n = 50}, &b, &info, err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/mode.bin", dir);
+    struct stat st;
+    const mode_t masks[] = {022, 027, 002};
+    for (int i = 0; i < 3; i++) {
+        mode_t old = umask(masks[i]);
+        int rc = tipsy_write(path, &b, 0.0, err, sizeof err);
+        umask(old);
+        if (rc != 0) fail_msg("%s", err);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0666 & ~masks[i]);
+    }
+    assert_int_equal(count_entries(dir), 1);
+    bodies_free(&b);
+}
+
 static void failed_write_leaves_the_old_file(void **state)
 {
     const char *dir = *state;
@@ -453,6 +476,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(damaged_headers_are_refused, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(bad_values_are_refused, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(stars_are_split_without_our_tags, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(written_file_follows_the_umask, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(failed_write_leaves_the_old_file, make_dir, remove_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
