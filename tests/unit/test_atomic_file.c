@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "util/atomic_file.h"
 
 static char root[] = "/tmp/starburst-atomic-XXXXXX";
@@ -291,5 +293,5 @@ int main(void)
         cmocka_unit_test(failed_member_stops_the_group),
         cmocka_unit_test(replace_puts_a_finished_file_in_place),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return test_exit_status(cmocka_run_group_tests(tests, setup, teardown));
 }

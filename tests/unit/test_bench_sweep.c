@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "test_skip.h"
 #include <stb_image.h>
 
 #include "app/bench.h"
@@ -71,7 +73,7 @@ static void chart_through_its_own_context(void **state)
     RenderContext *probe = render_context_create(&(RenderContextDesc){.headless = true}, err, sizeof err);
     if (!probe) {
         print_message("no headless GL context (%s): skipped\n", err);
-        skip();
+        test_skip();
     }
     render_context_destroy(probe);
 
@@ -106,5 +108,5 @@ int main(void)
         cmocka_unit_test(sweep_option_times_kernels_only),
         cmocka_unit_test(chart_through_its_own_context),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

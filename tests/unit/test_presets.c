@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "app/presets.h"
 
 static char dir[] = "/tmp/starburst-presets-XXXXXX";
@@ -193,5 +195,5 @@ int main(void)
         cmocka_unit_test(append_adds_a_section_and_keeps_the_rest),
         cmocka_unit_test(appended_file_follows_the_umask),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return test_exit_status(cmocka_run_group_tests(tests, setup, teardown));
 }

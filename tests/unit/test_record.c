@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "test_skip.h"
 #include <stb_image.h>
 
 #include "app/record.h"
@@ -193,7 +195,7 @@ static void ffmpeg_writes_mp4(void **state)
     char path[256], err[512] = "";
     snprintf(path, sizeof path, "%s/gradient.mp4", dir);
     Recorder *r = recorder_open(&(RecorderDesc){.path = path, .width = 64, .height = 48, .fps = 30}, err, sizeof err);
-    if (!r && strstr(err, "needs ffmpeg")) skip();
+    if (!r && strstr(err, "needs ffmpeg")) test_skip();
     if (!r) fail_msg("%s", err);
     uint8_t rgb[64 * 48 * 3];
     for (int i = 0; i < 30; i++) {
@@ -296,5 +298,5 @@ int main(void)
         cmocka_unit_test_teardown(ffmpeg_that_writes_nothing_fails, restore_path),
         cmocka_unit_test_teardown(new_paths_do_not_collide, restore_path),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return test_exit_status(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "app/state.h"
 #include "scene/scene.h"
 #include "scene/tipsy.h"
@@ -378,5 +380,5 @@ int main(void)
         cmocka_unit_test(failed_second_rename_puts_back_the_tipsy),
         cmocka_unit_test(save_onto_a_folder_changes_nothing),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return test_exit_status(cmocka_run_group_tests(tests, setup, teardown));
 }
