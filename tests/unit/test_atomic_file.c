@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -16,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "test_files.h"
 #include "test_skip.h"
 
 #include "util/atomic_file.h"
@@ -40,18 +40,6 @@ static const char *in(const char *dir, const char *name)
     return strcpy(paths[next++ % 4], joined);
 }
 
-/* Entries of dir, hidden ones too. */
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-    closedir(d);
-    return n;
-}
-
 static void put(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -69,6 +57,21 @@ static void assert_holds(const char *path, const char *text)
     fclose(f);
     buf[n] = '\0';
     assert_string_equal(buf, text);
+}
+
+/* Writes 1000 bytes while files may grow to 100 only: the write fails as on a full disk. */
+static int write_past_a_limit(AtomicFile *f)
+{
+    static char bytes[1000];
+    struct rlimit limit, small;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &limit), 0);
+    small = limit;
+    small.rlim_cur = 100;
+    signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+    int rc = atomic_file_write(f, bytes, sizeof bytes);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &limit), 0);
+    return rc;
 }
 
 static void commit(const char *path, const char *text)
@@ -143,17 +146,7 @@ static void failed_write_keeps_the_target(void **state)
     AtomicFile *f = atomic_file_open(path, err, sizeof err);
     assert_non_null(f);
 
-    /* Files may grow to 100 bytes: the write fails as on a full disk. */
-    static char bytes[1000];
-    struct rlimit limit, small;
-    assert_int_equal(getrlimit(RLIMIT_FSIZE, &limit), 0);
-    small = limit;
-    small.rlim_cur = 100;
-    signal(SIGXFSZ, SIG_IGN);
-    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-    int wrote = atomic_file_write(f, bytes, sizeof bytes);
-    assert_int_equal(setrlimit(RLIMIT_FSIZE, &limit), 0);
-    assert_int_equal(wrote, -1);
+    assert_int_equal(write_past_a_limit(f), -1);
     assert_int_equal(atomic_file_printf(f, "more"), -1);
 
     assert_int_equal(atomic_file_commit(f, err, sizeof err), -1);
@@ -237,15 +230,7 @@ static void failed_member_stops_the_group(void **state)
     char err[512] = "";
     AtomicFile *files[2] = {atomic_file_open(a, err, sizeof err), atomic_file_open(b, err, sizeof err)};
     atomic_file_printf(files[0], "new a");
-    static char bytes[1000];
-    struct rlimit limit, small;
-    assert_int_equal(getrlimit(RLIMIT_FSIZE, &limit), 0);
-    small = limit;
-    small.rlim_cur = 100;
-    signal(SIGXFSZ, SIG_IGN);
-    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-    atomic_file_write(files[1], bytes, sizeof bytes);
-    assert_int_equal(setrlimit(RLIMIT_FSIZE, &limit), 0);
+    assert_int_equal(write_past_a_limit(files[1]), -1);
     assert_int_equal(atomic_file_commit_all(files, 2, err, sizeof err), -1);
     assert_non_null(strstr(err, "b: cannot write"));
     assert_holds(a, "old a");

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <stb_image.h>
 
 #include "test_skip.h"
-#include <stb_image.h>
 
 #include "app/bench.h"
 #include "app/bench_cli.h"

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <stb_image.h>
 
 #include "test_skip.h"
-#include <stb_image.h>
 
 #include "render/context.h"
 #include "ui/ui.h"

@@ -12,9 +12,10 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-
-#include "test_skip.h"
 #include <stb_image.h>
+
+#include "test_files.h"
+#include "test_skip.h"
 
 #include "app/record.h"
 
@@ -40,20 +41,6 @@ static void write_file(const char *path, const char *text, mode_t mode)
     fputs(text, f);
     assert_int_equal(fclose(f), 0);
     assert_int_equal(chmod(path, mode), 0);
-}
-
-static char *read_file(const char *path, long *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    *size = ftell(f);
-    rewind(f);
-    char *data = malloc((size_t)*size + 1);
-    assert_int_equal(fread(data, 1, (size_t)*size, f), (size_t)*size);
-    data[*size] = '\0';
-    fclose(f);
-    return data;
 }
 
 /* PATH holding only the folder `name` (made empty when new), with an "ffmpeg" there running

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -15,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "test_files.h"
 #include "test_skip.h"
 
 #include "app/state.h"
@@ -150,32 +150,6 @@ static void missing_and_bad_files_are_refused(void **state)
     bodies_free(&good);
 }
 
-/* Entries of folder, hidden ones too. */
-static int count_entries(const char *folder)
-{
-    DIR *d = opendir(folder);
-    assert_non_null(d);
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-    closedir(d);
-    return n;
-}
-
-static char *slurp(const char *path, long *size)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    *size = ftell(f);
-    rewind(f);
-    char *data = malloc((size_t)*size + 1);
-    assert_int_equal(fread(data, 1, (size_t)*size, f), (size_t)*size);
-    data[*size] = '\0';
-    fclose(f);
-    return data;
-}
-
 static void spit(const char *path, const char *data, long size)
 {
     FILE *f = fopen(path, "wb");
@@ -217,7 +191,8 @@ static void saved_files_follow_the_umask(void **state)
 
     /* The ini names the TIPSY file's size. */
     long size;
-    char *text = slurp(ini, &size), line[64];
+    char *text = read_file(ini, &size), line[64];
+    assert_non_null(text);
     snprintf(line, sizeof line, "\ntipsy_bytes = %lld\n", tipsy_size);
     assert_non_null(strstr(text, line));
     assert_non_null(strstr(text, "\ntipsy_checksum = 0x"));
@@ -229,7 +204,8 @@ static void changed_tipsy_is_refused(void **state)
 {
     const char *path = save_in("changed", "run.tipsy", 1, 0);
     long size;
-    char *data = slurp(path, &size);
+    char *data = read_file(path, &size);
+    assert_non_null(data);
     data[32 + 4] ^= 1; /* the lowest bit of the first particle's x */
     spit(path, data, size);
     free(data);
@@ -279,7 +255,8 @@ static void older_ini_loads(void **state)
     char ini[600];
     snprintf(ini, sizeof ini, "%s.ini", path);
     long size;
-    char *text = slurp(ini, &size);
+    char *text = read_file(ini, &size);
+    assert_non_null(text);
     char *cut = strstr(text, "; the TIPSY file");
     assert_non_null(cut);
     spit(ini, text, cut - text);

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "test_files.h"
 #include "test_skip.h"
 
 #include "scene/scene.h"
@@ -359,17 +360,6 @@ static void stars_are_split_without_our_tags(void **state)
     bodies_free(&b);
     bodies_free(&ball);
     free(buf);
-}
-
-static int count_entries(const char *dir)
-{
-    int n = 0;
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) n++;
-    if (d) closedir(d);
-    return n;
 }
 
 /* A file gets the mode the user's umask gives, as the files of other programs do. */
