@@ -8,21 +8,20 @@
 #include "app/bench.h"
 #include "app/bench_progress.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render/context.h"
 #include "sim/sim.h"
+#include "util/atomic_file.h"
 #ifdef STARBURST_HAVE_CUDA
 #include "kernels.h"
 #endif
 
 struct BenchTable {
     FILE *out;
-    FILE *csv;
-    bool csv_failed;
+    AtomicFile *csv; /* replaces an older CSV only when the table is complete */
 };
 
 BenchTable *bench_table_open(FILE *out, const char *title, const char *csv_path, char *err, size_t errlen)
@@ -34,13 +33,14 @@ BenchTable *bench_table_open(FILE *out, const char *title, const char *csv_path,
     }
     t->out = out;
     if (csv_path) {
-        t->csv = fopen(csv_path, "w");
+        char why[512];
+        t->csv = atomic_file_open(csv_path, why, sizeof why);
         if (!t->csv) {
-            snprintf(err, errlen, "bench: cannot write %s: %s", csv_path, strerror(errno));
+            snprintf(err, errlen, "bench: %s", why);
             free(t);
             return NULL;
         }
-        fprintf(t->csv, "name,n,shape,ms_per_step,force_ms,interactions_per_s,gflops,peak_fraction,note\n");
+        atomic_file_printf(t->csv, "name,n,shape,ms_per_step,force_ms,interactions_per_s,gflops,peak_fraction,note\n");
     }
     if (title) fprintf(out, "%s\n", title);
     fprintf(out, "%-16s %8s  %-12s %9s %9s  %14s %9s %7s  %s\n", "kernel", "N", "shape", "ms/step", "force ms",
@@ -69,9 +69,9 @@ void bench_table_row(BenchTable *t, const BenchRow *r)
         snprintf(clean, sizeof clean, "%s", note);
         for (char *c = clean; *c; c++)
             if (*c == ',' || *c == '"') *c = ';';
-        if (fprintf(t->csv, "%s,%d,%s,%.6f,%.6f,%.6e,%.3f,%.4f,%s\n", r->name, r->n, shape, r->ms, r->force_ms,
-                    r->interactions_per_s, r->interactions_per_s * 20e-9, r->peak_fraction, clean) < 0)
-            t->csv_failed = true;
+        atomic_file_printf(t->csv, "%s,%d,%s,%.6f,%.6f,%.6e,%.3f,%.4f,%s\n", r->name, r->n, shape, r->ms,
+                           r->force_ms, r->interactions_per_s, r->interactions_per_s * 20e-9, r->peak_fraction,
+                           clean);
     }
 }
 
@@ -79,7 +79,8 @@ int bench_table_close(BenchTable *t)
 {
     if (!t) return 0;
     int rc = 0;
-    if (t->csv && (fclose(t->csv) != 0 || t->csv_failed)) rc = -1;
+    char why[512];
+    if (t->csv && atomic_file_commit(t->csv, why, sizeof why) != 0) rc = -1;
     free(t);
     return rc;
 }

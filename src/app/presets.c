@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "render/renderer.h"
+#include "util/atomic_file.h"
 
 typedef struct Parser {
     PresetList *list;
@@ -177,31 +177,32 @@ const Preset *presets_find(const PresetList *list, const char *name)
     return NULL;
 }
 
-static void write_section(FILE *f, const Preset *p)
+static void write_section(AtomicFile *f, const Preset *p)
 {
     static const char *const file_keys[] = {"", "tipsy", "tipsy_collide", "load"};
     const SceneDesc *s = &p->scene;
-    fprintf(f, "\n[%s]\n", p->name);
-    if (p->source != PRESET_SOURCE_SCENE) fprintf(f, "%s = %s\n", file_keys[p->source], p->file);
-    else fprintf(f, "scene = %s\n", scene_name(s->kind));
-    if (s->n) fprintf(f, "bodies = %d\n", s->n);
-    if (s->seed) fprintf(f, "seed = %llu\n", (unsigned long long)s->seed);
-    if (s->mass_ratio) fprintf(f, "mass_ratio = %.9g\n", s->mass_ratio);
-    if (s->pericentre) fprintf(f, "pericentre = %.9g\n", s->pericentre);
-    if (s->inclination_a) fprintf(f, "inclination_a = %.9g\n", s->inclination_a);
+    atomic_file_printf(f, "\n[%s]\n", p->name);
+    if (p->source != PRESET_SOURCE_SCENE) atomic_file_printf(f, "%s = %s\n", file_keys[p->source], p->file);
+    else atomic_file_printf(f, "scene = %s\n", scene_name(s->kind));
+    if (s->n) atomic_file_printf(f, "bodies = %d\n", s->n);
+    if (s->seed) atomic_file_printf(f, "seed = %llu\n", (unsigned long long)s->seed);
+    if (s->mass_ratio) atomic_file_printf(f, "mass_ratio = %.9g\n", s->mass_ratio);
+    if (s->pericentre) atomic_file_printf(f, "pericentre = %.9g\n", s->pericentre);
+    if (s->inclination_a) atomic_file_printf(f, "inclination_a = %.9g\n", s->inclination_a);
     if (s->inclination_b || (s->set & SCENE_SET_INCLINATION_B))
-        fprintf(f, "inclination_b = %.9g\n", s->inclination_b);
-    if (p->set & PRESET_DT) fprintf(f, "dt = %.9g\n", p->dt);
-    if (p->set & PRESET_SOFTENING) fprintf(f, "softening = %.9g\n", p->softening);
-    if (p->set & PRESET_DAMPING) fprintf(f, "damping = %.9g\n", p->damping);
-    if (p->set & PRESET_STEPS) fprintf(f, "steps_per_frame = %d\n", p->steps_per_frame);
-    if (p->set & PRESET_EXPOSURE) fprintf(f, "exposure = %.9g\n", p->exposure);
-    if (p->set & PRESET_POINT_SIZE) fprintf(f, "point_size = %.9g\n", p->point_size);
-    if (p->set & PRESET_COLOR) fprintf(f, "color = %s\n", p->color_mode == COLOR_BY_SPEED ? "speed" : "component");
+        atomic_file_printf(f, "inclination_b = %.9g\n", s->inclination_b);
+    if (p->set & PRESET_DT) atomic_file_printf(f, "dt = %.9g\n", p->dt);
+    if (p->set & PRESET_SOFTENING) atomic_file_printf(f, "softening = %.9g\n", p->softening);
+    if (p->set & PRESET_DAMPING) atomic_file_printf(f, "damping = %.9g\n", p->damping);
+    if (p->set & PRESET_STEPS) atomic_file_printf(f, "steps_per_frame = %d\n", p->steps_per_frame);
+    if (p->set & PRESET_EXPOSURE) atomic_file_printf(f, "exposure = %.9g\n", p->exposure);
+    if (p->set & PRESET_POINT_SIZE) atomic_file_printf(f, "point_size = %.9g\n", p->point_size);
+    if (p->set & PRESET_COLOR)
+        atomic_file_printf(f, "color = %s\n", p->color_mode == COLOR_BY_SPEED ? "speed" : "component");
     if (p->set & PRESET_CAMERA)
-        fprintf(f, "camera_yaw = %.9g\ncamera_pitch = %.9g\ncamera_distance = %.9g\n", p->camera_yaw,
-                p->camera_pitch, p->camera_distance);
-    if (p->set & PRESET_AUTO_ROTATE) fprintf(f, "auto_rotate = %s\n", p->auto_rotate ? "true" : "false");
+        atomic_file_printf(f, "camera_yaw = %.9g\ncamera_pitch = %.9g\ncamera_distance = %.9g\n",
+                           p->camera_yaw, p->camera_pitch, p->camera_distance);
+    if (p->set & PRESET_AUTO_ROTATE) atomic_file_printf(f, "auto_rotate = %s\n", p->auto_rotate ? "true" : "false");
 }
 
 int presets_append(const char *path, const Preset *p, char *err, size_t errlen)
@@ -222,36 +223,27 @@ int presets_append(const char *path, const Preset *p, char *err, size_t errlen)
             return -1;
         }
     }
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp) {
-        snprintf(err, errlen, "%s: path too long", path);
-        return -1;
-    }
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
-        return -1;
-    }
-    FILE *out = fdopen(fd, "wb");
-    bool ok = out != NULL;
+    AtomicFile *out = atomic_file_open(path, err, errlen);
+    if (!out) return -1;
+    /* The old content goes first, byte for byte. */
     in = fopen(path, "rb");
-    if (ok && in) {
+    if (!in && errno != ENOENT) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        atomic_file_abort(out);
+        return -1;
+    }
+    if (in) {
         char buf[8192];
         size_t got;
-        while ((got = fread(buf, 1, sizeof buf, in)) > 0) ok = ok && fwrite(buf, 1, got, out) == got;
-        ok = ok && !ferror(in);
+        while ((got = fread(buf, 1, sizeof buf, in)) > 0) atomic_file_write(out, buf, got);
+        bool failed = ferror(in);
+        fclose(in);
+        if (failed) {
+            snprintf(err, errlen, "%s: cannot read it", path);
+            atomic_file_abort(out);
+            return -1;
+        }
     }
-    if (in) fclose(in);
-    if (ok) {
-        write_section(out, p);
-        ok = fflush(out) == 0 && fsync(fileno(out)) == 0;
-    }
-    if (out) ok = (fclose(out) == 0) && ok;
-    else close(fd);
-    if (!ok || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    write_section(out, p);
+    return atomic_file_commit(out, err, errlen);
 }

@@ -27,8 +27,8 @@ typedef struct ReadoutState {
     const UiModel *ui;
 } ReadoutState;
 
-/* Writes r to path through a temporary file and a rename, so a reader never sees half of it.
- * 0, or -1 with err. */
+/* Writes r to path atomically (util/atomic_file.h): a reader never sees half of it. 0, or -1
+ * with err. */
 int readout_write(const char *path, const ReadoutState *r, char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,6 @@
-/* Recordings: raw RGB frames piped into ffmpeg, which writes a temporary file that is renamed
- * onto the target once ffmpeg has exited cleanly; or numbered PNGs, each written atomically by
- * capture_write_png. */
+/* Recordings: raw RGB frames piped into ffmpeg, which writes a temporary file that replaces the
+ * target (atomic_file_replace) once ffmpeg has exited cleanly; or numbered PNGs, each written
+ * atomically by capture_write_png. */
 #include <GL/glew.h>
 
 #include <ctype.h>
@@ -22,6 +22,7 @@
 
 #include "app/record.h"
 #include "render/capture.h"
+#include "util/atomic_file.h"
 
 extern char **environ;
 
@@ -467,10 +468,9 @@ static int close_video(Recorder *r, char *msg, size_t msglen)
         snprintf(msg, msglen, "recording: %s not written: ffmpeg finished but left nothing in %s", r->path, r->tmp);
         return -1;
     }
-    if (rename(r->tmp, r->path) != 0) {
-        int e = errno;
-        remove(r->tmp);
-        snprintf(msg, msglen, "recording: cannot rename %s to %s: %s", r->tmp, r->path, strerror(e));
+    char err[600];
+    if (atomic_file_replace(r->tmp, r->path, err, sizeof err) != 0) {
+        snprintf(msg, msglen, "recording: %s", err);
         return -1;
     }
     snprintf(msg, msglen, "recorded %d frames (%.1f s at %d fps) to %s", r->frames, (double)r->frames / r->fps,

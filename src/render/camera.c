@@ -44,6 +44,7 @@ void camera_reset(Camera *c)
     c->yaw = c->home_yaw;
     c->pitch = c->home_pitch;
     c->distance = c->home_distance;
+    c->glide_seconds = 0; /* a glide under way would take the view away again */
 }
 
 void camera_orbit(Camera *c, float dx, float dy)

@@ -1,9 +1,8 @@
-/* Screenshots: read the final image back and write it as PNG through a temporary file and a
- * rename, so that a reader never sees half a file. */
+/* Screenshots: read the final image back and write it as PNG atomically (util/atomic_file.h), so
+ * that a reader never sees half a file. */
 #include <GL/glew.h>
 #include <stb_image_write.h>
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "render/capture.h"
+#include "util/atomic_file.h"
 
 void capture_read(unsigned int framebuffer, int width, int height, uint8_t *rgb)
 {
@@ -37,57 +37,9 @@ void capture_read(unsigned int framebuffer, int width, int height, uint8_t *rgb)
     }
 }
 
-typedef struct PngFile {
-    FILE *f;
-    bool failed;
-} PngFile;
-
 static void write_chunk(void *context, void *data, int size)
 {
-    PngFile *out = context;
-    if (!out->failed && fwrite(data, 1, (size_t)size, out->f) != (size_t)size) out->failed = true;
-}
-
-/* Writes "path.tmp" and renames it; tmp has room for path plus ".tmp". */
-static int write_png_via(const char *path, char *tmp, int width, int height, const uint8_t *rgb, char *err, size_t errlen)
-{
-    /* The folder first, for a message that names what is missing. */
-    strcpy(tmp, path);
-    char *slash = strrchr(tmp, '/');
-    const char *dir = ".";
-    if (slash) {
-        slash[slash == tmp ? 1 : 0] = '\0'; /* "/name" lies in "/" */
-        dir = tmp;
-    }
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "capture: cannot write %s: folder %s does not exist", path, dir);
-        return -1;
-    }
-    sprintf(tmp, "%s.tmp", path);
-    PngFile out = {fopen(tmp, "wb"), false};
-    if (!out.f) {
-        snprintf(err, errlen, "capture: cannot create %s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    int encoded = stbi_write_png_to_func(write_chunk, &out, width, height, 3, rgb, width * 3);
-    int saved_errno = errno;
-    if (fclose(out.f) != 0 && !out.failed) {
-        out.failed = true;
-        saved_errno = errno;
-    }
-    if (!encoded || out.failed) {
-        snprintf(err, errlen, "capture: cannot write %s: %s", tmp,
-                 encoded ? strerror(saved_errno) : "PNG encoding failed (out of memory?)");
-        remove(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        snprintf(err, errlen, "capture: cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    atomic_file_write(context, data, (size_t)size);
 }
 
 int capture_write_png(const char *path, int width, int height, const uint8_t *rgb, char *err, size_t errlen)
@@ -96,14 +48,30 @@ int capture_write_png(const char *path, int width, int height, const uint8_t *rg
         snprintf(err, errlen, "capture: %s: nothing to write (image is %dx%d)", path, width, height);
         return -1;
     }
-    char *tmp = malloc(strlen(path) + sizeof ".tmp");
-    if (!tmp) {
+    /* The folder first, for a message that names what is missing. */
+    char *dir = malloc(strlen(path) + 2);
+    if (!dir) {
         snprintf(err, errlen, "capture: %s: out of memory", path);
         return -1;
     }
-    int rc = write_png_via(path, tmp, width, height, rgb, err, errlen);
-    free(tmp);
-    return rc;
+    strcpy(dir, path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) strcpy(dir, ".");
+    else slash[slash == dir ? 1 : 0] = '\0'; /* "/name" lies in "/" */
+    struct stat st;
+    bool have_dir = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!have_dir) snprintf(err, errlen, "capture: cannot write %s: folder %s does not exist", path, dir);
+    free(dir);
+    if (!have_dir) return -1;
+
+    AtomicFile *f = atomic_file_open(path, err, errlen);
+    if (!f) return -1;
+    if (!stbi_write_png_to_func(write_chunk, f, width, height, 3, rgb, width * 3)) {
+        atomic_file_abort(f);
+        snprintf(err, errlen, "capture: %s: PNG encoding failed (out of memory?)", path);
+        return -1;
+    }
+    return atomic_file_commit(f, err, errlen);
 }
 
 int capture_png(const char *path, unsigned int framebuffer, int width, int height, char *err, size_t errlen)

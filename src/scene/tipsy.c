@@ -8,15 +8,14 @@
 #include "scene/tipsy.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
+
+#include "util/atomic_file.h"
 
 #define TIPSY_HEADER 32
 #define TIPSY_DARK 36
@@ -341,8 +340,16 @@ static void encode_body(const Bodies *b, int i, int dark, unsigned char *p)
 }
 
 /* Dark particles first (galaxy 0, then galaxy 1), then stars, each group in body order. */
-static unsigned char *encode(const Bodies *b, double time, size_t *len)
+unsigned char *tipsy_encode(const Bodies *b, double time, size_t *len, char *err, size_t errlen)
 {
+    if (b->n < 1) {
+        snprintf(err, errlen, "no bodies to write");
+        return NULL;
+    }
+    if (b->n > TIPSY_MAX_BODIES) {
+        snprintf(err, errlen, "%d bodies, more than the %d Starburst writes", b->n, TIPSY_MAX_BODIES);
+        return NULL;
+    }
     int ndark = 0, ndark1 = 0;
     for (int i = 0; i < b->n; i++)
         if (BODY_TAG_COMPONENT(b->tag[i]) == BODY_HALO) {
@@ -352,7 +359,10 @@ static unsigned char *encode(const Bodies *b, double time, size_t *len)
     int nstar = b->n - ndark;
     *len = TIPSY_HEADER + (size_t)ndark * TIPSY_DARK + (size_t)nstar * TIPSY_STAR;
     unsigned char *buf = calloc(*len, 1), *p = buf;
-    if (!buf) return NULL;
+    if (!buf) {
+        snprintf(err, errlen, "out of memory for %d bodies", b->n);
+        return NULL;
+    }
     put_f64(p, time);
     put_i32(p + 8, b->n);
     put_i32(p + 12, 3);
@@ -375,87 +385,21 @@ static unsigned char *encode(const Bodies *b, double time, size_t *len)
     return buf;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t len)
-{
-    while (len > 0) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return -1;
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Flushes the rename itself to disk; a failure here leaves the new file in place, so it is not
- * reported. */
-static void sync_folder(const char *path)
-{
-    char dir[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    if (!slash) snprintf(dir, sizeof dir, ".");
-    else if (slash == path) snprintf(dir, sizeof dir, "/");
-    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    int fd = open(dir, O_RDONLY);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-}
-
 int tipsy_write(const char *path, const Bodies *b, double time, char *err, size_t errlen)
 {
-    if (b->n < 1) {
-        snprintf(err, errlen, "tipsy: %s: no bodies to write", path);
-        return -1;
-    }
-    if (b->n > TIPSY_MAX_BODIES) {
-        snprintf(err, errlen, "tipsy: %s: %d bodies, more than the %d Starburst writes", path, b->n,
-                 TIPSY_MAX_BODIES);
-        return -1;
-    }
+    char why[256];
     size_t len;
-    unsigned char *buf = encode(b, time, &len);
+    unsigned char *buf = tipsy_encode(b, time, &len, why, sizeof why);
     if (!buf) {
-        snprintf(err, errlen, "tipsy: %s: out of memory for %d bodies", path, b->n);
+        snprintf(err, errlen, "tipsy: %s: %s", path, why);
         return -1;
     }
-    size_t tlen = strlen(path) + sizeof ".tmp.XXXXXX";
-    char *tmp = malloc(tlen);
-    if (!tmp) {
-        free(buf);
-        snprintf(err, errlen, "tipsy: %s: out of memory", path);
-        return -1;
+    AtomicFile *f = atomic_file_open(path, err, errlen);
+    int rc = -1;
+    if (f) {
+        atomic_file_write(f, buf, len);
+        rc = atomic_file_commit(f, err, errlen);
     }
-    snprintf(tmp, tlen, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(err, errlen, "tipsy: %s: cannot create a file beside it: %s", path, strerror(errno));
-        free(tmp);
-        free(buf);
-        return -1;
-    }
-    const char *step = NULL;
-    int e = 0;
-    if (fchmod(fd, 0644) != 0) step = "cannot set its mode";
-    else if (write_all(fd, buf, len) != 0) step = "write failed";
-    else if (fsync(fd) != 0) step = "fsync failed";
-    if (step) e = errno;
-    if (close(fd) != 0 && !step) {
-        step = "close failed";
-        e = errno;
-    }
-    if (!step && rename(tmp, path) != 0) {
-        step = "cannot replace it";
-        e = errno;
-    }
-    if (step) {
-        unlink(tmp);
-        snprintf(err, errlen, "tipsy: %s: %s: %s", path, step, strerror(e));
-    } else {
-        sync_folder(path);
-    }
-    free(tmp);
     free(buf);
-    return step ? -1 : 0;
+    return rc;
 }

@@ -26,10 +26,14 @@ typedef struct TipsyMeta {
 /* tipsy_read, also returning the file's metadata (meta may be NULL). */
 int tipsy_read_meta(const char *path, Bodies *out, TipsyMeta *meta, char *err, size_t errlen);
 
-/* Writes b atomically (temporary file beside it, fsync, rename): halo-tagged bodies as dark
- * particles, the rest as stars, each body's index in phi, a star's tag in metals and the count
- * of galaxy-1 dark particles (written last) in the header's padding, so that tipsy_read gives
- * back the same bodies bit for bit. Returns 0, or -1 with err; the old file is intact on failure. */
+/* b in the layout tipsy_write writes: halo-tagged bodies as dark particles, the rest as stars,
+ * each body's index in phi, a star's tag in metals and the count of galaxy-1 dark particles
+ * (written last) in the header's padding, so that tipsy_read gives back the same bodies bit for
+ * bit. A new buffer of *len bytes (the caller frees it), or NULL with err ("no bodies to write"). */
+unsigned char *tipsy_encode(const Bodies *b, double time, size_t *len, char *err, size_t errlen);
+
+/* Writes tipsy_encode's bytes to path atomically (util/atomic_file.h). Returns 0, or -1 with err;
+ * the old file is intact on failure. */
 int tipsy_write(const char *path, const Bodies *b, double time, char *err, size_t errlen);
 
 #endif

@@ -10,11 +10,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "render/renderer.h"
 #include "scene/scene.h"
 #include "sim/sim.h"
+#include "ui/font.h"
 #include "ui/ui.h"
 
 // Lecture mode: type and spacing this many times their normal size.
@@ -42,26 +42,6 @@ static struct {
 
 static const ImVec4 notice_color(1.0f, 0.85f, 0.2f, 1.0f);
 static const ImVec4 warning_color(1.0f, 0.55f, 0.3f, 1.0f);
-
-// DejaVu Sans where the system has it (Debian's fonts-dejavu-core and the like): large type and
-// figures read better in it. Otherwise the built-in font, at a whole multiple of its 13 pixels
-// so that its pixel-art glyphs stay sharp.
-static ImFont *add_font(ImFontAtlas *atlas, const char *file, float px)
-{
-    static const char *const dirs[] = {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF",
-                                       "/usr/share/fonts/dejavu-sans-fonts", "/usr/share/fonts/dejavu"};
-    char path[256];
-    for (const char *dir : dirs) {
-        snprintf(path, sizeof path, "%s/%s", dir, file);
-        if (access(path, R_OK) == 0) {
-            ImFont *f = atlas->AddFontFromFileTTF(path, px);
-            if (f) return f;
-        }
-    }
-    ImFontConfig c;
-    c.SizePixels = 13.0f * fmaxf(1.0f, roundf(px / 13.0f));
-    return atlas->AddFontDefault(&c);
-}
 
 static void on_key(GLFWwindow *window, int key, int scancode, int action, int mods)
 {
@@ -100,8 +80,8 @@ extern "C" bool ui_create(GLFWwindow *window, float font_scale)
     ImFontConfig font;
     font.SizePixels = 13.0f * font_scale;
     ui.normal = io.Fonts->AddFontDefault(&font);
-    ui.large = add_font(io.Fonts, "DejaVuSans.ttf", 13.0f * LECTURE_SCALE * font_scale);
-    ui.huge = add_font(io.Fonts, "DejaVuSans-Bold.ttf", 13.0f * 1.8f * LECTURE_SCALE * font_scale);
+    ui.large = ui_font_add(io.Fonts, "DejaVuSans.ttf", 13.0f * LECTURE_SCALE * font_scale);
+    ui.huge = ui_font_add(io.Fonts, "DejaVuSans-Bold.ttf", 13.0f * 1.8f * LECTURE_SCALE * font_scale);
     io.FontDefault = ui.normal;
     ui.lecture = false;
 

@@ -10,14 +10,15 @@
 
 #include "scene/tipsy.h"
 #include "sim/sim.h"
+#include "test_skip.h"
 
-/* Skips the calling test (reported SKIPPED, counted as passed) where CUDA cannot run. */
+/* Skips the calling test where CUDA cannot run. */
 static inline void gpu_require_cuda(void)
 {
     char why[256] = "";
     if (!sim_cuda_available(why, sizeof why)) {
         print_message("skipped: %s\n", why);
-        skip();
+        test_skip();
     }
 }
 

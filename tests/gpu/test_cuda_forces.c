@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "gpu_common.h"
 #ifdef STARBURST_HAVE_CUDA
 #include "kernels.h"
@@ -453,5 +455,5 @@ int main(void)
     tests[t++] = (struct CMUnitTest){.name = "launch_shapes", .test_func = test_launch_shapes};
     tests[t++] = (struct CMUnitTest){.name = "default_shape", .test_func = test_default_shape};
 #endif
-    return _cmocka_run_group_tests("cuda_forces", tests, (size_t)t, NULL, NULL);
+    return test_exit_status(_cmocka_run_group_tests("cuda_forces", tests, (size_t)t, NULL, NULL));
 }

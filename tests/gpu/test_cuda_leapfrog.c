@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "gpu_common.h"
 
 #define PLUMMER_N 4096
@@ -201,5 +203,5 @@ int main(void)
         cmocka_unit_test(test_energy_mtpb),
         cmocka_unit_test(test_energy_double),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -9,6 +9,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "gpu_common.h"
 
 static Sim *cuda_sim(const Bodies *b, char *err, size_t errlen)
@@ -75,5 +77,5 @@ int main(void)
         cmocka_unit_test(too_many_bodies_are_refused_with_the_largest_that_fits),
         cmocka_unit_test(a_failing_call_stops_the_backend_and_says_so),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "gpu_common.h"
 #include "render/context.h"
 
@@ -52,7 +54,7 @@ static RenderContext *context_or_skip(void)
         render_context_create(&(RenderContextDesc){.width = 64, .height = 64, .headless = true}, err, sizeof err);
     if (!ctx) {
         print_message("skipped: no headless GL context: %s\n", err);
-        skip();
+        test_skip();
     }
     return ctx;
 }
@@ -80,7 +82,7 @@ static void test_buffers_in_place(void **state)
         print_message("skipped: %s (GL renderer: %s)\n", err, render_context_renderer(ctx));
         glDeleteBuffers(2, buf);
         render_context_destroy(ctx);
-        skip();
+        test_skip();
     }
     if (!s) fail_msg("sim_create with GL buffers: %s", err);
     print_message("GL %s on %s; CUDA on %s\n", render_context_renderer(ctx), render_context_platform(ctx),
@@ -146,7 +148,7 @@ static void test_small_buffer(void **state)
     bodies_free(&b);
     if (no_interop) {
         print_message("skipped: %s\n", err);
-        skip();
+        test_skip();
     }
     assert_null(s);
     if (!strstr(err, "position buffer holds")) fail_msg("unexpected message: %s", err);
@@ -158,5 +160,5 @@ int main(void)
         cmocka_unit_test(test_buffers_in_place),
         cmocka_unit_test(test_small_buffer),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -344,11 +344,13 @@ key bracketleft
 back() { ! value_is preset "$p1"; }
 if wait_for "[ to change the preset" back; then ok "[ applies preset $(rv preset)"; fi
 expect bodies 1024 "-n stays in force across presets"
-xdotool click 4 click 4
-home_now=$(rv camera_distance)
 key Home
-moved() { ! value_is camera_distance "$home_now"; }
-if wait_for "Home to move the camera" moved; then ok "Home resets the camera"; fi
+home=$(rv camera_distance)
+move 300 300
+xdotool click 4 click 4 click 4
+away() { ! value_is camera_distance "$home"; }
+wait_for "the wheel to zoom" away
+key Home; expect camera_distance "$home" "Home resets the camera"
 xdotool key Escape
 if wait "$pid"; then ok "Esc exits with status 0"; else fail "Esc: exit status $?"; fi
 pid=

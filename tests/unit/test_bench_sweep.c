@@ -12,6 +12,8 @@
 #include <cmocka.h>
 #include <stb_image.h>
 
+#include "test_skip.h"
+
 #include "app/bench.h"
 #include "app/bench_cli.h"
 #include "render/context.h"
@@ -71,7 +73,7 @@ static void chart_through_its_own_context(void **state)
     RenderContext *probe = render_context_create(&(RenderContextDesc){.headless = true}, err, sizeof err);
     if (!probe) {
         print_message("no headless GL context (%s): skipped\n", err);
-        skip();
+        test_skip();
     }
     render_context_destroy(probe);
 
@@ -106,5 +108,5 @@ int main(void)
         cmocka_unit_test(sweep_option_times_kernels_only),
         cmocka_unit_test(chart_through_its_own_context),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -7,6 +7,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "scene/scene.h"
 #include "sim/bodies.h"
 
@@ -88,5 +90,5 @@ int main(void)
         cmocka_unit_test(collision_galaxies_start_apart),
         cmocka_unit_test(recentre_and_mass_radii),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -7,6 +7,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "render/camera.h"
 
 #define EPS 1e-4f
@@ -221,5 +223,5 @@ int main(void)
         cmocka_unit_test(auto_rotate_turns_yaw),
         cmocka_unit_test(glide_reaches_its_goal_the_short_way),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

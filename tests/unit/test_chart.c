@@ -16,6 +16,8 @@
 #include <cmocka.h>
 #include <stb_image.h>
 
+#include "test_skip.h"
+
 #include "render/context.h"
 #include "ui/chart.h"
 #include "ui/ui.h"
@@ -110,7 +112,7 @@ static void free_pixels(Pixels *p)
 /* A flat series and a rising one over N = 1024 .. 1M, as the sweep's first figure has them. */
 static void chart_of_two_series(void **state)
 {
-    if (!ctx) skip();
+    if (!ctx) test_skip();
     double n[POINTS], flat[POINTS], rising[POINTS];
     for (int i = 0; i < POINTS; i++) {
         n[i] = 1024.0 * (1 << i);
@@ -218,7 +220,7 @@ static void chart_of_two_series(void **state)
 /* Missing points leave gaps; a series of none draws no line. */
 static void gaps_and_empty_series(void **state)
 {
-    if (!ctx) skip();
+    if (!ctx) test_skip();
     double q[POINTS], y[POINTS], none[POINTS];
     for (int i = 0; i < POINTS; i++) {
         q[i] = 1 << i;
@@ -267,7 +269,7 @@ static void gaps_and_empty_series(void **state)
 
 static void bad_requests_say_why(void **state)
 {
-    if (!ctx) skip();
+    if (!ctx) test_skip();
     double x[1] = {1}, y[1] = {1};
     Chart c = {.series = {{"one", x, y, 1}}, .series_count = 1};
     char err[512] = "";
@@ -284,7 +286,7 @@ static void bad_requests_say_why(void **state)
 /* The app's own ImGui context (ui_create) is untouched by a chart drawn in between. */
 static void app_ui_survives_a_chart(void **state)
 {
-    if (!ctx) skip();
+    if (!ctx) test_skip();
     assert_true(ui_create(NULL, 1.0f));
     UiModel m = {.visible = true, .dt = 0.01f, .softening = 0.05f, .damping = 1, .steps_per_frame = 1,
                  .point_size = 1, .exposure = 1, .preset = -1, .backend = "cpu", .bodies = 1024};
@@ -309,5 +311,5 @@ int main(void)
         cmocka_unit_test(bad_requests_say_why),
         cmocka_unit_test(app_ui_survives_a_chart),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return test_exit_status(cmocka_run_group_tests(tests, setup, teardown));
 }

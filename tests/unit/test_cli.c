@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "app/app.h"
 
 static int parse(AppOptions *o, char *err, size_t errlen, int argc, const char **argv)
@@ -132,5 +134,5 @@ int main(void)
         cmocka_unit_test(bad_values_are_refused),
         cmocka_unit_test(unknown_and_incomplete_options_are_refused),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "scene/scene.h"
 #include "sim/diag.h"
 
@@ -118,5 +120,5 @@ int main(void)
         cmocka_unit_test(force_check_passes_good_and_fails_nan),
         cmocka_unit_test(subset_reference_matches_full),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

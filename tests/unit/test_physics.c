@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "scene/scene.h"
 #include "sim/sim.h"
 
@@ -263,5 +265,5 @@ int main(void)
         cmocka_unit_test(load_repeats_a_run),
         cmocka_unit_test(divergence_is_detected_at_once),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "app/presets.h"
 
 static char dir[] = "/tmp/starburst-presets-XXXXXX";
@@ -145,6 +147,33 @@ static void append_adds_a_section_and_keeps_the_rest(void **state)
     assert_true(strlen(err) > 0);
 }
 
+/* The file gets the mode the user's umask gives, whether it is new or replaced. */
+static void appended_file_follows_the_umask(void **state)
+{
+    char path[512], err[512] = "";
+    snprintf(path, sizeof path, "%s/mode.ini", dir);
+    Preset p = {.name = "First", .scene = {.kind = SCENE_PLUMMER}};
+    struct stat st;
+    mode_t old = umask(022);
+    int rc = presets_append(path, &p, err, sizeof err);
+    umask(old);
+    if (rc != 0) fail_msg("%s", err);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0644);
+
+    snprintf(p.name, sizeof p.name, "Second");
+    old = umask(002);
+    rc = presets_append(path, &p, err, sizeof err);
+    umask(old);
+    if (rc != 0) fail_msg("%s", err);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0664);
+    PresetList l;
+    assert_int_equal(presets_load(path, &l, err, sizeof err), 0);
+    assert_int_equal(l.count, 2);
+    presets_free(&l);
+}
+
 static int setup(void **state)
 {
     return mkdtemp(dir) ? 0 : -1;
@@ -164,6 +193,7 @@ int main(void)
         cmocka_unit_test(values_and_defaults),
         cmocka_unit_test(mistakes_name_file_and_line),
         cmocka_unit_test(append_adds_a_section_and_keeps_the_rest),
+        cmocka_unit_test(appended_file_follows_the_umask),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return test_exit_status(cmocka_run_group_tests(tests, setup, teardown));
 }

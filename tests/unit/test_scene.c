@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "scene/scene.h"
 #include "scene/tipsy.h"
 
@@ -106,7 +108,7 @@ static void same_seed_same_bodies(void **state)
     bodies_free(&a);
     bodies_free(&b);
     const char *path = galaxy_path();
-    if (!path) skip();
+    if (!path) test_skip();
     check_reproducible((SceneDesc){.kind = SCENE_TIPSY, .n = 5000, .seed = 3, .tipsy_path = path});
     check_reproducible((SceneDesc){.kind = SCENE_TIPSY_COLLIDE, .n = 6000, .seed = 3, .tipsy_path = path});
 }
@@ -137,7 +139,7 @@ static void every_scene_is_centred_at_rest(void **state)
     for (size_t i = 0; i < N_BUILT_IN; i++) check_centred(&(SceneDesc){.kind = built_in[i]});
     check_centred(&(SceneDesc){.kind = SCENE_COLLISION, .n = 5000, .mass_ratio = 0.3f, .inclination_a = 30});
     const char *path = galaxy_path();
-    if (!path) skip();
+    if (!path) test_skip();
     check_centred(&(SceneDesc){.kind = SCENE_TIPSY, .tipsy_path = path});
     check_centred(&(SceneDesc){.kind = SCENE_TIPSY_COLLIDE, .n = 8000, .mass_ratio = 0.5f, .tipsy_path = path});
 }
@@ -316,7 +318,7 @@ static void bad_descs_are_refused(void **state)
     expect_refused(&(SceneDesc){.kind = SCENE_TIPSY}, "tipsy_path");
     expect_refused(&(SceneDesc){.kind = SCENE_TIPSY, .tipsy_path = "/nonexistent/galaxy.bin"}, "/nonexistent/galaxy.bin");
     const char *path = galaxy_path();
-    if (!path) skip();
+    if (!path) test_skip();
     expect_refused(&(SceneDesc){.kind = SCENE_TIPSY, .n = 20001, .tipsy_path = path}, "n = 20001");
     expect_refused(&(SceneDesc){.kind = SCENE_TIPSY_COLLIDE, .n = 50000, .tipsy_path = path}, "n = 50000");
 }
@@ -333,7 +335,7 @@ static void tipsy_scenes_follow_the_file(void **state)
 {
     (void)state;
     const char *path = galaxy_path();
-    if (!path) skip();
+    if (!path) test_skip();
     Bodies b;
     SceneInfo info;
     build(&(SceneDesc){.kind = SCENE_TIPSY, .tipsy_path = path}, &b, &info);
@@ -412,5 +414,5 @@ int main(void)
         cmocka_unit_test(tipsy_scenes_follow_the_file),
         cmocka_unit_test(tipsy_scene_scales_a_file_by_its_galaxy),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -10,11 +10,16 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "test_files.h"
+#include "test_skip.h"
+
 #include "app/state.h"
 #include "scene/scene.h"
+#include "scene/tipsy.h"
 
 static char dir[] = "/tmp/starburst-state-XXXXXX";
 
@@ -109,9 +114,9 @@ static void failed_save_keeps_old_files(void **state)
     assert_int_equal(state_load(path, &back, &got, err, sizeof err), 0);
     assert_int_equal(got.step, 7);
     assert_memory_equal(back.pos, b.pos, 4 * (size_t)b.n * sizeof(float));
-    /* Nothing is left behind beside them. */
+    /* Nothing is left behind beside them, hidden or not. */
     char cmd[600];
-    snprintf(cmd, sizeof cmd, "test $(ls '%s' | grep -c keep) -eq 2", dir);
+    snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | grep -c keep) -eq 2", dir);
     assert_int_equal(system(cmd), 0);
     bodies_free(&b);
     bodies_free(&back);
@@ -145,6 +150,191 @@ static void missing_and_bad_files_are_refused(void **state)
     bodies_free(&good);
 }
 
+static void spit(const char *path, const char *data, long size)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, (size_t)size, f), (size_t)size);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* A new folder under dir holding a save of a Plummer sphere made with seed at name. */
+static const char *save_in(const char *sub, const char *name, uint64_t seed, long long step)
+{
+    static char path[512];
+    char folder[400], err[512] = "";
+    snprintf(folder, sizeof folder, "%s/%s", dir, sub);
+    mkdir(folder, 0777);
+    snprintf(path, sizeof path, "%s/%s", folder, name);
+    Bodies b;
+    SceneInfo info;
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_PLUMMER, .n = 64, .seed = seed}, &b, &info, err, sizeof err), 0);
+    SavedRun r = {.params = {.dt = 0.01f, .softening = 0.05f, .damping = 1}, .steps_per_frame = 2, .step = step};
+    if (state_save(path, &b, &r, err, sizeof err) != 0) fail_msg("%s", err);
+    bodies_free(&b);
+    return path;
+}
+
+static void saved_files_follow_the_umask(void **state)
+{
+    mode_t old = umask(022);
+    char path[512], ini[600];
+    snprintf(path, sizeof path, "%s", save_in("umask", "run.tipsy", 1, 0));
+    umask(old);
+    snprintf(ini, sizeof ini, "%s.ini", path);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0644);
+    long long tipsy_size = (long long)st.st_size;
+    assert_int_equal(stat(ini, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0644);
+
+    /* The ini names the TIPSY file's size. */
+    long size;
+    char *text = read_file(ini, &size), line[64];
+    assert_non_null(text);
+    snprintf(line, sizeof line, "\ntipsy_bytes = %lld\n", tipsy_size);
+    assert_non_null(strstr(text, line));
+    assert_non_null(strstr(text, "\ntipsy_checksum = 0x"));
+    free(text);
+}
+
+/* A TIPSY file changed after the save (one bit of one position: still a valid file) is refused. */
+static void changed_tipsy_is_refused(void **state)
+{
+    const char *path = save_in("changed", "run.tipsy", 1, 0);
+    long size;
+    char *data = read_file(path, &size);
+    assert_non_null(data);
+    data[32 + 4] ^= 1; /* the lowest bit of the first particle's x */
+    spit(path, data, size);
+    free(data);
+    Bodies b;
+    SavedRun r;
+    char err[1024] = "";
+    assert_int_equal(state_load(path, &b, &r, err, sizeof err), -1);
+    print_message("%s\n", err);
+    assert_non_null(strstr(err, "run.tipsy: does not match "));
+    assert_non_null(strstr(err, "run.tipsy.ini (saved separately or interrupted)"));
+    char sizes[64];
+    snprintf(sizes, sizeof sizes, ": %ld bytes, checksum 0x", size);
+    assert_non_null(strstr(err, sizes));
+    snprintf(sizes, sizeof sizes, "the ini says %ld bytes, checksum 0x", size);
+    assert_non_null(strstr(err, sizes));
+}
+
+/* A save interrupted between its two renames leaves the new TIPSY file beside the old ini. */
+static void interrupted_save_is_refused(void **state)
+{
+    char path[512], newer[512];
+    snprintf(path, sizeof path, "%s", save_in("interrupted", "run.tipsy", 1, 10));
+    snprintf(newer, sizeof newer, "%s", save_in("interrupted", "newer.tipsy", 2, 20));
+    assert_int_equal(rename(newer, path), 0);
+    Bodies b;
+    SavedRun r;
+    char err[1024] = "";
+    assert_int_equal(state_load(path, &b, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "does not match"));
+    assert_non_null(strstr(err, "interrupted"));
+
+    /* The ini of the newer save is the one that matches it. */
+    char ini[600], newer_ini[600];
+    snprintf(ini, sizeof ini, "%s.ini", path);
+    snprintf(newer_ini, sizeof newer_ini, "%s.ini", newer);
+    assert_int_equal(rename(newer_ini, ini), 0);
+    if (state_load(path, &b, &r, err, sizeof err) != 0) fail_msg("%s", err);
+    assert_int_equal(r.step, 20);
+    bodies_free(&b);
+}
+
+/* An ini written before the check existed has no size or checksum: the pair loads. A checksum
+ * without a size is not what Starburst writes: refused. */
+static void older_ini_loads(void **state)
+{
+    const char *path = save_in("older", "run.tipsy", 1, 5);
+    char ini[600];
+    snprintf(ini, sizeof ini, "%s.ini", path);
+    long size;
+    char *text = read_file(ini, &size);
+    assert_non_null(text);
+    char *cut = strstr(text, "; the TIPSY file");
+    assert_non_null(cut);
+    spit(ini, text, cut - text);
+    Bodies b;
+    SavedRun r;
+    char err[1024] = "";
+    if (state_load(path, &b, &r, err, sizeof err) != 0) fail_msg("%s", err);
+    assert_int_equal(r.step, 5);
+    assert_int_equal(b.n, 64);
+    bodies_free(&b);
+
+    char *sum = strstr(text + (cut - text), "tipsy_checksum");
+    assert_non_null(sum);
+    spit(ini, text, cut - text);
+    FILE *f = fopen(ini, "a");
+    assert_non_null(f);
+    fputs(sum, f);
+    fclose(f);
+    assert_int_equal(state_load(path, &b, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "tipsy_checksum without tipsy_bytes"));
+    free(text);
+}
+
+/* The second rename of a save fails (a folder stands where the ini goes): the TIPSY file that was
+ * there comes back, and nothing is left beside it. */
+static void failed_second_rename_puts_back_the_tipsy(void **state)
+{
+    char folder[400], path[512], ini[600], err[1024] = "";
+    snprintf(folder, sizeof folder, "%s/second", dir);
+    assert_int_equal(mkdir(folder, 0777), 0);
+    snprintf(path, sizeof path, "%s/run.tipsy", folder);
+    snprintf(ini, sizeof ini, "%s.ini", path);
+    Bodies old, other, back;
+    SceneInfo info;
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_PLUMMER, .n = 64, .seed = 1}, &old, &info, err, sizeof err), 0);
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_PLUMMER, .n = 80, .seed = 2}, &other, &info, err, sizeof err), 0);
+    assert_int_equal(tipsy_write(path, &old, 1.5, err, sizeof err), 0);
+    assert_int_equal(mkdir(ini, 0777), 0);
+
+    SavedRun r = {.params = {.dt = 0.01f, .damping = 1}, .steps_per_frame = 1, .step = 3};
+    assert_int_equal(state_save(path, &other, &r, err, sizeof err), -1);
+    print_message("save with a folder in the ini's place: %s\n", err);
+    assert_non_null(strstr(err, "run.tipsy.ini: cannot replace: Is a directory"));
+    double t = 0;
+    assert_int_equal(tipsy_read(path, &back, &t, err, sizeof err), 0);
+    assert_int_equal(back.n, 64);
+    assert_memory_equal(back.pos, old.pos, 4 * (size_t)old.n * sizeof(float));
+    assert_true(t == 1.5);
+    assert_int_equal(count_entries(folder), 2);
+    bodies_free(&old);
+    bodies_free(&other);
+    bodies_free(&back);
+}
+
+/* A save onto a folder fails before anything is replaced: the folder stays, no ini appears. */
+static void save_onto_a_folder_changes_nothing(void **state)
+{
+    const char *path = save_in("onto-folder", "run.tipsy", 1, 0);
+    char folder[600], err[1024] = "";
+    snprintf(folder, sizeof folder, "%s/%s", dir, "onto-folder/taken.tipsy");
+    assert_int_equal(mkdir(folder, 0777), 0);
+    Bodies b;
+    SceneInfo info;
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_PLUMMER, .n = 64}, &b, &info, err, sizeof err), 0);
+    SavedRun r = {.params = {.dt = 0.01f, .damping = 1}, .steps_per_frame = 1};
+    assert_int_equal(state_save(folder, &b, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "taken.tipsy: cannot replace: Is a directory"));
+    char where[400];
+    snprintf(where, sizeof where, "%s/onto-folder", dir);
+    assert_int_equal(count_entries(where), 3); /* run.tipsy, run.tipsy.ini and the folder */
+    assert_int_equal(count_entries(folder), 0);
+    SavedRun got;
+    Bodies back;
+    if (state_load(path, &back, &got, err, sizeof err) != 0) fail_msg("%s", err);
+    bodies_free(&back);
+    bodies_free(&b);
+}
+
 static int setup(void **state) { return mkdtemp(dir) ? 0 : -1; }
 
 static int teardown(void **state)
@@ -160,6 +350,12 @@ int main(void)
         cmocka_unit_test(reload_continues_bit_for_bit),
         cmocka_unit_test(failed_save_keeps_old_files),
         cmocka_unit_test(missing_and_bad_files_are_refused),
+        cmocka_unit_test(saved_files_follow_the_umask),
+        cmocka_unit_test(changed_tipsy_is_refused),
+        cmocka_unit_test(interrupted_save_is_refused),
+        cmocka_unit_test(older_ini_loads),
+        cmocka_unit_test(failed_second_rename_puts_back_the_tipsy),
+        cmocka_unit_test(save_onto_a_folder_changes_nothing),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return test_exit_status(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -14,6 +14,9 @@
 
 #include <cmocka.h>
 
+#include "test_files.h"
+#include "test_skip.h"
+
 #include "scene/scene.h"
 #include "scene/tipsy.h"
 
@@ -113,7 +116,7 @@ static void reads_nvidia_galaxy(void **state)
 {
     (void)state;
     const char *path = galaxy_path();
-    if (!path) skip();
+    if (!path) test_skip();
     Bodies b;
     TipsyMeta meta;
     char err[256] = "";
@@ -184,7 +187,7 @@ static void write_then_read_gives_the_same_bodies(void **state)
     check_round_trip(dir, &b, 0.0);
     bodies_free(&b);
     const char *path = galaxy_path();
-    if (!path) skip();
+    if (!path) test_skip();
     if (tipsy_read(path, &b, NULL, err, sizeof err) != 0) fail_msg("%s", err);
     check_round_trip(dir, &b, 0.0);
     bodies_free(&b);
@@ -324,7 +327,7 @@ static void bad_values_are_refused(void **state)
 static void stars_are_split_without_our_tags(void **state)
 {
     const char *dir = *state, *galaxy = galaxy_path();
-    if (!galaxy) skip();
+    if (!galaxy) test_skip();
     char path[4200], err[256] = "";
     snprintf(path, sizeof path, "%s/anonymous.bin", dir);
     size_t len;
@@ -359,15 +362,27 @@ static void stars_are_split_without_our_tags(void **state)
     free(buf);
 }
 
-static int count_entries(const char *dir)
+/* A file gets the mode the user's umask gives, as the files of other programs do. */
+static void written_file_follows_the_umask(void **state)
 {
-    int n = 0;
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) n++;
-    if (d) closedir(d);
-    return n;
+    const char *dir = *state;
+    Bodies b;
+    SceneInfo info;
+    char path[4200], err[256] = "";
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_PLUMMER, .n = 50}, &b, &info, err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/mode.bin", dir);
+    struct stat st;
+    const mode_t masks[] = {022, 027, 002};
+    for (int i = 0; i < 3; i++) {
+        mode_t old = umask(masks[i]);
+        int rc = tipsy_write(path, &b, 0.0, err, sizeof err);
+        umask(old);
+        if (rc != 0) fail_msg("%s", err);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0666 & ~masks[i]);
+    }
+    assert_int_equal(count_entries(dir), 1);
+    bodies_free(&b);
 }
 
 static void failed_write_leaves_the_old_file(void **state)
@@ -453,7 +468,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(damaged_headers_are_refused, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(bad_values_are_refused, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(stars_are_split_without_our_tags, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(written_file_follows_the_umask, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(failed_write_leaves_the_old_file, make_dir, remove_dir),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "render/capture.h"
 #include "render/context.h"
 #include "ui/ui.h"
@@ -88,7 +90,7 @@ static long with_color(const uint8_t *rgb, int r, int g, int b)
 
 static void lecture_mode_and_back(void **state)
 {
-    if (!ctx) skip();
+    if (!ctx) test_skip();
     assert_true(ui_create(NULL, 1.0f));
     UiModel m = {
         .dt = 0.01f, .softening = 0.05f, .damping = 1, .steps_per_frame = 4, .point_size = 1, .exposure = 1,
@@ -135,5 +137,5 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lecture_mode_and_back),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return test_exit_status(cmocka_run_group_tests(tests, setup, teardown));
 }

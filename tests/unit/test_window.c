@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "app/record.h"
 #include "render/camera.h"
 #include "render/capture.h"
@@ -74,7 +76,7 @@ static GLFWwindow *window_or_skip(void)
 {
     if (!win.ctx) {
         print_message("test_window: skipped: %s\n", skip_reason);
-        skip();
+        test_skip();
     }
     return render_context_window(win.ctx);
 }
@@ -229,5 +231,5 @@ int main(void)
         cmocka_unit_test(minimised_window),
         cmocka_unit_test(fullscreen_toggles),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return test_exit_status(cmocka_run_group_tests(tests, setup, teardown));
 }

@@ -1,0 +1,42 @@
+/* Writing a file so that a reader sees its old content or the new, never a part of either: the
+ * bytes go to a new file beside the target (the same folder, so that the rename stays on one file
+ * system), which is flushed to disk and renamed over the target, and then the folder is flushed so
+ * that the rename outlives a power cut. New files get mode 0666 less the umask, as the files of
+ * any other program do. Every file Starburst writes goes through here.
+ *
+ * Errors come back as one line in err naming the target: "run.tipsy: cannot write: No space left
+ * on device". */
+#ifndef STARBURST_ATOMIC_FILE_H
+#define STARBURST_ATOMIC_FILE_H
+
+#include <stddef.h>
+
+typedef struct AtomicFile AtomicFile;
+
+/* Starts a file that is to replace path (which need not exist). NULL with err when no file can be
+ * made beside path. */
+AtomicFile *atomic_file_open(const char *path, char *err, size_t errlen);
+
+/* Appends bytes. 0, or -1 after a failure, which commit reports again; later writes do nothing. */
+int atomic_file_write(AtomicFile *f, const void *data, size_t len);
+int atomic_file_printf(AtomicFile *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Puts the written bytes in place of path and frees f. 0, or -1 with err; on failure path is as
+ * it was and no temporary file is left, but for one case: the file was renamed and then its
+ * folder could not be flushed to disk (an I/O error), which err says. */
+int atomic_file_commit(AtomicFile *f, char *err, size_t errlen);
+
+/* Commits files that belong together, in order, and frees them all: each is complete on disk
+ * before the first replaces its target, and when one cannot replace its target, the ones already
+ * renamed get their old content back. Only a crash between the renames can leave some targets new
+ * and others old: a reader that needs them to agree must check (state.c records a checksum). */
+int atomic_file_commit_all(AtomicFile *const *files, int n, char *err, size_t errlen);
+
+/* Drops what was written: removes the temporary file, leaves path alone, frees f. NULL is a no-op. */
+void atomic_file_abort(AtomicFile *f);
+
+/* Puts tmp, a finished file that another program wrote beside path, in place of path: flushes it,
+ * renames it and flushes the folder. 0, or -1 with err; tmp is gone either way. */
+int atomic_file_replace(const char *tmp, const char *path, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,38 @@
+/* Looking at what a test left in a folder. Include after <cmocka.h>. */
+#ifndef STARBURST_TEST_FILES_H
+#define STARBURST_TEST_FILES_H
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Entries of dir, hidden ones too: temporary files left behind are counted. */
+static inline int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) n++;
+    closedir(d);
+    return n;
+}
+
+/* The whole of path, with a '\0' after it (the caller frees it), or NULL where it cannot be opened. */
+static inline char *read_file(const char *path, long *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    *size = ftell(f);
+    rewind(f);
+    char *data = malloc((size_t)*size + 1);
+    assert_non_null(data);
+    assert_int_equal(fread(data, 1, (size_t)*size, f), (size_t)*size);
+    data[*size] = '\0';
+    fclose(f);
+    return data;
+}
+
+#endif
