@@ -27,8 +27,10 @@ typedef struct NbodyShape {
     int q, block, r, parts;
 } NbodyShape;
 
-/* One force launch: a = forces(pos); acc = a; then, where vel is given, v = (v + a kick) damping
- * and, where speed is given, speed = |v|. vel = NULL stores a alone (kick and damping unused). */
+/* One force launch: a = forces(pos); acc = a; then, where vel is given, the kick
+ * v = (v + a half_kick) damping + a next_kick: the step's closing half kick, damping of the
+ * velocity synchronised with the positions, and the next step's opening half kick (0 when the
+ * next drift gives it); where speed is given, speed = |v|. vel = NULL stores a alone. */
 typedef struct NbodyForces {
     SimKernel kernel;       /* SIM_KERNEL_DEFAULT = mtpb */
     SimPrecision precision; /* DOUBLE runs the fp64 mtpb kernel (kernel must be mtpb) */
@@ -38,7 +40,7 @@ typedef struct NbodyForces {
     const float4 *pos;
     float4 *acc;
     float4 *vel;
-    float kick, damping;
+    float half_kick, next_kick, damping;
     float *speed;
     float4 *pair_sums; /* the symmetric kernel's scratch: nbody_pair_sums_bytes of device memory */
     size_t pair_sums_bytes;

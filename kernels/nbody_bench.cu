@@ -169,7 +169,6 @@ extern "C" cudaError_t nbody_bench_time(NbodyBench *b, SimKernel kernel, SimPrec
     f.pos = b->pos;
     f.acc = b->acc;
     f.vel = b->vel;
-    f.kick = 0.0f;
     f.damping = 1.0f;
     if (repeats < 1) repeats = 1;
     double *fm = (double *)malloc(2 * (size_t)repeats * sizeof(double));

@@ -13,7 +13,7 @@ struct Epilogue {
     float4 *acc;
     float4 *vel;
     float *speed;
-    float kick, damping;
+    float half_kick, next_kick, damping;
 };
 
 template <bool KICK>
@@ -22,9 +22,10 @@ __device__ __forceinline__ void finish(int i, float ax, float ay, float az, cons
     e.acc[i] = make_float4(ax, ay, az, 0.0f);
     if (KICK) {
         float4 v = e.vel[i];
-        v.x = (v.x + ax * e.kick) * e.damping;
-        v.y = (v.y + ay * e.kick) * e.damping;
-        v.z = (v.z + az * e.kick) * e.damping;
+        /* Damping acts on the synchronised velocity, so where an advance ends does not matter. */
+        v.x = fmaf(ax, e.next_kick, fmaf(ax, e.half_kick, v.x) * e.damping);
+        v.y = fmaf(ay, e.next_kick, fmaf(ay, e.half_kick, v.y) * e.damping);
+        v.z = fmaf(az, e.next_kick, fmaf(az, e.half_kick, v.z) * e.damping);
         e.vel[i] = v;
         if (e.speed) e.speed[i] = sqrtf(v.x * v.x + v.y * v.y + v.z * v.z);
     }

@@ -4,7 +4,10 @@
  * (the self term is zero). Kick-drift-kick leapfrog: an advance of k steps opens with a half
  * kick from the stored accelerations, runs k x [drift, force + kick] with full kicks between
  * steps and a closing half kick, so positions and velocities are synchronised whenever
- * sim_advance returns. Damping multiplies velocities once per step (1 = off).
+ * sim_advance returns. Damping d (1 = off) multiplies each velocity once per step, when it is
+ * synchronised with the positions: a kick between steps is v = (v + a dt/2) d + a dt/2, the
+ * closing one v = (v + a dt/2) d. So k advances of 1 step do the arithmetic of 1 advance of k
+ * steps, and the damping a user sees does not depend on the steps per frame.
  *
  * Positions live in the GL vertex buffer given as SimDesc.position_vbo (n float4: x, y, z,
  * mass); with position_vbo = 0 the simulation keeps them itself (tests, benchmarks). */

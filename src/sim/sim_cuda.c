@@ -384,8 +384,10 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
             /* The first drift of an advance also gives the opening half kick. */
             ok = SC_CHECK(c, nbody_drift_launch(pos, c->vel, c->acc, c->n, p->dt, s == 0 ? 0.5f * p->dt : 0.0f,
                                                 c->stream));
-            /* A full kick joins this step's closing half kick to the next step's opening one. */
-            f.kick = last ? 0.5f * p->dt : p->dt;
+            /* The kick joins this step's closing half kick to the next step's opening one, damping
+             * the synchronised velocity between them; the last leaves the opening to the next advance. */
+            f.half_kick = 0.5f * p->dt;
+            f.next_kick = last ? 0.0f : 0.5f * p->dt;
             f.speed = last ? speed : NULL;
             if (ok) ok = SC_CHECK(c, nbody_forces_launch(&f, c->stream));
         }

@@ -1,6 +1,7 @@
 /* The CUDA integrator against the CPU backend: the same leapfrog (opening half kick, full kicks,
- * closing half kick, damping once per step), the same trajectories over a few steps, and energy
- * conserved over 1000 steps of a Plummer sphere in float and in double. */
+ * closing half kick, damping of the synchronised velocity once per step), the same trajectories
+ * over a few steps, damping that does not depend on the steps per advance, and energy conserved
+ * over 1000 steps of a Plummer sphere in float and in double. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -114,6 +115,55 @@ static void test_matches_cpu(void **state)
     bodies_free(&c);
 }
 
+/* Norm-wise relative difference of the first three components of two float4 arrays. */
+static double relative_difference(const float *a, const float *b, int n)
+{
+    double num = 0, den = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            double d = (double)a[4 * i + k] - b[4 * i + k];
+            num += d * d;
+            den += (double)b[4 * i + k] * b[4 * i + k];
+        }
+    return den > 0 ? sqrt(num / den) : (num == 0 ? 0 : INFINITY);
+}
+
+/* Damping is a live control: 8 advances of 1 step and 1 advance of 8 steps leave the same state
+ * (the same arithmetic, so the same bits; 1e-5 is asked). Damping after a full kick gave 1e-3. */
+static void run_damping(SimKernel kernel, SimPrecision precision)
+{
+    gpu_require_cuda();
+    Bodies b0, one, eight;
+    plummer(&b0, 2048, 21);
+    bodies_alloc(&one, b0.n);
+    bodies_alloc(&eight, b0.n);
+    Sim *s1 = gpu_sim(&b0, kernel, precision), *s8 = gpu_sim(&b0, kernel, precision);
+    SimParams p = {.dt = 2 * DT, .softening = EPS, .damping = 0.98f};
+    for (int i = 0; i < 8; i++) sim_advance(s1, &p, 1);
+    sim_advance(s8, &p, 8);
+    sim_read(s1, &one);
+    sim_read(s8, &eight);
+    const double dx = relative_difference(one.pos, eight.pos, b0.n), dv = relative_difference(one.vel, eight.vel, b0.n);
+    const double moved = relative_difference(one.vel, b0.vel, b0.n);
+    const bool same = memcmp(one.pos, eight.pos, 4 * (size_t)b0.n * sizeof(float)) == 0 &&
+                      memcmp(one.vel, eight.vel, 4 * (size_t)b0.n * sizeof(float)) == 0;
+    print_message("%s%s, damping %.2f: 8 x 1 step vs 1 x 8 steps: positions %.3g, velocities %.3g apart (%s); "
+                  "velocities changed by %.3g\n",
+                  sim_kernel_name(sim_kernel(s1)), precision == SIM_PRECISION_DOUBLE ? " fp64" : "", p.damping, dx, dv,
+                  same ? "the same bits" : "not bit for bit", moved);
+    if (!(dx < 1e-5) || !(dv < 1e-5)) fail_msg("damping depends on the steps per advance: dx %.3g, dv %.3g", dx, dv);
+    assert_true(moved > 1e-2);
+    sim_destroy(s1);
+    sim_destroy(s8);
+    bodies_free(&b0);
+    bodies_free(&one);
+    bodies_free(&eight);
+}
+
+static void test_damping_symmetric(void **state) { run_damping(SIM_KERNEL_SYMMETRIC, SIM_PRECISION_FLOAT); }
+static void test_damping_mtpb(void **state) { run_damping(SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT); }
+static void test_damping_double(void **state) { run_damping(SIM_KERNEL_MTPB, SIM_PRECISION_DOUBLE); }
+
 static void run_energy(SimKernel kernel, SimPrecision precision)
 {
     gpu_require_cuda();
@@ -197,6 +247,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matches_cpu),
         cmocka_unit_test(test_load),
+        cmocka_unit_test(test_damping_symmetric),
+        cmocka_unit_test(test_damping_mtpb),
+        cmocka_unit_test(test_damping_double),
         cmocka_unit_test(test_energy_float),
         cmocka_unit_test(test_energy_mtpb),
         cmocka_unit_test(test_energy_double),
