@@ -181,7 +181,7 @@ extern "C" cudaError_t nbody_bench_time(NbodyBench *b, SimKernel kernel, SimPrec
     for (int r = 0; r < repeats && e == cudaSuccess; r++) {
         float t1 = 0.0f, t2 = 0.0f;
         e = cudaEventRecord(b->start);
-        if (e == cudaSuccess) e = nbody_drift_launch(b->pos, b->vel, b->acc, b->n, 0.0f, 0.0f, 0);
+        if (e == cudaSuccess) e = nbody_drift_launch(b->pos, b->vel, b->acc, b->n, 0.0f, 0.0f, NULL, 0);
         if (e == cudaSuccess) e = cudaEventRecord(b->mid);
         if (e == cudaSuccess) e = nbody_forces_launch(&f, 0);
         if (e == cudaSuccess) e = cudaEventRecord(b->stop);

@@ -14,7 +14,14 @@ struct Epilogue {
     float4 *vel;
     float *speed;
     float half_kick, next_kick, damping;
+    int *nonfinite;
 };
+
+/* Sets *flag where a value written is NaN or Inf: a plain store, as every writer stores 1. */
+__device__ __forceinline__ void flag_nonfinite(int *flag, float x, float y, float z)
+{
+    if (flag && !(isfinite(x) && isfinite(y) && isfinite(z))) *flag = 1;
+}
 
 template <bool KICK>
 __device__ __forceinline__ void finish(int i, float ax, float ay, float az, const Epilogue &e)
@@ -27,6 +34,7 @@ __device__ __forceinline__ void finish(int i, float ax, float ay, float az, cons
         v.y = fmaf(ay, e.next_kick, fmaf(ay, e.half_kick, v.y) * e.damping);
         v.z = fmaf(az, e.next_kick, fmaf(az, e.half_kick, v.z) * e.damping);
         e.vel[i] = v;
+        flag_nonfinite(e.nonfinite, v.x, v.y, v.z);
         if (e.speed) e.speed[i] = sqrtf(v.x * v.x + v.y * v.y + v.z * v.z);
     }
 }

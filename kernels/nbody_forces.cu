@@ -285,7 +285,7 @@ extern "C" cudaError_t nbody_forces_launch(const NbodyForces *f, cudaStream_t st
     g.kernel = k;
     if (k == SIM_KERNEL_SYMMETRIC)
         return nbody::launch_symmetric(&g, f->eps2 > NBODY_MIN_EPS2 ? f->eps2 : NBODY_MIN_EPS2, stream);
-    Epilogue e = {f->acc, f->vel, f->speed, f->half_kick, f->next_kick, f->damping};
+    Epilogue e = {f->acc, f->vel, f->speed, f->half_kick, f->next_kick, f->damping, f->nonfinite};
     if (f->vel)
         launch<true>(&g, e, stream);
     else

@@ -1,6 +1,7 @@
 /* The kernels around the forces: the leapfrog drift (with the opening half kick of an advance
  * folded into its first one), the speeds the renderer colours by, and the energy in double. */
 #include "kernels.h"
+#include "nbody_common.cuh"
 
 #include <stdlib.h>
 
@@ -10,7 +11,7 @@ constexpr int BLOCK = 256;
 
 template <bool HALF_KICK>
 __global__ void drift(float4 *__restrict__ pos, float4 *__restrict__ vel, const float4 *__restrict__ acc, int n,
-                      float dt, float half_kick)
+                      float dt, float half_kick, int *__restrict__ nonfinite)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -27,6 +28,8 @@ __global__ void drift(float4 *__restrict__ pos, float4 *__restrict__ vel, const 
     p.y = fmaf(v.y, dt, p.y);
     p.z = fmaf(v.z, dt, p.z);
     pos[i] = p;
+    /* A non-finite velocity makes the position non-finite too (Inf * 0 is NaN): one check. */
+    nbody::flag_nonfinite(nonfinite, p.x, p.y, p.z);
 }
 
 __global__ void speed(const float4 *__restrict__ vel, float *__restrict__ out, int n)
@@ -89,12 +92,12 @@ int blocks(int n) { return (n + BLOCK - 1) / BLOCK; }
 } // namespace
 
 extern "C" cudaError_t nbody_drift_launch(float4 *pos, float4 *vel, const float4 *acc, int n, float dt,
-                                          float half_kick, cudaStream_t stream)
+                                          float half_kick, int *nonfinite, cudaStream_t stream)
 {
     if (half_kick != 0.0f)
-        drift<true><<<blocks(n), BLOCK, 0, stream>>>(pos, vel, acc, n, dt, half_kick);
+        drift<true><<<blocks(n), BLOCK, 0, stream>>>(pos, vel, acc, n, dt, half_kick, nonfinite);
     else
-        drift<false><<<blocks(n), BLOCK, 0, stream>>>(pos, vel, acc, n, dt, 0.0f);
+        drift<false><<<blocks(n), BLOCK, 0, stream>>>(pos, vel, acc, n, dt, 0.0f, nonfinite);
     return cudaGetLastError();
 }
 

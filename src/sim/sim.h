@@ -102,8 +102,9 @@ void sim_accelerations(Sim *s, float softening, float *acc3);
 /* The error that stopped the simulation (a failing CUDA call, say), or NULL while it runs. After
  * an error sim_advance does nothing; the caller may carry on with another backend. */
 const char *sim_error(const Sim *s);
-/* True when the last advance produced NaN or Inf (softening 0 with a huge dt, say). One bad body
- * poisons every force of the next step, so a probe of one body finds it within an advance. */
+/* True when the last advance left NaN or Inf in the position or velocity of any body (softening
+ * 0 with a huge dt, say): known after the very advance that made it, before the next step's
+ * forces spread it to every body. False after sim_load. */
 bool sim_diverged(const Sim *s);
 /* Free and total memory of the device the simulation runs on; false for the CPU backend. */
 bool sim_device_memory(const Sim *s, size_t *free_bytes, size_t *total_bytes);

@@ -38,7 +38,8 @@ typedef struct SimCuda {
     uint8_t *tags;
     float acc_softening; /* softening of the stored accelerations; NAN = none yet */
     double map_ms;       /* the last advance's time in map and unmap */
-    float4 probe[2];     /* body 0's position and velocity after the last advance */
+    int *nonfinite;      /* device flag, set by a drift or kick that writes NaN or Inf */
+    int diverged;        /* the flag after the last advance */
     long fail_after;     /* STARBURST_CUDA_FAIL_AFTER: advances before a failure is injected; 0 = never */
     cudaEvent_t steps_begin, steps_end; /* around the steps of an advance, on the GPU's clock */
     double gpu_ms;                      /* the last advance's steps alone; 0 = not measured */
@@ -221,6 +222,7 @@ static void cuda_destroy(void *impl)
     cudaFree(c->scratch);
     cudaFree(c->pair_sums);
     cudaFree(c->partials);
+    cudaFree(c->nonfinite);
     if (c->steps_begin) cudaEventDestroy(c->steps_begin);
     if (c->steps_end) cudaEventDestroy(c->steps_end);
     if (c->stream) cudaStreamDestroy(c->stream);
@@ -229,12 +231,12 @@ static void cuda_destroy(void *impl)
 }
 
 /* Device memory for n bodies: velocities, accelerations, our own positions without a buffer,
- * the energy partial sums, and the symmetric kernel's least scratch. */
+ * the energy partial sums, the divergence flag, and the symmetric kernel's least scratch. */
 static size_t sc_bytes(long long n, bool own_positions, SimKernel k)
 {
     size_t per_body = (own_positions ? 3 : 2) * sizeof(float4);
     size_t sums = k == SIM_KERNEL_SYMMETRIC ? sc_least_sums(n) : 0;
-    return (size_t)n * per_body + 2 * sizeof(double) * (size_t)((n + 255) / 256) + sums;
+    return (size_t)n * per_body + 2 * sizeof(double) * (size_t)((n + 255) / 256) + sizeof(int) + sums;
 }
 
 void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen)
@@ -318,6 +320,7 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     if (sc_size_sums(c, c->kernel, c->shape, c->error, sizeof c->error) != 0) goto fail;
     if (!SC_CHECK(c, cudaMalloc((void **)&c->partials, 2 * sizeof(double) * (size_t)nbody_energy_blocks(c->n))))
         goto fail;
+    if (!SC_CHECK(c, cudaMalloc((void **)&c->nonfinite, sizeof(int)))) goto fail;
     c->tags = malloc((size_t)c->n);
     if (!c->tags) {
         sc_fail(c, "CUDA backend: out of host memory");
@@ -377,13 +380,16 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
         }
         f.vel = c->vel;
         f.damping = p->damping;
+        /* Every drift and kick of the advance raises the flag where it writes NaN or Inf, in any body. */
+        f.nonfinite = c->nonfinite;
         c->gpu_ms = 0;
+        if (ok) ok = SC_CHECK(c, cudaMemsetAsync(c->nonfinite, 0, sizeof(int), c->stream));
         if (ok) ok = SC_CHECK(c, cudaEventRecord(c->steps_begin, c->stream));
         for (int s = 0; ok && s < steps; s++) {
             const bool last = s == steps - 1;
             /* The first drift of an advance also gives the opening half kick. */
             ok = SC_CHECK(c, nbody_drift_launch(pos, c->vel, c->acc, c->n, p->dt, s == 0 ? 0.5f * p->dt : 0.0f,
-                                                c->stream));
+                                                c->nonfinite, c->stream));
             /* The kick joins this step's closing half kick to the next step's opening one, damping
              * the synchronised velocity between them; the last leaves the opening to the next advance. */
             f.half_kick = 0.5f * p->dt;
@@ -392,9 +398,7 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
             if (ok) ok = SC_CHECK(c, nbody_forces_launch(&f, c->stream));
         }
         bool timed = ok && SC_CHECK(c, cudaEventRecord(c->steps_end, c->stream));
-        /* Body 0 tells whether the run diverged: one NaN reaches every body within a step. */
-        if (ok) SC_CHECK(c, cudaMemcpyAsync(&c->probe[0], pos, sizeof(float4), cudaMemcpyDeviceToHost, c->stream));
-        if (ok) SC_CHECK(c, cudaMemcpyAsync(&c->probe[1], c->vel, sizeof(float4), cudaMemcpyDeviceToHost, c->stream));
+        if (ok) SC_CHECK(c, cudaMemcpyAsync(&c->diverged, c->nonfinite, sizeof(int), cudaMemcpyDeviceToHost, c->stream));
         /* The steps finish first, so the unmap is timed alone. */
         SC_CHECK(c, cudaStreamSynchronize(c->stream));
         float elapsed = 0;
@@ -427,7 +431,7 @@ static void cuda_read(void *impl, Bodies *out)
 static int cuda_load(void *impl, const Bodies *b, char *err, size_t errlen)
 {
     SimCuda *c = impl;
-    memset(c->probe, 0, sizeof c->probe);
+    c->diverged = 0;
     if (c->failed || !sc_upload(c, b)) {
         snprintf(err, errlen, "%s", c->error);
         sc_report(c);
@@ -517,13 +521,7 @@ static bool cuda_device_memory(const void *impl, size_t *free_bytes, size_t *tot
     return cudaMemGetInfo(free_bytes, total_bytes) == cudaSuccess;
 }
 
-static bool cuda_finite(const void *impl)
-{
-    const float *p = (const float *)((const SimCuda *)impl)->probe;
-    for (int k = 0; k < 8; k++)
-        if (!isfinite(p[k])) return false;
-    return true;
-}
+static bool cuda_finite(const void *impl) { return !((const SimCuda *)impl)->diverged; }
 
 static const char *cuda_error(const void *impl)
 {

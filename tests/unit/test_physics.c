@@ -295,6 +295,61 @@ static void divergence_is_detected_at_once(void **state)
     bodies_free(&b);
 }
 
+static bool body_finite(const Bodies *b, int i)
+{
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(b->pos[4 * i + k]) || !isfinite(b->vel[4 * i + k])) return false;
+    return true;
+}
+
+/* NaN or Inf in any body is found by the advance that made it. In the last body: a NaN velocity
+ * (loaded), found after one step; and a velocity the last kick takes past the float range (3e38
+ * doubled by damping 2), which no force has spread yet: body 0 is still finite then, so a look at
+ * body 0 alone would miss it. */
+static void divergence_in_any_body_is_found(void **state)
+{
+    Bodies b, out;
+    SceneInfo info;
+    build(SCENE_PLUMMER, 256, &b, &info);
+    assert_int_equal(bodies_alloc(&out, b.n), 0);
+    const int j = b.n - 1;
+    Sim *s = cpu_sim(&b);
+    SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
+    sim_advance(s, &p, 10);
+    assert_false(sim_diverged(s));
+
+    char err[128];
+    Bodies bad;
+    assert_int_equal(bodies_alloc(&bad, b.n), 0);
+    memcpy(bad.pos, b.pos, 4 * (size_t)b.n * sizeof(float));
+    memcpy(bad.vel, b.vel, 4 * (size_t)b.n * sizeof(float));
+    bad.vel[4 * j + 1] = NAN;
+    assert_int_equal(sim_load(s, &bad, err, sizeof err), 0);
+    assert_false(sim_diverged(s));
+    sim_advance(s, &p, 1);
+    assert_true(sim_diverged(s));
+
+    bad.vel[4 * j + 1] = b.vel[4 * j + 1];
+    bad.vel[4 * j] = 3e38f;
+    assert_int_equal(sim_load(s, &bad, err, sizeof err), 0);
+    p.damping = 2;
+    sim_advance(s, &p, 1);
+    sim_read(s, &out);
+    assert_true(body_finite(&out, 0));
+    assert_false(body_finite(&out, j));
+    assert_true(sim_diverged(s));
+
+    assert_int_equal(sim_load(s, &b, err, sizeof err), 0);
+    assert_false(sim_diverged(s));
+    p.damping = 1;
+    sim_advance(s, &p, 10);
+    assert_false(sim_diverged(s));
+    sim_destroy(s);
+    bodies_free(&b);
+    bodies_free(&bad);
+    bodies_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +361,7 @@ int main(void)
         cmocka_unit_test(damping_does_not_depend_on_steps_per_advance),
         cmocka_unit_test(load_repeats_a_run),
         cmocka_unit_test(divergence_is_detected_at_once),
+        cmocka_unit_test(divergence_in_any_body_is_found),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
