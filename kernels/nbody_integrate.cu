@@ -1,5 +1,6 @@
 /* The kernels around the forces: the leapfrog drift (with the opening half kick of an advance
  * folded into its first one), the speeds the renderer colours by, and the energy in double. */
+#include "cuda_check.h"
 #include "kernels.h"
 #include "nbody_common.cuh"
 
@@ -113,20 +114,21 @@ extern "C" cudaError_t nbody_energy(const float4 *pos, const float4 *vel, int n,
                                     cudaStream_t stream, double *kinetic, double *potential)
 {
     int nb = blocks(n);
+    CudaStatus st = {};
     energy<<<nb, BLOCK, 0, stream>>>(pos, vel, n, eps2, partials);
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) return e;
+    if (!CUDA_CHECK(&st, cudaGetLastError())) return st.error;
     double *host = (double *)malloc(2 * (size_t)nb * sizeof(double));
     if (!host) return cudaErrorMemoryAllocation;
-    e = cudaMemcpyAsync(host, partials, 2 * (size_t)nb * sizeof(double), cudaMemcpyDeviceToHost, stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+    bool ok = CUDA_CHECK(&st, cudaMemcpyAsync(host, partials, 2 * (size_t)nb * sizeof(double), cudaMemcpyDeviceToHost,
+                                              stream)) &&
+              CUDA_CHECK(&st, cudaStreamSynchronize(stream));
     double k = 0.0, p = 0.0;
-    for (int b = 0; b < nb && e == cudaSuccess; b++) {
+    for (int b = 0; b < nb && ok; b++) {
         k += host[2 * b];
         p += host[2 * b + 1];
     }
     free(host);
     *kinetic = k;
     *potential = p;
-    return e;
+    return st.error;
 }

@@ -14,6 +14,7 @@
 
 #include "gpu_common.h"
 #ifdef STARBURST_HAVE_CUDA
+#include "cuda_check.h"
 #include "kernels.h"
 #endif
 
@@ -146,11 +147,17 @@ static void test_ladder(void **state)
 
 #ifdef STARBURST_HAVE_CUDA
 
-#define CU(call)                                                                                                       \
-    do {                                                                                                               \
-        cudaError_t e_ = (call);                                                                                       \
-        if (e_ != cudaSuccess) fail_msg("%s:%d: %s: %s", __FILE__, __LINE__, #call, cudaGetErrorString(e_));        \
-    } while (0)
+/* The CUDA calls of a test report here: cuda_ok(CUDA_CHECK(&cuda, call)) fails the test with the
+ * line of a failed call. */
+static CudaStatus cuda;
+
+static void cuda_ok(bool ok)
+{
+    if (ok) return;
+    CudaStatus failed = cuda;
+    cuda = (CudaStatus){0};
+    fail_msg("%s", failed.message);
+}
 
 /* One fused launch at a given shape: accelerations against the reference, and the kick, damping
  * and speeds against what they must be given those accelerations. */
@@ -160,9 +167,9 @@ static void check_launch(const Bodies *b, const Reference *ref, float eps, SimKe
     const int n = b->n;
     const size_t bytes = (size_t)n * sizeof(float4);
     const float half_kick = 0.25f, next_kick = 0.125f, damping = 0.5f;
-    CU(cudaMemcpy(vel, b->vel, bytes, cudaMemcpyHostToDevice));
-    CU(cudaMemset(acc, 0xff, bytes));
-    CU(cudaMemset(speed, 0xff, (size_t)n * sizeof(float)));
+    cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(vel, b->vel, bytes, cudaMemcpyHostToDevice)));
+    cuda_ok(CUDA_CHECK(&cuda, cudaMemset(acc, 0xff, bytes)));
+    cuda_ok(CUDA_CHECK(&cuda, cudaMemset(speed, 0xff, (size_t)n * sizeof(float))));
     NbodyForces f = {.kernel = k,
                      .precision = p,
                      .shape = shape,
@@ -177,17 +184,17 @@ static void check_launch(const Bodies *b, const Reference *ref, float eps, SimKe
                      .speed = speed};
     f.pair_sums_bytes = nbody_pair_sums_bytes(k, shape, n);
     if (f.pair_sums_bytes) {
-        CU(cudaMalloc((void **)&f.pair_sums, f.pair_sums_bytes));
-        CU(cudaMemset(f.pair_sums, 0xff, f.pair_sums_bytes));
+        cuda_ok(CUDA_CHECK(&cuda, cudaMalloc((void **)&f.pair_sums, f.pair_sums_bytes)));
+        cuda_ok(CUDA_CHECK(&cuda, cudaMemset(f.pair_sums, 0xff, f.pair_sums_bytes)));
     }
-    CU(nbody_forces_launch(&f, 0));
-    CU(cudaDeviceSynchronize());
-    CU(cudaFree(f.pair_sums));
+    cuda_ok(CUDA_CHECK(&cuda, nbody_forces_launch(&f, 0)));
+    cuda_ok(CUDA_CHECK(&cuda, cudaDeviceSynchronize()));
+    cuda_ok(CUDA_CHECK(&cuda, cudaFree(f.pair_sums)));
     float *a4 = malloc(bytes), *v4 = malloc(bytes), *sp = malloc((size_t)n * sizeof(float)), *a3 = poisoned(n);
     assert_true(a4 && v4 && sp);
-    CU(cudaMemcpy(a4, acc, bytes, cudaMemcpyDeviceToHost));
-    CU(cudaMemcpy(v4, vel, bytes, cudaMemcpyDeviceToHost));
-    CU(cudaMemcpy(sp, speed, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost));
+    cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(a4, acc, bytes, cudaMemcpyDeviceToHost)));
+    cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(v4, vel, bytes, cudaMemcpyDeviceToHost)));
+    cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(sp, speed, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost)));
     for (int i = 0; i < n; i++)
         for (int c = 0; c < 3; c++) a3[3 * i + c] = a4[4 * i + c];
     char what[128];
@@ -230,11 +237,11 @@ static void test_launch_shapes(void **state)
         reference_build(&ref, &b, eps);
         float4 *pos, *acc, *vel;
         float *speed;
-        CU(cudaMalloc((void **)&pos, (size_t)n * sizeof(float4)));
-        CU(cudaMalloc((void **)&acc, (size_t)n * sizeof(float4)));
-        CU(cudaMalloc((void **)&vel, (size_t)n * sizeof(float4)));
-        CU(cudaMalloc((void **)&speed, (size_t)n * sizeof(float)));
-        CU(cudaMemcpy(pos, b.pos, (size_t)n * sizeof(float4), cudaMemcpyHostToDevice));
+        cuda_ok(CUDA_CHECK(&cuda, cudaMalloc((void **)&pos, (size_t)n * sizeof(float4))));
+        cuda_ok(CUDA_CHECK(&cuda, cudaMalloc((void **)&acc, (size_t)n * sizeof(float4))));
+        cuda_ok(CUDA_CHECK(&cuda, cudaMalloc((void **)&vel, (size_t)n * sizeof(float4))));
+        cuda_ok(CUDA_CHECK(&cuda, cudaMalloc((void **)&speed, (size_t)n * sizeof(float))));
+        cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(pos, b.pos, (size_t)n * sizeof(float4), cudaMemcpyHostToDevice)));
         for (size_t bi = 0; bi < sizeof blocks / sizeof blocks[0]; bi++) {
             const int block = blocks[bi];
             for (int k = SIM_KERNEL_NAIVE; k < SIM_KERNEL_MTPB; k++)
@@ -255,10 +262,10 @@ static void test_launch_shapes(void **state)
             sym.parts = parts[pi];
             check_launch(&b, &ref, eps, SIM_KERNEL_SYMMETRIC, SIM_PRECISION_FLOAT, sym, pos, acc, vel, speed);
         }
-        CU(cudaFree(pos));
-        CU(cudaFree(acc));
-        CU(cudaFree(vel));
-        CU(cudaFree(speed));
+        cuda_ok(CUDA_CHECK(&cuda, cudaFree(pos)));
+        cuda_ok(CUDA_CHECK(&cuda, cudaFree(acc)));
+        cuda_ok(CUDA_CHECK(&cuda, cudaFree(vel)));
+        cuda_ok(CUDA_CHECK(&cuda, cudaFree(speed)));
         reference_free(&ref);
         bodies_free(&b);
     }
