@@ -100,7 +100,8 @@ SimEnergy sim_energy(Sim *s, float softening);
 void sim_accelerations(Sim *s, float softening, float *acc3);
 
 /* The error that stopped the simulation (a failing CUDA call, say), or NULL while it runs. After
- * an error sim_advance does nothing; the caller may carry on with another backend. */
+ * an error sim_advance does nothing; the caller may carry on with another backend. The
+ * simulation prints nothing: showing the error is the caller's part. */
 const char *sim_error(const Sim *s);
 /* True when the last advance left NaN or Inf in the position or velocity of any body (softening
  * 0 with a huge dt, say): known after the very advance that made it, before the next step's

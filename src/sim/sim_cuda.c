@@ -3,8 +3,8 @@
  * own; velocities and accelerations in device memory. A step is two launches, the drift and the
  * fused force + kick (three for the symmetric kernel, whose sums and kick are a launch of their
  * own). The GL context must be current on the calling thread whenever a buffer is
- * given. A CUDA error in the hot path is kept, reported once on stderr, and stops the
- * simulation; nothing aborts the program. */
+ * given. A CUDA error in the hot path is kept for sim_error and stops the simulation; nothing is
+ * printed and nothing aborts the program: the caller says what happened. */
 #include <GL/glew.h>
 
 #include <cuda_gl_interop.h>
@@ -45,18 +45,9 @@ typedef struct SimCuda {
     cudaEvent_t steps_begin, steps_end; /* around the steps of an advance, on the GPU's clock */
     double gpu_ms;                      /* the last advance's steps alone; 0 = not measured */
     CudaStatus status; /* the first error; every later call of the backend then does nothing */
-    bool reported;
 } SimCuda;
 
 static bool sc_failed(const SimCuda *c) { return c->status.message[0] != '\0'; }
-
-static void sc_report(SimCuda *c)
-{
-    if (sc_failed(c) && !c->reported) {
-        fprintf(stderr, "sim: %s (the simulation stops)\n", c->status.message);
-        c->reported = true;
-    }
-}
 
 /* A failure of our own (not a CUDA call's), kept like one. */
 static bool sc_fail(SimCuda *c, const char *msg)
@@ -344,7 +335,6 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
     /* A failing CUDA call, on demand, so that the hand-over to the CPU can be tested. */
     if (c->fail_after > 0 && --c->fail_after == 0) {
         sc_fail(c, "cuda: injected failure (STARBURST_CUDA_FAIL_AFTER)");
-        sc_report(c);
         return;
     }
     float4 *pos;
@@ -394,7 +384,6 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
         CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream));
         c->map_ms += now_ms() - t0;
     }
-    sc_report(c);
 }
 
 static void cuda_read(void *impl, Bodies *out)
@@ -411,7 +400,6 @@ static void cuda_read(void *impl, Bodies *out)
         sc_unmap(c);
         CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream));
     }
-    sc_report(c);
 }
 
 static int cuda_load(void *impl, const Bodies *b, char *err, size_t errlen)
@@ -420,7 +408,6 @@ static int cuda_load(void *impl, const Bodies *b, char *err, size_t errlen)
     c->diverged = 0;
     if (sc_failed(c) || !sc_upload(c, b)) {
         snprintf(err, errlen, "%s", c->status.message);
-        sc_report(c);
         return -1;
     }
     return 0;
@@ -442,7 +429,6 @@ static SimEnergy cuda_energy(void *impl, float softening)
         sc_unmap(c);
         CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream));
     }
-    sc_report(c);
     return e;
 }
 
@@ -473,7 +459,6 @@ static void cuda_accelerations(void *impl, float softening, float *acc3)
         acc3[3 * i + 2] = ok ? host[i].z : NAN;
     }
     free(host);
-    sc_report(c);
 }
 
 static int cuda_set_kernel(void *impl, SimKernel k, int q, int block, char *err, size_t errlen)
