@@ -37,9 +37,10 @@ typedef struct NbodyForces {
     SimPrecision precision; /* DOUBLE runs the fp64 mtpb kernel (kernel must be mtpb) */
     NbodyShape shape;
     int n;
-    float eps2;
+    double eps2; /* the fp64 kernel takes it as it is, the float ones rounded to float */
     const float4 *pos;
     float4 *acc;
+    double *acc64; /* fp64 only: where given, also a in double (3 per body), as summed */
     float4 *vel;
     float half_kick, next_kick, damping;
     float *speed;

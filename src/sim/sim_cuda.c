@@ -94,7 +94,7 @@ static NbodyForces sc_forces(const SimCuda *c, const float4 *pos, float softenin
         .precision = c->precision,
         .shape = c->shape,
         .n = c->n,
-        .eps2 = softening * softening,
+        .eps2 = (double)softening * softening,
         .pos = pos,
         .acc = c->acc,
         .damping = 1.0f,
