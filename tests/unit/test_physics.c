@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "../sim_checks.h"
 #include "scene/scene.h"
 #include "sim/sim.h"
 
@@ -257,47 +258,18 @@ static void damping_removes_kinetic_energy(void **state)
     bodies_free(&b);
 }
 
-/* Norm-wise relative difference of the first three components of two float4 arrays. */
-static double relative_difference(const float *a, const float *b, int n)
-{
-    double num = 0, den = 0;
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < 3; k++) {
-            double d = (double)a[4 * i + k] - b[4 * i + k];
-            num += d * d;
-            den += (double)b[4 * i + k] * b[4 * i + k];
-        }
-    return den > 0 ? sqrt(num / den) : (num == 0 ? 0 : INFINITY);
-}
-
-/* Damping is a live control: 8 advances of 1 step and 1 advance of 8 steps leave the same state.
- * (Damping the velocity after a full kick, v = (v + a dt) d, gave a step that closes an advance
- * a different damping from one inside it: here 1e-3 of the velocities apart.) */
+/* Damping acts the same whatever the steps per frame (sim_checks.h). */
 static void damping_does_not_depend_on_steps_per_advance(void **state)
 {
-    Bodies b, one, eight;
+    Bodies b;
     SceneInfo info;
     build(SCENE_PLUMMER, 512, &b, &info);
-    assert_int_equal(bodies_alloc(&one, b.n), 0);
-    assert_int_equal(bodies_alloc(&eight, b.n), 0);
-    SimParams p = {.dt = 2 * info.dt, .softening = info.softening, .damping = 0.98f};
-    Sim *s1 = cpu_sim(&b), *s8 = cpu_sim(&b);
-    for (int i = 0; i < 8; i++) sim_advance(s1, &p, 1);
-    sim_advance(s8, &p, 8);
-    sim_read(s1, &one);
-    sim_read(s8, &eight);
-    const double dx = relative_difference(one.pos, eight.pos, b.n), dv = relative_difference(one.vel, eight.vel, b.n);
-    const double moved = relative_difference(one.vel, b.vel, b.n);
-    print_message("damping %.2f: 8 x 1 step vs 1 x 8 steps: positions %.3g, velocities %.3g apart (relative); "
-                  "velocities changed by %.3g\n", p.damping, dx, dv, moved);
-    assert_true(dx < 1e-5);
-    assert_true(dv < 1e-5);
-    assert_true(moved > 1e-2); /* the damping did act */
-    sim_destroy(s1);
-    sim_destroy(s8);
+    const SimParams p = {.dt = 2 * info.dt, .softening = info.softening, .damping = 0.98f};
+    Sim *one = cpu_sim(&b), *eight = cpu_sim(&b);
+    check_damping_per_advance(one, eight, &b, &p, "cpu");
+    sim_destroy(one);
+    sim_destroy(eight);
     bodies_free(&b);
-    bodies_free(&one);
-    bodies_free(&eight);
 }
 
 /* sim_load replaces the state: running from a loaded copy repeats the run bit for bit. */
@@ -356,59 +328,17 @@ static void divergence_is_detected_at_once(void **state)
     bodies_free(&b);
 }
 
-static bool body_finite(const Bodies *b, int i)
-{
-    for (int k = 0; k < 3; k++)
-        if (!isfinite(b->pos[4 * i + k]) || !isfinite(b->vel[4 * i + k])) return false;
-    return true;
-}
-
-/* NaN or Inf in any body is found by the advance that made it. In the last body: a NaN velocity
- * (loaded), found after one step; and a velocity the last kick takes past the float range (3e38
- * doubled by damping 2), which no force has spread yet: body 0 is still finite then, so a look at
- * body 0 alone would miss it. */
+/* NaN or Inf in any body is found by the advance that made it (sim_checks.h). */
 static void divergence_in_any_body_is_found(void **state)
 {
-    Bodies b, out;
+    Bodies b;
     SceneInfo info;
     build(SCENE_PLUMMER, 256, &b, &info);
-    assert_int_equal(bodies_alloc(&out, b.n), 0);
-    const int j = b.n - 1;
+    const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
     Sim *s = cpu_sim(&b);
-    SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
-    sim_advance(s, &p, 10);
-    assert_false(sim_diverged(s));
-
-    char err[128];
-    Bodies bad;
-    assert_int_equal(bodies_alloc(&bad, b.n), 0);
-    memcpy(bad.pos, b.pos, 4 * (size_t)b.n * sizeof(float));
-    memcpy(bad.vel, b.vel, 4 * (size_t)b.n * sizeof(float));
-    bad.vel[4 * j + 1] = NAN;
-    assert_int_equal(sim_load(s, &bad, err, sizeof err), 0);
-    assert_false(sim_diverged(s));
-    sim_advance(s, &p, 1);
-    assert_true(sim_diverged(s));
-
-    bad.vel[4 * j + 1] = b.vel[4 * j + 1];
-    bad.vel[4 * j] = 3e38f;
-    assert_int_equal(sim_load(s, &bad, err, sizeof err), 0);
-    p.damping = 2;
-    sim_advance(s, &p, 1);
-    sim_read(s, &out);
-    assert_true(body_finite(&out, 0));
-    assert_false(body_finite(&out, j));
-    assert_true(sim_diverged(s));
-
-    assert_int_equal(sim_load(s, &b, err, sizeof err), 0);
-    assert_false(sim_diverged(s));
-    p.damping = 1;
-    sim_advance(s, &p, 10);
-    assert_false(sim_diverged(s));
+    check_divergence_in_any_body(s, &b, &p, "cpu");
     sim_destroy(s);
     bodies_free(&b);
-    bodies_free(&bad);
-    bodies_free(&out);
 }
 
 int main(void)
