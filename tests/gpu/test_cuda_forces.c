@@ -240,9 +240,9 @@ static void test_ladder(void **state)
 
 
 /* One fused launch at a given shape: accelerations against the reference, and the kick, damping
- * and speeds against what they must be given those accelerations. */
+ * and speeds against what they must be given those accelerations; the divergence flag stays down. */
 static void check_launch(const Bodies *b, const Reference *ref, float eps, SimKernel k, SimPrecision p,
-                         NbodyShape shape, float4 *pos, float4 *acc, float4 *vel, float *speed)
+                         NbodyShape shape, float4 *pos, float4 *acc, float4 *vel, float *speed, int *nonfinite)
 {
     const int n = b->n;
     const size_t bytes = (size_t)n * sizeof(float4);
@@ -250,6 +250,7 @@ static void check_launch(const Bodies *b, const Reference *ref, float eps, SimKe
     cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(vel, b->vel, bytes, cudaMemcpyHostToDevice)));
     cuda_ok(CUDA_CHECK(&cuda, cudaMemset(acc, 0xff, bytes)));
     cuda_ok(CUDA_CHECK(&cuda, cudaMemset(speed, 0xff, (size_t)n * sizeof(float))));
+    cuda_ok(CUDA_CHECK(&cuda, cudaMemset(nonfinite, 0, sizeof(int))));
     NbodyForces f = {.kernel = k,
                      .precision = p,
                      .shape = shape,
@@ -261,7 +262,8 @@ static void check_launch(const Bodies *b, const Reference *ref, float eps, SimKe
                      .half_kick = half_kick,
                      .next_kick = next_kick,
                      .damping = damping,
-                     .speed = speed};
+                     .speed = speed,
+                     .nonfinite = nonfinite};
     f.pair_sums_bytes = nbody_pair_sums_bytes(k, shape, n);
     if (f.pair_sums_bytes) {
         cuda_ok(CUDA_CHECK(&cuda, cudaMalloc((void **)&f.pair_sums, f.pair_sums_bytes)));
@@ -275,12 +277,15 @@ static void check_launch(const Bodies *b, const Reference *ref, float eps, SimKe
     cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(a4, acc, bytes, cudaMemcpyDeviceToHost)));
     cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(v4, vel, bytes, cudaMemcpyDeviceToHost)));
     cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(sp, speed, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost)));
+    int raised = -1;
+    cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(&raised, nonfinite, sizeof(int), cudaMemcpyDeviceToHost)));
     for (int i = 0; i < n; i++)
         for (int c = 0; c < 3; c++) a3[3 * i + c] = a4[4 * i + c];
     char what[128];
     snprintf(what, sizeof what, "%s%s N = %d, q %d block %d r %d parts %d", sim_kernel_name(k),
              p == SIM_PRECISION_DOUBLE ? " fp64" : "", n, shape.q, shape.block, shape.r, shape.parts);
     check_acc(what, a3, ref);
+    if (raised != 0) fail_msg("%s: the divergence flag is %d after a finite kick", what, raised);
     for (int i = 0; i < n; i++) {
         double v2 = 0;
         for (int c = 0; c < 3; c++) {
@@ -317,6 +322,8 @@ static void test_launch_shapes(void **state)
         reference_build(&ref, &b, eps);
         float4 *pos, *acc, *vel;
         float *speed;
+        int *nonfinite;
+        cuda_ok(CUDA_CHECK(&cuda, cudaMalloc((void **)&nonfinite, sizeof(int))));
         cuda_ok(CUDA_CHECK(&cuda, cudaMalloc((void **)&pos, (size_t)n * sizeof(float4))));
         cuda_ok(CUDA_CHECK(&cuda, cudaMalloc((void **)&acc, (size_t)n * sizeof(float4))));
         cuda_ok(CUDA_CHECK(&cuda, cudaMalloc((void **)&vel, (size_t)n * sizeof(float4))));
@@ -326,26 +333,28 @@ static void test_launch_shapes(void **state)
             const int block = blocks[bi];
             for (int k = SIM_KERNEL_NAIVE; k < SIM_KERNEL_MTPB; k++)
                 check_launch(&b, &ref, eps, (SimKernel)k, SIM_PRECISION_FLOAT, (NbodyShape){1, block, 1, 0}, pos, acc,
-                             vel, speed);
+                             vel, speed, nonfinite);
             for (int q = 1; q <= 32 && q <= block && block <= 512; q *= 2) {
                 for (int r = 1; r <= 2; r++)
                     check_launch(&b, &ref, eps, SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT, (NbodyShape){q, block, r, 0}, pos,
-                                 acc, vel, speed);
+                                 acc, vel, speed, nonfinite);
                 if (block <= 512)
                     check_launch(&b, &ref, eps, SIM_KERNEL_MTPB, SIM_PRECISION_DOUBLE, (NbodyShape){q, block, 1, 0},
-                                 pos, acc, vel, speed);
+                                 pos, acc, vel, speed, nonfinite);
             }
         }
         static const int parts[] = {1, 2, 3, 7, 64};
         for (size_t pi = 0; pi < sizeof parts / sizeof parts[0]; pi++) {
             NbodyShape sym = nbody_symmetric_shape(n, 132, 0);
             sym.parts = parts[pi];
-            check_launch(&b, &ref, eps, SIM_KERNEL_SYMMETRIC, SIM_PRECISION_FLOAT, sym, pos, acc, vel, speed);
+            check_launch(&b, &ref, eps, SIM_KERNEL_SYMMETRIC, SIM_PRECISION_FLOAT, sym, pos, acc, vel, speed,
+                         nonfinite);
         }
         cuda_ok(CUDA_CHECK(&cuda, cudaFree(pos)));
         cuda_ok(CUDA_CHECK(&cuda, cudaFree(acc)));
         cuda_ok(CUDA_CHECK(&cuda, cudaFree(vel)));
         cuda_ok(CUDA_CHECK(&cuda, cudaFree(speed)));
+        cuda_ok(CUDA_CHECK(&cuda, cudaFree(nonfinite)));
         reference_free(&ref);
         bodies_free(&b);
     }
