@@ -1,5 +1,6 @@
-/* The frame loop: input -> camera and controls -> sim_advance (k steps, positions end in the
- * vertex buffer) -> draw -> UI -> capture -> present. Everything the app owns is in App. */
+/* The frame loop: input -> requests -> advance (k steps, positions end in the vertex buffer) ->
+ * observe (energy, divergence, a checkpoint) -> draw -> UI -> capture -> present. Everything the
+ * app owns is in App; the UI and the keys raise requests, handled in one place each frame. */
 #include <GL/glew.h>
 #include <GLFW/glfw3.h>
 
@@ -16,16 +17,27 @@
 #include "app/app.h"
 #include "app/ladder_tour.h"
 #include "app/presets.h"
+#include "app/readout.h"
 #include "app/record.h"
 #include "app/state.h"
+#include "app/undo.h"
 #include "render/camera.h"
 #include "render/capture.h"
-#include "sim/diag.h"
 #include "render/context.h"
+#include "sim/diag.h"
 #include "ui/ui.h"
 
 #define CPU_DEFAULT_BODIES 4096
 #define DEFAULT_BODIES 16384
+/* A message stays this long, then fades out over a second. */
+#define NOTICE_SECONDS 4.0
+/* A conservative run whose energy is off by more than this is no longer to be trusted. */
+#define ENERGY_ALARM 1e-2
+/* The bodies are leaving the view when the half-mass radius grows this many times. */
+#define SPREAD_ALARM 4.0
+/* The CUDA backend's state is copied to the host at least this often, so that the CPU can carry
+ * on from it if CUDA fails. */
+#define CHECKPOINT_SECONDS 1.0
 
 typedef struct App {
     AppOptions opt;
@@ -40,9 +52,16 @@ typedef struct App {
     bool kernel_picked; /* a kernel named by --kernel or picked in the UI; else the default for each N */
     LadderTour tour;    /* K: every rung of the ladder timed in turn */
     SimBackend backend_wanted;
-    /* Energy bookkeeping: E0 at reset (or when softening changes), measured now and then. */
+    /* The run's clock: the simulation counts from its creation (or the last sim_load); these
+     * are the time and steps before that (a loaded run's, an undo's). */
+    double time_base;
+    long long step_base;
+    /* Energy: E0 is the energy of the run's first state (the scene's, or the loaded one) with
+     * the softening in force, measured now and then. */
+    Bodies initial;
     double e0;
     float e0_softening;
+    double half_mass0; /* half-mass radius of the first state */
     double next_energy_at, energy_cost;
     /* Rates over the last half second. */
     double rate_since;
@@ -53,7 +72,9 @@ typedef struct App {
     double mouse_x, mouse_y;
     float speed_scale;
     char notice[256];
-    char backend_note[240]; /* why this backend runs, shown again after each reset */
+    double notice_at;
+    char alarm[256];
+    char backend_note[300]; /* why this backend runs, shown again after each reset */
     char device[160];
     /* Presets, and the scene of the last reset (a new scene takes its own dt and softening). */
     PresetList presets;
@@ -62,6 +83,8 @@ typedef struct App {
     double cycle_next;
     int last_scene, last_n;
     int opt_n; /* -n from the command line, 0 = none */
+    uint64_t seed; /* of the scene running now */
+    char scene_file[1024]; /* the TIPSY file or saved run of the preset applied last */
     /* Where a loaded run stood when it was saved. */
     SavedRun loaded;
     bool have_loaded;
@@ -69,10 +92,17 @@ typedef struct App {
     /* A recording in progress (--record, or V in a window). */
     Recorder *recorder;
     bool record_toggle;
-    /* Diagnostics: a host copy of the state, read when measuring (never every frame). */
+    /* A host copy of the state: diagnostics, camera follow, and the checkpoint the CPU carries
+     * on from if CUDA fails. */
     Bodies state;
+    bool state_valid;
+    double state_time, state_read_at;
+    long long state_step;
     Diagnostics diag;
     ForceCheck force_check;
+    bool diverged_pause; /* paused because the run diverged */
+    UndoHistory undo;
+    SimParams params; /* what the simulation received last */
     /* Camera follow: the centre of mass sampled a few times a second, approached smoothly. */
     int follow;
     float follow_target[3];
@@ -80,6 +110,14 @@ typedef struct App {
     double follow_next;
     float energy_history[240];
     int energy_history_count;
+    /* Lecture mode goes full screen; leaving it restores what was before. */
+    bool lecture_shown, fullscreen_before_lecture;
+    /* The loop. */
+    int frames; /* 0 = until closed */
+    int frame;
+    int status;
+    double start, last, last_progress;
+    const char *readout; /* STARBURST_READOUT: a file of the app's state, rewritten every frame */
 } App;
 
 static double now_s(void)
@@ -89,7 +127,7 @@ static double now_s(void)
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* A line shown on screen until the next reset; longer ones are cut. */
+/* A message on screen, fading after a few seconds; longer ones are cut. */
 static void notify(App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void notify(App *a, const char *fmt, ...)
 {
@@ -97,6 +135,7 @@ static void notify(App *a, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(a->notice, sizeof a->notice, fmt, ap);
     va_end(ap);
+    a->notice_at = now_s();
 }
 
 static void say(const App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -107,6 +146,48 @@ static void say(const App *a, const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
+}
+
+/* "1 step", "4 steps". */
+static const char *plural(long long count, const char *one, const char *many) { return count == 1 ? one : many; }
+
+/* "dt 0.0100, softening 0.0500, damping 1 (off)". */
+static void describe_params(const SimParams *p, char *buf, size_t len)
+{
+    char damping[32];
+    if (p->damping >= 1.0f) snprintf(damping, sizeof damping, "1 (off)");
+    else snprintf(damping, sizeof damping, "%.6g", p->damping);
+    snprintf(buf, len, "dt %.3g, softening %.3g, damping %s", p->dt, p->softening, damping);
+}
+
+static SimParams ui_params(const App *a)
+{
+    return (SimParams){.dt = a->ui.dt, .softening = a->ui.softening, .damping = a->ui.damping};
+}
+
+static double run_time(const App *a) { return a->time_base + sim_stats(a->sim).time; }
+static long long run_step(const App *a) { return a->step_base + sim_stats(a->sim).total_steps; }
+
+/* Copies the simulation's state to the host; it is also the checkpoint a fall-back starts from. */
+static void app_read_state(App *a)
+{
+    if (sim_error(a->sim)) return;
+    sim_read(a->sim, &a->state);
+    a->state_valid = true;
+    a->state_time = run_time(a);
+    a->state_step = run_step(a);
+    a->state_read_at = now_s();
+}
+
+/* The parameters the scene starts with: its own, or a loaded run's. */
+static SimParams scene_defaults(const App *a)
+{
+    if (a->have_loaded && a->loaded.params.dt > 0) {
+        SimParams p = a->loaded.params;
+        if (!(p.damping > 0)) p.damping = 1;
+        return p;
+    }
+    return (SimParams){.dt = a->info.dt, .softening = a->info.softening, .damping = 1.0f};
 }
 
 /* Builds the scene in the UI model's settings and (re)creates the simulation on it. */
@@ -189,14 +270,23 @@ static int app_reset(App *a, char *err, size_t errlen)
     if (b.n != a->last_n) memset(a->ui.ladder_rate, 0, sizeof a->ui.ladder_rate);
     a->last_scene = (int)d.kind;
     a->last_n = b.n;
-    bodies_free(&b);
-    a->e0_softening = -1; /* measured at the next frame */
+    a->seed = d.seed;
+    a->time_base = a->have_loaded ? a->loaded.time : 0;
+    a->step_base = a->have_loaded ? a->loaded.step : 0;
+    bodies_free(&a->initial);
+    a->initial = b; /* E0 is measured on it, with whatever softening is in force */
+    a->half_mass0 = bodies_mass_radius(&b, 0.5);
+    a->e0_softening = NAN;
     a->next_energy_at = 0;
     a->ui.energy_valid = false;
     a->ui.diag = NULL;
     a->ui.force_check = NULL;
     a->energy_history_count = 0;
     a->ui.energy_history_count = 0;
+    a->alarm[0] = '\0';
+    if (a->diverged_pause) a->ui.paused = a->diverged_pause = false;
+    a->state_valid = false;
+    undo_clear(&a->undo);
     if (a->state.n != sim_count(a->sim)) {
         bodies_free(&a->state);
         if (bodies_alloc(&a->state, sim_count(a->sim)) != 0) {
@@ -207,30 +297,42 @@ static int app_reset(App *a, char *err, size_t errlen)
     return 0;
 }
 
+/* The energy of the run's first state with softening eps, on the backend that runs (a second,
+ * short-lived simulation of it): E0 stays the energy at t = 0 when the softening changes. */
+static bool app_initial_energy(App *a, float eps, double *e0)
+{
+    char err[256];
+    Sim *first = sim_create(&(SimDesc){.backend = sim_backend(a->sim)}, &a->initial, err, sizeof err);
+    if (!first) return false;
+    SimEnergy e = sim_energy(first, eps);
+    sim_destroy(first);
+    *e0 = e.kinetic + e.potential;
+    return isfinite(*e0);
+}
+
 static void app_measure_energy(App *a, double t)
 {
     /* O(N^2) in double: keep it to a few per cent of the time, and skip it for huge N. */
-    if (t < a->next_energy_at || sim_count(a->sim) > 262144) return;
+    if (t < a->next_energy_at || sim_count(a->sim) > 262144 || sim_error(a->sim)) return;
     double t0 = now_s();
+    if (!(a->e0_softening == a->ui.softening)) {
+        if (!app_initial_energy(a, a->ui.softening, &a->e0)) return;
+        a->e0_softening = a->ui.softening;
+    }
     SimEnergy e = sim_energy(a->sim, a->ui.softening);
     double total = e.kinetic + e.potential;
+    app_read_state(a);
     a->energy_cost = now_s() - t0;
     a->next_energy_at = now_s() + fmax(0.25, 20 * a->energy_cost);
     if (!isfinite(total)) {
         a->ui.paused = true;
-        snprintf(a->notice, sizeof a->notice,
-                 "The simulation diverged (energy is not finite): paused. Press R to reset, or raise "
-                 "softening / lower dt.");
+        snprintf(a->alarm, sizeof a->alarm,
+                 "The simulation diverged (energy is not finite): paused. ctrl+Z undoes the last change, R resets.");
         a->ui.energy_valid = false;
         return;
     }
-    if (a->e0_softening != a->ui.softening) {
-        a->e0 = total;
-        a->e0_softening = a->ui.softening;
-    }
     a->ui.energy_error = a->e0 != 0 ? (total - a->e0) / fabs(a->e0) : 0;
     a->ui.energy_valid = true;
-    sim_read(a->sim, &a->state);
     diag_measure(&a->state, e, &a->diag);
     a->ui.diag = &a->diag;
     const int cap = (int)(sizeof a->energy_history / sizeof a->energy_history[0]);
@@ -241,11 +343,26 @@ static void app_measure_energy(App *a, double t)
     a->energy_history[a->energy_history_count++] = (float)a->ui.energy_error;
     a->ui.energy_history = a->energy_history;
     a->ui.energy_history_count = a->energy_history_count;
+
+    /* A run gone wrong is said large, with the keys that mend it. */
+    const double spread = a->half_mass0 > 0 ? bodies_mass_radius(&a->state, 0.5) / a->half_mass0 : 1;
+    if (a->ui.damping >= 1.0f && fabs(a->ui.energy_error) > ENERGY_ALARM)
+        snprintf(a->alarm, sizeof a->alarm,
+                 "Energy is off by %.3g %%: this run is no longer accurate. ctrl+Z undoes the last change, "
+                 "Backspace restores the defaults, R resets.",
+                 100 * fabs(a->ui.energy_error));
+    else if (spread > SPREAD_ALARM)
+        snprintf(a->alarm, sizeof a->alarm,
+                 "The bodies are flying apart (half-mass radius x%.1f). ctrl+Z undoes the last change, Backspace "
+                 "restores the defaults, R resets.",
+                 spread);
+    else if (!sim_diverged(a->sim))
+        a->alarm[0] = '\0';
 }
 
 static void app_check_forces(App *a)
 {
-    sim_read(a->sim, &a->state);
+    app_read_state(a);
     if (diag_force_check(a->sim, &a->state, a->ui.softening, 2048, &a->force_check) != 0) {
         notify(a, "Force check: out of memory");
         return;
@@ -256,21 +373,23 @@ static void app_check_forces(App *a)
         a->force_check.worst);
 }
 
-/* A backend that stopped on an error hands over to the CPU backend, from the last state the
- * diagnostics read (or the scene's start when there is none yet). */
+/* A backend that stopped on an error hands over to the CPU backend, from the last state read
+ * (at most CHECKPOINT_SECONDS old), or from the scene's start when there is none. The run's
+ * step and time counters go on from that state's. */
 static int app_fall_back_to_cpu(App *a)
 {
     char what[300], err[512];
     snprintf(what, sizeof what, "%s", sim_error(a->sim));
-    bool have_state = a->ui.diag != NULL;
     sim_destroy(a->sim);
     a->sim = NULL;
     a->backend_wanted = SIM_BACKEND_CPU;
-    if (have_state) {
+    if (a->state_valid) {
         SimDesc sd = {.backend = SIM_BACKEND_CPU,
                       .position_vbo = renderer_position_vbo(a->renderer),
                       .speed_vbo = renderer_speed_vbo(a->renderer)};
         a->sim = sim_create(&sd, &a->state, err, sizeof err);
+        a->time_base = a->state_time;
+        a->step_base = a->state_step;
     }
     if (!a->sim && app_reset(a, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s; the CPU backend failed too: %s\n", what, err);
@@ -279,7 +398,8 @@ static int app_fall_back_to_cpu(App *a)
     a->ui.cuda = false;
     a->ui.backend = sim_backend_name(SIM_BACKEND_CPU);
     snprintf(a->device, sizeof a->device, "%s", sim_device_name(a->sim));
-    snprintf(a->backend_note, sizeof a->backend_note, "CUDA stopped (%.150s): CPU backend from here.", what);
+    snprintf(a->backend_note, sizeof a->backend_note, "CUDA stopped (%.150s): CPU backend from t = %.4g.", what,
+             a->time_base);
     notify(a, "%s", a->backend_note);
     say(a, "starburst: %s\n", a->notice);
     return 0;
@@ -341,7 +461,6 @@ static int app_load_presets(App *a, char *err, size_t errlen)
 {
     presets_free(&a->presets);
     free(a->preset_names);
-    bodies_free(&a->state);
     a->preset_names = NULL;
     a->ui.preset_names = NULL;
     a->ui.preset_count = 0;
@@ -360,8 +479,14 @@ static int app_load_presets(App *a, char *err, size_t errlen)
 static int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
 {
     const Preset *p = &a->presets.items[i];
+    /* The preset list is read again after a save: the app keeps its own copy of a file name. */
+    snprintf(a->scene_file, sizeof a->scene_file, "%s", p->file);
     a->opt.scene = p->scene;
-    a->ui.scene = (int)p->scene.kind;
+    a->opt.load_path = p->source == PRESET_SOURCE_LOAD ? a->scene_file : NULL;
+    a->have_loaded = false;
+    if (p->source == PRESET_SOURCE_TIPSY || p->source == PRESET_SOURCE_TIPSY_COLLIDE)
+        a->opt.scene.tipsy_path = a->scene_file;
+    if (p->scene.kind < SCENE_TIPSY) a->ui.scene = (int)p->scene.kind;
     if (a->opt_n) a->ui.n = a->opt_n; /* -n on the command line wins */
     else a->ui.n = p->scene.n ? p->scene.n : (a->ui.cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES);
     a->ui.seed = (int)(p->scene.seed ? p->scene.seed : 1);
@@ -384,7 +509,7 @@ static int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen
     float distance = p->set & PRESET_CAMERA && p->camera_distance > 0 ? p->camera_distance * home.distance
                                                                        : home.distance;
     camera_glide(&a->camera, origin, yaw, pitch, distance, glide);
-    notify(a, "Preset: %s", p->name);
+    notify(a, "Preset: %s (%d bodies)", p->name, sim_count(a->sim));
     return 0;
 }
 
@@ -400,19 +525,24 @@ static void app_step_preset(App *a, int delta)
     if (app_apply_preset(a, i, 1.5f, err, sizeof err) != 0) notify(a, "%s", err);
 }
 
-/* The running state as a preset named in the UI, appended to the presets file. */
+/* What runs now, as a preset named in the UI, appended to the presets file: the scene as it was
+ * built (kind, body count, seed), or the file it came from, with the live parameters and view. */
 static void app_save_preset(App *a)
 {
     Preset p = {.scene = a->opt.scene};
     snprintf(p.name, sizeof p.name, "%s", a->ui.preset_name);
-    if (p.scene.kind >= SCENE_TIPSY) {
-        notify(a, "A TIPSY scene cannot be a preset");
-        return;
-    }
-    p.scene.kind = (SceneKind)a->ui.scene;
-    p.scene.n = a->ui.n;
-    p.scene.seed = (uint64_t)a->ui.seed;
     p.scene.tipsy_path = NULL;
+    if (a->opt.load_path) {
+        p.source = PRESET_SOURCE_LOAD;
+        snprintf(p.file, sizeof p.file, "%s", a->opt.load_path);
+    } else if (a->opt.scene.kind >= SCENE_TIPSY) {
+        p.source = a->opt.scene.kind == SCENE_TIPSY ? PRESET_SOURCE_TIPSY : PRESET_SOURCE_TIPSY_COLLIDE;
+        snprintf(p.file, sizeof p.file, "%s", a->opt.scene.tipsy_path);
+    } else {
+        p.scene.kind = (SceneKind)a->last_scene;
+        p.scene.n = sim_count(a->sim);
+        p.scene.seed = a->seed;
+    }
     p.dt = a->ui.dt;
     p.softening = a->ui.softening;
     p.damping = a->ui.damping;
@@ -436,6 +566,7 @@ static void app_save_preset(App *a)
     int keep = a->ui.preset;
     if (app_load_presets(a, err, sizeof err) != 0) notify(a, "%s", err);
     else notify(a, "Saved preset '%s' to %s", p.name, a->presets_path);
+    say(a, "starburst: %s\n", a->notice);
     a->ui.preset = keep < a->presets.count ? keep : -1;
 }
 
@@ -450,14 +581,13 @@ static int app_save_run(App *a, const char *path)
         strftime(name, sizeof name, "starburst-%Y%m%d-%H%M%S.tipsy", &tm);
         path = name;
     }
-    SimStats st = sim_stats(a->sim);
     SavedRun r = {
-        .params = {.dt = a->ui.dt, .softening = a->ui.softening, .damping = a->ui.damping},
+        .params = ui_params(a),
         .steps_per_frame = a->ui.steps_per_frame,
-        .step = st.total_steps + (a->have_loaded ? a->loaded.step : 0),
-        .time = st.time + (a->have_loaded ? a->loaded.time : 0),
+        .step = run_step(a),
+        .time = run_time(a),
     };
-    sim_read(a->sim, &a->state);
+    app_read_state(a);
     char err[512];
     if (state_save(path, &a->state, &r, err, sizeof err) != 0) {
         notify(a, "Not saved: %s", err);
@@ -469,6 +599,68 @@ static int app_save_run(App *a, const char *path)
     return 0;
 }
 
+/* ---- live parameters: defaults and undo ---- */
+
+/* Keeps the parameters before a change, and the bodies as they are, for ctrl+Z. */
+static void app_remember(App *a, const SimParams *before)
+{
+    if (sim_error(a->sim)) return;
+    app_read_state(a);
+    char err[256];
+    if (undo_push(&a->undo, before, &a->state, a->state_time, a->state_step, err, sizeof err) != 0)
+        notify(a, "Undo unavailable: %s", err);
+}
+
+static void app_set_params(App *a, const SimParams *p)
+{
+    a->ui.dt = p->dt;
+    a->ui.softening = p->softening;
+    a->ui.damping = p->damping;
+}
+
+/* Backspace or the Defaults button: the scene's dt, softening and damping. */
+static void app_restore_defaults(App *a)
+{
+    const SimParams now = ui_params(a), d = scene_defaults(a);
+    char text[160];
+    describe_params(&d, text, sizeof text);
+    if (now.dt == d.dt && now.softening == d.softening && now.damping == d.damping) {
+        notify(a, "Already the defaults: %s", text);
+        return;
+    }
+    app_remember(a, &now);
+    app_set_params(a, &d);
+    notify(a, "Defaults: %s (ctrl+Z undoes)", text);
+}
+
+/* ctrl+Z or the Undo button: the parameters before the last change, and the run as it was. */
+static void app_undo(App *a)
+{
+    UndoEntry e;
+    if (!undo_pop(&a->undo, &e)) {
+        notify(a, "Nothing to undo");
+        return;
+    }
+    char err[256];
+    if (sim_load(a->sim, &e.state, err, sizeof err) != 0) {
+        notify(a, "Undo failed: %s", err);
+        bodies_free(&e.state);
+        return;
+    }
+    a->time_base = e.time;
+    a->step_base = e.step;
+    a->state_valid = false;
+    app_set_params(a, &e.params);
+    bodies_free(&e.state);
+    a->alarm[0] = '\0';
+    /* A run paused because it diverged goes on from the state before the change. */
+    if (a->diverged_pause) a->ui.paused = a->diverged_pause = false;
+    a->next_energy_at = 0;
+    char text[160];
+    describe_params(&e.params, text, sizeof text);
+    notify(a, "Undone: back to t = %.4g with %s", e.time, text);
+}
+
 static const char *const follow_names[] = {"nothing", "galaxy A", "galaxy B", "the whole system"};
 
 /* Samples the centre of mass being followed (a host copy of the bodies a few times a second,
@@ -478,7 +670,7 @@ static void app_follow(App *a, double t, float seconds)
     if (a->follow == 0) return;
     if (t >= a->follow_next) {
         a->follow_next = t + 0.1;
-        sim_read(a->sim, &a->state);
+        app_read_state(a);
         double c[3];
         a->follow_valid = bodies_group_centre(&a->state, a->follow == 3 ? -1 : a->follow - 1, c) > 0;
         for (int k = 0; k < 3 && a->follow_valid; k++) a->follow_target[k] = (float)c[k];
@@ -534,31 +726,69 @@ static int app_stop_recording(App *a)
 
 /* ---- input ---- */
 
+/* L: lecture mode goes full screen; leaving it gives back the window it came from. */
+static void app_set_lecture(App *a, bool on)
+{
+    a->ui.lecture = on;
+    a->lecture_shown = on;
+    if (on) {
+        a->fullscreen_before_lecture = render_context_fullscreen(a->ctx);
+        render_context_set_fullscreen(a->ctx, true);
+    } else {
+        render_context_set_fullscreen(a->ctx, a->fullscreen_before_lecture);
+    }
+}
+
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
 {
     App *a = glfwGetWindowUserPointer(w);
     if (action != GLFW_PRESS || (a->ui_attached && ui_wants_keyboard())) return;
+    UiModel *u = &a->ui;
     switch (key) {
     case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(w, GLFW_TRUE); break;
-    case GLFW_KEY_SPACE: a->ui.paused = !a->ui.paused; break;
-    case GLFW_KEY_PERIOD: a->ui.step_once = true; break;
-    case GLFW_KEY_R: a->ui.reset = true; break;
-    case GLFW_KEY_H: a->ui.visible = !a->ui.visible; break;
-    case GLFW_KEY_F: render_context_set_fullscreen(a->ctx, !render_context_fullscreen(a->ctx)); break;
-    case GLFW_KEY_A: a->ui.auto_rotate = !a->ui.auto_rotate; break;
+    case GLFW_KEY_SPACE:
+        u->paused = !u->paused;
+        notify(a, u->paused ? "Paused (space resumes)" : "Running");
+        break;
+    case GLFW_KEY_PERIOD: u->step_once = true; break;
+    case GLFW_KEY_R: u->reset = true; break;
+    case GLFW_KEY_BACKSPACE: u->defaults = true; break;
+    case GLFW_KEY_Z:
+        if (mods & GLFW_MOD_CONTROL) u->undo = true;
+        break;
+    case GLFW_KEY_H: u->visible = !u->visible; break;
+    case GLFW_KEY_F:
+        render_context_set_fullscreen(a->ctx, !render_context_fullscreen(a->ctx));
+        notify(a, render_context_fullscreen(a->ctx) ? "Full screen (F leaves)" : "Window");
+        break;
+    case GLFW_KEY_A:
+        u->auto_rotate = !u->auto_rotate;
+        notify(a, u->auto_rotate ? "Auto-rotation on" : "Auto-rotation off");
+        break;
     case GLFW_KEY_G: app_cycle_follow(a); break;
-    case GLFW_KEY_L: a->ui.lecture = !a->ui.lecture; break;
-    case GLFW_KEY_D: a->ui.show_halo = !a->ui.show_halo; break;
-    case GLFW_KEY_M: a->ui.color_mode = (a->ui.color_mode + 1) % COLOR_MODE_COUNT; break;
-    case GLFW_KEY_K: a->ui.measure_ladder = true; break;
-    case GLFW_KEY_HOME: a->ui.reset_camera = true; break;
+    case GLFW_KEY_L: u->lecture = !u->lecture; break;
+    case GLFW_KEY_D:
+        u->show_halo = !u->show_halo;
+        notify(a, u->show_halo ? "Dark-matter halo shown" : "Dark-matter halo hidden");
+        break;
+    case GLFW_KEY_M:
+        u->color_mode = (u->color_mode + 1) % COLOR_MODE_COUNT;
+        notify(a, "Colour by %s", renderer_color_mode_name((ColorMode)u->color_mode));
+        break;
+    case GLFW_KEY_K: u->measure_ladder = true; break;
+    case GLFW_KEY_HOME:
+        u->reset_camera = true;
+        notify(a, "Camera reset");
+        break;
     case GLFW_KEY_S: a->save_requested = true; break;
     case GLFW_KEY_V: a->record_toggle = true; break;
     case GLFW_KEY_LEFT_BRACKET: app_step_preset(a, -1); break;
     case GLFW_KEY_RIGHT_BRACKET: app_step_preset(a, +1); break;
     case GLFW_KEY_C:
-        a->ui.cycling = !a->ui.cycling;
-        a->cycle_next = now_s() + a->ui.cycle_seconds;
+        u->cycling = !u->cycling;
+        a->cycle_next = now_s() + u->cycle_seconds;
+        if (u->cycling) notify(a, "Cycling through the presets every %.0f s (C stops)", u->cycle_seconds);
+        else notify(a, "Preset cycling off");
         break;
     default: break;
     }
@@ -667,6 +897,7 @@ static void app_apply_controls(App *a)
         camera_reset(&a->camera);
         a->ui.reset_camera = false;
     }
+    if (a->ui.lecture != a->lecture_shown) app_set_lecture(a, a->ui.lecture);
 }
 
 static void app_draw(App *a)
@@ -695,7 +926,11 @@ static void app_draw_ui(App *a)
     int w, h;
     render_context_size(a->ctx, &w, &h);
     if (!a->ui_attached || w <= 0 || h <= 0) return;
+    const double age = now_s() - a->notice_at;
     a->ui.notice = a->notice[0] ? a->notice : NULL;
+    a->ui.notice_alpha = age < NOTICE_SECONDS ? 1.0f : (float)fmax(0.0, 1.0 - (age - NOTICE_SECONDS));
+    a->ui.alarm = a->alarm[0] ? a->alarm : NULL;
+    a->ui.undo_depth = a->undo.count;
     ui_frame(&a->ui);
 }
 
@@ -716,6 +951,7 @@ static void app_init_ui_model(App *a)
     u->auto_rotate = o->auto_rotate;
     u->show_halo = o->show_halo;
     u->lecture = o->lecture;
+    a->lecture_shown = o->lecture; /* --lecture opens full screen already */
     u->threads_per_body = o->threads_per_body;
     u->block_size = o->block_size;
     u->visible = !o->no_ui;
@@ -730,16 +966,274 @@ static void app_destroy(App *a)
     presets_free(&a->presets);
     free(a->preset_names);
     bodies_free(&a->state);
+    bodies_free(&a->initial);
+    undo_clear(&a->undo);
     sim_destroy(a->sim);
     if (a->ui_attached) ui_destroy();
     renderer_destroy(a->renderer);
     render_context_destroy(a->ctx);
 }
 
-int app_run(const AppOptions *opt)
+/* ---- one frame ---- */
+
+/* R or the Reset button: the scene again, keeping the parameters the user set. */
+static void app_handle_reset(App *a)
 {
-    App app = {.opt = *opt, .opt_n = opt->scene.n, .follow = opt->follow};
-    App *a = &app;
+    char err[512];
+    const SimParams kept = ui_params(a);
+    const int scene = a->last_scene, n = a->last_n;
+    if (app_reset(a, err, sizeof err) != 0) {
+        notify(a, "Reset failed: %s", err);
+        fprintf(stderr, "starburst: %s\n", a->notice);
+        return;
+    }
+    camera_init(&a->camera, a->info.extent);
+    char text[160];
+    if (a->last_scene != scene || a->last_n != n) {
+        const SimParams p = ui_params(a);
+        describe_params(&p, text, sizeof text);
+        notify(a, "Reset: %s, %d bodies on the %s, with its own %s", scene_name((SceneKind)a->last_scene),
+               sim_count(a->sim), a->ui.backend, text);
+    } else {
+        describe_params(&kept, text, sizeof text);
+        notify(a, "Reset: %d bodies on the %s; kept %s (Backspace: the scene's defaults)", sim_count(a->sim),
+               a->ui.backend, text);
+    }
+}
+
+/* The requests of the UI and the keys, each handled here, once, before the frame advances. */
+static void app_handle_requests(App *a, double t)
+{
+    UiModel *u = &a->ui;
+    char err[512];
+    if (u->reset) {
+        u->reset = false;
+        app_handle_reset(a);
+        if (!a->sim) return;
+    }
+    if (u->apply_preset || (u->cycling && t >= a->cycle_next && a->presets.count > 0)) {
+        const bool picked = u->apply_preset;
+        u->apply_preset = false;
+        if (!picked) app_step_preset(a, +1);
+        else if (app_apply_preset(a, u->preset, 1.5f, err, sizeof err) != 0)
+            notify(a, "%s", err);
+        a->cycle_next = t + u->cycle_seconds;
+        if (!a->sim) return;
+    }
+    if (u->edit_began) {
+        u->edit_began = false;
+        const SimParams before = {.dt = u->before.dt, .softening = u->before.softening, .damping = u->before.damping};
+        app_remember(a, &before);
+    }
+    if (u->defaults) {
+        u->defaults = false;
+        app_restore_defaults(a);
+    }
+    if (u->undo) {
+        u->undo = false;
+        app_undo(a);
+    }
+    if (a->record_toggle) {
+        a->record_toggle = false;
+        if (a->recorder) app_stop_recording(a);
+        else app_start_recording(a, NULL);
+    }
+    if (a->save_requested) {
+        a->save_requested = false;
+        app_save_run(a, a->opt.save_path);
+    }
+    if (u->check_forces) {
+        u->check_forces = false;
+        app_check_forces(a);
+    }
+    if (u->save_preset) {
+        u->save_preset = false;
+        app_save_preset(a);
+    }
+    if (u->measure_ladder) {
+        u->measure_ladder = false;
+        if (!u->cuda)
+            notify(a, "The kernel ladder is the CUDA backend's; this run is on the %s.", u->backend);
+        else if (!a->tour.active)
+            app_tour_switch(a, ladder_tour_start(&a->tour, sim_kernel(a->sim)));
+    }
+    app_apply_controls(a);
+}
+
+/* Runs this frame's steps; a CUDA failure hands over to the CPU. False when nothing can run. */
+static bool app_advance(App *a, int *steps_run)
+{
+    UiModel *u = &a->ui;
+    int steps = 0;
+    if (!u->paused) steps = u->steps_per_frame;
+    else if (u->step_once) steps = 1;
+    u->step_once = false;
+    a->params = ui_params(a);
+    sim_advance(a->sim, &a->params, steps);
+    *steps_run = steps;
+    if (sim_error(a->sim) && app_fall_back_to_cpu(a) != 0) return false;
+    if (steps > 0 && sim_diverged(a->sim) && !u->paused) {
+        u->paused = true;
+        a->diverged_pause = true;
+        snprintf(a->alarm, sizeof a->alarm,
+                 "The simulation diverged (NaN or Inf) at t = %.4g: paused. ctrl+Z undoes the last change, R resets; "
+                 "or raise the softening, lower dt.",
+                 run_time(a));
+        say(a, "starburst: %s\n", a->alarm);
+    }
+    if (a->tour.active && steps > 0 && !sim_error(a->sim)) {
+        double n = sim_count(a->sim);
+        app_tour_switch(a, ladder_tour_after_advance(&a->tour, sim_kernel(a->sim), n * n * steps,
+                                                     sim_stats(a->sim).kernel_interactions_per_s, u->ladder_rate,
+                                                     LADDER_TOUR_MAX_S));
+    }
+    u->ladder_touring = a->tour.active ? (int)a->tour.rung : SIM_KERNEL_DEFAULT;
+    u->sim_time = run_time(a);
+    return true;
+}
+
+/* After the advance: energy and the flags it raises, and the checkpoint of the CUDA backend. */
+static void app_observe(App *a, double t)
+{
+    if (!a->opt.headless || a->opt.frames == 0) app_measure_energy(a, t);
+    if (sim_backend(a->sim) == SIM_BACKEND_CUDA && t - a->state_read_at >= CHECKPOINT_SECONDS) app_read_state(a);
+}
+
+/* The recording's frame and, on the last frame, the screenshot. False on a failure that ends
+ * the run. */
+static bool app_capture_frame(App *a, bool last_frame)
+{
+    char err[512];
+    if (a->recorder) {
+        int w, h;
+        render_context_size(a->ctx, &w, &h);
+        if (recorder_capture(a->recorder, render_context_framebuffer(a->ctx), w, h, err, sizeof err) != 0) {
+            if (a->opt.record_dir) {
+                fprintf(stderr, "starburst: %s\n", err);
+                return false;
+            }
+            app_stop_recording(a);
+        }
+    }
+    return !(a->opt.screenshot && last_frame && app_capture(a, a->opt.screenshot) != 0);
+}
+
+static void app_write_readout(App *a)
+{
+    int w, h;
+    render_context_size(a->ctx, &w, &h);
+    ReadoutState r = {
+        .frame = a->frame,
+        .time = run_time(a),
+        .step = run_step(a),
+        .params = a->params,
+        .bodies = sim_count(a->sim),
+        .backend = a->ui.backend,
+        .width = w,
+        .height = h,
+        .fullscreen = render_context_fullscreen(a->ctx),
+        .follow = a->follow,
+        .recording = a->recorder != NULL,
+        .camera_distance = a->camera.distance,
+        .camera_yaw = a->camera.yaw,
+        .alarm = a->alarm,
+        .notice = a->notice,
+        .ui = &a->ui,
+    };
+    char err[256];
+    if (readout_write(a->readout, &r, err, sizeof err) != 0) {
+        fprintf(stderr, "starburst: %s\n", err);
+        a->readout = NULL;
+    }
+}
+
+/* One frame; false when the loop ends (a->status says how). */
+static bool app_frame(App *a)
+{
+    const AppOptions *opt = &a->opt;
+    render_context_poll(a->ctx);
+    /* A closing window still draws this frame, so a screenshot asked for has something. */
+    const bool closing = render_context_should_close(a->ctx);
+    const double t = now_s();
+    const float seconds = (float)(t - a->last);
+    a->last = t;
+
+    app_handle_requests(a, t);
+    if (!a->sim) {
+        a->status = 1;
+        return false;
+    }
+    int steps = 0;
+    if (!app_advance(a, &steps)) {
+        a->status = 1;
+        return false;
+    }
+    app_observe(a, t);
+
+    camera_update(&a->camera, seconds);
+    app_follow(a, t, seconds);
+    app_draw(a);
+    app_update_rates(a, t, steps);
+    /* Screenshots and recordings show the scene; the panel is drawn after them unless asked. */
+    if (opt->capture_ui) app_draw_ui(a);
+    const bool last_frame = closing || (a->frames > 0 && a->frame + 1 == a->frames);
+    if (!app_capture_frame(a, last_frame)) {
+        a->status = 1;
+        return false;
+    }
+    if (opt->monitor > 0 && (a->frame + 1) % opt->monitor == 0) app_monitor(a, a->frame + 1);
+    if (closing) return false;
+    if (!opt->capture_ui) app_draw_ui(a);
+    if (a->readout) app_write_readout(a);
+    render_context_swap(a->ctx);
+    if (a->frames > 0 && t - a->last_progress >= 1.0) {
+        a->last_progress = t;
+        say(a, "starburst: frame %d/%d, %.0f fps, %.0f %s\r", a->frame + 1, a->frames, a->ui.fps, a->ui.steps_per_s,
+            plural(lround(a->ui.steps_per_s), "step/s", "steps/s"));
+    }
+    a->frame++;
+    return a->frames == 0 || a->frame < a->frames;
+}
+
+/* ---- start and end ---- */
+
+/* Options that name the CUDA backend's kernels or launch shapes, checked against the backend
+ * that will run, before anything opens: one line naming the problem, exit status 2. */
+static int app_check_backend(App *a, bool cuda, const char *why, char *err, size_t errlen)
+{
+    const AppOptions *o = &a->opt;
+    const bool gpu_options = o->kernel != SIM_KERNEL_DEFAULT || o->threads_per_body > 0 || o->block_size > 0 ||
+                             o->precision == SIM_PRECISION_DOUBLE;
+    if (!cuda) {
+        /* On auto, a machine without CUDA still runs, on the CPU, and the screen says so. */
+        if (gpu_options && o->backend == SIM_BACKEND_CPU) {
+            snprintf(err, errlen, "--backend cpu: the CPU backend has one kernel, in float; --kernel, "
+                                  "--threads-per-body, --block-size and --precision double are the CUDA backend's");
+            return -1;
+        }
+        return 0;
+    }
+    if (o->scene.kind >= SCENE_TIPSY || o->load_path) return 0; /* N is known once the file is read */
+    const int n = a->ui.n;
+    SimDesc d = {.backend = SIM_BACKEND_CUDA,
+                 .kernel = o->kernel,
+                 .precision = o->precision,
+                 .threads_per_body = o->threads_per_body,
+                 .block_size = o->block_size,
+                 .position_vbo = 1}; /* sized as the app runs: positions in the GL buffer */
+    char problem[400];
+    if (sim_check(&d, n, problem, sizeof problem) != 0) {
+        snprintf(err, errlen, "%s", problem);
+        return -1;
+    }
+    (void)why;
+    return 0;
+}
+
+/* Everything before the first frame; 0, or the exit status. */
+static int app_start(App *a)
+{
+    const AppOptions *opt = &a->opt;
     char err[512] = "";
     a->backend_wanted = opt->backend;
     app_init_ui_model(a);
@@ -748,19 +1242,29 @@ int app_run(const AppOptions *opt)
     int preset = -1;
     if (app_load_presets(a, err, sizeof err) != 0 && (opt->preset || opt->presets_path || opt->cycle_seconds > 0)) {
         fprintf(stderr, "starburst: %s\n", err);
-        app_destroy(a);
         return 2;
     }
     if (opt->preset) {
         const Preset *p = presets_find(&a->presets, opt->preset);
         if (!p) {
             fprintf(stderr, "starburst: --preset: no preset named '%s' in %s\n", opt->preset, a->presets_path);
-            app_destroy(a);
             return 2;
         }
         preset = (int)(p - a->presets.items);
     }
 
+    /* The backend: CUDA where a device is usable, else the CPU with fewer bodies unless asked. */
+    char why[256] = "";
+    bool cuda = opt->backend != SIM_BACKEND_CPU && sim_cuda_available(why, sizeof why);
+    if (opt->backend == SIM_BACKEND_CUDA && !cuda) {
+        fprintf(stderr, "starburst: --backend cuda: %s\n", why);
+        return 1;
+    }
+    if (a->ui.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.n = cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES;
+    if (app_check_backend(a, cuda, why, err, sizeof err) != 0) {
+        fprintf(stderr, "starburst: %s\n", err);
+        return 2;
+    }
 
     a->ctx = render_context_create(&(RenderContextDesc){.width = opt->width,
                                                          .height = opt->height,
@@ -771,30 +1275,22 @@ int app_run(const AppOptions *opt)
                                    err, sizeof err);
     if (!a->ctx) {
         fprintf(stderr, "starburst: %s\n", err);
-        app_destroy(a);
         return 1;
     }
     say(a, "starburst: OpenGL on %s (%s)%s\n", render_context_renderer(a->ctx), render_context_vendor(a->ctx),
         opt->headless ? ", headless" : "");
-    if (opt->record_dir) {
-        app_start_recording(a, opt->record_dir);
-        if (!a->recorder) {
-            app_destroy(a);
-            return 2;
+    /* CUDA updates the vertex buffer in place only where the GL context runs on its device. */
+    if (cuda && !sim_cuda_gl_usable(why, sizeof why)) {
+        if (opt->backend == SIM_BACKEND_CUDA) {
+            fprintf(stderr, "starburst: --backend cuda: %s\n", why);
+            return 1;
         }
+        cuda = false;
+        if (opt->scene.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.n = CPU_DEFAULT_BODIES;
     }
-
-    /* Without a CUDA device the CPU backend runs, with fewer bodies unless asked. */
-    char why[256] = "";
-    bool cuda = opt->backend != SIM_BACKEND_CPU && sim_cuda_available(why, sizeof why);
-    if (opt->backend == SIM_BACKEND_CUDA && !cuda) {
-        fprintf(stderr, "starburst: --backend cuda: %s\n", why);
-        app_destroy(a);
-        return 1;
-    }
-    if (a->ui.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.n = cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES;
+    if (!cuda) a->backend_wanted = SIM_BACKEND_CPU;
     if (!cuda && opt->backend == SIM_BACKEND_AUTO) {
-        snprintf(a->backend_note, sizeof a->backend_note, "CUDA unavailable (%.160s): CPU backend, %d bodies.", why,
+        snprintf(a->backend_note, sizeof a->backend_note, "CUDA unavailable (%.200s): CPU backend, %d bodies.", why,
                  a->ui.n);
     } else if (!cuda && opt->scene.n == 0) {
         snprintf(a->backend_note, sizeof a->backend_note, "CPU backend: %d bodies (-n for more).", a->ui.n);
@@ -803,17 +1299,16 @@ int app_run(const AppOptions *opt)
         notify(a, "%s", a->backend_note);
         say(a, "starburst: %s\n", a->notice);
     }
+    if (opt->record_dir) {
+        app_start_recording(a, opt->record_dir);
+        if (!a->recorder) return 2;
+    }
 
     if (app_reset(a, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s\n", err);
-        app_destroy(a);
         return 1;
     }
-    if (opt->backend == SIM_BACKEND_AUTO && cuda && sim_backend(a->sim) == SIM_BACKEND_CPU) {
-        notify(a, "CUDA-GL interop unavailable: CPU backend.");
-        say(a, "starburst: %s\n", a->notice);
-    }
-    a->ui.damping = opt->damping > 0 ? opt->damping : (a->have_loaded ? a->loaded.params.damping : 1.0f);
+    a->ui.damping = opt->damping > 0 ? opt->damping : (a->have_loaded ? scene_defaults(a).damping : 1.0f);
     a->ui.steps_per_frame = opt->steps_per_frame > 0                         ? opt->steps_per_frame
                             : a->have_loaded && a->loaded.steps_per_frame > 0 ? a->loaded.steps_per_frame
                             : a->ui.cuda                                      ? 4
@@ -821,15 +1316,15 @@ int app_run(const AppOptions *opt)
     camera_init(&a->camera, a->info.extent);
     if (preset >= 0 && app_apply_preset(a, preset, 0, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s\n", err);
-        app_destroy(a);
         return 1;
     }
     a->cycle_next = now_s() + a->ui.cycle_seconds;
     /* The CPU backend has one kernel (OpenMP, all pairs): the ladder's names are the GPU's. */
     char kernel[48] = "";
     if (a->ui.cuda) snprintf(kernel, sizeof kernel, ", kernel %s", sim_kernel_name(sim_kernel(a->sim)));
-    say(a, "starburst: %d bodies on %s (%s)%s, dt %g, softening %g, %d steps a frame\n", a->ui.bodies, a->ui.backend,
-        a->device, kernel, a->ui.dt, a->ui.softening, a->ui.steps_per_frame);
+    say(a, "starburst: %d bodies on %s (%s)%s, dt %g, softening %g, %d %s a frame\n", a->ui.bodies, a->ui.backend,
+        a->device, kernel, a->ui.dt, a->ui.softening, a->ui.steps_per_frame,
+        plural(a->ui.steps_per_frame, "step", "steps"));
 
     GLFWwindow *win = render_context_window(a->ctx);
     if (win) {
@@ -847,142 +1342,42 @@ int app_run(const AppOptions *opt)
         a->ui_attached = ui_create(NULL, 1);
     }
 
-    int frames = opt->frames;
-    if (opt->headless && frames == 0) {
-        frames = 300;
-        say(a, "starburst: headless without --frames: rendering %d frames\n", frames);
+    a->frames = opt->frames;
+    if (opt->headless && a->frames == 0) {
+        a->frames = 300;
+        say(a, "starburst: headless without --frames: rendering %d frames\n", a->frames);
     }
+    const char *readout = getenv("STARBURST_READOUT");
+    a->readout = readout && *readout ? readout : NULL;
+    a->start = a->last = a->last_progress = a->rate_since = now_s();
+    return 0;
+}
 
-    int status = 0;
-    double start = now_s(), last = start, last_progress = start;
-    a->rate_since = start;
-    for (int frame = 0; frames == 0 || frame < frames; frame++) {
-        render_context_poll(a->ctx);
-        /* A closing window still draws this frame, so a screenshot asked for has something. */
-        bool closing = render_context_should_close(a->ctx);
-        double t = now_s();
-        float seconds = (float)(t - last);
-        last = t;
-
-        if (a->ui.reset) {
-            a->ui.reset = false;
-            notify(a, "%s", a->backend_note);
-            if (app_reset(a, err, sizeof err) != 0) {
-                notify(a, "Reset failed: %s", err);
-                fprintf(stderr, "starburst: %s\n", a->notice);
-            } else {
-                camera_init(&a->camera, a->info.extent);
-            }
-            if (!a->sim) {
-                status = 1;
-                break;
-            }
-        }
-        if (a->ui.apply_preset || (a->ui.cycling && t >= a->cycle_next && a->presets.count > 0)) {
-            int next = a->ui.apply_preset ? a->ui.preset : -2;
-            a->ui.apply_preset = false;
-            if (next == -2) app_step_preset(a, +1);
-            else if (app_apply_preset(a, next, 1.5f, err, sizeof err) != 0)
-                notify(a, "%s", err);
-            a->cycle_next = t + a->ui.cycle_seconds;
-            if (!a->sim) {
-                status = 1;
-                break;
-            }
-        }
-        if (a->record_toggle) {
-            a->record_toggle = false;
-            if (a->recorder) app_stop_recording(a);
-            else app_start_recording(a, NULL);
-        }
-        if (a->save_requested) {
-            a->save_requested = false;
-            app_save_run(a, a->opt.save_path);
-        }
-        if (a->ui.check_forces) {
-            a->ui.check_forces = false;
-            app_check_forces(a);
-        }
-        if (a->ui.save_preset) {
-            a->ui.save_preset = false;
-            app_save_preset(a);
-        }
-        if (a->ui.measure_ladder) {
-            a->ui.measure_ladder = false;
-            if (!a->ui.cuda)
-                notify(a, "The kernel ladder is the CUDA backend's; this run is on the %s.", a->ui.backend);
-            else if (!a->tour.active)
-                app_tour_switch(a, ladder_tour_start(&a->tour, sim_kernel(a->sim)));
-        }
-        app_apply_controls(a);
-
-        int steps = 0;
-        if (!a->ui.paused) steps = a->ui.steps_per_frame;
-        else if (a->ui.step_once) steps = 1;
-        a->ui.step_once = false;
-        SimParams p = {.dt = a->ui.dt, .softening = a->ui.softening, .damping = a->ui.damping};
-        sim_advance(a->sim, &p, steps);
-        if (sim_error(a->sim) && app_fall_back_to_cpu(a) != 0) {
-            status = 1;
-            break;
-        }
-        if (steps > 0 && sim_diverged(a->sim) && !a->ui.paused) {
-            a->ui.paused = true;
-            notify(a, "The simulation diverged (NaN or Inf) at t = %.4g: paused. Press R to reset; raise the "
-                      "softening or lower dt.",
-                   sim_stats(a->sim).time);
-            say(a, "starburst: %s\n", a->notice);
-        }
-        if (a->tour.active && steps > 0 && !sim_error(a->sim)) {
-            double n = sim_count(a->sim);
-            app_tour_switch(a, ladder_tour_after_advance(&a->tour, sim_kernel(a->sim), n * n * steps,
-                                                         sim_stats(a->sim).kernel_interactions_per_s,
-                                                         a->ui.ladder_rate, LADDER_TOUR_MAX_S));
-        }
-        a->ui.ladder_touring = a->tour.active ? (int)a->tour.rung : SIM_KERNEL_DEFAULT;
-        a->ui.sim_time = sim_stats(a->sim).time + (a->have_loaded ? a->loaded.time : 0);
-        if (!opt->headless || opt->frames == 0) app_measure_energy(a, t);
-
-        camera_update(&a->camera, seconds);
-        app_follow(a, t, seconds);
-        app_draw(a);
-        app_update_rates(a, t, steps);
-        /* Screenshots and recordings show the scene; the panel is drawn after them unless asked. */
-        if (opt->capture_ui) app_draw_ui(a);
-
-        if (a->recorder) {
-            int w, h;
-            render_context_size(a->ctx, &w, &h);
-            if (recorder_capture(a->recorder, render_context_framebuffer(a->ctx), w, h, err, sizeof err) != 0) {
-                if (opt->record_dir) {
-                    fprintf(stderr, "starburst: %s\n", err);
-                    status = 1;
-                    break;
-                }
-                app_stop_recording(a);
-            }
-        }
-        if (opt->monitor > 0 && (frame + 1) % opt->monitor == 0) app_monitor(a, frame + 1);
-        bool last_frame = closing || (frames > 0 && frame + 1 == frames);
-        if (opt->screenshot && last_frame && app_capture(a, opt->screenshot) != 0) {
-            status = 1;
-            break;
-        }
-        if (closing) break;
-        if (!opt->capture_ui) app_draw_ui(a);
-        render_context_swap(a->ctx);
-        if (frames > 0 && t - last_progress >= 1.0) {
-            last_progress = t;
-            say(a, "starburst: frame %d/%d, %.0f fps, %.0f steps/s\r", frame + 1, frames, a->ui.fps, a->ui.steps_per_s);
-        }
-    }
-    if (frames > 0) say(a, "\n");
+/* After the last frame: the recording finalised, the run saved where asked. */
+static int app_finish(App *a, int status)
+{
+    if (a->frames > 0) say(a, "\n");
     if (a->recorder && app_stop_recording(a) != 0) status = 1;
-    if (opt->save_path && a->sim && app_save_run(a, opt->save_path) != 0) status = 1;
-    double elapsed = now_s() - start;
-    SimStats st = sim_stats(a->sim);
-    say(a, "starburst: %lld steps in %.2f s (%.0f steps/s)\n", st.total_steps, elapsed,
-        elapsed > 0 ? st.total_steps / elapsed : 0);
+    if (a->opt.save_path && a->sim && app_save_run(a, a->opt.save_path) != 0) status = 1;
+    const double elapsed = now_s() - a->start;
+    if (a->sim) {
+        const long long steps = sim_stats(a->sim).total_steps;
+        say(a, "starburst: %lld %s in %.2f s (%.0f %s)\n", steps, plural(steps, "step", "steps"), elapsed,
+            elapsed > 0 ? steps / elapsed : 0, plural(elapsed > 0 ? llround(steps / elapsed) : 0, "step/s", "steps/s"));
+    }
+    return status;
+}
+
+int app_run(const AppOptions *opt)
+{
+    App app = {.opt = *opt, .opt_n = opt->scene.n, .follow = opt->follow};
+    App *a = &app;
+    int status = app_start(a);
+    if (status == 0) {
+        while (app_frame(a)) {
+        }
+        status = app_finish(a, a->status);
+    }
     app_destroy(a);
     return status;
 }

@@ -62,6 +62,13 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
         int k = scene_from_name(value);
         if (k < 0 || k >= SCENE_TIPSY) FAIL("scene = '%s' is not a scene: collision, disk, plummer, shell, random", value);
         p->scene.kind = (SceneKind)k;
+    } else if (strcmp(key, "tipsy") == 0 || strcmp(key, "tipsy_collide") == 0 || strcmp(key, "load") == 0) {
+        if (!value[0] || strlen(value) >= sizeof p->file) FAIL("%s = '%s' is not a file name", key, value);
+        snprintf(p->file, sizeof p->file, "%s", value);
+        p->source = strcmp(key, "load") == 0    ? PRESET_SOURCE_LOAD
+                    : strcmp(key, "tipsy") == 0 ? PRESET_SOURCE_TIPSY
+                                                : PRESET_SOURCE_TIPSY_COLLIDE;
+        p->scene.kind = p->source == PRESET_SOURCE_TIPSY_COLLIDE ? SCENE_TIPSY_COLLIDE : SCENE_TIPSY;
     } else if (strcmp(key, "bodies") == 0) {
         NUM(1, 64 * 1024 * 1024);
         if (v != floor(v)) FAIL("bodies = '%s' is not a whole number", value);
@@ -172,8 +179,11 @@ const Preset *presets_find(const PresetList *list, const char *name)
 
 static void write_section(FILE *f, const Preset *p)
 {
+    static const char *const file_keys[] = {"", "tipsy", "tipsy_collide", "load"};
     const SceneDesc *s = &p->scene;
-    fprintf(f, "\n[%s]\nscene = %s\n", p->name, scene_name(s->kind));
+    fprintf(f, "\n[%s]\n", p->name);
+    if (p->source != PRESET_SOURCE_SCENE) fprintf(f, "%s = %s\n", file_keys[p->source], p->file);
+    else fprintf(f, "scene = %s\n", scene_name(s->kind));
     if (s->n) fprintf(f, "bodies = %d\n", s->n);
     if (s->seed) fprintf(f, "seed = %llu\n", (unsigned long long)s->seed);
     if (s->mass_ratio) fprintf(f, "mass_ratio = %.9g\n", s->mass_ratio);

@@ -20,9 +20,19 @@ enum {
     PRESET_AUTO_ROTATE = 1 << 8,
 };
 
+/* Where a preset's bodies come from: a built-in scene, or a file. */
+typedef enum PresetSource {
+    PRESET_SOURCE_SCENE = 0,
+    PRESET_SOURCE_TIPSY,         /* tipsy = FILE: a TIPSY snapshot as it is */
+    PRESET_SOURCE_TIPSY_COLLIDE, /* tipsy_collide = FILE: two copies on a collision orbit */
+    PRESET_SOURCE_LOAD,          /* load = FILE: a saved run (FILE and FILE.ini) */
+} PresetSource;
+
 typedef struct Preset {
     char name[64];
-    SceneDesc scene;   /* kind, n, seed and the collision parameters; no TIPSY path */
+    SceneDesc scene;   /* kind, n, seed and the collision parameters; tipsy_path unset (see file) */
+    PresetSource source;
+    char file[1024];   /* the file of a source other than a scene */
     float dt, softening, damping;
     int steps_per_frame;
     float exposure, point_size;

@@ -68,6 +68,36 @@ bool sim_cuda_available(char *why, size_t whylen)
 #endif
 }
 
+bool sim_cuda_gl_usable(char *why, size_t whylen)
+{
+#ifdef STARBURST_HAVE_CUDA
+    return sim_cuda_gl_probe(why, whylen);
+#else
+    snprintf(why, whylen, "this build has no CUDA backend");
+    return false;
+#endif
+}
+
+int sim_check(const SimDesc *desc, int n, char *err, size_t errlen)
+{
+    if (n < 1) {
+        snprintf(err, errlen, "a simulation needs at least one body");
+        return -1;
+    }
+    if (desc->backend == SIM_BACKEND_CPU) return 0;
+#ifdef STARBURST_HAVE_CUDA
+    char why[256];
+    if (sim_cuda_probe(why, sizeof why)) return sim_cuda_check(desc, n, err, errlen);
+    if (desc->backend == SIM_BACKEND_AUTO) return 0;
+    snprintf(err, errlen, "CUDA backend unavailable: %s", why);
+    return -1;
+#else
+    if (desc->backend == SIM_BACKEND_AUTO) return 0;
+    snprintf(err, errlen, "CUDA backend unavailable: this build has no CUDA backend");
+    return -1;
+#endif
+}
+
 Sim *sim_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen)
 {
     SimDesc d = *desc;
@@ -95,7 +125,9 @@ Sim *sim_create(const SimDesc *desc, const Bodies *initial, char *err, size_t er
                 s->kernel = s->impl->kernel(s->state);
                 return s;
             }
-            if (d.backend == SIM_BACKEND_CUDA) goto fail;
+            /* A usable device that cannot run this is an error to report, not a reason to
+             * change backends behind the user's back. */
+            goto fail;
         } else if (d.backend == SIM_BACKEND_CUDA) {
             snprintf(err, errlen, "CUDA backend unavailable: %s", why);
             goto fail;

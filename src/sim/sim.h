@@ -129,6 +129,15 @@ SimKernel sim_kernel_resolve(SimKernel k, SimPrecision precision, int n, int sm_
 int sim_kernel_from_name(const char *name);
 /* True when a CUDA device is usable from this build. */
 bool sim_cuda_available(char *why, size_t whylen);
+/* True when the current GL context runs on a CUDA device, so that the CUDA backend can update
+ * its vertex buffer in place (NVIDIA's OpenGL driver); else why says what runs the context. */
+bool sim_cuda_gl_usable(char *why, size_t whylen);
+/* Checks before anything is created that desc can run n bodies: the kernel, precision and launch
+ * shape go together, and (CUDA) the device holds them. 0, or -1 with one line in err naming the
+ * problem ("block size 96: a power of two from 32 to 1024 is needed", "... at most N bodies
+ * fit"). Positions count as the GL buffer's where desc->position_vbo is nonzero (nothing is
+ * created: any nonzero value does). */
+int sim_check(const SimDesc *desc, int n, char *err, size_t errlen);
 
 /* The f64 reference: accelerations of n bodies (pos4 as in Bodies) into acc3 (3n doubles). */
 void sim_reference_accelerations(const float *pos4, int n, double softening, double *acc3);

@@ -35,6 +35,8 @@ extern const SimBackendImpl sim_cpu_impl;
 #ifdef STARBURST_HAVE_CUDA
 void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen);
 bool sim_cuda_probe(char *why, size_t whylen);
+bool sim_cuda_gl_probe(char *why, size_t whylen);
+int sim_cuda_check(const SimDesc *desc, int n, char *err, size_t errlen);
 extern const SimBackendImpl sim_cuda_impl;
 #endif
 

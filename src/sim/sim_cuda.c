@@ -212,6 +212,39 @@ static size_t sc_bytes(long long n, bool own_positions, SimKernel k)
     return (size_t)n * per_body + 2 * sizeof(double) * (size_t)((n + 255) / 256) + sizeof(int) + sums;
 }
 
+/* Device memory for the bodies and the launch shape of c's kernel: 0, or -1 with err naming
+ * the largest N that fits or what is wrong with the shape. */
+static int sc_plan(SimCuda *c, const SimDesc *desc, bool own_positions, char *err, size_t errlen)
+{
+    size_t free_bytes = 0, total_bytes = 0;
+    CudaStatus st = {0};
+    if (!CUDA_CHECK(&st, cudaMemGetInfo(&free_bytes, &total_bytes))) {
+        snprintf(err, errlen, "%s", st.message);
+        return -1;
+    }
+    /* STARBURST_GPU_MEMORY_MIB stands in for a smaller GPU, so the refusal can be tested. */
+    const char *limit = getenv("STARBURST_GPU_MEMORY_MIB");
+    if (limit && atof(limit) > 0 && atof(limit) * 1048576.0 < (double)free_bytes)
+        free_bytes = (size_t)(atof(limit) * 1048576.0);
+    size_t usable = free_bytes / 10 * 9;
+    const size_t need = sc_bytes(c->n, own_positions, c->kernel);
+    if (need > usable) {
+        /* The largest N whose buffers fit: sc_bytes grows with N, so bisect. */
+        long long lo = 0, hi = (long long)(usable / (2 * sizeof(float4))) + 1;
+        while (hi - lo > 1) {
+            long long mid = lo + (hi - lo) / 2;
+            if (sc_bytes(mid, own_positions, c->kernel) <= usable) lo = mid;
+            else hi = mid;
+        }
+        snprintf(err, errlen, "%d bodies need %.0f MiB of GPU memory, %s has %.0f MiB free: at most %lld bodies fit",
+                 c->n, need / 1048576.0, c->device_name, free_bytes / 1048576.0, lo);
+        return -1;
+    }
+    /* The symmetric kernel's scratch may take what the bodies leave. */
+    const size_t sums_budget = usable - need + (c->kernel == SIM_KERNEL_SYMMETRIC ? sc_least_sums(c->n) : 0);
+    return sc_shape(c, c->kernel, desc->threads_per_body, desc->block_size, sums_budget, &c->shape, err, errlen);
+}
+
 void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen)
 {
     SimCuda *c = calloc(1, sizeof *c);
@@ -254,31 +287,7 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     const bool own_positions = desc->position_vbo == 0;
     const char *fail_after = getenv("STARBURST_CUDA_FAIL_AFTER");
     c->fail_after = fail_after ? atol(fail_after) : 0;
-    size_t free_bytes = 0, total_bytes = 0;
-    if (!CUDA_CHECK(&c->status, cudaMemGetInfo(&free_bytes, &total_bytes))) goto fail;
-    /* STARBURST_GPU_MEMORY_MIB stands in for a smaller GPU, so the refusal can be tested. */
-    const char *limit = getenv("STARBURST_GPU_MEMORY_MIB");
-    if (limit && atof(limit) > 0 && atof(limit) * 1048576.0 < (double)free_bytes)
-        free_bytes = (size_t)(atof(limit) * 1048576.0);
-    size_t usable = free_bytes / 10 * 9;
-    const size_t need = sc_bytes(c->n, own_positions, c->kernel);
-    if (need > usable) {
-        /* The largest N whose buffers fit: sc_bytes grows with N, so bisect. */
-        long long lo = 0, hi = (long long)(usable / (2 * sizeof(float4))) + 1;
-        while (hi - lo > 1) {
-            long long mid = lo + (hi - lo) / 2;
-            if (sc_bytes(mid, own_positions, c->kernel) <= usable) lo = mid;
-            else hi = mid;
-        }
-        long long fit = lo;
-        snprintf(err, errlen, "%d bodies need %.0f MiB of GPU memory, %s has %.0f MiB free: at most %lld bodies fit",
-                 c->n, need / 1048576.0, c->device_name, free_bytes / 1048576.0, fit);
-        cuda_destroy(c);
-        return NULL;
-    }
-    /* The symmetric kernel's scratch may take what the bodies leave. */
-    const size_t sums_budget = usable - need + (c->kernel == SIM_KERNEL_SYMMETRIC ? sc_least_sums(c->n) : 0);
-    if (sc_shape(c, c->kernel, desc->threads_per_body, desc->block_size, sums_budget, &c->shape, err, errlen) != 0) {
+    if (sc_plan(c, desc, own_positions, err, errlen) != 0) {
         cuda_destroy(c);
         return NULL;
     }
@@ -548,3 +557,33 @@ const SimBackendImpl sim_cuda_impl = {
     .finite = cuda_finite,
     .device_memory = cuda_device_memory,
 };
+
+bool sim_cuda_gl_probe(char *why, size_t whylen)
+{
+    unsigned int count = 0;
+    int devices[4];
+    cudaError_t e = cudaGLGetDevices(&count, devices, 4, cudaGLDeviceListAll);
+    cudaGetLastError();
+    if (e == cudaSuccess && count > 0) return true;
+    snprintf(why, whylen, "the OpenGL context runs on %s, not on a CUDA device (%s): CUDA-GL interop needs NVIDIA's "
+                          "OpenGL driver",
+             (const char *)glGetString(GL_RENDERER) ? (const char *)glGetString(GL_RENDERER) : "an unknown renderer",
+             e != cudaSuccess ? cudaGetErrorString(e) : "no device listed");
+    return false;
+}
+
+int sim_cuda_check(const SimDesc *desc, int n, char *err, size_t errlen)
+{
+    SimCuda c = {.n = n, .precision = desc->precision};
+    int device = 0;
+    struct cudaDeviceProp prop;
+    if (!CUDA_CHECK(&c.status, cudaGetDevice(&device)) ||
+        !CUDA_CHECK(&c.status, cudaGetDeviceProperties(&prop, device))) {
+        snprintf(err, errlen, "%s", c.status.message);
+        return -1;
+    }
+    snprintf(c.device_name, sizeof c.device_name, "%s", prop.name);
+    c.sm_count = prop.multiProcessorCount;
+    c.kernel = sc_resolve(&c, desc->kernel, desc->threads_per_body, desc->block_size);
+    return sc_plan(&c, desc, desc->position_vbo == 0, err, errlen);
+}

@@ -15,6 +15,14 @@ extern "C" {
 
 typedef struct GLFWwindow GLFWwindow;
 
+/* Where a control was drawn in the last frame, in window pixels: the readout that lets a test
+ * drive the real window as a hand does (src/app/readout.c). */
+#define UI_MAX_WIDGETS 32
+typedef struct UiWidget {
+    char name[24];
+    float x0, y0, x1, y1;
+} UiWidget;
+
 typedef struct UiModel {
     /* Live controls. */
     float dt, softening, damping;
@@ -45,6 +53,14 @@ typedef struct UiModel {
     bool check_forces;    /* one-shot accuracy check of the active kernel */
     bool save_preset;     /* with preset_name */
     bool apply_shape;     /* threads_per_body or block_size changed */
+    bool defaults;        /* restore the scene's dt, softening and damping */
+    bool undo;            /* take back the last parameter change, state included */
+    /* Raised when an edit of dt, softening or damping begins, with their values before it. */
+    bool edit_began;
+    struct {
+        float dt, softening, damping;
+    } before;
+    int undo_depth;       /* changes that can be undone */
     /* HUD, read only. */
     double fps, steps_per_s, interactions_per_s, gflops;
     double energy_error; /* dE/E0 */
@@ -52,7 +68,9 @@ typedef struct UiModel {
     double sim_time;
     int bodies;
     const char *backend, *device, *kernel_name;
-    const char *notice;  /* a line to show prominently, or NULL */
+    const char *notice;  /* the latest message, or NULL */
+    float notice_alpha;  /* 1 while it is fresh, falling to 0 as it fades */
+    const char *alarm;   /* a run gone wrong, shown large until it is mended; NULL = none */
     int shape_q, shape_block; /* launch shape running now; 0 = not applicable */
     /* Kernel ladder: interactions/s measured per kernel at the current N, indexed by SimKernel;
      * 0 = not measured yet. */
@@ -66,6 +84,9 @@ typedef struct UiModel {
     const ForceCheck *force_check;  /* NULL until run */
     bool cuda;           /* the kernel choice applies */
     bool visible;        /* H toggles */
+    /* Controls as drawn in the last frame (filled by ui_frame). */
+    UiWidget widgets[UI_MAX_WIDGETS];
+    int widget_count;
 } UiModel;
 
 /* Attaches Dear ImGui to the window (GLFW + OpenGL3 backends). GLFW's backend chains to the

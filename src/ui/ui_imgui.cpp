@@ -148,6 +148,29 @@ static const ImGuiWindowFlags overlay_flags = ImGuiWindowFlags_NoDecoration | Im
                                               ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav |
                                               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoInputs;
 
+// "1 step/s", "2 steps/s": the unit's noun agrees with the rounded figure.
+static const char *per_s(double rate, const char *one, const char *many) { return lround(rate) == 1 ? one : many; }
+
+static const ImVec4 alarm_color(1.0f, 0.35f, 0.3f, 1.0f);
+
+// What the run needs said now: a flag the hall can read (a run gone wrong, and the key that
+// mends it), then the latest message, fading out.
+static void hud_messages(const UiModel *m, float wrap)
+{
+    ImGui::PushTextWrapPos(wrap);
+    if (m->alarm) {
+        ImGui::PushFont(ui.lecture ? ui.huge : ui.large);
+        ImGui::TextColored(alarm_color, "%s", m->alarm);
+        ImGui::PopFont();
+    }
+    if (m->notice && m->notice_alpha > 0) {
+        ImVec4 c = notice_color;
+        c.w = m->notice_alpha;
+        ImGui::TextColored(c, "%s", m->notice);
+    }
+    ImGui::PopTextWrapPos();
+}
+
 static void hud(const UiModel *m)
 {
     const float pad = px(10.0f);
@@ -156,8 +179,9 @@ static void hud(const UiModel *m)
     if (ImGui::Begin("##hud", nullptr, overlay_flags)) {
         ImGui::Text("%.0f fps (%.1f ms)", m->fps, m->fps > 0 ? 1000.0 / m->fps : 0.0);
         char rate[32];
-        ImGui::Text("%.0f steps/s   %s interactions/s   %.1f GFLOP/s", m->steps_per_s,
-                    compact_exp(m->interactions_per_s, rate, sizeof rate), m->gflops);
+        ImGui::Text("%.0f %s   %s interactions/s   %.1f GFLOP/s", m->steps_per_s,
+                    per_s(m->steps_per_s, "step/s", "steps/s"), compact_exp(m->interactions_per_s, rate, sizeof rate),
+                    m->gflops);
         ImGui::Text("N %d   %s  %s", m->bodies, m->backend ? m->backend : "?", m->device ? m->device : "");
         if (m->cuda && m->kernel_name) {
             ImGui::SameLine();
@@ -172,7 +196,7 @@ static void hud(const UiModel *m)
                 ImGui::TextColored(warning_color, "(damped: not conservative)");
             }
         }
-        if (m->notice) ImGui::TextColored(notice_color, "%s", m->notice);
+        hud_messages(m, ImGui::GetIO().DisplaySize.x * 0.45f);
     }
     ImGui::End();
 }
@@ -196,21 +220,24 @@ static void lecture_hud(const UiModel *m)
         ImGui::TextUnformatted("interactions/s");
         if (m->gflops >= 1000) snprintf(text, sizeof text, "%.1f TFLOP/s", m->gflops * 1e-3);
         else snprintf(text, sizeof text, "%.1f GFLOP/s", m->gflops);
-        ImGui::Text("%s   %.0f steps/s   %.0f fps", text, m->steps_per_s, m->fps);
+        ImGui::Text("%s   %.0f %s   %.0f fps", text, m->steps_per_s, per_s(m->steps_per_s, "step/s", "steps/s"),
+                    m->fps);
         if (m->cuda && m->kernel_name) {
             ImGui::TextColored(accent_color, "%s", m->kernel_name);
             ImGui::SameLine();
         }
         ImGui::Text("N %s   %s", grouped(m->bodies, text, sizeof text), m->device ? m->device : "");
+        // Read from the back of the hall: full brightness, not the dim grey of secondary text.
+        ImGui::Text("t %.2f", m->sim_time);
         if (m->energy_valid) {
-            ImGui::TextDisabled("t %.2f   dE/E0 %+.1e%s", m->sim_time, m->energy_error,
-                                m->damping < 1.0f ? "   (damped)" : "");
+            ImGui::SameLine();
+            ImGui::Text("  dE/E0 %+.1e", m->energy_error);
+            if (m->damping < 1.0f) {
+                ImGui::SameLine();
+                ImGui::TextColored(warning_color, "  (damped)");
+            }
         }
-        if (m->notice) {
-            ImGui::PushTextWrapPos(ImGui::GetIO().DisplaySize.x * 0.5f);
-            ImGui::TextColored(notice_color, "%s", m->notice);
-            ImGui::PopTextWrapPos();
-        }
+        hud_messages(m, ImGui::GetIO().DisplaySize.x * 0.5f);
     }
     ImGui::End();
 }
@@ -338,14 +365,148 @@ static void ladder_window(UiModel *m)
     ImGui::End();
 }
 
+// Sliders whose handle maps onto the value by a rule of ours. ImGui 1.86's logarithmic slider
+// takes its zero cut-off from the display format's precision: with "%e" the cut-off was 10, so
+// any click set dt or softening to 10. Here the slider moves a position t in [0, 1] and the
+// rule turns it into the value, so every value of the range is a handle position away.
+typedef enum SliderRule {
+    RULE_LOG,     // lo .. hi, equal ratios per pixel
+    RULE_DAMPING, // 1 - 10^-x for x from -log10(1 - lo) to 6, and 1 (off) at the right end
+} SliderRule;
+
+typedef struct SliderSpec {
+    SliderRule rule;
+    float lo, hi;
+} SliderSpec;
+
+#define DAMPING_FINEST 6.0f // 1 - 1e-6: the closest to 1 before off
+
+static float slider_t(const SliderSpec *s, float v)
+{
+    float t;
+    if (s->rule == RULE_DAMPING) {
+        if (v >= 1.0f) return 1.0f;
+        const float x0 = -log10f(1.0f - s->lo), x = -log10f(1.0f - v);
+        t = (x - x0) / (DAMPING_FINEST - x0);
+    } else {
+        t = logf(v / s->lo) / logf(s->hi / s->lo);
+    }
+    return isfinite(t) ? fminf(fmaxf(t, 0.0f), 1.0f) : 0.0f;
+}
+
+static float slider_value(const SliderSpec *s, float t)
+{
+    if (s->rule == RULE_DAMPING) {
+        if (t >= 1.0f) return 1.0f;
+        const float x0 = -log10f(1.0f - s->lo);
+        return fminf(1.0f - powf(10.0f, -(x0 + t * (DAMPING_FINEST - x0))), 1.0f);
+    }
+    return fminf(fmaxf(s->lo * powf(s->hi / s->lo, t), s->lo), s->hi);
+}
+
+// Three significant figures ("0.0200", "0.0800", "1.50e-05"); damping with the digits that
+// tell its nines apart ("0.9990", "0.999950"), and "1 (off)".
+static void slider_text(const SliderSpec *s, float v, char *buf, size_t len)
+{
+    if (s->rule == RULE_DAMPING) {
+        if (v >= 1.0f) {
+            snprintf(buf, len, "1 (off)");
+            return;
+        }
+        int decimals = (int)floorf(-log10f(1.0f - v)) + 2;
+        snprintf(buf, len, "%.*f", decimals < 2 ? 2 : decimals > 8 ? 8 : decimals, v);
+        return;
+    }
+    if (v >= 1e-3f && v < 1e4f) {
+        int decimals = 2 - (int)floorf(log10f(v));
+        snprintf(buf, len, "%.*f", decimals < 0 ? 0 : decimals, v);
+    } else {
+        snprintf(buf, len, "%.2e", v);
+    }
+}
+
+// The slider of spec s over *v. Ctrl+click types a value instead (clamped to the range). True
+// when *v changed; *began is raised when an edit starts (the value before it is still *v then).
+static bool rule_slider(const char *label, float *v, const SliderSpec *s, bool *began)
+{
+    ImGuiStorage *store = ImGui::GetStateStorage();
+    const ImGuiID key = ImGui::GetID(label);
+    int *typing = store->GetIntRef(key, 0); // frames since typing began + 1; 0 = sliding
+    if (*typing > 0) {
+        float *typed = store->GetFloatRef(key + 1, *v);
+        ImGui::PushID("typed");
+        if (*typing == 1) {
+            *typed = *v;
+            ImGui::SetKeyboardFocusHere();
+        }
+        ImGui::InputFloat(label, typed, 0.0f, 0.0f, "%g", ImGuiInputTextFlags_AutoSelectAll);
+        const bool done = ImGui::IsItemDeactivated() || (*typing > 3 && !ImGui::IsItemActive());
+        const bool edited = ImGui::IsItemDeactivatedAfterEdit();
+        ImGui::PopID();
+        *typing = done ? 0 : *typing + 1;
+        if (!done || !edited || !isfinite(*typed)) return false;
+        const float value = fminf(fmaxf(*typed, s->lo), s->hi);
+        if (value == *v) return false;
+        *began = true;
+        *v = value;
+        return true;
+    }
+    char shown[48];
+    slider_text(s, *v, shown, sizeof shown);
+    float t = slider_t(s, *v);
+    const bool moved = ImGui::SliderFloat(label, &t, 0.0f, 1.0f, shown,
+                                          ImGuiSliderFlags_NoInput | ImGuiSliderFlags_NoRoundToFormat |
+                                              ImGuiSliderFlags_AlwaysClamp);
+    if (ImGui::IsItemActivated() && ImGui::GetIO().KeyCtrl) {
+        *typing = 1; // the click that asked for typing moves nothing
+        return false;
+    }
+    if (ImGui::IsItemActivated()) *began = true;
+    if (!moved) return false;
+    *v = slider_value(s, t);
+    return true;
+}
+
+static const SliderSpec dt_spec = {RULE_LOG, 1e-5f, 1e-1f};
+static const SliderSpec softening_spec = {RULE_LOG, 1e-4f, 1.0f};
+static const SliderSpec damping_spec = {RULE_DAMPING, 0.9f, 1.0f};
+
+// Where a control sits on screen, for the readout that lets tests drive the window by hand.
+static void note_widget(UiModel *m, const char *name)
+{
+    if (m->widget_count >= UI_MAX_WIDGETS) return;
+    UiWidget *w = &m->widgets[m->widget_count++];
+    snprintf(w->name, sizeof w->name, "%s", name);
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    w->x0 = a.x;
+    w->y0 = a.y;
+    w->x1 = b.x;
+    w->y1 = b.y;
+}
+
+// The three parameters an edit can be undone for: their values before the edit go with it.
+static void parameter_slider(UiModel *m, const char *label, float *v, const SliderSpec *s)
+{
+    const float dt = m->dt, softening = m->softening, damping = m->damping;
+    bool began = false;
+    rule_slider(label, v, s, &began);
+    note_widget(m, label);
+    if (began && !m->edit_began) {
+        m->edit_began = true;
+        m->before.dt = dt;
+        m->before.softening = softening;
+        m->before.damping = damping;
+    }
+}
+
 static void simulation_section(UiModel *m)
 {
     if (!ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) return;
-    const ImGuiSliderFlags log = ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_NoRoundToFormat;
-    ImGui::SliderFloat("dt", &m->dt, 1e-5f, 1e-1f, "%.2e", log);
-    ImGui::SliderFloat("softening", &m->softening, 1e-4f, 1.0f, "%.2e", log);
-    ImGui::SliderFloat("damping", &m->damping, 0.9f, 1.0f, m->damping >= 1.0f ? "1 (off)" : "%.4f");
+    parameter_slider(m, "dt", &m->dt, &dt_spec);
+    parameter_slider(m, "softening", &m->softening, &softening_spec);
+    parameter_slider(m, "damping", &m->damping, &damping_spec);
     ImGui::SliderInt("steps/frame", &m->steps_per_frame, 1, 64);
+    note_widget(m, "steps/frame");
     if (m->cuda) {
         int k = active_kernel(m);
         if (ImGui::BeginCombo("kernel", sim_kernel_name((SimKernel)k))) {
@@ -355,12 +516,22 @@ static void simulation_section(UiModel *m)
         }
     }
     if (ImGui::Button(m->paused ? "Resume" : "Pause")) m->paused = !m->paused;
+    note_widget(m, "pause");
     ImGui::SameLine();
     ImGui::BeginDisabled(!m->paused);
     if (ImGui::Button("Step")) m->step_once = true;
+    note_widget(m, "step");
     ImGui::EndDisabled();
     ImGui::SameLine();
     if (ImGui::Button("Reset")) m->reset = true;
+    note_widget(m, "reset");
+    if (ImGui::Button("Defaults")) m->defaults = true;
+    note_widget(m, "defaults");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(m->undo_depth == 0);
+    if (ImGui::Button("Undo")) m->undo = true;
+    note_widget(m, "undo");
+    ImGui::EndDisabled();
 }
 
 static void ladder_section(UiModel *m)
@@ -385,7 +556,9 @@ static void scene_section(UiModel *m)
 
 static void presets_section(UiModel *m)
 {
-    if (!ImGui::CollapsingHeader("Presets")) return;
+    const bool open = ImGui::CollapsingHeader("Presets");
+    note_widget(m, "Presets");
+    if (!open) return;
     const char *current = m->preset >= 0 && m->preset < m->preset_count ? m->preset_names[m->preset] : "(none)";
     if (ImGui::BeginCombo("preset", current)) {
         for (int i = 0; i < m->preset_count; i++)
@@ -395,14 +568,19 @@ static void presets_section(UiModel *m)
             }
         ImGui::EndCombo();
     }
+    note_widget(m, "preset");
     ImGui::Checkbox("cycle", &m->cycling);
+    note_widget(m, "cycle");
     ImGui::SameLine();
     ImGui::PushItemWidth(px(90.0f));
-    ImGui::SliderFloat("seconds", &m->cycle_seconds, 5.0f, 300.0f, "%.0f");
+    ImGui::SliderFloat("seconds", &m->cycle_seconds, 5.0f, 300.0f, "%.0f s");
+    note_widget(m, "seconds");
     ImGui::PopItemWidth();
     ImGui::InputText("name", m->preset_name, sizeof m->preset_name);
+    note_widget(m, "name");
     ImGui::BeginDisabled(m->preset_name[0] == '\0');
     if (ImGui::Button("Save current as preset")) m->save_preset = true;
+    note_widget(m, "save preset");
     ImGui::EndDisabled();
 }
 
@@ -424,10 +602,10 @@ static void diagnostics_section(UiModel *m)
             lo = m->energy_history[i] < lo ? m->energy_history[i] : lo;
             hi = m->energy_history[i] > hi ? m->energy_history[i] : hi;
         }
-        char label[64];
-        snprintf(label, sizeof label, "dE/E0 %+.1e .. %+.1e", lo, hi);
-        ImGui::PlotLines("##dE", m->energy_history, m->energy_history_count, 0, label, lo, hi,
-                         ImVec2(0, px(60.0f)));
+        // The range above the plot, not inside it, where a narrow plot would cut it.
+        ImGui::Text("dE/E0 from %+.1e to %+.1e", lo, hi);
+        ImGui::PlotLines("##dE", m->energy_history, m->energy_history_count, 0, nullptr, lo, hi,
+                         ImVec2(ImGui::CalcItemWidth(), px(60.0f)));
     }
     if (ImGui::Button("Check forces against f64")) m->check_forces = true;
     if (m->force_check) {
@@ -441,18 +619,34 @@ static void view_section(UiModel *m)
     if (!ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) return;
     const ImGuiSliderFlags log = ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_NoRoundToFormat;
     ImGui::SliderFloat("point size", &m->point_size, 0.25f, 8.0f, "%.2f", log);
+    note_widget(m, "point size");
     ImGui::SliderFloat("exposure", &m->exposure, 0.05f, 20.0f, "%.2f", log);
+    note_widget(m, "exposure");
     if (ImGui::BeginCombo("colour", renderer_color_mode_name((ColorMode)m->color_mode))) {
         for (int c = 0; c < COLOR_MODE_COUNT; c++)
             if (ImGui::Selectable(renderer_color_mode_name((ColorMode)c), c == m->color_mode))
                 m->color_mode = c;
         ImGui::EndCombo();
     }
+    note_widget(m, "colour");
     ImGui::Checkbox("show halo", &m->show_halo);
+    note_widget(m, "show halo");
     ImGui::SameLine();
     ImGui::Checkbox("auto-rotate", &m->auto_rotate);
+    note_widget(m, "auto-rotate");
     if (ImGui::Button("Reset camera")) m->reset_camera = true;
+    note_widget(m, "reset camera");
 }
+
+// Every key the program answers to, as the README lists them.
+static const char *const ui_key_lines[] = {
+    "space pause   . step   R reset   Backspace defaults",
+    "ctrl+Z undo   H hide UI   F full screen   L lecture",
+    "A auto-rotate   M colour   D halo   G follow",
+    "K time the ladder   [ ] presets   C cycle   Home camera",
+    "S save   V record   Esc quit",
+    "ctrl+click a slider to type a value",
+};
 
 static void panel(UiModel *m)
 {
@@ -477,9 +671,7 @@ static void panel(UiModel *m)
         diagnostics_section(m);
         ImGui::PopItemWidth();
         ImGui::Separator();
-        ImGui::TextDisabled("space pause  . step  R reset  H hide UI  D halo");
-        ImGui::TextDisabled("[ ] presets  C cycle  S save  L lecture");
-        ImGui::TextDisabled("F fullscreen  Esc quit");
+        for (const char *line : ui_key_lines) ImGui::TextDisabled("%s", line);
     }
     ImGui::End();
 }
@@ -508,6 +700,7 @@ static void set_mode(bool lecture)
 extern "C" void ui_frame(UiModel *m)
 {
     if (!ui.created) return;
+    m->widget_count = 0;
     set_mode(m->lecture);
     ImGui_ImplOpenGL3_NewFrame();
     if (ui.glfw) {

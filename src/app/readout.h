@@ -1,0 +1,34 @@
+/* The readout: a small text file of what the program runs with and where its controls are,
+ * rewritten every frame when STARBURST_READOUT names it. It lets a test drive the real window
+ * as a person does (mouse and keys from outside) and read back what the simulation received.
+ * One "key value" line each; controls as "widget NAME x0 y0 x1 y1" in window pixels. */
+#ifndef STARBURST_READOUT_H
+#define STARBURST_READOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sim/sim.h"
+#include "ui/ui.h"
+
+typedef struct ReadoutState {
+    int frame;
+    double time;
+    long long step;
+    SimParams params; /* what the simulation received in the last advance */
+    int bodies;
+    const char *backend;
+    int width, height;
+    bool fullscreen;
+    int follow;
+    bool recording;
+    float camera_distance, camera_yaw;
+    const char *alarm, *notice;
+    const UiModel *ui;
+} ReadoutState;
+
+/* Writes r to path through a temporary file and a rename, so a reader never sees half of it.
+ * 0, or -1 with err. */
+int readout_write(const char *path, const ReadoutState *r, char *err, size_t errlen);
+
+#endif
