@@ -27,19 +27,24 @@ typedef struct NbodyShape {
     int q, block, r, parts;
 } NbodyShape;
 
-/* One force launch: a = forces(pos); acc = a; then, where vel is given, v = (v + a kick) damping
- * and, where speed is given, speed = |v|. vel = NULL stores a alone (kick and damping unused). */
+/* One force launch: a = forces(pos); acc = a; then, where vel is given, the kick
+ * v = (v + a half_kick) damping + a next_kick: the step's closing half kick, damping of the
+ * velocity synchronised with the positions, and the next step's opening half kick (0 when the
+ * next drift gives it); where speed is given, speed = |v|; where nonfinite is given, a kick that
+ * writes a non-finite velocity sets *nonfinite = 1. vel = NULL stores a alone. */
 typedef struct NbodyForces {
     SimKernel kernel;       /* SIM_KERNEL_DEFAULT = mtpb */
     SimPrecision precision; /* DOUBLE runs the fp64 mtpb kernel (kernel must be mtpb) */
     NbodyShape shape;
     int n;
-    float eps2;
+    double eps2; /* the fp64 kernel takes it as it is, the float ones rounded to float */
     const float4 *pos;
     float4 *acc;
+    double *acc64; /* fp64 only: where given, also a in double (3 per body), as summed */
     float4 *vel;
-    float kick, damping;
+    float half_kick, next_kick, damping;
     float *speed;
+    int *nonfinite;
     float4 *pair_sums; /* the symmetric kernel's scratch: nbody_pair_sums_bytes of device memory */
     size_t pair_sums_bytes;
 } NbodyForces;
@@ -63,9 +68,10 @@ size_t nbody_pair_sums_bytes(SimKernel kernel, NbodyShape shape, int n);
 /* The shape of a non-mtpb kernel: q = 1, r = 1, block as given or 256. */
 NbodyShape nbody_plain_shape(int block);
 
-/* v += a half_kick (skipped when half_kick = 0), then x += v dt; mass untouched. */
+/* v += a half_kick (skipped when half_kick = 0), then x += v dt; mass untouched. Where nonfinite
+ * is given, a non-finite position written sets *nonfinite = 1. */
 cudaError_t nbody_drift_launch(float4 *pos, float4 *vel, const float4 *acc, int n, float dt, float half_kick,
-                               cudaStream_t stream);
+                               int *nonfinite, cudaStream_t stream);
 /* speed[i] = |v_i|. */
 cudaError_t nbody_speed_launch(const float4 *vel, float *speed, int n, cudaStream_t stream);
 

@@ -1,6 +1,7 @@
 /* The timing core of the bench: force kernels timed with CUDA events on a fixed random ball, and
  * the device's FP32 rate measured by a kernel of independent FFMA chains, so "% of peak" is read
  * against this card at its present clocks rather than a datasheet. */
+#include "cuda_check.h"
 #include "kernels.h"
 
 #include <stdlib.h>
@@ -64,18 +65,12 @@ int compare_double(const void *a, const void *b)
 
 } // namespace
 
-#define TRY(call)                                                                                                      \
-    do {                                                                                                               \
-        cudaError_t e_ = (call);                                                                                       \
-        if (e_ != cudaSuccess) return e_;                                                                              \
-    } while (0)
-
 extern "C" cudaError_t nbody_device_info(char *name, size_t namelen, int *sm_count)
 {
     int dev;
     cudaDeviceProp p;
-    TRY(cudaGetDevice(&dev));
-    TRY(cudaGetDeviceProperties(&p, dev));
+    CudaStatus st = {};
+    if (!CUDA_CHECK(&st, cudaGetDevice(&dev)) || !CUDA_CHECK(&st, cudaGetDeviceProperties(&p, dev))) return st.error;
     if (namelen > 0) {
         strncpy(name, p.name, namelen - 1);
         name[namelen - 1] = '\0';
@@ -87,31 +82,30 @@ extern "C" cudaError_t nbody_device_info(char *name, size_t namelen, int *sm_cou
 extern "C" cudaError_t nbody_bench_fp32_peak(double *fp32_instr_per_s)
 {
     int dev, sms;
-    TRY(cudaGetDevice(&dev));
-    TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CudaStatus st = {};
+    if (!CUDA_CHECK(&st, cudaGetDevice(&dev)) ||
+        !CUDA_CHECK(&st, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)))
+        return st.error;
     const int block = 256, grid = sms * 8, iterations = 4096;
-    float *out;
-    cudaEvent_t a, b;
-    TRY(cudaMalloc(&out, (size_t)grid * block * sizeof(float)));
-    TRY(cudaEventCreate(&a));
-    TRY(cudaEventCreate(&b));
+    float *out = NULL;
+    cudaEvent_t a = NULL, b = NULL;
+    bool ok = CUDA_CHECK(&st, cudaMalloc(&out, (size_t)grid * block * sizeof(float))) &&
+              CUDA_CHECK(&st, cudaEventCreate(&a)) && CUDA_CHECK(&st, cudaEventCreate(&b));
     double best = 0.0;
-    for (int rep = 0; rep < 4; rep++) {
-        TRY(cudaEventRecord(a));
-        fp32_peak<<<grid, block>>>(out, iterations, 0.999999f, 1e-6f);
-        TRY(cudaGetLastError());
-        TRY(cudaEventRecord(b));
-        TRY(cudaEventSynchronize(b));
-        float ms;
-        TRY(cudaEventElapsedTime(&ms, a, b));
+    for (int rep = 0; ok && rep < 4; rep++) {
+        float ms = 0.0f;
+        ok = CUDA_CHECK(&st, cudaEventRecord(a));
+        if (ok) fp32_peak<<<grid, block>>>(out, iterations, 0.999999f, 1e-6f);
+        ok = ok && CUDA_CHECK(&st, cudaGetLastError()) && CUDA_CHECK(&st, cudaEventRecord(b)) &&
+             CUDA_CHECK(&st, cudaEventSynchronize(b)) && CUDA_CHECK(&st, cudaEventElapsedTime(&ms, a, b));
         double instr = (double)grid * block * iterations * PEAK_UNROLL * PEAK_CHAINS;
-        if (rep > 0 && instr / (ms * 1e-3) > best) best = instr / (ms * 1e-3);
+        if (ok && rep > 0 && instr / (ms * 1e-3) > best) best = instr / (ms * 1e-3);
     }
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    TRY(cudaFree(out));
+    if (a) cudaEventDestroy(a);
+    if (b) cudaEventDestroy(b);
+    CUDA_CHECK(&st, cudaFree(out));
     *fp32_instr_per_s = best;
-    return cudaSuccess;
+    return st.error;
 }
 
 extern "C" cudaError_t nbody_bench_create(NbodyBench **out, int n, unsigned seed)
@@ -126,18 +120,17 @@ extern "C" cudaError_t nbody_bench_create(NbodyBench **out, int n, unsigned seed
     }
     b->n = n;
     random_ball(host, n, seed);
-    cudaError_t e = cudaMalloc(&b->pos, (size_t)n * sizeof(float4));
-    if (e == cudaSuccess) e = cudaMalloc(&b->vel, (size_t)n * sizeof(float4));
-    if (e == cudaSuccess) e = cudaMalloc(&b->acc, (size_t)n * sizeof(float4));
-    if (e == cudaSuccess) e = cudaMemcpy(b->pos, host, (size_t)n * sizeof(float4), cudaMemcpyHostToDevice);
-    if (e == cudaSuccess) e = cudaMemset(b->vel, 0, (size_t)n * sizeof(float4));
-    if (e == cudaSuccess) e = cudaEventCreate(&b->start);
-    if (e == cudaSuccess) e = cudaEventCreate(&b->mid);
-    if (e == cudaSuccess) e = cudaEventCreate(&b->stop);
+    const size_t bytes = (size_t)n * sizeof(float4);
+    CudaStatus st = {};
+    bool ok = CUDA_CHECK(&st, cudaMalloc(&b->pos, bytes)) && CUDA_CHECK(&st, cudaMalloc(&b->vel, bytes)) &&
+              CUDA_CHECK(&st, cudaMalloc(&b->acc, bytes)) &&
+              CUDA_CHECK(&st, cudaMemcpy(b->pos, host, bytes, cudaMemcpyHostToDevice)) &&
+              CUDA_CHECK(&st, cudaMemset(b->vel, 0, bytes)) && CUDA_CHECK(&st, cudaEventCreate(&b->start)) &&
+              CUDA_CHECK(&st, cudaEventCreate(&b->mid)) && CUDA_CHECK(&st, cudaEventCreate(&b->stop));
     free(host);
-    if (e != cudaSuccess) {
+    if (!ok) {
         nbody_bench_destroy(b);
-        return e;
+        return st.error;
     }
     *out = b;
     return cudaSuccess;
@@ -169,30 +162,27 @@ extern "C" cudaError_t nbody_bench_time(NbodyBench *b, SimKernel kernel, SimPrec
     f.pos = b->pos;
     f.acc = b->acc;
     f.vel = b->vel;
-    f.kick = 0.0f;
     f.damping = 1.0f;
     if (repeats < 1) repeats = 1;
     double *fm = (double *)malloc(2 * (size_t)repeats * sizeof(double));
     if (!fm) return cudaErrorMemoryAllocation;
     double *sm = fm + repeats;
     f.pair_sums_bytes = nbody_pair_sums_bytes(kernel, shape, b->n);
-    cudaError_t e = f.pair_sums_bytes ? cudaMalloc((void **)&f.pair_sums, f.pair_sums_bytes) : cudaSuccess;
-    if (e == cudaSuccess) e = nbody_forces_launch(&f, 0);
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    for (int r = 0; r < repeats && e == cudaSuccess; r++) {
+    CudaStatus st = {};
+    bool ok = (!f.pair_sums_bytes || CUDA_CHECK(&st, cudaMalloc((void **)&f.pair_sums, f.pair_sums_bytes))) &&
+              CUDA_CHECK(&st, nbody_forces_launch(&f, 0)) && CUDA_CHECK(&st, cudaDeviceSynchronize());
+    for (int r = 0; r < repeats && ok; r++) {
         float t1 = 0.0f, t2 = 0.0f;
-        e = cudaEventRecord(b->start);
-        if (e == cudaSuccess) e = nbody_drift_launch(b->pos, b->vel, b->acc, b->n, 0.0f, 0.0f, 0);
-        if (e == cudaSuccess) e = cudaEventRecord(b->mid);
-        if (e == cudaSuccess) e = nbody_forces_launch(&f, 0);
-        if (e == cudaSuccess) e = cudaEventRecord(b->stop);
-        if (e == cudaSuccess) e = cudaEventSynchronize(b->stop);
-        if (e == cudaSuccess) e = cudaEventElapsedTime(&t1, b->mid, b->stop);
-        if (e == cudaSuccess) e = cudaEventElapsedTime(&t2, b->start, b->stop);
+        ok = CUDA_CHECK(&st, cudaEventRecord(b->start)) &&
+             CUDA_CHECK(&st, nbody_drift_launch(b->pos, b->vel, b->acc, b->n, 0.0f, 0.0f, NULL, 0)) &&
+             CUDA_CHECK(&st, cudaEventRecord(b->mid)) && CUDA_CHECK(&st, nbody_forces_launch(&f, 0)) &&
+             CUDA_CHECK(&st, cudaEventRecord(b->stop)) && CUDA_CHECK(&st, cudaEventSynchronize(b->stop)) &&
+             CUDA_CHECK(&st, cudaEventElapsedTime(&t1, b->mid, b->stop)) &&
+             CUDA_CHECK(&st, cudaEventElapsedTime(&t2, b->start, b->stop));
         fm[r] = t1;
         sm[r] = t2;
     }
-    if (e == cudaSuccess) {
+    if (ok) {
         qsort(fm, repeats, sizeof *fm, compare_double);
         qsort(sm, repeats, sizeof *sm, compare_double);
         *force_ms = fm[repeats / 2];
@@ -200,5 +190,5 @@ extern "C" cudaError_t nbody_bench_time(NbodyBench *b, SimKernel kernel, SimPrec
     }
     free(fm);
     cudaFree(f.pair_sums);
-    return e;
+    return st.error;
 }

@@ -13,8 +13,15 @@ struct Epilogue {
     float4 *acc;
     float4 *vel;
     float *speed;
-    float kick, damping;
+    float half_kick, next_kick, damping;
+    int *nonfinite;
 };
+
+/* Sets *flag where a value written is NaN or Inf: a plain store, as every writer stores 1. */
+__device__ __forceinline__ void flag_nonfinite(int *flag, float x, float y, float z)
+{
+    if (flag && !(isfinite(x) && isfinite(y) && isfinite(z))) *flag = 1;
+}
 
 template <bool KICK>
 __device__ __forceinline__ void finish(int i, float ax, float ay, float az, const Epilogue &e)
@@ -22,10 +29,12 @@ __device__ __forceinline__ void finish(int i, float ax, float ay, float az, cons
     e.acc[i] = make_float4(ax, ay, az, 0.0f);
     if (KICK) {
         float4 v = e.vel[i];
-        v.x = (v.x + ax * e.kick) * e.damping;
-        v.y = (v.y + ay * e.kick) * e.damping;
-        v.z = (v.z + az * e.kick) * e.damping;
+        /* Damping acts on the synchronised velocity, so where an advance ends does not matter. */
+        v.x = fmaf(ax, e.next_kick, fmaf(ax, e.half_kick, v.x) * e.damping);
+        v.y = fmaf(ay, e.next_kick, fmaf(ay, e.half_kick, v.y) * e.damping);
+        v.z = fmaf(az, e.next_kick, fmaf(az, e.half_kick, v.z) * e.damping);
         e.vel[i] = v;
+        flag_nonfinite(e.nonfinite, v.x, v.y, v.z);
         if (e.speed) e.speed[i] = sqrtf(v.x * v.x + v.y * v.y + v.z * v.z);
     }
 }

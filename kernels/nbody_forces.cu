@@ -7,7 +7,8 @@
  *   4 tiled-unrolled  tiles, unrolled by 8, one MUFU rsqrt (flush-to-zero), the mass folded in
  *   5 mtpb            q threads per body split each tile and meet by warp shuffle, so a few
  *                     thousand bodies still fill the GPU; r bodies per thread reuse each load
- *   5 mtpb, fp64      the same in double arithmetic, for reference runs
+ *   5 mtpb, fp64      the same in double arithmetic (eps^2 too), for reference runs; the sums
+ *                     are stored as float like the others' (and, on request, in double)
  *   6 symmetric       each pair once, for both bodies (Newton's third law): nbody_symmetric.cu
  * Steps 1-3 take 1 / sqrtf(r2) (IEEE division and square root); 4-6 the approximate rsqrt,
  * whose 2^-22 relative error is far inside the 1e-5 the tests allow. */
@@ -179,7 +180,8 @@ constexpr int MTPB64_TILE = 512;
 constexpr int MTPB64_UNROLL = 4;
 
 template <int Q, bool KICK>
-__global__ void __launch_bounds__(MTPB_MAX_BLOCK) forces5_mtpb_f64(const float4 *__restrict__ pos, int n, double eps2, Epilogue e)
+__global__ void __launch_bounds__(MTPB_MAX_BLOCK)
+    forces5_mtpb_f64(const float4 *__restrict__ pos, int n, double eps2, double *__restrict__ acc64, Epilogue e)
 {
     __shared__ Body64 tile[MTPB64_TILE];
     const int lane = threadIdx.x & (Q - 1);
@@ -216,7 +218,14 @@ __global__ void __launch_bounds__(MTPB_MAX_BLOCK) forces5_mtpb_f64(const float4 
         ay += __shfl_xor_sync(0xffffffffu, ay, off);
         az += __shfl_xor_sync(0xffffffffu, az, off);
     }
-    if (lane == 0 && i < n) finish<KICK>(i, (float)ax, (float)ay, (float)az, e);
+    if (lane == 0 && i < n) {
+        if (acc64) {
+            acc64[3 * i] = ax;
+            acc64[3 * i + 1] = ay;
+            acc64[3 * i + 2] = az;
+        }
+        finish<KICK>(i, (float)ax, (float)ay, (float)az, e);
+    }
 }
 
 int blocks_for(int n, int bodies_per_block) { return (n + bodies_per_block - 1) / bodies_per_block; }
@@ -232,8 +241,9 @@ template <int Q, bool KICK>
 void launch_mtpb_q(const NbodyForces *f, float eps2, Epilogue e, cudaStream_t s)
 {
     if (f->precision == SIM_PRECISION_DOUBLE) {
-        double eps2d = (double)f->eps2 > 1e-24 ? (double)f->eps2 : 1e-24;
-        forces5_mtpb_f64<Q, KICK><<<blocks_for(f->n, f->shape.block / Q), f->shape.block, 0, s>>>(f->pos, f->n, eps2d, e);
+        const double eps2d = f->eps2 > 1e-24 ? f->eps2 : 1e-24;
+        forces5_mtpb_f64<Q, KICK>
+            <<<blocks_for(f->n, f->shape.block / Q), f->shape.block, 0, s>>>(f->pos, f->n, eps2d, f->acc64, e);
     } else if (f->shape.r == 2) {
         launch_mtpb<Q, 2, KICK>(f, eps2, e, s);
     } else {
@@ -241,11 +251,18 @@ void launch_mtpb_q(const NbodyForces *f, float eps2, Epilogue e, cudaStream_t s)
     }
 }
 
+/* eps^2 of the float kernels, raised to NBODY_MIN_EPS2. */
+float float_eps2(const NbodyForces *f)
+{
+    const float eps2 = (float)f->eps2;
+    return eps2 > NBODY_MIN_EPS2 ? eps2 : NBODY_MIN_EPS2;
+}
+
 template <bool KICK>
 void launch(const NbodyForces *f, Epilogue e, cudaStream_t s)
 {
     const int n = f->n, block = f->shape.block;
-    const float eps2 = f->eps2 > NBODY_MIN_EPS2 ? f->eps2 : NBODY_MIN_EPS2;
+    const float eps2 = float_eps2(f);
     const size_t tile_bytes = (size_t)block * sizeof(float4);
     switch (f->kernel) {
     case SIM_KERNEL_NAIVE:
@@ -281,11 +298,11 @@ extern "C" cudaError_t nbody_forces_launch(const NbodyForces *f, cudaStream_t st
     char why[160];
     SimKernel k = f->kernel == SIM_KERNEL_DEFAULT ? SIM_KERNEL_MTPB : f->kernel;
     if (f->n < 1 || nbody_shape_check(k, f->precision, f->shape, why, sizeof why) != 0) return cudaErrorInvalidValue;
+    if (f->acc64 && f->precision != SIM_PRECISION_DOUBLE) return cudaErrorInvalidValue;
     NbodyForces g = *f;
     g.kernel = k;
-    if (k == SIM_KERNEL_SYMMETRIC)
-        return nbody::launch_symmetric(&g, f->eps2 > NBODY_MIN_EPS2 ? f->eps2 : NBODY_MIN_EPS2, stream);
-    Epilogue e = {f->acc, f->vel, f->speed, f->kick, f->damping};
+    if (k == SIM_KERNEL_SYMMETRIC) return nbody::launch_symmetric(&g, float_eps2(f), stream);
+    Epilogue e = {f->acc, f->vel, f->speed, f->half_kick, f->next_kick, f->damping, f->nonfinite};
     if (f->vel)
         launch<true>(&g, e, stream);
     else

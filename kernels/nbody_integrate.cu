@@ -1,6 +1,8 @@
 /* The kernels around the forces: the leapfrog drift (with the opening half kick of an advance
  * folded into its first one), the speeds the renderer colours by, and the energy in double. */
+#include "cuda_check.h"
 #include "kernels.h"
+#include "nbody_common.cuh"
 
 #include <stdlib.h>
 
@@ -10,7 +12,7 @@ constexpr int BLOCK = 256;
 
 template <bool HALF_KICK>
 __global__ void drift(float4 *__restrict__ pos, float4 *__restrict__ vel, const float4 *__restrict__ acc, int n,
-                      float dt, float half_kick)
+                      float dt, float half_kick, int *__restrict__ nonfinite)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -27,6 +29,8 @@ __global__ void drift(float4 *__restrict__ pos, float4 *__restrict__ vel, const 
     p.y = fmaf(v.y, dt, p.y);
     p.z = fmaf(v.z, dt, p.z);
     pos[i] = p;
+    /* A non-finite velocity makes the position non-finite too (Inf * 0 is NaN): one check. */
+    nbody::flag_nonfinite(nonfinite, p.x, p.y, p.z);
 }
 
 __global__ void speed(const float4 *__restrict__ vel, float *__restrict__ out, int n)
@@ -89,12 +93,12 @@ int blocks(int n) { return (n + BLOCK - 1) / BLOCK; }
 } // namespace
 
 extern "C" cudaError_t nbody_drift_launch(float4 *pos, float4 *vel, const float4 *acc, int n, float dt,
-                                          float half_kick, cudaStream_t stream)
+                                          float half_kick, int *nonfinite, cudaStream_t stream)
 {
     if (half_kick != 0.0f)
-        drift<true><<<blocks(n), BLOCK, 0, stream>>>(pos, vel, acc, n, dt, half_kick);
+        drift<true><<<blocks(n), BLOCK, 0, stream>>>(pos, vel, acc, n, dt, half_kick, nonfinite);
     else
-        drift<false><<<blocks(n), BLOCK, 0, stream>>>(pos, vel, acc, n, dt, 0.0f);
+        drift<false><<<blocks(n), BLOCK, 0, stream>>>(pos, vel, acc, n, dt, 0.0f, nonfinite);
     return cudaGetLastError();
 }
 
@@ -110,20 +114,21 @@ extern "C" cudaError_t nbody_energy(const float4 *pos, const float4 *vel, int n,
                                     cudaStream_t stream, double *kinetic, double *potential)
 {
     int nb = blocks(n);
+    CudaStatus st = {};
     energy<<<nb, BLOCK, 0, stream>>>(pos, vel, n, eps2, partials);
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) return e;
+    if (!CUDA_CHECK(&st, cudaGetLastError())) return st.error;
     double *host = (double *)malloc(2 * (size_t)nb * sizeof(double));
     if (!host) return cudaErrorMemoryAllocation;
-    e = cudaMemcpyAsync(host, partials, 2 * (size_t)nb * sizeof(double), cudaMemcpyDeviceToHost, stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+    bool ok = CUDA_CHECK(&st, cudaMemcpyAsync(host, partials, 2 * (size_t)nb * sizeof(double), cudaMemcpyDeviceToHost,
+                                              stream)) &&
+              CUDA_CHECK(&st, cudaStreamSynchronize(stream));
     double k = 0.0, p = 0.0;
-    for (int b = 0; b < nb && e == cudaSuccess; b++) {
+    for (int b = 0; b < nb && ok; b++) {
         k += host[2 * b];
         p += host[2 * b + 1];
     }
     free(host);
     *kinetic = k;
     *potential = p;
-    return e;
+    return st.error;
 }

@@ -239,7 +239,7 @@ cudaError_t launch_symmetric(const NbodyForces *f, float eps2, cudaStream_t stre
     if (!f->pair_sums || f->pair_sums_bytes < sums_bytes(f->n, parts)) return cudaErrorInvalidValue;
     forces6_symmetric<<<parts * (parts + 1) / 2, SYM_BLOCK, 0, stream>>>(f->pos, f->n, eps2, parts, size,
                                                                          f->pair_sums);
-    Epilogue e = {f->acc, f->vel, f->speed, f->kick, f->damping};
+    Epilogue e = {f->acc, f->vel, f->speed, f->half_kick, f->next_kick, f->damping, f->nonfinite};
     const size_t slot = (size_t)parts * size;
     const int blocks = (f->n + 255) / 256;
     if (f->vel)

@@ -4,7 +4,10 @@
  * (the self term is zero). Kick-drift-kick leapfrog: an advance of k steps opens with a half
  * kick from the stored accelerations, runs k x [drift, force + kick] with full kicks between
  * steps and a closing half kick, so positions and velocities are synchronised whenever
- * sim_advance returns. Damping multiplies velocities once per step (1 = off).
+ * sim_advance returns. Damping d (1 = off) multiplies each velocity once per step, when it is
+ * synchronised with the positions: a kick between steps is v = (v + a dt/2) d + a dt/2, the
+ * closing one v = (v + a dt/2) d. So k advances of 1 step do the arithmetic of 1 advance of k
+ * steps, and the damping a user sees does not depend on the steps per frame.
  *
  * Positions live in the GL vertex buffer given as SimDesc.position_vbo (n float4: x, y, z,
  * mass); with position_vbo = 0 the simulation keeps them itself (tests, benchmarks). */
@@ -97,10 +100,12 @@ SimEnergy sim_energy(Sim *s, float softening);
 void sim_accelerations(Sim *s, float softening, float *acc3);
 
 /* The error that stopped the simulation (a failing CUDA call, say), or NULL while it runs. After
- * an error sim_advance does nothing; the caller may carry on with another backend. */
+ * an error sim_advance does nothing; the caller may carry on with another backend. The
+ * simulation prints nothing: showing the error is the caller's part. */
 const char *sim_error(const Sim *s);
-/* True when the last advance produced NaN or Inf (softening 0 with a huge dt, say). One bad body
- * poisons every force of the next step, so a probe of one body finds it within an advance. */
+/* True when the last advance left NaN or Inf in the position or velocity of any body (softening
+ * 0 with a huge dt, say): known after the very advance that made it, before the next step's
+ * forces spread it to every body. False after sim_load. */
 bool sim_diverged(const Sim *s);
 /* Free and total memory of the device the simulation runs on; false for the CPU backend. */
 bool sim_device_memory(const Sim *s, size_t *free_bytes, size_t *total_bytes);

@@ -157,12 +157,14 @@ static void cpu_advance(void *impl, const SimParams *p, int steps)
             }
         }
         cpu_forces(c, p->softening, c->acc);
-        /* A full kick joins this step's closing half kick to the next step's opening one. */
-        const float kick = s == steps - 1 ? 0.5f * dt : dt;
+        /* This step's closing half kick, damping of the synchronised velocity, then the next
+         * step's opening half kick (none after the last step: the next advance gives it). So k
+         * advances of 1 step do the arithmetic of 1 advance of k. */
+        const float half = 0.5f * dt, next = s == steps - 1 ? 0.0f : half;
         for (int i = 0; i < n; i++) {
             float *v = c->vel + 4 * i;
             const float *a = c->acc + 3 * i;
-            for (int k = 0; k < 3; k++) v[k] = (v[k] + a[k] * kick) * damping;
+            for (int k = 0; k < 3; k++) v[k] = (v[k] + a[k] * half) * damping + a[k] * next;
         }
     }
     c->finite = true;

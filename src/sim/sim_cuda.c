@@ -3,8 +3,8 @@
  * own; velocities and accelerations in device memory. A step is two launches, the drift and the
  * fused force + kick (three for the symmetric kernel, whose sums and kick are a launch of their
  * own). The GL context must be current on the calling thread whenever a buffer is
- * given. A CUDA error in the hot path is kept, reported once on stderr, and stops the
- * simulation; nothing aborts the program. */
+ * given. A CUDA error in the hot path is kept for sim_error and stops the simulation; nothing is
+ * printed and nothing aborts the program: the caller says what happened. */
 #include <GL/glew.h>
 
 #include <cuda_gl_interop.h>
@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuda_check.h"
 #include "kernels.h"
 #include "sim/sim_backend.h"
 
@@ -38,47 +39,20 @@ typedef struct SimCuda {
     uint8_t *tags;
     float acc_softening; /* softening of the stored accelerations; NAN = none yet */
     double map_ms;       /* the last advance's time in map and unmap */
-    float4 probe[2];     /* body 0's position and velocity after the last advance */
+    int *nonfinite;      /* device flag, set by a drift or kick that writes NaN or Inf */
+    int diverged;        /* the flag after the last advance */
     long fail_after;     /* STARBURST_CUDA_FAIL_AFTER: advances before a failure is injected; 0 = never */
     cudaEvent_t steps_begin, steps_end; /* around the steps of an advance, on the GPU's clock */
     double gpu_ms;                      /* the last advance's steps alone; 0 = not measured */
-    bool failed, reported;
-    char error[256];
+    CudaStatus status; /* the first error; every later call of the backend then does nothing */
 } SimCuda;
 
-static const char *file_base(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
+static bool sc_failed(const SimCuda *c) { return c->status.message[0] != '\0'; }
 
-/* Keeps the first error; every later call of the backend then does nothing. */
-static bool sc_check(SimCuda *c, cudaError_t e, const char *what, int line)
-{
-    if (e == cudaSuccess) return true;
-    if (!c->failed) {
-        c->failed = true;
-        snprintf(c->error, sizeof c->error, "cuda: %s:%d: %s: %s", file_base(__FILE__), line, what,
-                 cudaGetErrorString(e));
-    }
-    return false;
-}
-#define SC_CHECK(c, call) sc_check((c), (call), #call, __LINE__)
-
-static void sc_report(SimCuda *c)
-{
-    if (c->failed && !c->reported) {
-        fprintf(stderr, "sim: %s (the simulation stops)\n", c->error);
-        c->reported = true;
-    }
-}
-
+/* A failure of our own (not a CUDA call's), kept like one. */
 static bool sc_fail(SimCuda *c, const char *msg)
 {
-    if (!c->failed) {
-        c->failed = true;
-        snprintf(c->error, sizeof c->error, "%s", msg);
-    }
+    if (!sc_failed(c)) snprintf(c->status.message, sizeof c->status.message, "%s", msg);
     return false;
 }
 
@@ -86,7 +60,7 @@ static bool sc_fail(SimCuda *c, const char *msg)
 static bool sc_mapped(SimCuda *c, int idx, size_t need, const char *what, void **ptr)
 {
     size_t size = 0;
-    if (!SC_CHECK(c, cudaGraphicsResourceGetMappedPointer(ptr, &size, c->res[idx]))) return false;
+    if (!CUDA_CHECK(&c->status, cudaGraphicsResourceGetMappedPointer(ptr, &size, c->res[idx]))) return false;
     if (size >= need) return true;
     char msg[160];
     snprintf(msg, sizeof msg, "%s buffer holds %zu bytes, %d bodies need %zu", what, size, c->n, need);
@@ -99,7 +73,7 @@ static bool sc_map(SimCuda *c, float4 **pos, float **speed)
     *pos = c->pos;
     *speed = NULL;
     if (c->nres == 0) return true;
-    if (!SC_CHECK(c, cudaGraphicsMapResources(c->nres, c->res, c->stream))) return false;
+    if (!CUDA_CHECK(&c->status, cudaGraphicsMapResources(c->nres, c->res, c->stream))) return false;
     const size_t n = (size_t)c->n;
     if ((c->res_pos < 0 || sc_mapped(c, c->res_pos, n * sizeof(float4), "position", (void **)pos)) &&
         (c->res_speed < 0 || sc_mapped(c, c->res_speed, n * sizeof(float), "speed", (void **)speed)))
@@ -110,7 +84,7 @@ static bool sc_map(SimCuda *c, float4 **pos, float **speed)
 
 static void sc_unmap(SimCuda *c)
 {
-    if (c->nres) SC_CHECK(c, cudaGraphicsUnmapResources(c->nres, c->res, c->stream));
+    if (c->nres) CUDA_CHECK(&c->status, cudaGraphicsUnmapResources(c->nres, c->res, c->stream));
 }
 
 static NbodyForces sc_forces(const SimCuda *c, const float4 *pos, float softening)
@@ -120,7 +94,7 @@ static NbodyForces sc_forces(const SimCuda *c, const float4 *pos, float softenin
         .precision = c->precision,
         .shape = c->shape,
         .n = c->n,
-        .eps2 = softening * softening,
+        .eps2 = (double)softening * softening,
         .pos = pos,
         .acc = c->acc,
         .damping = 1.0f,
@@ -199,11 +173,11 @@ static bool sc_upload(SimCuda *c, const Bodies *b)
     float *speed;
     if (!sc_map(c, &pos, &speed)) return false;
     size_t bytes = (size_t)c->n * sizeof(float4);
-    bool ok = SC_CHECK(c, cudaMemcpyAsync(pos, b->pos, bytes, cudaMemcpyHostToDevice, c->stream)) &&
-              SC_CHECK(c, cudaMemcpyAsync(c->vel, b->vel, bytes, cudaMemcpyHostToDevice, c->stream));
-    if (ok && speed) ok = SC_CHECK(c, nbody_speed_launch(c->vel, speed, c->n, c->stream));
+    bool ok = CUDA_CHECK(&c->status, cudaMemcpyAsync(pos, b->pos, bytes, cudaMemcpyHostToDevice, c->stream)) &&
+              CUDA_CHECK(&c->status, cudaMemcpyAsync(c->vel, b->vel, bytes, cudaMemcpyHostToDevice, c->stream));
+    if (ok && speed) ok = CUDA_CHECK(&c->status, nbody_speed_launch(c->vel, speed, c->n, c->stream));
     sc_unmap(c);
-    ok = SC_CHECK(c, cudaStreamSynchronize(c->stream)) && ok;
+    ok = CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream)) && ok;
     if (!ok) return false;
     memcpy(c->tags, b->tag, (size_t)c->n);
     c->acc_softening = NAN;
@@ -221,6 +195,7 @@ static void cuda_destroy(void *impl)
     cudaFree(c->scratch);
     cudaFree(c->pair_sums);
     cudaFree(c->partials);
+    cudaFree(c->nonfinite);
     if (c->steps_begin) cudaEventDestroy(c->steps_begin);
     if (c->steps_end) cudaEventDestroy(c->steps_end);
     if (c->stream) cudaStreamDestroy(c->stream);
@@ -229,12 +204,12 @@ static void cuda_destroy(void *impl)
 }
 
 /* Device memory for n bodies: velocities, accelerations, our own positions without a buffer,
- * the energy partial sums, and the symmetric kernel's least scratch. */
+ * the energy partial sums, the divergence flag, and the symmetric kernel's least scratch. */
 static size_t sc_bytes(long long n, bool own_positions, SimKernel k)
 {
     size_t per_body = (own_positions ? 3 : 2) * sizeof(float4);
     size_t sums = k == SIM_KERNEL_SYMMETRIC ? sc_least_sums(n) : 0;
-    return (size_t)n * per_body + 2 * sizeof(double) * (size_t)((n + 255) / 256) + sums;
+    return (size_t)n * per_body + 2 * sizeof(double) * (size_t)((n + 255) / 256) + sizeof(int) + sums;
 }
 
 /* Device memory for the bodies and the launch shape of c's kernel: 0, or -1 with err naming
@@ -242,10 +217,9 @@ static size_t sc_bytes(long long n, bool own_positions, SimKernel k)
 static int sc_plan(SimCuda *c, const SimDesc *desc, bool own_positions, char *err, size_t errlen)
 {
     size_t free_bytes = 0, total_bytes = 0;
-    cudaError_t e = cudaMemGetInfo(&free_bytes, &total_bytes);
-    if (e != cudaSuccess) {
-        snprintf(err, errlen, "cuda: cudaMemGetInfo: %s", cudaGetErrorString(e));
-        cudaGetLastError();
+    CudaStatus st = {0};
+    if (!CUDA_CHECK(&st, cudaMemGetInfo(&free_bytes, &total_bytes))) {
+        snprintf(err, errlen, "%s", st.message);
         return -1;
     }
     /* STARBURST_GPU_MEMORY_MIB stands in for a smaller GPU, so the refusal can be tested. */
@@ -298,12 +272,12 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
             return NULL;
         }
         device = devices[0];
-        if (!SC_CHECK(c, cudaSetDevice(device))) goto fail;
-    } else if (!SC_CHECK(c, cudaGetDevice(&device))) {
+        if (!CUDA_CHECK(&c->status, cudaSetDevice(device))) goto fail;
+    } else if (!CUDA_CHECK(&c->status, cudaGetDevice(&device))) {
         goto fail;
     }
     struct cudaDeviceProp prop;
-    if (!SC_CHECK(c, cudaGetDeviceProperties(&prop, device))) goto fail;
+    if (!CUDA_CHECK(&c->status, cudaGetDeviceProperties(&prop, device))) goto fail;
     snprintf(c->device_name, sizeof c->device_name, "%s", prop.name);
     c->sm_count = prop.multiProcessorCount;
 
@@ -319,15 +293,16 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     }
 
     const size_t bytes = (size_t)c->n * sizeof(float4);
-    if (!SC_CHECK(c, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking))) goto fail;
-    if (!SC_CHECK(c, cudaEventCreate(&c->steps_begin))) goto fail;
-    if (!SC_CHECK(c, cudaEventCreate(&c->steps_end))) goto fail;
-    if (own_positions && !SC_CHECK(c, cudaMalloc((void **)&c->pos, bytes))) goto fail;
-    if (!SC_CHECK(c, cudaMalloc((void **)&c->vel, bytes))) goto fail;
-    if (!SC_CHECK(c, cudaMalloc((void **)&c->acc, bytes))) goto fail;
-    if (sc_size_sums(c, c->kernel, c->shape, c->error, sizeof c->error) != 0) goto fail;
-    if (!SC_CHECK(c, cudaMalloc((void **)&c->partials, 2 * sizeof(double) * (size_t)nbody_energy_blocks(c->n))))
-        goto fail;
+    if (!CUDA_CHECK(&c->status, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking))) goto fail;
+    if (!CUDA_CHECK(&c->status, cudaEventCreate(&c->steps_begin))) goto fail;
+    if (!CUDA_CHECK(&c->status, cudaEventCreate(&c->steps_end))) goto fail;
+    if (own_positions && !CUDA_CHECK(&c->status, cudaMalloc((void **)&c->pos, bytes))) goto fail;
+    if (!CUDA_CHECK(&c->status, cudaMalloc((void **)&c->vel, bytes))) goto fail;
+    if (!CUDA_CHECK(&c->status, cudaMalloc((void **)&c->acc, bytes))) goto fail;
+    if (sc_size_sums(c, c->kernel, c->shape, c->status.message, sizeof c->status.message) != 0) goto fail;
+    const size_t partials = 2 * sizeof(double) * (size_t)nbody_energy_blocks(c->n);
+    if (!CUDA_CHECK(&c->status, cudaMalloc((void **)&c->partials, partials))) goto fail;
+    if (!CUDA_CHECK(&c->status, cudaMalloc((void **)&c->nonfinite, sizeof(int)))) goto fail;
     c->tags = malloc((size_t)c->n);
     if (!c->tags) {
         sc_fail(c, "CUDA backend: out of host memory");
@@ -336,21 +311,21 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
 
     if (desc->position_vbo) {
         c->res_pos = c->nres;
-        if (!SC_CHECK(c, cudaGraphicsGLRegisterBuffer(&c->res[c->nres++], desc->position_vbo,
-                                                      cudaGraphicsRegisterFlagsNone)))
+        if (!CUDA_CHECK(&c->status, cudaGraphicsGLRegisterBuffer(&c->res[c->nres++], desc->position_vbo,
+                                                                 cudaGraphicsRegisterFlagsNone)))
             goto fail;
     }
     if (desc->speed_vbo) {
         c->res_speed = c->nres;
-        if (!SC_CHECK(c, cudaGraphicsGLRegisterBuffer(&c->res[c->nres++], desc->speed_vbo,
-                                                      cudaGraphicsRegisterFlagsNone)))
+        if (!CUDA_CHECK(&c->status, cudaGraphicsGLRegisterBuffer(&c->res[c->nres++], desc->speed_vbo,
+                                                                 cudaGraphicsRegisterFlagsNone)))
             goto fail;
     }
     if (!sc_upload(c, initial)) goto fail;
     return c;
 fail:
     if (c->nres > 0 && c->res[c->nres - 1] == NULL) c->nres--;
-    snprintf(err, errlen, "%s", c->error);
+    snprintf(err, errlen, "%s", c->status.message);
     cuda_destroy(c);
     return NULL;
 }
@@ -365,11 +340,10 @@ static double now_ms(void)
 static void cuda_advance(void *impl, const SimParams *p, int steps)
 {
     SimCuda *c = impl;
-    if (c->failed || steps <= 0) return;
+    if (sc_failed(c) || steps <= 0) return;
     /* A failing CUDA call, on demand, so that the hand-over to the CPU can be tested. */
     if (c->fail_after > 0 && --c->fail_after == 0) {
         sc_fail(c, "cuda: injected failure (STARBURST_CUDA_FAIL_AFTER)");
-        sc_report(c);
         return;
     }
     float4 *pos;
@@ -382,63 +356,67 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
         bool ok = true;
         /* The stored accelerations are those of the current positions unless softening changed. */
         if (!(c->acc_softening == p->softening)) {
-            ok = SC_CHECK(c, nbody_forces_launch(&f, c->stream));
+            ok = CUDA_CHECK(&c->status, nbody_forces_launch(&f, c->stream));
             if (ok) c->acc_softening = p->softening;
         }
         f.vel = c->vel;
         f.damping = p->damping;
+        /* Every drift and kick of the advance raises the flag where it writes NaN or Inf, in any body. */
+        f.nonfinite = c->nonfinite;
         c->gpu_ms = 0;
-        if (ok) ok = SC_CHECK(c, cudaEventRecord(c->steps_begin, c->stream));
+        if (ok) ok = CUDA_CHECK(&c->status, cudaMemsetAsync(c->nonfinite, 0, sizeof(int), c->stream));
+        if (ok) ok = CUDA_CHECK(&c->status, cudaEventRecord(c->steps_begin, c->stream));
         for (int s = 0; ok && s < steps; s++) {
             const bool last = s == steps - 1;
             /* The first drift of an advance also gives the opening half kick. */
-            ok = SC_CHECK(c, nbody_drift_launch(pos, c->vel, c->acc, c->n, p->dt, s == 0 ? 0.5f * p->dt : 0.0f,
-                                                c->stream));
-            /* A full kick joins this step's closing half kick to the next step's opening one. */
-            f.kick = last ? 0.5f * p->dt : p->dt;
+            const float open = s == 0 ? 0.5f * p->dt : 0.0f;
+            ok = CUDA_CHECK(&c->status,
+                            nbody_drift_launch(pos, c->vel, c->acc, c->n, p->dt, open, c->nonfinite, c->stream));
+            /* The kick joins this step's closing half kick to the next step's opening one, damping
+             * the synchronised velocity between them; the last leaves the opening to the next advance. */
+            f.half_kick = 0.5f * p->dt;
+            f.next_kick = last ? 0.0f : 0.5f * p->dt;
             f.speed = last ? speed : NULL;
-            if (ok) ok = SC_CHECK(c, nbody_forces_launch(&f, c->stream));
+            if (ok) ok = CUDA_CHECK(&c->status, nbody_forces_launch(&f, c->stream));
         }
-        bool timed = ok && SC_CHECK(c, cudaEventRecord(c->steps_end, c->stream));
-        /* Body 0 tells whether the run diverged: one NaN reaches every body within a step. */
-        if (ok) SC_CHECK(c, cudaMemcpyAsync(&c->probe[0], pos, sizeof(float4), cudaMemcpyDeviceToHost, c->stream));
-        if (ok) SC_CHECK(c, cudaMemcpyAsync(&c->probe[1], c->vel, sizeof(float4), cudaMemcpyDeviceToHost, c->stream));
+        bool timed = ok && CUDA_CHECK(&c->status, cudaEventRecord(c->steps_end, c->stream));
+        if (ok)
+            CUDA_CHECK(&c->status,
+                       cudaMemcpyAsync(&c->diverged, c->nonfinite, sizeof(int), cudaMemcpyDeviceToHost, c->stream));
         /* The steps finish first, so the unmap is timed alone. */
-        SC_CHECK(c, cudaStreamSynchronize(c->stream));
+        CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream));
         float elapsed = 0;
-        if (timed && SC_CHECK(c, cudaEventElapsedTime(&elapsed, c->steps_begin, c->steps_end))) c->gpu_ms = elapsed;
+        if (timed && CUDA_CHECK(&c->status, cudaEventElapsedTime(&elapsed, c->steps_begin, c->steps_end)))
+            c->gpu_ms = elapsed;
         t0 = now_ms();
         sc_unmap(c);
-        SC_CHECK(c, cudaStreamSynchronize(c->stream));
+        CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream));
         c->map_ms += now_ms() - t0;
     }
-    sc_report(c);
 }
 
 static void cuda_read(void *impl, Bodies *out)
 {
     SimCuda *c = impl;
     memcpy(out->tag, c->tags, (size_t)c->n);
-    if (c->failed) return;
+    if (sc_failed(c)) return;
     float4 *pos;
     float *speed;
     if (sc_map(c, &pos, &speed)) {
         size_t bytes = (size_t)c->n * sizeof(float4);
-        SC_CHECK(c, cudaMemcpyAsync(out->pos, pos, bytes, cudaMemcpyDeviceToHost, c->stream));
-        SC_CHECK(c, cudaMemcpyAsync(out->vel, c->vel, bytes, cudaMemcpyDeviceToHost, c->stream));
+        CUDA_CHECK(&c->status, cudaMemcpyAsync(out->pos, pos, bytes, cudaMemcpyDeviceToHost, c->stream));
+        CUDA_CHECK(&c->status, cudaMemcpyAsync(out->vel, c->vel, bytes, cudaMemcpyDeviceToHost, c->stream));
         sc_unmap(c);
-        SC_CHECK(c, cudaStreamSynchronize(c->stream));
+        CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream));
     }
-    sc_report(c);
 }
 
 static int cuda_load(void *impl, const Bodies *b, char *err, size_t errlen)
 {
     SimCuda *c = impl;
-    memset(c->probe, 0, sizeof c->probe);
-    if (c->failed || !sc_upload(c, b)) {
-        snprintf(err, errlen, "%s", c->error);
-        sc_report(c);
+    c->diverged = 0;
+    if (sc_failed(c) || !sc_upload(c, b)) {
+        snprintf(err, errlen, "%s", c->status.message);
         return -1;
     }
     return 0;
@@ -450,17 +428,16 @@ static SimEnergy cuda_energy(void *impl, float softening)
     SimEnergy e = {NAN, NAN};
     float4 *pos;
     float *speed;
-    if (!c->failed && sc_map(c, &pos, &speed)) {
+    if (!sc_failed(c) && sc_map(c, &pos, &speed)) {
         double k, u;
-        if (SC_CHECK(c, nbody_energy(pos, c->vel, c->n, (double)softening * softening, c->partials, c->stream, &k,
-                                     &u))) {
+        const double eps2 = (double)softening * softening;
+        if (CUDA_CHECK(&c->status, nbody_energy(pos, c->vel, c->n, eps2, c->partials, c->stream, &k, &u))) {
             e.kinetic = k;
             e.potential = u;
         }
         sc_unmap(c);
-        SC_CHECK(c, cudaStreamSynchronize(c->stream));
+        CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream));
     }
-    sc_report(c);
     return e;
 }
 
@@ -472,16 +449,16 @@ static void cuda_accelerations(void *impl, float softening, float *acc3)
     float4 *pos;
     float *speed;
     bool ok = host != NULL || sc_fail(c, "CUDA backend: out of host memory");
-    if (ok && !c->scratch) ok = SC_CHECK(c, cudaMalloc((void **)&c->scratch, bytes));
-    if (ok && !c->failed && sc_map(c, &pos, &speed)) {
+    if (ok && !c->scratch) ok = CUDA_CHECK(&c->status, cudaMalloc((void **)&c->scratch, bytes));
+    if (ok && !sc_failed(c) && sc_map(c, &pos, &speed)) {
         NbodyForces f = sc_forces(c, pos, softening);
         f.acc = c->scratch;
         /* Poisoned with NaN so an element the kernel skips cannot pass for a result. */
-        ok = SC_CHECK(c, cudaMemsetAsync(c->scratch, 0xff, bytes, c->stream)) &&
-             SC_CHECK(c, nbody_forces_launch(&f, c->stream)) &&
-             SC_CHECK(c, cudaMemcpyAsync(host, c->scratch, bytes, cudaMemcpyDeviceToHost, c->stream));
+        ok = CUDA_CHECK(&c->status, cudaMemsetAsync(c->scratch, 0xff, bytes, c->stream)) &&
+             CUDA_CHECK(&c->status, nbody_forces_launch(&f, c->stream)) &&
+             CUDA_CHECK(&c->status, cudaMemcpyAsync(host, c->scratch, bytes, cudaMemcpyDeviceToHost, c->stream));
         sc_unmap(c);
-        ok = SC_CHECK(c, cudaStreamSynchronize(c->stream)) && ok;
+        ok = CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream)) && ok;
     } else {
         ok = false;
     }
@@ -491,7 +468,6 @@ static void cuda_accelerations(void *impl, float softening, float *acc3)
         acc3[3 * i + 2] = ok ? host[i].z : NAN;
     }
     free(host);
-    sc_report(c);
 }
 
 static int cuda_set_kernel(void *impl, SimKernel k, int q, int block, char *err, size_t errlen)
@@ -525,18 +501,12 @@ static bool cuda_device_memory(const void *impl, size_t *free_bytes, size_t *tot
     return cudaMemGetInfo(free_bytes, total_bytes) == cudaSuccess;
 }
 
-static bool cuda_finite(const void *impl)
-{
-    const float *p = (const float *)((const SimCuda *)impl)->probe;
-    for (int k = 0; k < 8; k++)
-        if (!isfinite(p[k])) return false;
-    return true;
-}
+static bool cuda_finite(const void *impl) { return !((const SimCuda *)impl)->diverged; }
 
 static const char *cuda_error(const void *impl)
 {
     const SimCuda *c = impl;
-    return c->error[0] ? c->error : NULL;
+    return sc_failed(c) ? c->status.message : NULL;
 }
 
 bool sim_cuda_probe(char *why, size_t whylen)
@@ -607,11 +577,9 @@ int sim_cuda_check(const SimDesc *desc, int n, char *err, size_t errlen)
     SimCuda c = {.n = n, .precision = desc->precision};
     int device = 0;
     struct cudaDeviceProp prop;
-    cudaError_t e = cudaGetDevice(&device);
-    if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, device);
-    if (e != cudaSuccess) {
-        snprintf(err, errlen, "cuda: %s", cudaGetErrorString(e));
-        cudaGetLastError();
+    if (!CUDA_CHECK(&c.status, cudaGetDevice(&device)) ||
+        !CUDA_CHECK(&c.status, cudaGetDeviceProperties(&prop, device))) {
+        snprintf(err, errlen, "%s", c.status.message);
         return -1;
     }
     snprintf(c.device_name, sizeof c.device_name, "%s", prop.name);

@@ -1,6 +1,7 @@
 /* The CUDA integrator against the CPU backend: the same leapfrog (opening half kick, full kicks,
- * closing half kick, damping once per step), the same trajectories over a few steps, and energy
- * conserved over 1000 steps of a Plummer sphere in float and in double. */
+ * closing half kick, damping of the synchronised velocity once per step), the same trajectories
+ * over a few steps, damping that does not depend on the steps per advance, and energy conserved
+ * over 1000 steps of a Plummer sphere in float and in double. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "../sim_checks.h"
 #include "test_skip.h"
 
 #include "gpu_common.h"
@@ -116,6 +118,27 @@ static void test_matches_cpu(void **state)
     bodies_free(&c);
 }
 
+/* Damping acts the same whatever the steps per frame (sim_checks.h). */
+static void run_damping(SimKernel kernel, SimPrecision precision)
+{
+    gpu_require_cuda();
+    Bodies b0;
+    plummer(&b0, 2048, 21);
+    Sim *one = gpu_sim(&b0, kernel, precision), *eight = gpu_sim(&b0, kernel, precision);
+    const SimParams p = {.dt = 2 * DT, .softening = EPS, .damping = 0.98f};
+    char what[64];
+    snprintf(what, sizeof what, "%s%s", sim_kernel_name(sim_kernel(one)),
+             precision == SIM_PRECISION_DOUBLE ? " fp64" : "");
+    check_damping_per_advance(one, eight, &b0, &p, what);
+    sim_destroy(one);
+    sim_destroy(eight);
+    bodies_free(&b0);
+}
+
+static void test_damping_symmetric(void **state) { run_damping(SIM_KERNEL_SYMMETRIC, SIM_PRECISION_FLOAT); }
+static void test_damping_mtpb(void **state) { run_damping(SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT); }
+static void test_damping_double(void **state) { run_damping(SIM_KERNEL_MTPB, SIM_PRECISION_DOUBLE); }
+
 static void run_energy(SimKernel kernel, SimPrecision precision)
 {
     gpu_require_cuda();
@@ -199,6 +222,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matches_cpu),
         cmocka_unit_test(test_load),
+        cmocka_unit_test(test_damping_symmetric),
+        cmocka_unit_test(test_damping_mtpb),
+        cmocka_unit_test(test_damping_double),
         cmocka_unit_test(test_energy_float),
         cmocka_unit_test(test_energy_mtpb),
         cmocka_unit_test(test_energy_double),

@@ -1,6 +1,7 @@
 /* Device trouble on demand: a GPU too small for N (STARBURST_GPU_MEMORY_MIB) is refused before
  * anything is allocated, with the largest N that fits; a failing CUDA call
- * (STARBURST_CUDA_FAIL_AFTER) stops the backend cleanly and says so. */
+ * (STARBURST_CUDA_FAIL_AFTER) stops the backend cleanly and says so; NaN or Inf in any body is
+ * found by the advance that made it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "../sim_checks.h"
 #include "test_skip.h"
 
 #include "gpu_common.h"
@@ -71,11 +73,41 @@ static void a_failing_call_stops_the_backend_and_says_so(void **state)
     bodies_free(&out);
 }
 
+/* NaN or Inf in any body is found by the advance that made it (sim_checks.h), with positions the
+ * simulation owns. */
+static void run_divergence(SimKernel kernel, SimPrecision precision)
+{
+    gpu_require_cuda();
+    Bodies b;
+    gpu_random_ball(&b, 1000, 5);
+    Sim *s = gpu_sim(&b, kernel, precision);
+    const SimParams p = {.dt = 1e-3f, .softening = 0.05f, .damping = 1};
+    char what[64];
+    snprintf(what, sizeof what, "%s%s", sim_kernel_name(sim_kernel(s)),
+             precision == SIM_PRECISION_DOUBLE ? " fp64" : "");
+    check_divergence_in_any_body(s, &b, &p, what);
+    sim_destroy(s);
+    bodies_free(&b);
+}
+
+static void divergence_in_any_body_is_found_symmetric(void **state)
+{
+    run_divergence(SIM_KERNEL_SYMMETRIC, SIM_PRECISION_FLOAT);
+}
+static void divergence_in_any_body_is_found_mtpb(void **state) { run_divergence(SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT); }
+static void divergence_in_any_body_is_found_double(void **state)
+{
+    run_divergence(SIM_KERNEL_MTPB, SIM_PRECISION_DOUBLE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(too_many_bodies_are_refused_with_the_largest_that_fits),
         cmocka_unit_test(a_failing_call_stops_the_backend_and_says_so),
+        cmocka_unit_test(divergence_in_any_body_is_found_symmetric),
+        cmocka_unit_test(divergence_in_any_body_is_found_mtpb),
+        cmocka_unit_test(divergence_in_any_body_is_found_double),
     };
     return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }
