@@ -23,6 +23,11 @@ check --backend metal
 check --size 12
 check --frames
 check --bogus
+check --block-size 96
+check --backend cpu --kernel mtpb
+check --kernel tiled --threads-per-body 4
+check --precision double --kernel symmetric
+check --kernel symmetric --block-size 128
 "$app" --help >/dev/null || { echo "FAIL: --help exits $?"; fails=$((fails + 1)); }
-[ $fails -eq 0 ] && echo "13 passed, 0 failed" || echo "$((13 - fails)) passed, $fails failed"
+[ $fails -eq 0 ] && echo "18 passed, 0 failed" || echo "$((18 - fails)) passed, $fails failed"
 [ $fails -eq 0 ]

@@ -1197,37 +1197,20 @@ static bool app_frame(App *a)
 
 /* ---- start and end ---- */
 
-/* Options that name the CUDA backend's kernels or launch shapes, checked against the backend
- * that will run, before anything opens: one line naming the problem, exit status 2. */
-static int app_check_backend(App *a, bool cuda, const char *why, char *err, size_t errlen)
+/* The device holds the run and its kernel can launch as asked, checked before anything opens:
+ * one line naming the problem, exit status 2. The options themselves were checked with the
+ * command line. */
+static int app_check_device(const App *a, char *err, size_t errlen)
 {
     const AppOptions *o = &a->opt;
-    const bool gpu_options = o->kernel != SIM_KERNEL_DEFAULT || o->threads_per_body > 0 || o->block_size > 0 ||
-                             o->precision == SIM_PRECISION_DOUBLE;
-    if (!cuda) {
-        /* On auto, a machine without CUDA still runs, on the CPU, and the screen says so. */
-        if (gpu_options && o->backend == SIM_BACKEND_CPU) {
-            snprintf(err, errlen, "--backend cpu: the CPU backend has one kernel, in float; --kernel, "
-                                  "--threads-per-body, --block-size and --precision double are the CUDA backend's");
-            return -1;
-        }
-        return 0;
-    }
     if (o->scene.kind >= SCENE_TIPSY || o->load_path) return 0; /* N is known once the file is read */
-    const int n = a->ui.n;
     SimDesc d = {.backend = SIM_BACKEND_CUDA,
                  .kernel = o->kernel,
                  .precision = o->precision,
                  .threads_per_body = o->threads_per_body,
                  .block_size = o->block_size,
                  .position_vbo = 1}; /* sized as the app runs: positions in the GL buffer */
-    char problem[400];
-    if (sim_check(&d, n, problem, sizeof problem) != 0) {
-        snprintf(err, errlen, "%s", problem);
-        return -1;
-    }
-    (void)why;
-    return 0;
+    return sim_check(&d, a->ui.n, err, errlen);
 }
 
 /* Everything before the first frame; 0, or the exit status. */
@@ -1261,7 +1244,7 @@ static int app_start(App *a)
         return 1;
     }
     if (a->ui.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.n = cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES;
-    if (app_check_backend(a, cuda, why, err, sizeof err) != 0) {
+    if (cuda && app_check_device(a, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s\n", err);
         return 2;
     }

@@ -52,12 +52,15 @@ void app_print_usage(FILE *f)
           "  --softening X         Plummer softening length (default: the scene's)\n"
           "  --damping X           velocity factor per step, 0 < X <= 1 (default 1 = off)\n"
           "  --steps-per-frame K   simulation steps per drawn frame (default 4 on CUDA, 1 on CPU)\n"
-          "  --backend B           auto (default), cuda, cpu\n"
+          "  --backend B           auto (default: CUDA where a CUDA device runs the OpenGL context,\n"
+          "                        else the CPU with 4096 bodies unless -n), cuda, cpu\n"
           "  --kernel NAME         naive, registers, tiled, tiled-unrolled, mtpb, symmetric\n"
-          "                        (default: symmetric; mtpb in double precision)\n"
-          "  --precision P         float (default) or double\n"
-          "  --threads-per-body Q  1, 2, 4, 8, 16 or 32 (default: chosen from N and the GPU)\n"
-          "  --block-size B        threads per block, a multiple of 32 up to 1024\n"
+          "                        (default: mtpb below 40 bodies per multiprocessor, about 5,000\n"
+          "                        on an H100, symmetric above; mtpb in double precision)\n"
+          "  --precision P         float (default) or double (the mtpb kernel only)\n"
+          "  --threads-per-body Q  mtpb: 1, 2, 4, 8, 16 or 32 (default: chosen from N and the GPU)\n"
+          "  --block-size B        threads per block, a power of two from 32 to 1024 (default: chosen;\n"
+          "                        symmetric runs 256); either of these alone asks for mtpb\n"
           "\n"
           "Display:\n"
           "  --size WxH            window or image size (default 1280x720)\n"
@@ -86,10 +89,12 @@ void app_print_usage(FILE *f)
           "  --quiet               print nothing but errors\n"
           "  -h, --help            this text\n"
           "\n"
-          "Keys: space pause, . single step, R reset, H hide UI, F fullscreen, A auto-rotate,\n"
-          "      M colour mode, D halo, G follow, L lecture mode, K time every kernel, S save the run, V record,\n"
-          "      [ ] previous / next preset, C cycle presets, Home reset camera,\n"
-          "      Esc quit. Mouse: left drag orbit, right or shift drag pan, wheel zoom.\n",
+          "Keys: space pause, . single step, R reset, Backspace defaults (dt, softening, damping),\n"
+          "      ctrl+Z undo the last parameter change, H hide UI, F full screen, A auto-rotate,\n"
+          "      M colour mode, D halo, G follow, L lecture mode (full screen), K time every kernel,\n"
+          "      S save the run, V record, [ ] previous / next preset, C cycle presets,\n"
+          "      Home reset camera, Esc quit. Mouse: left drag orbit, right or shift drag pan, wheel\n"
+          "      zoom; ctrl+click a slider to type a value.\n",
           f);
 }
 
@@ -127,6 +132,34 @@ static int parse_int(const char *opt, const char *s, long lo, long hi, int *out,
         return bad(err, errlen, opt, s, range);
     }
     *out = (int)v;
+    return 0;
+}
+
+/* Options that are each fine but do not go together: the kernels' launch shapes and precisions
+ * (what nbody_shape_check asks of a launch) and the CPU backend, which has one kernel in float. */
+static int check_combination(const AppOptions *o, char *err, size_t errlen)
+{
+    const char *kernel = sim_kernel_name(o->kernel);
+    const bool cuda_options = o->kernel != SIM_KERNEL_DEFAULT || o->threads_per_body > 0 || o->block_size > 0 ||
+                              o->precision == SIM_PRECISION_DOUBLE;
+    if (o->backend == SIM_BACKEND_CPU && cuda_options) {
+        snprintf(err, errlen, "--backend cpu: the CPU backend has one kernel, in float; --kernel, --threads-per-body, "
+                              "--block-size and --precision double are the CUDA backend's");
+        return -1;
+    }
+    if (o->threads_per_body > 1 && o->kernel != SIM_KERNEL_DEFAULT && o->kernel != SIM_KERNEL_MTPB) {
+        snprintf(err, errlen, "--threads-per-body %d: only the mtpb kernel splits a body across threads, not %s",
+                 o->threads_per_body, kernel);
+        return -1;
+    }
+    if (o->block_size > 0 && o->block_size != 256 && o->kernel == SIM_KERNEL_SYMMETRIC) {
+        snprintf(err, errlen, "--block-size %d: the symmetric kernel runs blocks of its own size (256)", o->block_size);
+        return -1;
+    }
+    if (o->precision == SIM_PRECISION_DOUBLE && o->kernel != SIM_KERNEL_DEFAULT && o->kernel != SIM_KERNEL_MTPB) {
+        snprintf(err, errlen, "--precision double: only the mtpb kernel runs in double, not %s", kernel);
+        return -1;
+    }
     return 0;
 }
 
@@ -248,7 +281,8 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
         } else if (IS("--block-size")) {
             VALUE();
             rc = parse_int(opt, value, 32, 1024, &o->block_size, err, errlen);
-            if (rc == 0 && o->block_size % 32) return bad(err, errlen, opt, value, "is not a multiple of 32");
+            if (rc == 0 && (o->block_size & (o->block_size - 1)))
+                return bad(err, errlen, opt, value, "is not a power of two from 32 to 1024");
         } else if (IS("--size")) {
             VALUE();
             int w, h;
@@ -316,5 +350,5 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
 #undef IS
 #undef VALUE
     }
-    return 0;
+    return check_combination(o, err, errlen);
 }
