@@ -91,6 +91,12 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
         glFinish();
         double secs = now_s() - t0;
         bench_progress_clear(&progress);
+        /* A simulation stopped by a CUDA error would time frames that compute nothing. */
+        if (sim_error(s)) {
+            snprintf(err, sizeof err, "%d steps/frame: %s", k, sim_error(s));
+            status = 1;
+            goto done;
+        }
         double frame_ms = 1e3 * secs / frames;
         char shape[64], note[96];
         snprintf(shape, sizeof shape, "%d steps/frame", k);
