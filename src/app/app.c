@@ -1272,12 +1272,14 @@ static int app_start(App *a)
         if (opt->scene.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.n = CPU_DEFAULT_BODIES;
     }
     if (!cuda) a->backend_wanted = SIM_BACKEND_CPU;
-    if (!cuda && opt->backend == SIM_BACKEND_AUTO) {
-        snprintf(a->backend_note, sizeof a->backend_note, "CUDA unavailable (%.200s): CPU backend, %d bodies.", why,
-                 a->ui.n);
-    } else if (!cuda && opt->scene.n == 0) {
-        snprintf(a->backend_note, sizeof a->backend_note, "CPU backend: %d bodies (-n for more).", a->ui.n);
-    }
+    /* A built-in scene on the CPU gets fewer bodies; a file brings its own. */
+    const bool scene_n = !opt->load_path && opt->scene.kind < SCENE_TIPSY;
+    char bodies[64] = "";
+    if (scene_n) snprintf(bodies, sizeof bodies, ", %d bodies%s", a->ui.n, opt->scene.n ? "" : " (-n for more)");
+    if (!cuda && opt->backend == SIM_BACKEND_AUTO)
+        snprintf(a->backend_note, sizeof a->backend_note, "CUDA unavailable (%.200s): CPU backend%s.", why, bodies);
+    else if (!cuda && scene_n && opt->scene.n == 0)
+        snprintf(a->backend_note, sizeof a->backend_note, "CPU backend%s.", bodies);
     if (a->backend_note[0]) {
         notify(a, "%s", a->backend_note);
         say(a, "starburst: %s\n", a->notice);

@@ -43,10 +43,30 @@ static struct {
 static const ImVec4 notice_color(1.0f, 0.85f, 0.2f, 1.0f);
 static const ImVec4 warning_color(1.0f, 0.55f, 0.3f, 1.0f);
 
+// Hands ImGui the releases whose press an earlier frame has seen (or those of key `only`, when
+// it is pressed again: its release comes first); all before NewFrame, where ImGui takes the
+// keys' and modifiers' state for the frame.
+static void release_late_keys(int only)
+{
+    int kept = 0;
+    for (int i = 0; i < ui.late_count; i++) {
+        const int key = ui.late_release[i].key;
+        if (only >= 0 ? key == only : !ui.pressed[key])
+            ImGui_ImplGlfw_KeyCallback(ui.window, key, ui.late_release[i].scancode, GLFW_RELEASE,
+                                       ui.late_release[i].mods);
+        else
+            ui.late_release[kept++] = ui.late_release[i];
+    }
+    ui.late_count = kept;
+}
+
 static void on_key(GLFWwindow *window, int key, int scancode, int action, int mods)
 {
     if (key >= 0 && key <= GLFW_KEY_LAST) {
-        if (action == GLFW_PRESS) ui.pressed[key] = true;
+        if (action == GLFW_PRESS) {
+            release_late_keys(key);
+            ui.pressed[key] = true;
+        }
         if (action == GLFW_RELEASE && ui.pressed[key] && ui.late_count < IM_ARRAYSIZE(ui.late_release)) {
             ui.late_release[ui.late_count++] = {key, scancode, mods};
             return;
@@ -712,13 +732,10 @@ extern "C" void ui_frame(UiModel *m)
         io.DisplaySize = ImVec2((float)viewport[2], (float)viewport[3]);
         io.DeltaTime = m->fps > 0 ? (float)(1.0 / m->fps) : 1.0f / 60.0f;
     }
+    if (ui.glfw) release_late_keys(-1);
     ImGui::NewFrame();
-    // This frame has seen the presses: the releases that came with them count from the next.
+    // This frame sees the presses; the releases that came with them wait for the next.
     memset(ui.pressed, 0, sizeof ui.pressed);
-    for (int i = 0; i < ui.late_count; i++)
-        ImGui_ImplGlfw_KeyCallback(ui.window, ui.late_release[i].key, ui.late_release[i].scancode, GLFW_RELEASE,
-                                   ui.late_release[i].mods);
-    ui.late_count = 0;
     if (m->visible) {
         if (ui.lecture) {
             lecture_hud(m);

@@ -239,6 +239,8 @@ sweep point_size point_size
 check_sweep "point size" 0.25 8 1.0 2.0
 sweep exposure exposure
 check_sweep exposure 0.05 20 0.6 1.6
+type_into point_size point_size 3.25
+type_into exposure exposure 2.5
 for n in 1 2; do
     halo=$(rv show_halo)
     click show_halo
@@ -264,26 +266,28 @@ click Presets
 frames 3
 sweep seconds cycle_seconds
 check_sweep "cycle seconds" 5 300 120 185
+# Types text into the preset name field (replacing what it held) and ends with Enter.
+name_preset() {
+    widget name
+    move "$CX" "$CY"
+    frames 2
+    xdotool click 1
+    frames 3
+    xdotool keydown ctrl key a
+    frames 2
+    xdotool keyup ctrl
+    frames 2
+    xdotool type "$1"
+    xdotool key Return
+    frames 3
+}
 count=$(rv presets)
-widget name
-move "$CX" "$CY"
-frames 2
-xdotool click 1
-frames 3
-xdotool type "hand test"
-xdotool key Return
-frames 3
+name_preset "hand test"
 click save_preset
 expect presets $((count + 1)) "Save current as preset"
 click save_preset
 case "$(rv notice)" in *"exists already"*) ok "Saving the same name again is refused: $(rv notice)" ;; *) fail "second save: '$(rv notice)'" ;; esac
-widget name
-move "$CX" "$CY"
-xdotool click 1
-frames 3
-xdotool key End type " 2"
-xdotool key Return
-frames 3
+name_preset "hand test 2"
 click save_preset
 expect presets $((count + 2)) "Save current as preset, a second name"
 for name in "hand test" "hand test 2"; do
@@ -364,5 +368,34 @@ wait_for "the wheel to zoom" away
 key Home; expect camera_distance "$home" "Home resets the camera"
 xdotool key Escape
 if wait "$pid"; then ok "Esc exits with status 0"; else fail "Esc: exit status $?"; fi
+pid=
+
+# ---- A loaded run: its state on screen, and Save current as preset twice ----
+rm -f "$readout"
+STARBURST_READOUT=$readout "$app" --load run.tipsy --backend "$backend" --size 1200x700 --presets presets.ini \
+    >>app.log 2>&1 &
+pid=$!
+wait_for "the loaded run's first frame" test -s "$readout" || abort "no readout from the loaded run"
+wid=$(xdotool search --sync --onlyvisible --name '^Starburst$' | head -n 1)
+[ -n "$wid" ] || abort "no window for the loaded run"
+xdotool windowfocus --sync "$wid" 2>/dev/null
+frames 3
+expect bodies 1024 "the loaded run"
+if is "$(rv time) > 0.5"; then ok "the loaded run goes on from t = $(rv time)"; else fail "the loaded run starts at t = $(rv time)"; fi
+click Presets
+count=$(rv presets)
+name_preset "from a save"
+click save_preset
+expect presets $((count + 1)) "Save current as preset in a loaded run"
+click save_preset
+case "$(rv notice)" in *"exists already"*) ok "again: $(rv notice)" ;; *) fail "second save in a loaded run: '$(rv notice)'" ;; esac
+if awk '$0 == "[from a save]" { on = 1; next } /^\[/ { on = 0 } on && $0 == "load = run.tipsy" { found = 1 } END { exit !found }' presets.ini; then
+    ok "presets.ini: [from a save] loads run.tipsy"
+else
+    fail "presets.ini: [from a save] does not name run.tipsy"
+fi
+move 300 300
+xdotool key Escape
+if wait "$pid"; then ok "Esc ends the loaded run with status 0"; else fail "the loaded run: exit status $?"; fi
 pid=
 finish
