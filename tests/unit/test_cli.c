@@ -38,7 +38,7 @@ static void good_values_are_taken(void **state)
     AppOptions o;
     char err[256] = "";
     int rc = PARSE(&o, err, "--scene", "plummer", "-n", "2048", "--seed=7", "--dt", "0.002", "--softening", "0",
-                   "--damping", "0.995", "--backend", "cpu", "--kernel", "tiled", "--headless", "--frames", "60",
+                   "--damping", "0.995", "--backend", "cuda", "--kernel", "mtpb", "--headless", "--frames", "60",
                    "--size", "640x360", "--screenshot", "x.png", "--color", "speed", "--steps-per-frame", "8",
                    "--threads-per-body", "4", "--block-size", "128", "--precision", "double", "--measure-ladder");
     assert_int_equal(rc, 0);
@@ -49,8 +49,8 @@ static void good_values_are_taken(void **state)
     assert_float_equal(o.dt, 0.002f, 1e-9);
     assert_float_equal(o.softening, 0.0f, 0);
     assert_float_equal(o.damping, 0.995f, 1e-7);
-    assert_int_equal(o.backend, SIM_BACKEND_CPU);
-    assert_int_equal(o.kernel, SIM_KERNEL_TILED);
+    assert_int_equal(o.backend, SIM_BACKEND_CUDA);
+    assert_int_equal(o.kernel, SIM_KERNEL_MTPB);
     assert_true(o.measure_ladder);
     assert_true(o.headless);
     assert_int_equal(o.frames, 60);
@@ -62,6 +62,36 @@ static void good_values_are_taken(void **state)
     assert_int_equal(o.threads_per_body, 4);
     assert_int_equal(o.block_size, 128);
     assert_int_equal(o.precision, SIM_PRECISION_DOUBLE);
+}
+
+/* Each value is fine alone; together the kernels cannot run them. */
+static void combinations_the_kernels_cannot_run_are_refused(void **state)
+{
+    static const struct {
+        const char *args[4];
+        const char *says;
+    } cases[] = {
+        {{"--backend", "cpu", "--kernel", "mtpb"}, "the CPU backend has one kernel"},
+        {{"--backend", "cpu", "--precision", "double"}, "the CPU backend has one kernel"},
+        {{"--kernel", "tiled", "--threads-per-body", "4"}, "only the mtpb kernel splits a body"},
+        {{"--precision", "double", "--kernel", "symmetric"}, "only the mtpb kernel runs in double"},
+        {{"--kernel", "symmetric", "--block-size", "128"}, "the symmetric kernel runs blocks of its own size"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        AppOptions o;
+        char err[256] = "";
+        int rc = PARSE(&o, err, cases[i].args[0], cases[i].args[1], cases[i].args[2], cases[i].args[3]);
+        assert_int_equal(rc, -1);
+        if (!strstr(err, cases[i].says)) fail_msg("%s %s %s %s: '%s'", cases[i].args[0], cases[i].args[1],
+                                                   cases[i].args[2], cases[i].args[3], err);
+    }
+    /* What they can run is taken. */
+    AppOptions o;
+    char err[256] = "";
+    assert_int_equal(PARSE(&o, err, "--kernel", "symmetric", "--block-size", "256"), 0);
+    assert_int_equal(PARSE(&o, err, "--threads-per-body", "8"), 0);
+    assert_int_equal(PARSE(&o, err, "--block-size", "96"), -1);
+    assert_non_null(strstr(err, "power of two"));
 }
 
 static void tipsy_options_pick_the_file_scenes(void **state)
@@ -130,6 +160,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(defaults_are_the_collision_scene),
         cmocka_unit_test(good_values_are_taken),
+        cmocka_unit_test(combinations_the_kernels_cannot_run_are_refused),
         cmocka_unit_test(tipsy_options_pick_the_file_scenes),
         cmocka_unit_test(bad_values_are_refused),
         cmocka_unit_test(unknown_and_incomplete_options_are_refused),
