@@ -58,25 +58,18 @@ const char *sim_backend_name(SimBackend b)
     }
 }
 
-bool sim_cuda_available(char *why, size_t whylen)
-{
 #ifdef STARBURST_HAVE_CUDA
-    return sim_cuda_probe(why, whylen);
+bool sim_cuda_available(char *why, size_t whylen) { return sim_cuda_probe(why, whylen); }
+bool sim_cuda_gl_usable(char *why, size_t whylen) { return sim_cuda_gl_probe(why, whylen); }
 #else
+static bool no_cuda(char *why, size_t whylen)
+{
     snprintf(why, whylen, "this build has no CUDA backend");
     return false;
-#endif
 }
-
-bool sim_cuda_gl_usable(char *why, size_t whylen)
-{
-#ifdef STARBURST_HAVE_CUDA
-    return sim_cuda_gl_probe(why, whylen);
-#else
-    snprintf(why, whylen, "this build has no CUDA backend");
-    return false;
+bool sim_cuda_available(char *why, size_t whylen) { return no_cuda(why, whylen); }
+bool sim_cuda_gl_usable(char *why, size_t whylen) { return no_cuda(why, whylen); }
 #endif
-}
 
 int sim_check(const SimDesc *desc, int n, char *err, size_t errlen)
 {

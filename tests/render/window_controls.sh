@@ -158,16 +158,21 @@ type_into() {
 }
 is_close() { local v; v=$(rv "$1"); [ -n "$v" ] && is "$v - $2 < 1e-6 * $2 && $2 - $v < 1e-6 * $2"; }
 
+# Starts the program with these options and waits for its window and first frames.
+start_app() {
+    rm -f "$readout"
+    STARBURST_READOUT=$readout "$app" --backend "$backend" --size 1200x700 --presets presets.ini "$@" >>app.log 2>&1 &
+    pid=$!
+    wait_for "the first frame" test -s "$readout" || abort "no readout from the program"
+    wid=$(xdotool search --sync --onlyvisible --name '^Starburst$' | head -n 1)
+    [ -n "$wid" ] || abort "no window named Starburst"
+    xdotool windowfocus --sync "$wid" 2>/dev/null
+    frames 5
+}
+
 # STARBURST_TEST_BACKEND=cuda runs the same on a GPU machine (NVIDIA's GLX on Xvfb).
 backend=${STARBURST_TEST_BACKEND:-cpu}
-STARBURST_READOUT=$readout "$app" --backend "$backend" -n 1024 --size 1200x700 --presets presets.ini \
-    --save run.tipsy >app.log 2>&1 &
-pid=$!
-wait_for "the first frame" test -s "$readout" || abort "no readout from the program"
-wid=$(xdotool search --sync --onlyvisible --name '^Starburst$' | head -n 1)
-[ -n "$wid" ] || abort "no window named Starburst"
-xdotool windowfocus --sync "$wid" 2>/dev/null
-frames 5
+start_app -n 1024 --save run.tipsy
 scene_dt=$(rv dt) scene_softening=$(rv softening)
 
 # ---- Simulation: the three parameters, dragged end to end, then typed ----
@@ -371,15 +376,7 @@ if wait "$pid"; then ok "Esc exits with status 0"; else fail "Esc: exit status $
 pid=
 
 # ---- A loaded run: its state on screen, and Save current as preset twice ----
-rm -f "$readout"
-STARBURST_READOUT=$readout "$app" --load run.tipsy --backend "$backend" --size 1200x700 --presets presets.ini \
-    >>app.log 2>&1 &
-pid=$!
-wait_for "the loaded run's first frame" test -s "$readout" || abort "no readout from the loaded run"
-wid=$(xdotool search --sync --onlyvisible --name '^Starburst$' | head -n 1)
-[ -n "$wid" ] || abort "no window for the loaded run"
-xdotool windowfocus --sync "$wid" 2>/dev/null
-frames 3
+start_app --load run.tipsy
 expect bodies 1024 "the loaded run"
 if is "$(rv time) > 0.5"; then ok "the loaded run goes on from t = $(rv time)"; else fail "the loaded run starts at t = $(rv time)"; fi
 click Presets
