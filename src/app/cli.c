@@ -62,7 +62,7 @@ void app_print_usage(FILE *f)
           "  --block-size B        threads per block, a power of two from 32 to 1024 (default: chosen;\n"
           "                        symmetric runs 256); either of these alone asks for mtpb\n"
           "  --force M             direct, tree (Barnes-Hut, CPU backend so far) or auto (default: the\n"
-          "                        tree from 8192 bodies on the CPU backend, direct otherwise)\n"
+          "                        tree from 16384 bodies on the CPU backend, direct otherwise)\n"
           "  --theta X             tree opening angle, 0.05 .. 1.5 (default 0.4; smaller is more exact)\n"
           "\n"
           "Display:\n"

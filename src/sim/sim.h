@@ -54,10 +54,12 @@ typedef enum SimForce {
 } SimForce;
 
 /* The CPU crossover: from here on the tree is the faster. Measured on this project's 2-core CI
- * machine (2 OpenMP threads, AVX-512, a shared, loaded host), Plummer sphere, default theta, the
- * fastest of 7 force evaluations (STARBURST_TREE_TIMINGS=1 tests/test_tree): direct vs tree
- * 4K 8.7 vs 12.0 ms, 8K 23.0 vs 20.9 ms, 16K 84 vs 56 ms, 64K 1561 vs 283 ms. */
-#define SIM_TREE_MIN_BODIES_CPU 8192
+ * machine (2 OpenMP threads, AVX-512, a shared host under a load of 6 to 7), Plummer sphere,
+ * default theta, the fastest of 5 steps (STARBURST_TREE_TIMINGS=262144 tests/test_tree): ms per
+ * step direct vs tree 8K 15 vs 24, 16K 60 vs 74, 32K 310 vs 154, 64K 1437 vs 365, 128K 5916 vs
+ * 869, 256K 27554 vs 1396; an earlier run gave 8K 23 vs 21 and 16K 84 vs 56. So the two meet
+ * between 8K and 16K; at a tie the exact sum wins. */
+#define SIM_TREE_MIN_BODIES_CPU 16384
 /* The opening angle SimParams.theta = 0 stands for. The test opens a cell when d < l/theta +
  * delta with l the cell's side (not its radius), so theta here is stricter than a radius-based
  * one. At 0.4 the relative force error against f64 has a median of 4e-5 to 8e-5 and a 99th
