@@ -28,6 +28,10 @@ check --backend cpu --kernel mtpb
 check --kernel tiled --threads-per-body 4
 check --precision double --kernel symmetric
 check --kernel symmetric --block-size 128
+check --force barnes-hut
+check --theta 0
+check --theta 2
+check --theta x
 "$app" --help >/dev/null || { echo "FAIL: --help exits $?"; fails=$((fails + 1)); }
-[ $fails -eq 0 ] && echo "18 passed, 0 failed" || echo "$((18 - fails)) passed, $fails failed"
+[ $fails -eq 0 ] && echo "22 passed, 0 failed" || echo "$((22 - fails)) passed, $fails failed"
 [ $fails -eq 0 ]

@@ -162,7 +162,7 @@ static void describe_params(const SimParams *p, char *buf, size_t len)
 
 static SimParams ui_params(const App *a)
 {
-    return (SimParams){.dt = a->ui.dt, .softening = a->ui.softening, .damping = a->ui.damping};
+    return (SimParams){.dt = a->ui.dt, .softening = a->ui.softening, .damping = a->ui.damping, .theta = a->opt.theta};
 }
 
 static double run_time(const App *a) { return a->time_base + sim_stats(a->sim).time; }
@@ -239,6 +239,7 @@ static int app_reset(App *a, char *err, size_t errlen)
         .precision = a->opt.precision,
         .threads_per_body = a->opt.threads_per_body,
         .block_size = a->opt.block_size,
+        .force = a->opt.force,
         .position_vbo = renderer_position_vbo(a->renderer),
         .speed_vbo = renderer_speed_vbo(a->renderer),
     };

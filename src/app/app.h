@@ -19,6 +19,8 @@ typedef struct AppOptions {
     SimKernel kernel;
     SimPrecision precision;
     int threads_per_body, block_size;
+    SimForce force; /* direct, tree or auto (0) */
+    float theta;    /* tree opening angle; 0 = SIM_THETA_DEFAULT */
     /* Display. */
     bool headless, fullscreen, vsync, no_ui;
     int width, height;

@@ -61,6 +61,9 @@ void app_print_usage(FILE *f)
           "  --threads-per-body Q  mtpb: 1, 2, 4, 8, 16 or 32 (default: chosen from N and the GPU)\n"
           "  --block-size B        threads per block, a power of two from 32 to 1024 (default: chosen;\n"
           "                        symmetric runs 256); either of these alone asks for mtpb\n"
+          "  --force M             direct, tree (Barnes-Hut, CPU backend so far) or auto (default: the\n"
+          "                        tree from 16384 bodies on the CPU backend, direct otherwise)\n"
+          "  --theta X             tree opening angle, 0.05 .. 1.5 (default 0.4; smaller is more exact)\n"
           "\n"
           "Display:\n"
           "  --size WxH            window or image size (default 1280x720)\n"
@@ -283,6 +286,14 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
             rc = parse_int(opt, value, 32, 1024, &o->block_size, err, errlen);
             if (rc == 0 && (o->block_size & (o->block_size - 1)))
                 return bad(err, errlen, opt, value, "is not a power of two from 32 to 1024");
+        } else if (IS("--force")) {
+            VALUE();
+            int f = sim_force_from_name(value);
+            if (f < 0) return bad(err, errlen, opt, value, "is not a force method: direct, tree, auto");
+            o->force = (SimForce)f;
+        } else if (IS("--theta")) {
+            VALUE();
+            rc = parse_float(opt, value, 0.05f, 1.5f, false, &o->theta, err, errlen);
         } else if (IS("--size")) {
             VALUE();
             int w, h;

@@ -14,9 +14,27 @@ struct Sim {
     SimBackend backend;
     SimKernel kernel;
     SimPrecision precision;
+    SimForce force; /* resolved */
     int n;
     SimStats stats;
 };
+
+static const char *const force_names[SIM_FORCE_COUNT] = {
+    [SIM_FORCE_AUTO] = "auto",
+    [SIM_FORCE_DIRECT] = "direct",
+    [SIM_FORCE_TREE] = "tree",
+};
+
+const char *sim_force_name(SimForce f) { return (f >= 0 && f < SIM_FORCE_COUNT) ? force_names[f] : "?"; }
+
+int sim_force_from_name(const char *name)
+{
+    for (int f = 0; f < SIM_FORCE_COUNT; f++)
+        if (strcmp(name, force_names[f]) == 0) return f;
+    return -1;
+}
+
+static SimForce backend_force(const Sim *s) { return s->impl->force ? s->impl->force(s->state) : SIM_FORCE_DIRECT; }
 
 static const char *const kernel_names[SIM_KERNEL_COUNT] = {
     [SIM_KERNEL_DEFAULT] = "default",
@@ -99,6 +117,10 @@ Sim *sim_create(const SimDesc *desc, const Bodies *initial, char *err, size_t er
         return NULL;
     }
 
+    if (d.force < 0 || d.force >= SIM_FORCE_COUNT) {
+        snprintf(err, errlen, "unknown force method %d", (int)d.force);
+        return NULL;
+    }
     Sim *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, errlen, "out of memory");
@@ -116,6 +138,7 @@ Sim *sim_create(const SimDesc *desc, const Bodies *initial, char *err, size_t er
                 s->impl = &sim_cuda_impl;
                 s->backend = SIM_BACKEND_CUDA;
                 s->kernel = s->impl->kernel(s->state);
+                s->force = backend_force(s);
                 return s;
             }
             /* A usable device that cannot run this is an error to report, not a reason to
@@ -136,6 +159,7 @@ Sim *sim_create(const SimDesc *desc, const Bodies *initial, char *err, size_t er
     if (!s->state) goto fail;
     s->impl = &sim_cpu_impl;
     s->backend = SIM_BACKEND_CPU;
+    s->force = backend_force(s);
     return s;
 fail:
     free(s);
@@ -162,10 +186,13 @@ void sim_advance(Sim *s, const SimParams *p, int steps)
     double t0 = now_ms();
     s->impl->advance(s->state, p, steps);
     double ms = now_ms() - t0;
+    const double per_body = s->impl->interactions_per_body ? s->impl->interactions_per_body(s->state) : 0;
     double inter = (double)s->n * (double)s->n * steps;
+    s->stats.interactions_per_body = per_body;
     s->stats.ms = ms;
     s->stats.steps = steps;
-    s->stats.interactions_per_s = ms > 0 ? inter / (ms * 1e-3) : 0;
+    const double evaluated = per_body > 0 ? per_body * s->n * steps : inter;
+    s->stats.interactions_per_s = ms > 0 ? evaluated / (ms * 1e-3) : 0;
     s->stats.gflops = s->stats.interactions_per_s * 20e-9;
     s->stats.map_ms = s->impl->map_ms ? s->impl->map_ms(s->state) : 0;
     s->stats.gpu_ms = s->impl->gpu_ms ? s->impl->gpu_ms(s->state) : 0;
@@ -207,6 +234,18 @@ const char *sim_error(const Sim *s) { return s->impl->error ? s->impl->error(s->
 int sim_count(const Sim *s) { return s->n; }
 const char *sim_device_name(const Sim *s) { return s->impl->device_name(s->state); }
 SimKernel sim_kernel(const Sim *s) { return s->kernel; }
+SimForce sim_force(const Sim *s) { return s->force; }
+
+int sim_set_force(Sim *s, SimForce f, char *err, size_t errlen)
+{
+    if (f < 0 || f >= SIM_FORCE_COUNT) {
+        snprintf(err, errlen, "unknown force method %d", (int)f);
+        return -1;
+    }
+    if (s->impl->set_force(s->state, f, err, errlen) != 0) return -1;
+    s->force = backend_force(s);
+    return 0;
+}
 
 int sim_set_kernel(Sim *s, SimKernel k, int threads_per_body, int block_size, char *err, size_t errlen)
 {

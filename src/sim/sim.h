@@ -43,6 +43,30 @@ typedef enum SimKernel {
     SIM_KERNEL_COUNT
 } SimKernel;
 
+/* How forces are summed. Direct: all N^2 pairs (the CUDA kernel ladder, or the CPU loop). Tree:
+ * Barnes-Hut with quadrupoles, O(N log N), with the opening angle SimParams.theta (CPU backend so
+ * far). Auto: the tree from SIM_TREE_MIN_BODIES_CPU bodies on the CPU backend, direct otherwise. */
+typedef enum SimForce {
+    SIM_FORCE_AUTO = 0,
+    SIM_FORCE_DIRECT,
+    SIM_FORCE_TREE,
+    SIM_FORCE_COUNT
+} SimForce;
+
+/* The CPU crossover: from here on the tree is the faster. Measured on this project's 2-core CI
+ * machine (2 OpenMP threads, AVX-512, a shared host under a load of 6 to 7), Plummer sphere,
+ * default theta, the fastest of 5 steps (STARBURST_TREE_TIMINGS=262144 tests/test_tree): ms per
+ * step direct vs tree 8K 15 vs 24, 16K 60 vs 74, 32K 310 vs 154, 64K 1437 vs 365, 128K 5916 vs
+ * 869, 256K 27554 vs 1396; an earlier run gave 8K 23 vs 21 and 16K 84 vs 56. So the two meet
+ * between 8K and 16K; at a tie the exact sum wins. */
+#define SIM_TREE_MIN_BODIES_CPU 16384
+/* The opening angle SimParams.theta = 0 stands for. The test opens a cell when d < l/theta +
+ * delta with l the cell's side (not its radius), so theta here is stricter than a radius-based
+ * one. At 0.4 the relative force error against f64 has a median of 4e-5 to 8e-5 and a 99th
+ * percentile below 3e-4 on the Plummer, collision, galaxy_20K and clustered tests; at 0.5 the
+ * median is 1.0e-4 to 1.8e-4 (tests/unit/test_tree.c). */
+#define SIM_THETA_DEFAULT 0.4f
+
 typedef enum SimPrecision {
     SIM_PRECISION_FLOAT = 0,
     SIM_PRECISION_DOUBLE,
@@ -58,24 +82,28 @@ typedef struct SimDesc {
     unsigned int position_vbo; /* GL buffer of n float4; 0 = positions owned by the simulation */
     unsigned int speed_vbo;    /* optional GL buffer of n floats, refreshed with |v| each advance */
     int threads;               /* CPU backend: OpenMP threads, 0 = all */
+    SimForce force;            /* 0 = auto */
 } SimDesc;
 
 typedef struct SimParams {
     float dt;
     float softening;
     float damping; /* velocity factor per step; 1 = conservative */
+    float theta;   /* tree opening angle; 0 = SIM_THETA_DEFAULT; ignored by the direct sum */
 } SimParams;
 
 typedef struct SimStats {
     double ms;                 /* wall time of the last sim_advance */
     int steps;                 /* steps in the last sim_advance */
-    double interactions_per_s; /* N^2 * steps / time */
+    double interactions_per_s; /* interactions evaluated * steps / time (N^2 a step when direct) */
     double gflops;             /* 20 flops per interaction */
     long long total_steps;     /* since creation or the last sim_load */
     double time;               /* simulated time since then */
     double map_ms;             /* of ms: mapping and unmapping the GL buffers (CUDA backend) */
     double gpu_ms;             /* the steps alone, timed on the GPU (CUDA backend; else 0) */
     double kernel_interactions_per_s; /* N^2 * steps / gpu_ms, or interactions_per_s without it */
+    double interactions_per_body; /* tree: body-body + body-cell interactions per body in the last
+                                     step; 0 for the direct sum */
 } SimStats;
 
 typedef struct SimEnergy {
@@ -96,7 +124,8 @@ void sim_read(Sim *s, Bodies *out);
 int sim_load(Sim *s, const Bodies *b, char *err, size_t errlen);
 /* Total energy with softening eps (O(N^2), in double on the backend that holds the data). */
 SimEnergy sim_energy(Sim *s, float softening);
-/* Writes the accelerations of the current positions (3n floats) with the active kernel. */
+/* Writes the accelerations of the current positions (3n floats) with the active kernel and force
+ * method (the tree with the last advance's theta). */
 void sim_accelerations(Sim *s, float softening, float *acc3);
 
 /* The error that stopped the simulation (a failing CUDA call, say), or NULL while it runs. After
@@ -117,6 +146,15 @@ int sim_set_kernel(Sim *s, SimKernel k, int threads_per_body, int block_size, ch
 SimKernel sim_kernel(const Sim *s);
 /* Launch shape in use (0 where not applicable). */
 void sim_launch_shape(const Sim *s, int *threads_per_body, int *block_size);
+
+/* The force method in use (never SIM_FORCE_AUTO). */
+SimForce sim_force(const Sim *s);
+/* Switches the force method while running (auto resolves by N and backend). Returns 0, or -1
+ * with one line in err (the CUDA backend has no tree yet). */
+int sim_set_force(Sim *s, SimForce f, char *err, size_t errlen);
+/* "auto", "direct", "tree"; sim_force_from_name gives -1 when unknown. */
+const char *sim_force_name(SimForce f);
+int sim_force_from_name(const char *name);
 
 const char *sim_backend_name(SimBackend b);
 const char *sim_kernel_name(SimKernel k);

@@ -24,9 +24,18 @@ typedef struct SimBackendImpl {
     const char *(*error)(const void *impl);
     /* False when the last advance left a non-finite position or velocity. */
     bool (*finite)(const void *impl);
+    /* Sets the force method (auto resolved by the backend); 0, or -1 with err. */
+    int (*set_force)(void *impl, SimForce f, char *err, size_t errlen);
+    /* Optional: the method in use; direct without it. */
+    SimForce (*force)(const void *impl);
+    /* Optional: interactions per body in the last step of the tree; 0 without it. */
+    double (*interactions_per_body)(const void *impl);
     /* Optional: the device's free and total memory in bytes; false when unknown. */
     bool (*device_memory)(const void *impl, size_t *free_bytes, size_t *total_bytes);
 } SimBackendImpl;
+
+/* What a backend without a tree says when asked for one. */
+#define SIM_TREE_CPU_ONLY "the tree method runs on the CPU backend so far: --backend cpu"
 
 /* Each returns an opaque state, or NULL with a message. */
 void *sim_cpu_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen);

@@ -1,5 +1,6 @@
 /* The CPU backend: OpenMP over target bodies, float arithmetic like the CUDA kernels, and the
- * f64 reference every force kernel is checked against. Positions are mirrored into SoA arrays
+ * f64 reference every force kernel is checked against. Forces come from the direct sum or from
+ * the tree (tree_cpu.c). Positions are mirrored into SoA arrays
  * each step so the inner loop vectorises; after an advance they go to the GL buffer with
  * glBufferSubData (the only per-frame copy, and only on this backend). */
 #include <GL/glew.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "sim/sim_backend.h"
+#include "sim/tree_cpu.h"
 
 typedef struct SimCpu {
     int n;
@@ -18,6 +20,12 @@ typedef struct SimCpu {
     float *x, *y, *z, *m;   /* SoA mirror of pos for the force loop */
     uint8_t *tag;
     float acc_softening;    /* softening the stored accelerations were computed with */
+    SimForce force;         /* resolved: direct or tree */
+    float theta;            /* the tree's opening angle of the last advance */
+    SimForce acc_force;     /* method and angle the stored accelerations were computed with */
+    float acc_theta;
+    TreeCpu *tree;
+    double tree_per_body;   /* interactions per body of the last tree evaluation */
     bool finite;            /* the last advance left finite positions and velocities */
     unsigned int position_vbo, speed_vbo;
     float *speed;
@@ -53,6 +61,15 @@ static void force_rows(const float *x, const float *y, const float *z, const flo
 
 static void cpu_forces(SimCpu *c, float eps, float *acc3)
 {
+    if (c->force == SIM_FORCE_TREE) {
+        long long work = 0;
+        if (tree_cpu_forces(c->tree, c->pos, c->n, eps, c->theta, c->threads, acc3, &work) == 0) {
+            c->tree_per_body = (double)work / c->n;
+            return;
+        }
+        /* Out of memory for the tree: this step falls back on the direct sum, which needs none. */
+    }
+    c->tree_per_body = 0;
     for (int i = 0; i < c->n; i++) {
         c->x[i] = c->pos[4 * i];
         c->y[i] = c->pos[4 * i + 1];
@@ -92,6 +109,7 @@ static void cpu_destroy(void *impl)
     free(c->m);
     free(c->tag);
     free(c->speed);
+    tree_cpu_destroy(c->tree);
     free(c);
 }
 
@@ -102,9 +120,16 @@ static int cpu_load(void *impl, const Bodies *b, char *err, size_t errlen)
     memcpy(c->vel, b->vel, 4 * (size_t)c->n * sizeof(float));
     memcpy(c->tag, b->tag, (size_t)c->n);
     c->acc_softening = NAN; /* recomputed by the next advance */
+    c->tree_per_body = 0;
     c->finite = true;
     cpu_publish(c);
     return 0;
+}
+
+static SimForce cpu_resolve_force(SimForce f, int n)
+{
+    if (f != SIM_FORCE_AUTO) return f;
+    return n >= SIM_TREE_MIN_BODIES_CPU ? SIM_FORCE_TREE : SIM_FORCE_DIRECT;
 }
 
 void *sim_cpu_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen)
@@ -122,7 +147,11 @@ void *sim_cpu_create(const SimDesc *desc, const Bodies *initial, char *err, size
     c->m = malloc(n * sizeof(float));
     c->tag = malloc(n);
     c->speed = malloc(n * sizeof(float));
-    if (!c->pos || !c->vel || !c->acc || !c->x || !c->y || !c->z || !c->m || !c->tag || !c->speed) goto oom;
+    c->tree = tree_cpu_create();
+    if (!c->pos || !c->vel || !c->acc || !c->x || !c->y || !c->z || !c->m || !c->tag || !c->speed || !c->tree)
+        goto oom;
+    c->force = cpu_resolve_force(desc->force, c->n);
+    c->theta = SIM_THETA_DEFAULT;
     c->position_vbo = desc->position_vbo;
     c->speed_vbo = desc->speed_vbo;
     c->threads = desc->threads > 0 ? desc->threads : omp_get_max_threads();
@@ -140,11 +169,16 @@ static void cpu_advance(void *impl, const SimParams *p, int steps)
     SimCpu *c = impl;
     const int n = c->n;
     const float dt = p->dt, damping = p->damping;
-    /* The stored accelerations are those of the current positions unless softening changed. */
-    if (!(c->acc_softening == p->softening)) {
+    c->theta = p->theta > 0 ? p->theta : SIM_THETA_DEFAULT;
+    /* The stored accelerations are those of the current positions unless the softening or the
+     * force method changed. */
+    if (!(c->acc_softening == p->softening) || c->acc_force != c->force ||
+        (c->force == SIM_FORCE_TREE && c->acc_theta != c->theta)) {
         cpu_forces(c, p->softening, c->acc);
         c->acc_softening = p->softening;
     }
+    c->acc_force = c->force;
+    c->acc_theta = c->theta;
     for (int s = 0; s < steps; s++) {
         /* Drift, with the opening half kick on the first step. */
         const float open = s == 0 ? 0.5f * dt : 0.0f;
@@ -216,6 +250,16 @@ static int cpu_set_kernel(void *impl, SimKernel k, int q, int block, char *err, 
 
 static void cpu_launch_shape(const void *impl, int *q, int *block) {}
 
+static int cpu_set_force(void *impl, SimForce f, char *err, size_t errlen)
+{
+    SimCpu *c = impl;
+    c->force = cpu_resolve_force(f, c->n);
+    return 0;
+}
+
+static SimForce cpu_force(const void *impl) { return ((const SimCpu *)impl)->force; }
+static double cpu_interactions_per_body(const void *impl) { return ((const SimCpu *)impl)->tree_per_body; }
+
 static const char *cpu_device_name(const void *impl) { return ((const SimCpu *)impl)->device; }
 static bool cpu_finite(const void *impl) { return ((const SimCpu *)impl)->finite; }
 
@@ -230,6 +274,9 @@ const SimBackendImpl sim_cpu_impl = {
     .launch_shape = cpu_launch_shape,
     .device_name = cpu_device_name,
     .finite = cpu_finite,
+    .set_force = cpu_set_force,
+    .force = cpu_force,
+    .interactions_per_body = cpu_interactions_per_body,
 };
 
 void sim_reference_subset(const float *pos4, int n, double softening, const int *targets, int count, double *acc3)

@@ -247,6 +247,10 @@ static int sc_plan(SimCuda *c, const SimDesc *desc, bool own_positions, char *er
 
 void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen)
 {
+    if (desc->force == SIM_FORCE_TREE) {
+        snprintf(err, errlen, SIM_TREE_CPU_ONLY);
+        return NULL;
+    }
     SimCuda *c = calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, errlen, "CUDA backend: out of memory");
@@ -540,6 +544,14 @@ bool sim_cuda_probe(char *why, size_t whylen)
     return true;
 }
 
+/* No tree here yet: auto means the direct kernels. */
+static int cuda_set_force(void *impl, SimForce f, char *err, size_t errlen)
+{
+    if (f != SIM_FORCE_TREE) return 0;
+    snprintf(err, errlen, SIM_TREE_CPU_ONLY);
+    return -1;
+}
+
 const SimBackendImpl sim_cuda_impl = {
     .destroy = cuda_destroy,
     .advance = cuda_advance,
@@ -556,6 +568,7 @@ const SimBackendImpl sim_cuda_impl = {
     .error = cuda_error,
     .finite = cuda_finite,
     .device_memory = cuda_device_memory,
+    .set_force = cuda_set_force,
 };
 
 bool sim_cuda_gl_probe(char *why, size_t whylen)
@@ -574,6 +587,10 @@ bool sim_cuda_gl_probe(char *why, size_t whylen)
 
 int sim_cuda_check(const SimDesc *desc, int n, char *err, size_t errlen)
 {
+    if (desc->force == SIM_FORCE_TREE) {
+        snprintf(err, errlen, SIM_TREE_CPU_ONLY);
+        return -1;
+    }
     SimCuda c = {.n = n, .precision = desc->precision};
     int device = 0;
     struct cudaDeviceProp prop;

@@ -1,0 +1,507 @@
+/* Barnes-Hut with quadrupoles on the CPU: O(N log N) forces for 64K-256K bodies live.
+ *
+ * The idea. Each step: the bodies' bounding cube; a 63-bit Morton key per body (21 bits per
+ * axis, x y z interleaved, x highest); a stable LSD radix sort of (key, index); the tree built
+ * breadth first, level by level, from the sorted keys. A cell is a range of sorted bodies that
+ * share a key prefix of 3L bits (L = its level), so its children are the runs of the next 3 bits
+ * inside its range, found by binary search: no pointers to chase and no locks. A cell splits only
+ * while it holds more than TREE_CPU_LEAF bodies and is above level 21, so coincident bodies end
+ * in one (large) leaf instead of splitting forever. Multipoles go bottom up in double (children
+ * come after their parent in the breadth-first order, so a reverse sweep sees children first):
+ * mass, centre of mass and the second moment S about it (the parallel-axis rule moves a child's
+ * S to its parent's centre).
+ *
+ * The walk is per group: a cell of at most TREE_CPU_GROUP bodies (or a deepest leaf). The group
+ * walks the tree once against its bodies' bounding box and collects the cells it accepts and the
+ * leaves it opens; the lists hold for every body of the group because the test takes the box's
+ * nearest point. A cell is accepted when d > l/theta + delta (d: box to the cell's centre of
+ * mass, l: the cell's side, delta: its centre of mass from its geometric centre), the improved
+ * Barnes-Hut test whose error stays bounded when the mass sits in a corner; a cell that holds the
+ * group is always opened. The lists are gathered into dense arrays and every body of the group
+ * sums them in full, body list then cell list, vectorised like the direct kernel.
+ *
+ * Softening in the multipoles. The direct sum uses the Plummer kernel g(r) = (r^2 + eps^2)^-1/2.
+ * A cell's term is the second-order Taylor expansion of sum_j m_j g(|x - x_j|) about its centre
+ * of mass with that same kernel, so at eps = 0 it is the classical monopole + quadrupole and for
+ * eps > 0 it tends to the direct sum as the cell shrinks. The softened kernel is not harmonic, so
+ * the trace of S matters: with D = com - x, h = (|D|^2 + eps^2)^-1/2, q = D.S.D, T = tr S,
+ *   a = D (M h^3 + h^5 (7.5 h^2 q - 1.5 T)) - 3 h^5 S D
+ * (the traceless quadrupole Q = 3S - T I alone gives this only at eps = 0).
+ *
+ * Work split: tree building and multipoles are serial (a few per cent of a step); groups are
+ * spread over OpenMP threads, each writing only its own bodies' accelerations.
+ *
+ * Determinism: the sort is stable and the tree, the groups and every list are functions of the
+ * keys alone; each body sums its lists in list order on one thread, and the multipoles are summed
+ * serially in a fixed order. So the same input gives the same bits on any number of threads. */
+#include "sim/tree_cpu.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Holds depth-first pushes of up to 8 children at each of 22 levels. */
+#define WALK_STACK 256
+#ifndef QUAD
+#define QUAD 1.0f
+#endif
+
+typedef struct Node {
+    int begin, end;    /* range of sorted bodies */
+    int child, nchild; /* first child and count; nchild 0 = leaf */
+    int level;
+    double centre[3];  /* geometric centre of the cell's cube */
+} Node;
+
+/* One thread's lists, gathered into dense arrays for the evaluation. */
+typedef struct Lists {
+    float *bx, *by, *bz, *bm;                          /* bodies: capacity n */
+    float *cx, *cy, *cz, *cm, *sxx, *sxy, *sxz, *syy, *syz, *szz, *tr; /* cells: capacity nodes */
+    int body_cap, cell_cap;
+} Lists;
+
+struct TreeCpu {
+    int n_cap, node_cap, nnodes, ngroups, nthreads;
+    uint64_t *key, *key_tmp;
+    int *idx, *idx_tmp;
+    float *x, *y, *z, *m; /* sorted bodies */
+    Node *node;
+    /* Per node, for the walk: centre of mass, mass, S (xx xy xz yy yz zz), trace, the opening
+     * radius squared. */
+    float *ncx, *ncy, *ncz, *nm, *ns, *ntr, *nopen2;
+    double *dmass, *dcom, *ds; /* the multipoles' double accumulators */
+    int *group;
+    long long *group_work;
+    Lists *lists;
+};
+
+static void lists_free(Lists *l)
+{
+    float **f[] = {&l->bx, &l->by, &l->bz, &l->bm, &l->cx, &l->cy, &l->cz, &l->cm,
+                   &l->sxx, &l->sxy, &l->sxz, &l->syy, &l->syz, &l->szz, &l->tr};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        free(*f[i]);
+        *f[i] = NULL;
+    }
+    l->body_cap = l->cell_cap = 0;
+}
+
+TreeCpu *tree_cpu_create(void) { return calloc(1, sizeof(TreeCpu)); }
+
+void tree_cpu_destroy(TreeCpu *t)
+{
+    if (!t) return;
+    free(t->key), free(t->key_tmp), free(t->idx), free(t->idx_tmp);
+    free(t->x), free(t->y), free(t->z), free(t->m);
+    free(t->node);
+    free(t->ncx), free(t->ncy), free(t->ncz), free(t->nm), free(t->ns), free(t->ntr), free(t->nopen2);
+    free(t->dmass), free(t->dcom), free(t->ds);
+    free(t->group), free(t->group_work);
+    for (int i = 0; i < t->nthreads; i++) lists_free(&t->lists[i]);
+    free(t->lists);
+    free(t);
+}
+
+/* realloc that leaves *p as it was on failure. */
+static int grow(void *p, size_t bytes)
+{
+    void *q = realloc(*(void **)p, bytes ? bytes : 1);
+    if (!q) return -1;
+    *(void **)p = q;
+    return 0;
+}
+
+static int reserve_bodies(TreeCpu *t, int n)
+{
+    if (n <= t->n_cap) return 0;
+    const size_t c = (size_t)n;
+    if (grow(&t->key, c * sizeof(uint64_t)) || grow(&t->key_tmp, c * sizeof(uint64_t)) ||
+        grow(&t->idx, c * sizeof(int)) || grow(&t->idx_tmp, c * sizeof(int)) || grow(&t->x, c * sizeof(float)) ||
+        grow(&t->y, c * sizeof(float)) || grow(&t->z, c * sizeof(float)) || grow(&t->m, c * sizeof(float)) ||
+        grow(&t->group, c * sizeof(int)) || grow(&t->group_work, c * sizeof(long long)))
+        return -1;
+    t->n_cap = n;
+    return 0;
+}
+
+static int reserve_nodes(TreeCpu *t, int count)
+{
+    if (count <= t->node_cap) return 0;
+    size_t c = (size_t)t->node_cap * 2;
+    if (c < (size_t)count) c = (size_t)count;
+    if (c < 64) c = 64;
+    if (grow(&t->node, c * sizeof(Node)) || grow(&t->ncx, c * sizeof(float)) || grow(&t->ncy, c * sizeof(float)) ||
+        grow(&t->ncz, c * sizeof(float)) || grow(&t->nm, c * sizeof(float)) || grow(&t->ns, 6 * c * sizeof(float)) ||
+        grow(&t->ntr, c * sizeof(float)) || grow(&t->nopen2, c * sizeof(float)) ||
+        grow(&t->dmass, c * sizeof(double)) || grow(&t->dcom, 3 * c * sizeof(double)) ||
+        grow(&t->ds, 6 * c * sizeof(double)))
+        return -1;
+    t->node_cap = (int)c;
+    return 0;
+}
+
+static int reserve_lists(TreeCpu *t, int threads, int bodies, int cells)
+{
+    if (threads > t->nthreads) {
+        if (grow(&t->lists, (size_t)threads * sizeof(Lists))) return -1;
+        memset(t->lists + t->nthreads, 0, (size_t)(threads - t->nthreads) * sizeof(Lists));
+        t->nthreads = threads;
+    }
+    for (int i = 0; i < threads; i++) {
+        Lists *l = &t->lists[i];
+        if (bodies > l->body_cap) {
+            const size_t b = (size_t)bodies * sizeof(float);
+            if (grow(&l->bx, b) || grow(&l->by, b) || grow(&l->bz, b) || grow(&l->bm, b)) return -1;
+            l->body_cap = bodies;
+        }
+        if (cells > l->cell_cap) {
+            const size_t b = (size_t)cells * sizeof(float);
+            if (grow(&l->cx, b) || grow(&l->cy, b) || grow(&l->cz, b) || grow(&l->cm, b) || grow(&l->sxx, b) ||
+                grow(&l->sxy, b) || grow(&l->sxz, b) || grow(&l->syy, b) || grow(&l->syz, b) || grow(&l->szz, b) ||
+                grow(&l->tr, b))
+                return -1;
+            l->cell_cap = cells;
+        }
+    }
+    return 0;
+}
+
+/* The 21 low bits of v moved to every third bit. */
+static uint64_t spread3(uint64_t v)
+{
+    v &= 0x1fffff;
+    v = (v | v << 32) & 0x1f00000000ffffull;
+    v = (v | v << 16) & 0x1f0000ff0000ffull;
+    v = (v | v << 8) & 0x100f00f00f00f00full;
+    v = (v | v << 4) & 0x10c30c30c30c30c3ull;
+    v = (v | v << 2) & 0x1249249249249249ull;
+    return v;
+}
+
+/* Quantises a coordinate to 21 bits; NaN and values outside the cube are clamped (no undefined
+ * float-to-integer conversion on a diverged run). */
+static uint64_t quantise(float v, double lo, double scale)
+{
+    double q = ((double)v - lo) * scale;
+    if (!(q > 0)) return 0;
+    if (q >= (double)(1 << TREE_CPU_MAX_LEVEL)) return (1u << TREE_CPU_MAX_LEVEL) - 1;
+    return (uint64_t)q;
+}
+
+/* The bounding cube: lo corner and side; side 1 about the data when it has no extent or no
+ * finite coordinates. */
+static void bounding_cube(const float *pos4, int n, double lo[3], double *side)
+{
+    double mn[3] = {INFINITY, INFINITY, INFINITY}, mx[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            const double v = pos4[4 * i + k];
+            if (!isfinite(v)) continue;
+            if (v < mn[k]) mn[k] = v;
+            if (v > mx[k]) mx[k] = v;
+        }
+    double s = 0;
+    for (int k = 0; k < 3; k++) {
+        if (!(mn[k] <= mx[k])) mn[k] = mx[k] = 0;
+        if (mx[k] - mn[k] > s) s = mx[k] - mn[k];
+    }
+    /* A little margin keeps the largest coordinate inside the last cell after rounding. */
+    s = s > 0 && isfinite(s) ? s * (1 + 1e-6) : 1;
+    for (int k = 0; k < 3; k++) lo[k] = 0.5 * (mn[k] + mx[k]) - 0.5 * s;
+    *side = s;
+}
+
+/* Stable LSD radix sort of (key, idx), 8 bits a pass; a pass whose digit is the same for every
+ * key is skipped. */
+static void radix_sort(TreeCpu *t, int n)
+{
+    uint64_t *k = t->key, *kt = t->key_tmp;
+    int *ix = t->idx, *it = t->idx_tmp;
+    for (int shift = 0; shift < 64; shift += 8) {
+        size_t count[257] = {0};
+        for (int i = 0; i < n; i++) count[((k[i] >> shift) & 0xff) + 1]++;
+        if (count[((k[0] >> shift) & 0xff) + 1] == (size_t)n) continue;
+        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+        for (int i = 0; i < n; i++) {
+            const size_t at = count[(k[i] >> shift) & 0xff]++;
+            kt[at] = k[i];
+            it[at] = ix[i];
+        }
+        uint64_t *sk = k;
+        k = kt, kt = sk;
+        int *si = ix;
+        ix = it, it = si;
+    }
+    t->key = k, t->key_tmp = kt;
+    t->idx = ix, t->idx_tmp = it;
+}
+
+/* First position in [b, e) whose key is >= bound (keys sorted). */
+static int lower_bound(const uint64_t *key, int b, int e, uint64_t bound)
+{
+    while (b < e) {
+        const int mid = b + (e - b) / 2;
+        if (key[mid] < bound) b = mid + 1;
+        else e = mid;
+    }
+    return b;
+}
+
+/* Breadth first: node i's children are appended as the runs of the next key digit in its range,
+ * so every level follows the one above it and a parent precedes its children. */
+static int build(TreeCpu *t, int n, const double lo[3], double side)
+{
+    if (reserve_nodes(t, 1)) return -1;
+    t->node[0] = (Node){.begin = 0, .end = n, .centre = {lo[0] + side / 2, lo[1] + side / 2, lo[2] + side / 2}};
+    int count = 1;
+    for (int i = 0; i < count; i++) {
+        Node *p = &t->node[i];
+        if (p->end - p->begin <= TREE_CPU_LEAF || p->level == TREE_CPU_MAX_LEVEL) continue;
+        const int level = p->level + 1, shift = 3 * (TREE_CPU_MAX_LEVEL - level);
+        if (reserve_nodes(t, count + 8)) return -1;
+        p = &t->node[i]; /* the array may have moved */
+        const double quarter = side / (double)(1u << level) / 2;
+        p->child = count;
+        for (int b = p->begin; b < p->end;) {
+            const uint64_t prefix = t->key[b] >> shift;
+            const int e = lower_bound(t->key, b, p->end, (prefix + 1) << shift);
+            const int oct = (int)(prefix & 7);
+            Node *c = &t->node[count++];
+            *c = (Node){.begin = b, .end = e, .level = level};
+            c->centre[0] = p->centre[0] + (oct & 4 ? quarter : -quarter);
+            c->centre[1] = p->centre[1] + (oct & 2 ? quarter : -quarter);
+            c->centre[2] = p->centre[2] + (oct & 1 ? quarter : -quarter);
+            b = e;
+        }
+        p->nchild = count - p->child;
+    }
+    t->nnodes = count;
+    return 0;
+}
+
+/* Mass, centre of mass and S per node, children before parents; then the float copies the walk
+ * reads and the opening radius (l / theta + delta)^2. */
+static void multipoles(TreeCpu *t, double side, float theta)
+{
+    for (int i = t->nnodes - 1; i >= 0; i--) {
+        const Node *c = &t->node[i];
+        double M = 0, mx = 0, my = 0, mz = 0, s[6] = {0};
+        if (c->nchild == 0) {
+            for (int j = c->begin; j < c->end; j++) {
+                M += t->m[j];
+                mx += (double)t->m[j] * t->x[j];
+                my += (double)t->m[j] * t->y[j];
+                mz += (double)t->m[j] * t->z[j];
+            }
+        } else {
+            for (int k = c->child; k < c->child + c->nchild; k++) {
+                M += t->dmass[k];
+                mx += t->dmass[k] * t->dcom[3 * k];
+                my += t->dmass[k] * t->dcom[3 * k + 1];
+                mz += t->dmass[k] * t->dcom[3 * k + 2];
+            }
+        }
+        double com[3];
+        if (M > 0) com[0] = mx / M, com[1] = my / M, com[2] = mz / M;
+        else com[0] = c->centre[0], com[1] = c->centre[1], com[2] = c->centre[2];
+        if (c->nchild == 0) {
+            for (int j = c->begin; j < c->end; j++) {
+                const double d[3] = {t->x[j] - com[0], t->y[j] - com[1], t->z[j] - com[2]}, w = t->m[j];
+                s[0] += w * d[0] * d[0], s[1] += w * d[0] * d[1], s[2] += w * d[0] * d[2];
+                s[3] += w * d[1] * d[1], s[4] += w * d[1] * d[2], s[5] += w * d[2] * d[2];
+            }
+        } else {
+            for (int k = c->child; k < c->child + c->nchild; k++) {
+                const double *ck = t->dcom + 3 * k, *sk = t->ds + 6 * k, w = t->dmass[k];
+                const double d[3] = {ck[0] - com[0], ck[1] - com[1], ck[2] - com[2]};
+                s[0] += sk[0] + w * d[0] * d[0], s[1] += sk[1] + w * d[0] * d[1], s[2] += sk[2] + w * d[0] * d[2];
+                s[3] += sk[3] + w * d[1] * d[1], s[4] += sk[4] + w * d[1] * d[2], s[5] += sk[5] + w * d[2] * d[2];
+            }
+        }
+        t->dmass[i] = M;
+        for (int k = 0; k < 3; k++) t->dcom[3 * i + k] = com[k];
+        for (int k = 0; k < 6; k++) t->ds[6 * i + k] = s[k];
+        t->ncx[i] = (float)com[0], t->ncy[i] = (float)com[1], t->ncz[i] = (float)com[2];
+        t->nm[i] = (float)M;
+        for (int k = 0; k < 6; k++) t->ns[6 * i + k] = (float)s[k];
+        t->ntr[i] = (float)(s[0] + s[3] + s[5]);
+        const double dx = com[0] - c->centre[0], dy = com[1] - c->centre[1], dz = com[2] - c->centre[2];
+        const double l = side / (double)(1u << c->level);
+        const double r = l / theta + sqrt(dx * dx + dy * dy + dz * dz);
+        t->nopen2[i] = (float)(r * r);
+    }
+}
+
+/* The groups: cells of at most TREE_CPU_GROUP bodies whose parent has more, and deepest leaves
+ * larger than that, in depth-first order. */
+static int find_groups(TreeCpu *t)
+{
+    int stack[WALK_STACK], top = 0, count = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const Node *c = &t->node[stack[--top]];
+        if (c->end - c->begin <= TREE_CPU_GROUP || c->nchild == 0) {
+            t->group[count++] = (int)(c - t->node);
+            continue;
+        }
+        for (int k = c->nchild - 1; k >= 0; k--) stack[top++] = c->child + k;
+    }
+    return count;
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void sum_bodies(const float *bx, const float *by, const float *bz, const float *bm, int nb, const float *gx,
+                       const float *gy, const float *gz, int gn, float eps2, float *ax_out, float *ay_out,
+                       float *az_out)
+{
+    for (int i = 0; i < gn; i++) {
+        const float xi = gx[i], yi = gy[i], zi = gz[i];
+        float ax = 0, ay = 0, az = 0;
+#pragma omp simd reduction(+ : ax, ay, az)
+        for (int j = 0; j < nb; j++) {
+            const float dx = bx[j] - xi, dy = by[j] - yi, dz = bz[j] - zi;
+            const float r2 = dx * dx + dy * dy + dz * dz + eps2;
+            /* Coincident bodies with no softening: the self term must stay zero. */
+            const float inv = r2 > 0 ? 1.0f / sqrtf(r2) : 0.0f;
+            const float s = bm[j] * inv * inv * inv;
+            ax += dx * s;
+            ay += dy * s;
+            az += dz * s;
+        }
+        ax_out[i] = ax, ay_out[i] = ay, az_out[i] = az;
+    }
+}
+
+/* a = D (M h^3 + h^5 (7.5 h^2 q - 1.5 T)) - 3 h^5 S D, as derived at the top. An accepted cell is
+ * never at distance 0, so r2 > 0. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void sum_cells(const Lists *l, int nc, const float *gx, const float *gy, const float *gz, int gn, float eps2,
+                      float *ax_out, float *ay_out, float *az_out)
+{
+    const float *cx = l->cx, *cy = l->cy, *cz = l->cz, *cm = l->cm, *sxx = l->sxx, *sxy = l->sxy, *sxz = l->sxz,
+                *syy = l->syy, *syz = l->syz, *szz = l->szz, *tr = l->tr;
+    for (int i = 0; i < gn; i++) {
+        const float xi = gx[i], yi = gy[i], zi = gz[i];
+        float ax = 0, ay = 0, az = 0;
+#pragma omp simd reduction(+ : ax, ay, az)
+        for (int j = 0; j < nc; j++) {
+            const float dx = cx[j] - xi, dy = cy[j] - yi, dz = cz[j] - zi;
+            const float r2 = dx * dx + dy * dy + dz * dz + eps2;
+            const float h = 1.0f / sqrtf(r2), h2 = h * h, h3 = h2 * h, h5 = h3 * h2;
+            const float sx = sxx[j] * dx + sxy[j] * dy + sxz[j] * dz;
+            const float sy = sxy[j] * dx + syy[j] * dy + syz[j] * dz;
+            const float sz = sxz[j] * dx + syz[j] * dy + szz[j] * dz;
+            const float q = dx * sx + dy * sy + dz * sz;
+            const float radial = cm[j] * h3 + QUAD * h5 * (7.5f * h2 * q - 1.5f * tr[j]);
+            const float tangential = -3.0f * QUAD * h5;
+            ax += dx * radial + sx * tangential;
+            ay += dy * radial + sy * tangential;
+            az += dz * radial + sz * tangential;
+        }
+        ax_out[i] += ax, ay_out[i] += ay, az_out[i] += az;
+    }
+}
+
+/* Distance from v to the interval [lo, hi]. */
+static inline float gap(float lo, float hi, float v) { return v < lo ? lo - v : v > hi ? v - hi : 0.0f; }
+
+/* Walks the tree for group g, evaluates its lists and writes its bodies' accelerations. Returns
+ * the interactions evaluated. */
+static long long walk_group(const TreeCpu *t, const Node *g, Lists *l, float eps2, float *acc3)
+{
+    const int gb = g->begin, gn = g->end - g->begin;
+    float lo[3] = {t->x[gb], t->y[gb], t->z[gb]}, hi[3] = {lo[0], lo[1], lo[2]};
+    for (int j = gb + 1; j < g->end; j++) {
+        const float v[3] = {t->x[j], t->y[j], t->z[j]};
+        for (int k = 0; k < 3; k++) {
+            if (v[k] < lo[k]) lo[k] = v[k];
+            if (v[k] > hi[k]) hi[k] = v[k];
+        }
+    }
+    int stack[WALK_STACK], top = 0, nb = 0, nc = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const int i = stack[--top];
+        const Node *c = &t->node[i];
+        const bool holds_group = c->begin <= gb && g->end <= c->end;
+        if (!holds_group) {
+            /* The box's nearest point to the centre of mass. */
+            const float d0 = gap(lo[0], hi[0], t->ncx[i]), d1 = gap(lo[1], hi[1], t->ncy[i]),
+                        d2 = gap(lo[2], hi[2], t->ncz[i]);
+            if (d0 * d0 + d1 * d1 + d2 * d2 > t->nopen2[i]) {
+                const float *s = t->ns + 6 * i;
+                l->cx[nc] = t->ncx[i], l->cy[nc] = t->ncy[i], l->cz[nc] = t->ncz[i], l->cm[nc] = t->nm[i];
+                l->sxx[nc] = s[0], l->sxy[nc] = s[1], l->sxz[nc] = s[2];
+                l->syy[nc] = s[3], l->syz[nc] = s[4], l->szz[nc] = s[5], l->tr[nc] = t->ntr[i];
+                nc++;
+                continue;
+            }
+        }
+        if (c->nchild == 0) {
+            const int count = c->end - c->begin;
+            memcpy(l->bx + nb, t->x + c->begin, (size_t)count * sizeof(float));
+            memcpy(l->by + nb, t->y + c->begin, (size_t)count * sizeof(float));
+            memcpy(l->bz + nb, t->z + c->begin, (size_t)count * sizeof(float));
+            memcpy(l->bm + nb, t->m + c->begin, (size_t)count * sizeof(float));
+            nb += count;
+            continue;
+        }
+        for (int k = c->nchild - 1; k >= 0; k--) stack[top++] = c->child + k;
+    }
+    float ax[TREE_CPU_GROUP], ay[TREE_CPU_GROUP], az[TREE_CPU_GROUP];
+    /* A deepest leaf may exceed a group: its bodies go in slices of TREE_CPU_GROUP. */
+    for (int s = 0; s < gn; s += TREE_CPU_GROUP) {
+        const int sn = gn - s < TREE_CPU_GROUP ? gn - s : TREE_CPU_GROUP;
+        const float *gx = t->x + gb + s, *gy = t->y + gb + s, *gz = t->z + gb + s;
+        sum_bodies(l->bx, l->by, l->bz, l->bm, nb, gx, gy, gz, sn, eps2, ax, ay, az);
+        sum_cells(l, nc, gx, gy, gz, sn, eps2, ax, ay, az);
+        for (int j = 0; j < sn; j++) {
+            float *a = acc3 + 3 * (size_t)t->idx[gb + s + j];
+            a[0] = ax[j], a[1] = ay[j], a[2] = az[j];
+        }
+    }
+    return (long long)gn * (nb + nc);
+}
+
+int tree_cpu_forces(TreeCpu *t, const float *pos4, int n, float eps, float theta, int threads, float *acc3,
+                    long long *interactions)
+{
+    if (n < 1) {
+        *interactions = 0;
+        return 0;
+    }
+    if (threads < 1) threads = 1;
+    if (reserve_bodies(t, n)) return -1;
+    double lo[3], side;
+    bounding_cube(pos4, n, lo, &side);
+    const double scale = (double)(1u << TREE_CPU_MAX_LEVEL) / side;
+    for (int i = 0; i < n; i++) {
+        const float *p = pos4 + 4 * i;
+        t->key[i] = spread3(quantise(p[0], lo[0], scale)) << 2 | spread3(quantise(p[1], lo[1], scale)) << 1 |
+                    spread3(quantise(p[2], lo[2], scale));
+        t->idx[i] = i;
+    }
+    radix_sort(t, n);
+    for (int i = 0; i < n; i++) {
+        const float *p = pos4 + 4 * (size_t)t->idx[i];
+        t->x[i] = p[0], t->y[i] = p[1], t->z[i] = p[2], t->m[i] = p[3];
+    }
+    if (build(t, n, lo, side)) return -1;
+    multipoles(t, side, theta);
+    t->ngroups = find_groups(t);
+    /* A list holds each body and each cell at most once. */
+    if (reserve_lists(t, threads, n, t->nnodes)) return -1;
+
+    const float eps2 = eps * eps;
+    const int ngroups = t->ngroups;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int g = 0; g < ngroups; g++)
+        t->group_work[g] = walk_group(t, &t->node[t->group[g]], &t->lists[omp_get_thread_num()], eps2, acc3);
+    long long work = 0;
+    for (int g = 0; g < ngroups; g++) work += t->group_work[g];
+    *interactions = work;
+    return 0;
+}

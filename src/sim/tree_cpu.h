@@ -1,0 +1,26 @@
+/* The Barnes-Hut tree force of the CPU backend (internal to the sim module). tree_cpu.c says
+ * how it works. */
+#ifndef STARBURST_TREE_CPU_H
+#define STARBURST_TREE_CPU_H
+
+typedef struct TreeCpu TreeCpu;
+
+/* Bodies per leaf at most (a leaf at the deepest level holds any number: coincident bodies). */
+#define TREE_CPU_LEAF 16
+/* Bodies per group of the walk at most (a deepest leaf may be larger). */
+#define TREE_CPU_GROUP 64
+/* Levels below the root: 21 bits per axis of a 63-bit Morton key. */
+#define TREE_CPU_MAX_LEVEL 21
+
+/* NULL when out of memory. The state keeps its buffers from step to step. */
+TreeCpu *tree_cpu_create(void);
+void tree_cpu_destroy(TreeCpu *t);
+
+/* Accelerations of n bodies (pos4: x, y, z, mass) into acc3 (3n floats, in the bodies' order),
+ * with Plummer softening eps and opening angle theta, on `threads` OpenMP threads. The result
+ * does not depend on `threads`. *interactions gets the body-body and body-cell interactions
+ * evaluated. Returns 0, or -1 when out of memory (acc3 untouched). */
+int tree_cpu_forces(TreeCpu *t, const float *pos4, int n, float eps, float theta, int threads, float *acc3,
+                    long long *interactions);
+
+#endif
