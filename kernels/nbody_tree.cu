@@ -238,8 +238,9 @@ __global__ void split_emit(int2 *__restrict__ range, int2 *__restrict__ kids, co
 }
 
 /* A level's multipoles, from its bodies (leaves) or its children (already done, one level down):
- * com = (x, y, z, mass); q0 = (Qxx, Qyy, Qzz, Qxy), q1 = (Qxz, Qyz, r_open, 0) with the traceless
- * Q = sum m (3 d d - |d|^2 I), d from the centre of mass, and r_open = l max(1/theta, 1) + delta. */
+ * com = (x, y, z, mass); q0 = (Qxx, Qyy, Qzz, Qxy), q1 = (Qxz, Qyz, r_open, T) with the traceless
+ * Q = sum m (3 d d - |d|^2 I) and T = sum m |d|^2, d from the centre of mass, and
+ * r_open = l max(1/theta, 1) + delta. */
 __global__ void multipoles(const int2 *__restrict__ range, const int2 *__restrict__ kids,
                            const float4 *__restrict__ spos, const unsigned long long *__restrict__ keys,
                            const Root *__restrict__ root, int first, int count, int level, float open_factor,
@@ -256,33 +257,27 @@ __global__ void multipoles(const int2 *__restrict__ range, const int2 *__restric
     const float gx = rt.x + ((float)(compact3(key >> 2) >> shift) + 0.5f) * l;
     const float gy = rt.y + ((float)(compact3(key >> 1) >> shift) + 0.5f) * l;
     const float gz = rt.z + ((float)(compact3(key) >> shift) + 0.5f) * l;
+    /* Moments about the first body (or child): coincident bodies get their own point as centre of
+     * mass, exactly, and far from the origin the sums keep their digits. */
+    const bool leaf = kd.x < 0;
+    const int start = leaf ? r.x : kd.x, end = leaf ? r.x + r.y : kd.x + kd.y;
+    const float4 o = leaf ? spos[start] : com[start];
     float m = 0.0f, sx = 0.0f, sy = 0.0f, sz = 0.0f;
-    if (kd.x < 0)
-        for (int j = r.x; j < r.x + r.y; j++) {
-            float4 p = spos[j];
-            m += p.w;
-            sx = fmaf(p.w, p.x, sx);
-            sy = fmaf(p.w, p.y, sy);
-            sz = fmaf(p.w, p.z, sz);
-        }
-    else
-        for (int k = kd.x; k < kd.x + kd.y; k++) {
-            float4 p = com[k];
-            m += p.w;
-            sx = fmaf(p.w, p.x, sx);
-            sy = fmaf(p.w, p.y, sy);
-            sz = fmaf(p.w, p.z, sz);
-        }
+    for (int j = start; j < end; j++) {
+        float4 p = leaf ? spos[j] : com[j];
+        m += p.w;
+        sx = fmaf(p.w, p.x - o.x, sx);
+        sy = fmaf(p.w, p.y - o.y, sy);
+        sz = fmaf(p.w, p.z - o.z, sz);
+    }
     float cx = gx, cy = gy, cz = gz;
     if (m > 0.0f) {
-        cx = sx / m;
-        cy = sy / m;
-        cz = sz / m;
+        cx = o.x + sx / m;
+        cy = o.y + sy / m;
+        cz = o.z + sz / m;
     }
-    float qxx = 0.0f, qyy = 0.0f, qzz = 0.0f, qxy = 0.0f, qxz = 0.0f, qyz = 0.0f;
-    const bool leaf = kd.x < 0;
-    const int end = leaf ? r.x + r.y : kd.x + kd.y;
-    for (int j = leaf ? r.x : kd.x; j < end; j++) {
+    float qxx = 0.0f, qyy = 0.0f, qzz = 0.0f, qxy = 0.0f, qxz = 0.0f, qyz = 0.0f, trace = 0.0f;
+    for (int j = start; j < end; j++) {
         float4 p = leaf ? spos[j] : com[j];
         float dx = p.x - cx, dy = p.y - cy, dz = p.z - cz;
         float d2 = dx * dx + dy * dy + dz * dz;
@@ -292,6 +287,7 @@ __global__ void multipoles(const int2 *__restrict__ range, const int2 *__restric
         qxy += p.w * 3.0f * dx * dy;
         qxz += p.w * 3.0f * dx * dz;
         qyz += p.w * 3.0f * dy * dz;
+        trace = fmaf(p.w, d2, trace);
         if (!leaf) {
             float4 a = q0[j], b = q1[j];
             qxx += a.x;
@@ -300,12 +296,13 @@ __global__ void multipoles(const int2 *__restrict__ range, const int2 *__restric
             qxy += a.w;
             qxz += b.x;
             qyz += b.y;
+            trace += b.w;
         }
     }
     const float delta = sqrtf((cx - gx) * (cx - gx) + (cy - gy) * (cy - gy) + (cz - gz) * (cz - gz));
     com[c] = make_float4(cx, cy, cz, m);
     q0[c] = make_float4(qxx, qyy, qzz, qxy);
-    q1[c] = make_float4(qxz, qyz, l * open_factor + delta, 0.0f);
+    q1[c] = make_float4(qxz, qyz, l * open_factor + delta, trace);
 }
 
 /* The direct kernel's softened pair term. */
@@ -322,7 +319,10 @@ __device__ __forceinline__ void body_term(float4 p, float px, float py, float pz
 }
 
 /* A cell's monopole and quadrupole at the body, d = com - x, u = 1 / (|d|^2 + eps2):
- * a = u^(3/2) (d (M + 5/2 (d.Q.d) u^2) - Q.d u), the gradient of the softened expansion. */
+ * a = u^(3/2) (d (M + 5/2 (d.Q.d - T eps2) u^2) - Q.d u), the gradient of the second-order
+ * expansion of the softened potential sum -m / sqrt(|x - x_j|^2 + eps2) about the centre of mass.
+ * The T term (T = sum m |d_j|^2) is what softening adds: the softened kernel is not harmonic, so
+ * the trace that a traceless Q drops does not vanish. */
 __device__ __forceinline__ void cell_term(float4 c, float4 a, float4 b, float px, float py, float pz, float eps2,
                                           float &ax, float &ay, float &az)
 {
@@ -333,7 +333,7 @@ __device__ __forceinline__ void cell_term(float4 c, float4 a, float4 b, float px
     float qx = fmaf(a.x, dx, fmaf(a.w, dy, b.x * dz));
     float qy = fmaf(a.w, dx, fmaf(a.y, dy, b.y * dz));
     float qz = fmaf(b.x, dx, fmaf(b.y, dy, a.z * dz));
-    float dqd = fmaf(dx, qx, fmaf(dy, qy, dz * qz));
+    float dqd = fmaf(dx, qx, fmaf(dy, qy, dz * qz)) - b.w * eps2;
     float g = fmaf(2.5f * dqd, u * u, c.w);
     ax = fmaf(inv3, fmaf(g, dx, -u * qx), ax);
     ay = fmaf(inv3, fmaf(g, dy, -u * qy), ay);
@@ -444,7 +444,10 @@ __global__ void __launch_bounds__(32 * WALK_WARPS)
             const float dx = fmaxf(fabsf(cm.x - bx) - hx, 0.0f);
             const float dy = fmaxf(fabsf(cm.y - by) - hy, 0.0f);
             const float dz = fmaxf(fabsf(cm.z - bz) - hz, 0.0f);
-            if (!(dx * dx + dy * dy + dz * dz < open * open)) {
+            /* Distances, not their squares (a tiny cube's would underflow to 0), and a tie opens:
+             * where l is below the coordinates' rounding, r_open rounds to delta, which a cell
+             * holding the group's own bodies can equal. */
+            if (!(sqrtf(dx * dx + dy * dy + dz * dz) <= open)) {
                 accept = true;
             } else {
                 const int2 kd = kids[c];
