@@ -16,8 +16,9 @@
  * key order, the split of a level and the multipoles of a level: a thread per body or per cell.
  * The sort: cub::DeviceRadixSort (stable). A level's children are numbered by cub::DeviceScan,
  * and the host reads each level's cell count back to size the next launches. The walk: a warp
- * per group, a lane per body; the warp tests up to 32 cells of its stack at a time, one a lane,
- * and the lists fill by ballot and warp scans. The result is scattered back to the caller's order.
+ * per group, GROUP / 32 bodies a lane, so that each term loaded from shared memory serves them
+ * all; the warp tests up to 32 cells of its stack at a time, one a lane, and the lists fill by
+ * ballot and warp scans. The result is scattered back to the caller's order.
  *
  * Determinism. The sort is stable and the keys a function of the positions; every cell's children
  * and bodies are summed in a fixed order by one thread; a warp's traversal order and its lists
@@ -59,7 +60,8 @@ constexpr int STACK = 1024;
 constexpr int STACK_CALM = STACK - 224 - 7 * LEVELS - 8;
 constexpr int CELL_LIST = 64;                /* flushed at 32: < 32 before a round, + 32 */
 constexpr int BODY_LIST = 32 + 32 * LEAF;    /* flushed at 32: < 32 before a round, + 32 leaves */
-static_assert(GROUP == 32, "a lane per body of the group");
+constexpr int PER_LANE = GROUP / 32; /* bodies a lane holds: lane, lane + 32, ... of its group */
+static_assert(GROUP % 32 == 0, "whole lanes of the group");
 static_assert(STACK_CALM > 32, "stack too small for the walk");
 
 struct Root {
@@ -361,11 +363,16 @@ struct WalkShared {
     float4 body_tile[WALK_WARPS][32];
 };
 
-/* Sums positions[list[0..count)] (list = NULL: positions[0..count)) into the lane's body, a tile
- * of 32 at a time. */
+/* A lane's bodies and their sums. */
+struct Own {
+    float x[PER_LANE], y[PER_LANE], z[PER_LANE];
+    float ax[PER_LANE], ay[PER_LANE], az[PER_LANE];
+};
+
+/* Sums positions[list[0..count)] (list = NULL: positions[0..count)) into the lane's bodies, a
+ * tile of 32 at a time. */
 __device__ __forceinline__ void sum_bodies(const float4 *__restrict__ spos, const int *list, int first, int count,
-                                           float4 *tile, int lane, float px, float py, float pz, float eps2,
-                                           float &ax, float &ay, float &az)
+                                           float4 *tile, int lane, float eps2, Own &o)
 {
     for (int base = 0; base < count; base += 32) {
         const int j = base + lane;
@@ -373,15 +380,18 @@ __device__ __forceinline__ void sum_bodies(const float4 *__restrict__ spos, cons
         __syncwarp();
         const int m = min(32, count - base);
 #pragma unroll 8
-        for (int s = 0; s < m; s++) body_term(tile[s], px, py, pz, eps2, ax, ay, az);
+        for (int s = 0; s < m; s++) {
+            const float4 b = tile[s];
+#pragma unroll
+            for (int k = 0; k < PER_LANE; k++) body_term(b, o.x[k], o.y[k], o.z[k], eps2, o.ax[k], o.ay[k], o.az[k]);
+        }
         __syncwarp();
     }
 }
 
 __device__ __forceinline__ void sum_cells(const float4 *__restrict__ com, const float4 *__restrict__ q0,
                                           const float4 *__restrict__ q1, const int *list, int count,
-                                          float4 (*tile)[32], int lane, float px, float py, float pz, float eps2,
-                                          float &ax, float &ay, float &az)
+                                          float4 (*tile)[32], int lane, float eps2, Own &o)
 {
     for (int base = 0; base < count; base += 32) {
         const int j = base + lane;
@@ -394,12 +404,18 @@ __device__ __forceinline__ void sum_cells(const float4 *__restrict__ com, const 
         __syncwarp();
         const int m = min(32, count - base);
 #pragma unroll 4
-        for (int s = 0; s < m; s++) cell_term(tile[0][s], tile[1][s], tile[2][s], px, py, pz, eps2, ax, ay, az);
+        for (int s = 0; s < m; s++) {
+            const float4 c = tile[0][s], a = tile[1][s], b = tile[2][s];
+#pragma unroll
+            for (int k = 0; k < PER_LANE; k++)
+                cell_term(c, a, b, o.x[k], o.y[k], o.z[k], eps2, o.ax[k], o.ay[k], o.az[k]);
+        }
         __syncwarp();
     }
 }
 
-/* A warp per group of GROUP bodies consecutive in key order; acc written in the caller's order. */
+/* A warp per group of GROUP bodies consecutive in key order, PER_LANE a lane; acc written in the
+ * caller's order. */
 __global__ void __launch_bounds__(32 * WALK_WARPS)
     walk(const float4 *__restrict__ spos, const int *__restrict__ perm, int n, const int2 *__restrict__ range,
          const int2 *__restrict__ kids, const float4 *__restrict__ com, const float4 *__restrict__ q0,
@@ -409,10 +425,24 @@ __global__ void __launch_bounds__(32 * WALK_WARPS)
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int first = (blockIdx.x * WALK_WARPS + warp) * GROUP;
     if (first >= n) return; /* the whole warp */
-    const int i = first + lane;
-    const bool mine = i < n;
-    const float4 p = spos[mine ? i : first];
-    float lo[3] = {p.x, p.y, p.z}, hi[3] = {p.x, p.y, p.z};
+    /* Places past n hold the group's first body again: in the box, summed, not written. */
+    Own own;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+#pragma unroll
+    for (int k = 0; k < PER_LANE; k++) {
+        const int i = first + lane + 32 * k;
+        const float4 p = spos[i < n ? i : first];
+        own.x[k] = p.x;
+        own.y[k] = p.y;
+        own.z[k] = p.z;
+        own.ax[k] = own.ay[k] = own.az[k] = 0.0f;
+        lo[0] = fminf(lo[0], p.x);
+        lo[1] = fminf(lo[1], p.y);
+        lo[2] = fminf(lo[2], p.z);
+        hi[0] = fmaxf(hi[0], p.x);
+        hi[1] = fmaxf(hi[1], p.y);
+        hi[2] = fmaxf(hi[2], p.z);
+    }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1)
 #pragma unroll
@@ -424,7 +454,6 @@ __global__ void __launch_bounds__(32 * WALK_WARPS)
     const float hx = 0.5f * (hi[0] - lo[0]), hy = 0.5f * (hi[1] - lo[1]), hz = 0.5f * (hi[2] - lo[2]);
 
     int *stack = sh.stack[warp], *cells = sh.cells[warp], *bodies = sh.bodies[warp];
-    float ax = 0.0f, ay = 0.0f, az = 0.0f;
     long long cell_terms = 0, body_terms = 0;
     int depth = 1, ncells = 0, nbodies = 0;
     if (lane == 0) stack[0] = 0;
@@ -477,25 +506,29 @@ __global__ void __launch_bounds__(32 * WALK_WARPS)
         for (unsigned m = __ballot_sync(0xffffffffu, big); m; m &= m - 1) {
             const int src = __ffs(m) - 1;
             const int b = __shfl_sync(0xffffffffu, r.x, src), cnt = __shfl_sync(0xffffffffu, r.y, src);
-            sum_bodies(spos, nullptr, b, cnt, sh.body_tile[warp], lane, p.x, p.y, p.z, eps2, ax, ay, az);
+            sum_bodies(spos, nullptr, b, cnt, sh.body_tile[warp], lane, eps2, own);
             body_terms += cnt;
         }
         if (ncells >= 32) {
-            sum_cells(com, q0, q1, cells, ncells, sh.cell_tile[warp], lane, p.x, p.y, p.z, eps2, ax, ay, az);
+            sum_cells(com, q0, q1, cells, ncells, sh.cell_tile[warp], lane, eps2, own);
             cell_terms += ncells;
             ncells = 0;
         }
         if (nbodies >= 32) {
-            sum_bodies(spos, bodies, 0, nbodies, sh.body_tile[warp], lane, p.x, p.y, p.z, eps2, ax, ay, az);
+            sum_bodies(spos, bodies, 0, nbodies, sh.body_tile[warp], lane, eps2, own);
             body_terms += nbodies;
             nbodies = 0;
         }
     }
-    sum_cells(com, q0, q1, cells, ncells, sh.cell_tile[warp], lane, p.x, p.y, p.z, eps2, ax, ay, az);
-    sum_bodies(spos, bodies, 0, nbodies, sh.body_tile[warp], lane, p.x, p.y, p.z, eps2, ax, ay, az);
+    sum_cells(com, q0, q1, cells, ncells, sh.cell_tile[warp], lane, eps2, own);
+    sum_bodies(spos, bodies, 0, nbodies, sh.body_tile[warp], lane, eps2, own);
     cell_terms += ncells;
     body_terms += nbodies;
-    if (mine) acc[perm[i]] = make_float4(ax, ay, az, 0.0f);
+#pragma unroll
+    for (int k = 0; k < PER_LANE; k++) {
+        const int i = first + lane + 32 * k;
+        if (i < n) acc[perm[i]] = make_float4(own.ax[k], own.ay[k], own.az[k], 0.0f);
+    }
     if (lane == 0) {
         const long long members = min(GROUP, n - first);
         atomicAdd(&counts[0], (unsigned long long)(body_terms * members));
