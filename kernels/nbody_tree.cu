@@ -1,0 +1,780 @@
+/* The tree code: Barnes-Hut with quadrupoles, built afresh on every call from sorted Morton keys.
+ *
+ * The idea. Bodies sorted by 63-bit Morton key (21 levels of octants) lie so that every cell of
+ * the octree is a run of consecutive bodies sharing a key prefix. The tree is built level by
+ * level: a cell of more than NBODY_TREE_LEAF bodies (above the deepest level) finds its children's
+ * runs by binary search on the next key digit. Bodies that share a key, coincident ones included,
+ * share a leaf at the deepest level at the latest, so the split always ends. Mass, centre of mass
+ * and traceless quadrupole go bottom-up, level by level. Then groups of NBODY_TREE_GROUP bodies
+ * consecutive in key order walk the tree together: a cell is accepted for the whole group when
+ * the group's box stays at least l / theta + delta from the cell's centre of mass (delta: its
+ * distance from the cell's geometric centre), else opened; the accepted cells and the bodies of
+ * opened leaves gather in lists in shared memory and are summed as dense tiles, the bodies with
+ * the direct kernel's softened pair term.
+ *
+ * The work split. Box: a grid-stride reduction, then one block. Keys, the gather of positions in
+ * key order, the split of a level and the multipoles of a level: a thread per body or per cell.
+ * The sort: cub::DeviceRadixSort (stable). A level's children are numbered by cub::DeviceScan,
+ * and the host reads each level's cell count back to size the next launches. The walk: a warp
+ * per group, GROUP / 32 bodies a lane, so that each term loaded from shared memory serves them
+ * all; the warp tests up to 32 cells of its stack at a time, one a lane, and the lists fill by
+ * ballot and warp scans. The result is scattered back to the caller's order.
+ *
+ * Determinism. The sort is stable and the keys a function of the positions; every cell's children
+ * and bodies are summed in a fixed order by one thread; a warp's traversal order and its lists
+ * depend on the tree alone, and each lane sums its own body's terms in list order. Floating-point
+ * atomics are used nowhere (integer ones only count interactions), so a call repeats bit for bit.
+ *
+ * Memory. Cells at one level are disjoint and nonempty, and only cells of more than LEAF bodies
+ * are split, so a tree of n bodies holds at most n leaves and n / (LEAF + 1) split cells a level
+ * for each of the LEVELS levels that can split: the cell arrays are sized for that up front. */
+#include "cuda_check.h"
+#include "kernels.h"
+#include "nbody_common.cuh"
+#include "tree.h"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+namespace {
+
+using nbody::rsqrt_ftz;
+
+constexpr int LEAF = NBODY_TREE_LEAF;
+constexpr int LEVELS = NBODY_TREE_LEVELS;
+constexpr int GROUP = NBODY_TREE_GROUP;
+constexpr int KEY_BITS = 3 * LEVELS;
+constexpr int BOX_BLOCKS = 256;
+constexpr int THREADS = 256;
+
+/* The walk: WALK_WARPS warps a block, each with its own stack and lists in shared memory. */
+constexpr int WALK_WARPS = 4;
+constexpr int STACK = 1024;
+/* A round pops up to 32 cells and pushes at most 8 children of each: the stack grows by at most
+ * 224. Above STACK_CALM the warp pops one cell a round, a depth-first walk that grows the stack
+ * by at most 7 a level below the cell it started from (148 in all). So it never passes STACK. */
+constexpr int STACK_CALM = STACK - 224 - 7 * LEVELS - 8;
+constexpr int CELL_LIST = 64;                /* flushed at 32: < 32 before a round, + 32 */
+constexpr int BODY_LIST = 32 + 32 * LEAF;    /* flushed at 32: < 32 before a round, + 32 leaves */
+constexpr int PER_LANE = GROUP / 32; /* bodies a lane holds: lane, lane + 32, ... of its group */
+static_assert(GROUP % 32 == 0, "whole lanes of the group");
+static_assert(STACK_CALM > 32, "stack too small for the walk");
+
+struct Root {
+    float x, y, z, side; /* the cube that holds every body: its low corner and side */
+};
+
+/* Every third bit of a 64-bit word from the low 21 bits of v, and back. */
+__device__ __forceinline__ uint64_t spread3(uint32_t v)
+{
+    uint64_t x = v & 0x1fffffu;
+    x = (x | x << 32) & 0x1f00000000ffffull;
+    x = (x | x << 16) & 0x1f0000ff0000ffull;
+    x = (x | x << 8) & 0x100f00f00f00f00full;
+    x = (x | x << 4) & 0x10c30c30c30c30c3ull;
+    x = (x | x << 2) & 0x1249249249249249ull;
+    return x;
+}
+
+__device__ __forceinline__ uint32_t compact3(uint64_t x)
+{
+    x &= 0x1249249249249249ull;
+    x = (x ^ (x >> 2)) & 0x10c30c30c30c30c3ull;
+    x = (x ^ (x >> 4)) & 0x100f00f00f00f00full;
+    x = (x ^ (x >> 8)) & 0x1f0000ff0000ffull;
+    x = (x ^ (x >> 16)) & 0x1f00000000ffffull;
+    x = (x ^ (x >> 32)) & 0x1fffffull;
+    return (uint32_t)x;
+}
+
+/* The digit of the key that picks a child of a level-L cell (a cell at level L + 1). */
+__device__ __forceinline__ int child_digit(uint64_t key, int level)
+{
+    return (int)((key >> (3 * (LEVELS - 1 - level))) & 7u);
+}
+
+/* Per block: min and max of x, y, z over a grid-stride share of the bodies. */
+__global__ void box_partial(const float4 *__restrict__ pos, int n, float *__restrict__ partials)
+{
+    __shared__ float s[6][THREADS];
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        float4 p = pos[i];
+        lo[0] = fminf(lo[0], p.x);
+        lo[1] = fminf(lo[1], p.y);
+        lo[2] = fminf(lo[2], p.z);
+        hi[0] = fmaxf(hi[0], p.x);
+        hi[1] = fmaxf(hi[1], p.y);
+        hi[2] = fmaxf(hi[2], p.z);
+    }
+    for (int k = 0; k < 3; k++) {
+        s[k][threadIdx.x] = lo[k];
+        s[3 + k][threadIdx.x] = hi[k];
+    }
+    __syncthreads();
+    for (int half = THREADS / 2; half > 0; half /= 2) {
+        if ((int)threadIdx.x < half)
+            for (int k = 0; k < 3; k++) {
+                s[k][threadIdx.x] = fminf(s[k][threadIdx.x], s[k][threadIdx.x + half]);
+                s[3 + k][threadIdx.x] = fmaxf(s[3 + k][threadIdx.x], s[3 + k][threadIdx.x + half]);
+            }
+        __syncthreads();
+    }
+    if (threadIdx.x < 6) partials[6 * blockIdx.x + threadIdx.x] = s[threadIdx.x][0];
+}
+
+/* The root cube from the partial boxes, and the root cell: all n bodies, no children yet. */
+__global__ void box_final(const float *__restrict__ partials, int blocks, int n, Root *root, int2 *range, int2 *kids)
+{
+    if (threadIdx.x != 0) return;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int b = 0; b < blocks; b++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fminf(lo[k], partials[6 * b + k]);
+            hi[k] = fmaxf(hi[k], partials[6 * b + 3 + k]);
+        }
+    for (int k = 0; k < 3; k++)
+        if (!(lo[k] <= hi[k])) lo[k] = hi[k] = 0.0f; /* no finite coordinate */
+    float side = fmaxf(hi[0] - lo[0], fmaxf(hi[1] - lo[1], hi[2] - lo[2]));
+    /* A little room, so that the highest body's key stays inside; a point cloud gets a cube too. */
+    side = fmaxf(side * 1.0001f, 1e-30f);
+    *root = Root{lo[0], lo[1], lo[2], side};
+    range[0] = make_int2(0, n);
+    kids[0] = make_int2(-1, 0);
+}
+
+__global__ void morton_keys(const float4 *__restrict__ pos, int n, const Root *__restrict__ root,
+                            unsigned long long *__restrict__ keys, int *__restrict__ index)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const Root r = *root;
+    const float scale = (float)(1 << LEVELS) / r.side, top = (float)((1 << LEVELS) - 1);
+    float4 p = pos[i];
+    /* fmaxf drops a NaN: a body with no place sorts to the low corner. */
+    uint32_t ix = (uint32_t)fminf(fmaxf((p.x - r.x) * scale, 0.0f), top);
+    uint32_t iy = (uint32_t)fminf(fmaxf((p.y - r.y) * scale, 0.0f), top);
+    uint32_t iz = (uint32_t)fminf(fmaxf((p.z - r.z) * scale, 0.0f), top);
+    keys[i] = spread3(ix) << 2 | spread3(iy) << 1 | spread3(iz);
+    index[i] = i;
+}
+
+__global__ void gather(const float4 *__restrict__ pos, const int *__restrict__ perm, int n, float4 *__restrict__ spos)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) spos[i] = pos[perm[i]];
+}
+
+/* bound[d] = first body of the run [b, e) whose child digit is >= d, for d = 0..8. */
+__device__ __forceinline__ void child_bounds(const unsigned long long *__restrict__ keys, int b, int e, int level,
+                                             int (&bound)[9])
+{
+    bound[0] = b;
+    bound[8] = e;
+#pragma unroll
+    for (int d = 1; d < 8; d++) {
+        int lo = bound[d - 1], hi = e;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (child_digit(keys[mid], level) < d)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        bound[d] = lo;
+    }
+}
+
+__device__ __forceinline__ bool splits(int2 range, int level) { return range.y > LEAF && level < LEVELS; }
+
+/* Children each cell of a level will have. */
+__global__ void split_count(const int2 *__restrict__ range, const unsigned long long *__restrict__ keys, int first,
+                            int count, int level, int *__restrict__ nkids)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= count) return;
+    int2 r = range[first + t];
+    int kids = 0;
+    if (splits(r, level)) {
+        int bound[9];
+        child_bounds(keys, r.x, r.x + r.y, level, bound);
+#pragma unroll
+        for (int d = 0; d < 8; d++) kids += bound[d + 1] > bound[d];
+    }
+    nkids[t] = kids;
+}
+
+/* Writes the children of a level's cells at next + offset, in digit order, and the count of the
+ * next level. Children past capacity are not written (the host then reports the overflow). */
+__global__ void split_emit(int2 *__restrict__ range, int2 *__restrict__ kids, const unsigned long long *__restrict__ keys,
+                           int first, int count, int level, const int *__restrict__ nkids,
+                           const int *__restrict__ offset, int next, int capacity, int *__restrict__ next_count)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= count) return;
+    if (t == count - 1) *next_count = offset[t] + nkids[t];
+    const int c = first + t;
+    int2 r = range[c];
+    if (!splits(r, level) || nkids[t] == 0) {
+        kids[c] = make_int2(-1, 0);
+        return;
+    }
+    int bound[9];
+    child_bounds(keys, r.x, r.x + r.y, level, bound);
+    const int child = next + offset[t];
+    kids[c] = make_int2(child, nkids[t]);
+    int k = child;
+#pragma unroll
+    for (int d = 0; d < 8; d++) {
+        if (bound[d + 1] == bound[d]) continue;
+        if (k < capacity) {
+            range[k] = make_int2(bound[d], bound[d + 1] - bound[d]);
+            kids[k] = make_int2(-1, 0);
+        }
+        k++;
+    }
+}
+
+/* A level's multipoles, from its bodies (leaves) or its children (already done, one level down):
+ * com = (x, y, z, mass); q0 = (Qxx, Qyy, Qzz, Qxy), q1 = (Qxz, Qyz, r_open, T) with the traceless
+ * Q = sum m (3 d d - |d|^2 I) and T = sum m |d|^2, d from the centre of mass, and
+ * r_open = l max(1/theta, 1) + delta. */
+__global__ void multipoles(const int2 *__restrict__ range, const int2 *__restrict__ kids,
+                           const float4 *__restrict__ spos, const unsigned long long *__restrict__ keys,
+                           const Root *__restrict__ root, int first, int count, int level, float open_factor,
+                           float4 *__restrict__ com, float4 *__restrict__ q0, float4 *__restrict__ q1)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= count) return;
+    const int c = first + t;
+    const int2 r = range[c], kd = kids[c];
+    const Root rt = *root;
+    const float l = rt.side / (float)(1 << level);
+    const uint64_t key = keys[r.x];
+    const int shift = LEVELS - level;
+    const float gx = rt.x + ((float)(compact3(key >> 2) >> shift) + 0.5f) * l;
+    const float gy = rt.y + ((float)(compact3(key >> 1) >> shift) + 0.5f) * l;
+    const float gz = rt.z + ((float)(compact3(key) >> shift) + 0.5f) * l;
+    /* Moments about the first body (or child): coincident bodies get their own point as centre of
+     * mass, exactly, and far from the origin the sums keep their digits. */
+    const bool leaf = kd.x < 0;
+    const int start = leaf ? r.x : kd.x, end = leaf ? r.x + r.y : kd.x + kd.y;
+    const float4 o = leaf ? spos[start] : com[start];
+    float m = 0.0f, sx = 0.0f, sy = 0.0f, sz = 0.0f;
+    for (int j = start; j < end; j++) {
+        float4 p = leaf ? spos[j] : com[j];
+        m += p.w;
+        sx = fmaf(p.w, p.x - o.x, sx);
+        sy = fmaf(p.w, p.y - o.y, sy);
+        sz = fmaf(p.w, p.z - o.z, sz);
+    }
+    float cx = gx, cy = gy, cz = gz;
+    if (m > 0.0f) {
+        cx = o.x + sx / m;
+        cy = o.y + sy / m;
+        cz = o.z + sz / m;
+    }
+    float qxx = 0.0f, qyy = 0.0f, qzz = 0.0f, qxy = 0.0f, qxz = 0.0f, qyz = 0.0f, trace = 0.0f;
+    for (int j = start; j < end; j++) {
+        float4 p = leaf ? spos[j] : com[j];
+        float dx = p.x - cx, dy = p.y - cy, dz = p.z - cz;
+        float d2 = dx * dx + dy * dy + dz * dz;
+        qxx += p.w * (3.0f * dx * dx - d2);
+        qyy += p.w * (3.0f * dy * dy - d2);
+        qzz += p.w * (3.0f * dz * dz - d2);
+        qxy += p.w * 3.0f * dx * dy;
+        qxz += p.w * 3.0f * dx * dz;
+        qyz += p.w * 3.0f * dy * dz;
+        trace = fmaf(p.w, d2, trace);
+        if (!leaf) {
+            float4 a = q0[j], b = q1[j];
+            qxx += a.x;
+            qyy += a.y;
+            qzz += a.z;
+            qxy += a.w;
+            qxz += b.x;
+            qyz += b.y;
+            trace += b.w;
+        }
+    }
+    const float delta = sqrtf((cx - gx) * (cx - gx) + (cy - gy) * (cy - gy) + (cz - gz) * (cz - gz));
+    com[c] = make_float4(cx, cy, cz, m);
+    q0[c] = make_float4(qxx, qyy, qzz, qxy);
+    q1[c] = make_float4(qxz, qyz, l * open_factor + delta, trace);
+}
+
+/* The direct kernel's softened pair term. */
+__device__ __forceinline__ void body_term(float4 p, float px, float py, float pz, float eps2, float &ax, float &ay,
+                                          float &az)
+{
+    float dx = p.x - px, dy = p.y - py, dz = p.z - pz;
+    float r2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));
+    float inv = rsqrt_ftz(r2);
+    float s = p.w * inv * inv * inv;
+    ax = fmaf(dx, s, ax);
+    ay = fmaf(dy, s, ay);
+    az = fmaf(dz, s, az);
+}
+
+/* A cell's monopole and quadrupole at the body, d = com - x, u = 1 / (|d|^2 + eps2):
+ * a = u^(3/2) (d (M + 5/2 (d.Q.d - T eps2) u^2) - Q.d u), the gradient of the second-order
+ * expansion of the softened potential sum -m / sqrt(|x - x_j|^2 + eps2) about the centre of mass.
+ * The T term (T = sum m |d_j|^2) is what softening adds: the softened kernel is not harmonic, so
+ * the trace that a traceless Q drops does not vanish. */
+__device__ __forceinline__ void cell_term(float4 c, float4 a, float4 b, float px, float py, float pz, float eps2,
+                                          float &ax, float &ay, float &az)
+{
+    float dx = c.x - px, dy = c.y - py, dz = c.z - pz;
+    float r2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));
+    float inv = rsqrt_ftz(r2);
+    float u = inv * inv, inv3 = u * inv;
+    float qx = fmaf(a.x, dx, fmaf(a.w, dy, b.x * dz));
+    float qy = fmaf(a.w, dx, fmaf(a.y, dy, b.y * dz));
+    float qz = fmaf(b.x, dx, fmaf(b.y, dy, a.z * dz));
+    float dqd = fmaf(dx, qx, fmaf(dy, qy, dz * qz)) - b.w * eps2;
+    float g = fmaf(2.5f * dqd, u * u, c.w);
+    ax = fmaf(inv3, fmaf(g, dx, -u * qx), ax);
+    ay = fmaf(inv3, fmaf(g, dy, -u * qy), ay);
+    az = fmaf(inv3, fmaf(g, dz, -u * qz), az);
+}
+
+/* Exclusive prefix sum of v over the warp; total gets the sum. */
+__device__ __forceinline__ int warp_scan(int v, int lane, int &total)
+{
+    int x = v;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        int y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= o) x += y;
+    }
+    total = __shfl_sync(0xffffffffu, x, 31);
+    return x - v;
+}
+
+struct WalkShared {
+    int stack[WALK_WARPS][STACK];
+    int cells[WALK_WARPS][CELL_LIST];
+    int bodies[WALK_WARPS][BODY_LIST];
+    float4 cell_tile[WALK_WARPS][3][32];
+    float4 body_tile[WALK_WARPS][32];
+};
+
+/* A lane's bodies and their sums. */
+struct Own {
+    float x[PER_LANE], y[PER_LANE], z[PER_LANE];
+    float ax[PER_LANE], ay[PER_LANE], az[PER_LANE];
+};
+
+/* Sums positions[list[0..count)] (list = NULL: positions[0..count)) into the lane's bodies, a
+ * tile of 32 at a time. */
+__device__ __forceinline__ void sum_bodies(const float4 *__restrict__ spos, const int *list, int first, int count,
+                                           float4 *tile, int lane, float eps2, Own &o)
+{
+    for (int base = 0; base < count; base += 32) {
+        const int j = base + lane;
+        if (j < count) tile[lane] = spos[list ? list[j] : first + j];
+        __syncwarp();
+        const int m = min(32, count - base);
+#pragma unroll 8
+        for (int s = 0; s < m; s++) {
+            const float4 b = tile[s];
+#pragma unroll
+            for (int k = 0; k < PER_LANE; k++) body_term(b, o.x[k], o.y[k], o.z[k], eps2, o.ax[k], o.ay[k], o.az[k]);
+        }
+        __syncwarp();
+    }
+}
+
+__device__ __forceinline__ void sum_cells(const float4 *__restrict__ com, const float4 *__restrict__ q0,
+                                          const float4 *__restrict__ q1, const int *list, int count,
+                                          float4 (*tile)[32], int lane, float eps2, Own &o)
+{
+    for (int base = 0; base < count; base += 32) {
+        const int j = base + lane;
+        if (j < count) {
+            const int c = list[j];
+            tile[0][lane] = com[c];
+            tile[1][lane] = q0[c];
+            tile[2][lane] = q1[c];
+        }
+        __syncwarp();
+        const int m = min(32, count - base);
+#pragma unroll 4
+        for (int s = 0; s < m; s++) {
+            const float4 c = tile[0][s], a = tile[1][s], b = tile[2][s];
+#pragma unroll
+            for (int k = 0; k < PER_LANE; k++)
+                cell_term(c, a, b, o.x[k], o.y[k], o.z[k], eps2, o.ax[k], o.ay[k], o.az[k]);
+        }
+        __syncwarp();
+    }
+}
+
+/* A warp per group of GROUP bodies consecutive in key order, PER_LANE a lane; acc written in the
+ * caller's order. */
+__global__ void __launch_bounds__(32 * WALK_WARPS)
+    walk(const float4 *__restrict__ spos, const int *__restrict__ perm, int n, const int2 *__restrict__ range,
+         const int2 *__restrict__ kids, const float4 *__restrict__ com, const float4 *__restrict__ q0,
+         const float4 *__restrict__ q1, float eps2, float4 *__restrict__ acc, unsigned long long *__restrict__ counts)
+{
+    __shared__ WalkShared sh;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int first = (blockIdx.x * WALK_WARPS + warp) * GROUP;
+    if (first >= n) return; /* the whole warp */
+    /* Places past n hold the group's first body again: in the box, summed, not written. */
+    Own own;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+#pragma unroll
+    for (int k = 0; k < PER_LANE; k++) {
+        const int i = first + lane + 32 * k;
+        const float4 p = spos[i < n ? i : first];
+        own.x[k] = p.x;
+        own.y[k] = p.y;
+        own.z[k] = p.z;
+        own.ax[k] = own.ay[k] = own.az[k] = 0.0f;
+        lo[0] = fminf(lo[0], p.x);
+        lo[1] = fminf(lo[1], p.y);
+        lo[2] = fminf(lo[2], p.z);
+        hi[0] = fmaxf(hi[0], p.x);
+        hi[1] = fmaxf(hi[1], p.y);
+        hi[2] = fmaxf(hi[2], p.z);
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fminf(lo[k], __shfl_xor_sync(0xffffffffu, lo[k], o));
+            hi[k] = fmaxf(hi[k], __shfl_xor_sync(0xffffffffu, hi[k], o));
+        }
+    const float bx = 0.5f * (lo[0] + hi[0]), by = 0.5f * (lo[1] + hi[1]), bz = 0.5f * (lo[2] + hi[2]);
+    const float hx = 0.5f * (hi[0] - lo[0]), hy = 0.5f * (hi[1] - lo[1]), hz = 0.5f * (hi[2] - lo[2]);
+
+    int *stack = sh.stack[warp], *cells = sh.cells[warp], *bodies = sh.bodies[warp];
+    long long cell_terms = 0, body_terms = 0;
+    int depth = 1, ncells = 0, nbodies = 0;
+    if (lane == 0) stack[0] = 0;
+    __syncwarp();
+    while (depth > 0) {
+        const int take = depth > STACK_CALM ? 1 : min(32, depth);
+        int c = -1;
+        if (lane < take) c = stack[depth - take + lane];
+        __syncwarp();
+        depth -= take;
+        bool accept = false, big = false;
+        int push = 0, child = 0, leaf_bodies = 0;
+        int2 r = make_int2(0, 0);
+        if (c >= 0) {
+            const float4 cm = com[c];
+            const float open = q1[c].z;
+            const float dx = fmaxf(fabsf(cm.x - bx) - hx, 0.0f);
+            const float dy = fmaxf(fabsf(cm.y - by) - hy, 0.0f);
+            const float dz = fmaxf(fabsf(cm.z - bz) - hz, 0.0f);
+            /* Distances, not their squares (a tiny cube's would underflow to 0), and a tie opens:
+             * where l is below the coordinates' rounding, r_open rounds to delta, which a cell
+             * holding the group's own bodies can equal. */
+            if (!(sqrtf(dx * dx + dy * dy + dz * dz) <= open)) {
+                accept = true;
+            } else {
+                const int2 kd = kids[c];
+                r = range[c];
+                if (kd.x >= 0) {
+                    child = kd.x;
+                    push = kd.y;
+                } else if (r.y <= LEAF) {
+                    leaf_bodies = r.y;
+                } else {
+                    big = true;
+                }
+            }
+        }
+        const unsigned accepted = __ballot_sync(0xffffffffu, accept);
+        if (accept) cells[ncells + __popc(accepted & ((1u << lane) - 1u))] = c;
+        ncells += __popc(accepted);
+        int total;
+        int at = warp_scan(push, lane, total);
+        for (int k = 0; k < push; k++) stack[depth + at + k] = child + k;
+        depth += total;
+        at = warp_scan(leaf_bodies, lane, total);
+        for (int k = 0; k < leaf_bodies; k++) bodies[nbodies + at + k] = r.x + k;
+        nbodies += total;
+        __syncwarp();
+        /* Leaves of the deepest level can hold any number of bodies: summed at once, in lane order. */
+        for (unsigned m = __ballot_sync(0xffffffffu, big); m; m &= m - 1) {
+            const int src = __ffs(m) - 1;
+            const int b = __shfl_sync(0xffffffffu, r.x, src), cnt = __shfl_sync(0xffffffffu, r.y, src);
+            sum_bodies(spos, nullptr, b, cnt, sh.body_tile[warp], lane, eps2, own);
+            body_terms += cnt;
+        }
+        if (ncells >= 32) {
+            sum_cells(com, q0, q1, cells, ncells, sh.cell_tile[warp], lane, eps2, own);
+            cell_terms += ncells;
+            ncells = 0;
+        }
+        if (nbodies >= 32) {
+            sum_bodies(spos, bodies, 0, nbodies, sh.body_tile[warp], lane, eps2, own);
+            body_terms += nbodies;
+            nbodies = 0;
+        }
+    }
+    sum_cells(com, q0, q1, cells, ncells, sh.cell_tile[warp], lane, eps2, own);
+    sum_bodies(spos, bodies, 0, nbodies, sh.body_tile[warp], lane, eps2, own);
+    cell_terms += ncells;
+    body_terms += nbodies;
+#pragma unroll
+    for (int k = 0; k < PER_LANE; k++) {
+        const int i = first + lane + 32 * k;
+        if (i < n) acc[perm[i]] = make_float4(own.ax[k], own.ay[k], own.az[k], 0.0f);
+    }
+    if (lane == 0) {
+        const long long members = min(GROUP, n - first);
+        atomicAdd(&counts[0], (unsigned long long)(body_terms * members));
+        atomicAdd(&counts[1], (unsigned long long)(cell_terms * members));
+    }
+}
+
+int blocks_for(int n, int threads) { return (n + threads - 1) / threads; }
+
+long long max_cells(int n) { return (long long)n + (long long)LEVELS * (n / (LEAF + 1)) + 1; }
+
+/* One allocation, carved into the arrays below: sizes in a fixed order, each 256-byte aligned. */
+struct Layout {
+    size_t keys, index, spos, box, root, range, kids, com, q0, q1, nkids, offset, count, counts, temp;
+    size_t total;
+};
+
+size_t align_up(size_t b) { return (b + 255) / 256 * 256; }
+
+cudaError_t layout_for(int n, Layout *l)
+{
+    const size_t cells = (size_t)max_cells(n);
+    size_t sort_bytes = 0, scan_bytes = 0;
+    cub::DoubleBuffer<unsigned long long> kb(nullptr, nullptr);
+    cub::DoubleBuffer<int> vb(nullptr, nullptr);
+    cudaError_t e = cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, kb, vb, n, 0, KEY_BITS);
+    if (e != cudaSuccess) return e;
+    e = cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (int *)nullptr, (int *)nullptr, n);
+    if (e != cudaSuccess) return e;
+    l->keys = align_up(2 * (size_t)n * sizeof(unsigned long long));
+    l->index = align_up(2 * (size_t)n * sizeof(int));
+    l->spos = align_up((size_t)n * sizeof(float4));
+    l->box = align_up(6 * BOX_BLOCKS * sizeof(float));
+    l->root = align_up(sizeof(Root));
+    l->range = align_up(cells * sizeof(int2));
+    l->kids = align_up(cells * sizeof(int2));
+    l->com = l->q0 = l->q1 = align_up(cells * sizeof(float4));
+    l->nkids = l->offset = align_up((size_t)n * sizeof(int));
+    l->count = align_up(sizeof(int));
+    l->counts = align_up(2 * sizeof(unsigned long long));
+    l->temp = align_up(sort_bytes > scan_bytes ? sort_bytes : scan_bytes);
+    l->total = l->keys + l->index + l->spos + l->box + l->root + l->range + l->kids + l->com + l->q0 + l->q1 +
+               l->nkids + l->offset + l->count + l->counts + l->temp;
+    return cudaSuccess;
+}
+
+} // namespace
+
+struct NbodyTree {
+    int max_n;
+    long long max_cells;
+    void *memory;
+    unsigned long long *keys[2];
+    int *index[2];
+    float4 *spos;
+    float *box;
+    Root *root;
+    int2 *range, *kids;
+    float4 *com, *q0, *q1;
+    int *nkids, *offset, *count;
+    unsigned long long *counts;
+    void *temp;
+    size_t temp_bytes;
+    int *host_count; /* pinned */
+    cudaEvent_t events[3];
+    /* the last call */
+    int n, cells, depth;
+    bool timed;
+};
+
+extern "C" size_t nbody_tree_bytes(int n)
+{
+    Layout l;
+    if (n < 1 || layout_for(n, &l) != cudaSuccess) return 0;
+    return l.total;
+}
+
+extern "C" int nbody_tree_max_n(size_t bytes)
+{
+    int lo = 0, hi = 1 << 28; /* the cell count stays an int */
+    if (nbody_tree_bytes(hi) <= bytes) return hi;
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        size_t b = nbody_tree_bytes(mid);
+        if (b > 0 && b <= bytes)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+extern "C" void nbody_tree_destroy(NbodyTree *t)
+{
+    if (!t) return;
+    cudaFree(t->memory);
+    cudaFreeHost(t->host_count);
+    for (int k = 0; k < 3; k++)
+        if (t->events[k]) cudaEventDestroy(t->events[k]);
+    free(t);
+}
+
+extern "C" NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen)
+{
+    if (max_n < 1 || max_n > (1 << 28)) {
+        snprintf(err, errlen, "tree: %d bodies: a tree holds 1 to %d", max_n, 1 << 28);
+        return NULL;
+    }
+    NbodyTree *t = (NbodyTree *)calloc(1, sizeof *t);
+    if (!t) {
+        snprintf(err, errlen, "tree: out of host memory");
+        return NULL;
+    }
+    CudaStatus st = {};
+    Layout l;
+    if (!CUDA_CHECK(&st, layout_for(max_n, &l)) || !CUDA_CHECK(&st, cudaMalloc(&t->memory, l.total)) ||
+        !CUDA_CHECK(&st, cudaMallocHost((void **)&t->host_count, sizeof(int))) ||
+        !CUDA_CHECK(&st, cudaEventCreate(&t->events[0])) || !CUDA_CHECK(&st, cudaEventCreate(&t->events[1])) ||
+        !CUDA_CHECK(&st, cudaEventCreate(&t->events[2]))) {
+        snprintf(err, errlen, "tree for %d bodies (%.1f MiB): %s", max_n, l.total / 1048576.0, st.message);
+        nbody_tree_destroy(t);
+        return NULL;
+    }
+    char *at = (char *)t->memory;
+    t->keys[0] = (unsigned long long *)at;
+    t->keys[1] = t->keys[0] + max_n;
+    at += l.keys;
+    t->index[0] = (int *)at;
+    t->index[1] = t->index[0] + max_n;
+    at += l.index;
+    t->spos = (float4 *)at;
+    at += l.spos;
+    t->box = (float *)at;
+    at += l.box;
+    t->root = (Root *)at;
+    at += l.root;
+    t->range = (int2 *)at;
+    at += l.range;
+    t->kids = (int2 *)at;
+    at += l.kids;
+    t->com = (float4 *)at;
+    at += l.com;
+    t->q0 = (float4 *)at;
+    at += l.q0;
+    t->q1 = (float4 *)at;
+    at += l.q1;
+    t->nkids = (int *)at;
+    at += l.nkids;
+    t->offset = (int *)at;
+    at += l.offset;
+    t->count = (int *)at;
+    at += l.count;
+    t->counts = (unsigned long long *)at;
+    at += l.counts;
+    t->temp = at;
+    t->temp_bytes = l.temp;
+    t->max_n = max_n;
+    t->max_cells = max_cells(max_n);
+    return t;
+}
+
+extern "C" cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, float4 *acc,
+                                         cudaStream_t stream)
+{
+    if (!t || n < 0 || n > t->max_n || !(theta >= 0.0f)) return cudaErrorInvalidValue;
+    t->n = n;
+    t->cells = t->depth = 0;
+    t->timed = false;
+    if (n == 0) return cudaSuccess;
+    if (!(eps2 >= NBODY_MIN_EPS2)) eps2 = NBODY_MIN_EPS2;
+    CudaStatus st = {};
+    if (!CUDA_CHECK(&st, cudaEventRecord(t->events[0], stream))) return st.error;
+    const int boxes = min(BOX_BLOCKS, blocks_for(n, THREADS));
+    box_partial<<<boxes, THREADS, 0, stream>>>(pos, n, t->box);
+    box_final<<<1, 32, 0, stream>>>(t->box, boxes, n, t->root, t->range, t->kids);
+    morton_keys<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(pos, n, t->root, t->keys[0], t->index[0]);
+    if (!CUDA_CHECK(&st, cudaGetLastError())) return st.error;
+    cub::DoubleBuffer<unsigned long long> kb(t->keys[0], t->keys[1]);
+    cub::DoubleBuffer<int> vb(t->index[0], t->index[1]);
+    size_t temp = t->temp_bytes;
+    if (!CUDA_CHECK(&st, cub::DeviceRadixSort::SortPairs(t->temp, temp, kb, vb, n, 0, KEY_BITS, stream)))
+        return st.error;
+    const unsigned long long *keys = kb.Current();
+    const int *perm = vb.Current();
+    gather<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(pos, perm, n, t->spos);
+    if (!CUDA_CHECK(&st, cudaGetLastError())) return st.error;
+
+    int level_first[LEVELS + 2] = {0}, level_count[LEVELS + 2] = {0};
+    level_count[0] = 1;
+    int cells = 1, depth = 0;
+    for (int level = 0; level < LEVELS && level_count[level] > 0; level++) {
+        const int first = level_first[level], count = level_count[level];
+        split_count<<<blocks_for(count, THREADS), THREADS, 0, stream>>>(t->range, keys, first, count, level, t->nkids);
+        temp = t->temp_bytes;
+        if (!CUDA_CHECK(&st, cudaGetLastError()) ||
+            !CUDA_CHECK(&st, cub::DeviceScan::ExclusiveSum(t->temp, temp, t->nkids, t->offset, count, stream)))
+            return st.error;
+        split_emit<<<blocks_for(count, THREADS), THREADS, 0, stream>>>(t->range, t->kids, keys, first, count, level,
+                                                                       t->nkids, t->offset, cells,
+                                                                       (int)t->max_cells, t->count);
+        if (!CUDA_CHECK(&st, cudaGetLastError()) ||
+            !CUDA_CHECK(&st, cudaMemcpyAsync(t->host_count, t->count, sizeof(int), cudaMemcpyDeviceToHost, stream)) ||
+            !CUDA_CHECK(&st, cudaStreamSynchronize(stream)))
+            return st.error;
+        const int next = *t->host_count;
+        if ((long long)cells + next > t->max_cells) return cudaErrorMemoryAllocation; /* cannot happen: see top */
+        level_first[level + 1] = cells;
+        level_count[level + 1] = next;
+        cells += next;
+        if (next > 0) depth = level + 1;
+    }
+    const float open_factor = theta < 1.0f ? 1.0f / theta : 1.0f; /* theta 0: infinity, every cell opens */
+    for (int level = depth; level >= 0; level--)
+        multipoles<<<blocks_for(level_count[level], THREADS), THREADS, 0, stream>>>(
+            t->range, t->kids, t->spos, keys, t->root, level_first[level], level_count[level], level, open_factor,
+            t->com, t->q0, t->q1);
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[1], stream)) ||
+        !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 2 * sizeof(unsigned long long), stream)))
+        return st.error;
+    const int groups = blocks_for(n, GROUP);
+    walk<<<blocks_for(groups, WALK_WARPS), 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, n, t->range, t->kids, t->com,
+                                                                        t->q0, t->q1, eps2, acc, t->counts);
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[2], stream)))
+        return st.error;
+    t->cells = cells;
+    t->depth = depth;
+    t->timed = true;
+    return cudaSuccess;
+}
+
+extern "C" void nbody_tree_stats(const NbodyTree *t, NbodyTreeStats *out)
+{
+    *out = NbodyTreeStats{};
+    if (!t) return;
+    out->n = t->n;
+    out->cells = t->cells;
+    out->depth = t->depth;
+    if (!t->timed) return;
+    unsigned long long counts[2] = {0, 0};
+    if (cudaEventSynchronize(t->events[2]) != cudaSuccess ||
+        cudaMemcpy(counts, t->counts, sizeof counts, cudaMemcpyDeviceToHost) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;
+    }
+    out->body_body = (double)counts[0] / t->n;
+    out->body_cell = (double)counts[1] / t->n;
+    cudaEventElapsedTime(&out->build_ms, t->events[0], t->events[1]);
+    cudaEventElapsedTime(&out->walk_ms, t->events[1], t->events[2]);
+}

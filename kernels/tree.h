@@ -1,0 +1,68 @@
+/* The GPU tree code (Barnes-Hut with quadrupoles, kernels/nbody_tree.cu) behind a small C API.
+ *
+ * A call of nbody_tree_forces takes n positions (float4: x, y, z, mass) in the caller's order and
+ * writes n accelerations (ax, ay, az, 0) in that same order, G = 1, Plummer softening eps2. It
+ * sorts a copy of the positions by Morton key inside the tree's own memory, builds the tree from
+ * that copy, walks it, and scatters the results back to the caller's order; the caller's
+ * positions are only read. All device memory is allocated by nbody_tree_create for max_n bodies;
+ * a call allocates nothing.
+ *
+ * theta: the opening angle. A cell of side l whose centre of mass lies delta from its geometric
+ * centre is opened for a group of bodies when the group's box comes nearer its centre of mass than
+ * l / theta + delta; theta above 1 counts as 1 (so a cell that holds a body of the group is always
+ * opened), theta 0 opens every cell (a direct sum).
+ *
+ * Same input, same output, bit for bit. A call is ordered on the stream it is given, but it
+ * waits on the host once per tree level (it reads each level's cell count back), so it returns
+ * after the tree is built; the walk is still in flight when it returns. */
+#ifndef STARBURST_TREE_H
+#define STARBURST_TREE_H
+
+#include <stddef.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NBODY_TREE_THETA 0.4f /* the default opening angle: see tests/gpu/test_tree.c */
+#define NBODY_TREE_LEAF 16    /* a cell with more bodies is split, down to the deepest level */
+#define NBODY_TREE_GROUP 32   /* bodies that share one walk (consecutive in key order), 32 or 64 */
+#define NBODY_TREE_LEVELS 21  /* 63-bit keys: 21 levels below the root; coincident bodies share a leaf */
+
+typedef struct NbodyTree NbodyTree;
+
+typedef struct NbodyTreeStats {
+    int n;                  /* bodies of the last call */
+    int cells;              /* cells of its tree */
+    int depth;              /* deepest level that holds a cell (the root is 0) */
+    double body_body;       /* direct interactions per body */
+    double body_cell;       /* multipole interactions per body */
+    float build_ms, walk_ms; /* box + keys + sort + tree + multipoles; walk + scatter (cudaEvents) */
+} NbodyTreeStats;
+
+/* The device memory a tree for n bodies takes, in bytes: everything nbody_tree_create allocates
+ * for max_n = n. Asks the current device for the sort's scratch size. */
+size_t nbody_tree_bytes(int n);
+/* The largest n with nbody_tree_bytes(n) <= bytes (0 when none fits). */
+int nbody_tree_max_n(size_t bytes);
+
+/* A tree for up to max_n bodies on the current device, or NULL with one line in err. */
+NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen);
+void nbody_tree_destroy(NbodyTree *t);
+
+/* acc = forces(pos) for n <= max_n bodies (n = 0 does nothing). pos and acc are device arrays
+ * of n float4 that must not overlap. eps2 below NBODY_MIN_EPS2 (kernels.h) is raised to it.
+ * Returns the first CUDA error, or cudaErrorInvalidValue for n out of range. */
+cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, float4 *acc,
+                              cudaStream_t stream);
+
+/* The last call's tree and counts. Waits for that call to finish. */
+void nbody_tree_stats(const NbodyTree *t, NbodyTreeStats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
