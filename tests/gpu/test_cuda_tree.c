@@ -9,8 +9,8 @@
  * at 0.45 the random balls' medians pass 1e-4; at 0.4 the random ball of 1M bodies is the
  * closest, near 9e-5 (every check prints its errors at the other angles too).
  *
- * `test_tree --quick` checks 8K bodies where the others check 64K and leaves out the million (for
- * the sanitizers); `test_tree --bench`
+ * `test_cuda_tree --quick` checks 8K bodies where the others check 64K and leaves out the million (for
+ * the sanitizers); `test_cuda_tree --bench`
  * runs only the timing: ms per call at 64K, 256K, 1M, 4M and 8M bodies of the collision
  * scene, the median of 10 calls after 3 of warm-up, with the build and walk split. */
 #include <math.h>
