@@ -74,6 +74,10 @@ cudaError_t nbody_drift_launch(float4 *pos, float4 *vel, const float4 *acc, int 
                                int *nonfinite, cudaStream_t stream);
 /* speed[i] = |v_i|. */
 cudaError_t nbody_speed_launch(const float4 *vel, float *speed, int n, cudaStream_t stream);
+/* The kick of NbodyForces alone, from the accelerations f->acc holds: for a force method that
+ * writes accelerations without kicking (the tree, kernels/tree.h). Uses n, acc, vel, half_kick,
+ * next_kick, damping, speed and nonfinite. */
+cudaError_t nbody_kick_launch(const NbodyForces *f, cudaStream_t stream);
 
 /* Blocks the energy kernel uses for n bodies, and so the partial sums it writes (2 per block). */
 int nbody_energy_blocks(int n);

@@ -88,6 +88,14 @@ __global__ void energy(const float4 *__restrict__ pos, const float4 *__restrict_
     }
 }
 
+__global__ void kick(nbody::Epilogue e, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float4 a = e.acc[i];
+    nbody::finish<true>(i, a.x, a.y, a.z, e);
+}
+
 int blocks(int n) { return (n + BLOCK - 1) / BLOCK; }
 
 } // namespace
@@ -105,6 +113,13 @@ extern "C" cudaError_t nbody_drift_launch(float4 *pos, float4 *vel, const float4
 extern "C" cudaError_t nbody_speed_launch(const float4 *vel, float *out, int n, cudaStream_t stream)
 {
     speed<<<blocks(n), BLOCK, 0, stream>>>(vel, out, n);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t nbody_kick_launch(const NbodyForces *f, cudaStream_t stream)
+{
+    const nbody::Epilogue e = {f->acc, f->vel, f->speed, f->half_kick, f->next_kick, f->damping, f->nonfinite};
+    kick<<<blocks(f->n), BLOCK, 0, stream>>>(e, f->n);
     return cudaGetLastError();
 }
 

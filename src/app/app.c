@@ -76,6 +76,7 @@ typedef struct App {
     char alarm[256];
     char backend_note[300]; /* why this backend runs, shown again after each reset */
     char device[160];
+    char method[96];
     /* Presets, and the scene of the last reset (a new scene takes its own dt and softening). */
     PresetList presets;
     const char **preset_names;
@@ -893,6 +894,15 @@ static void app_apply_controls(App *a)
     a->ui.apply_shape = false;
     sim_launch_shape(a->sim, &a->ui.shape_q, &a->ui.shape_block);
     a->ui.kernel_name = sim_kernel_name(sim_kernel(a->sim));
+    /* The HUD's interactions/s count N^2 a step, as the direct sum does; the tree says what it
+     * really evaluates. */
+    a->ui.method = NULL;
+    if (sim_force(a->sim) == SIM_FORCE_TREE) {
+        snprintf(a->method, sizeof a->method, "tree, theta %.2f: %.0f interactions a body (of %d)",
+                 a->params.theta > 0 ? a->params.theta : SIM_THETA_DEFAULT, sim_stats(a->sim).interactions_per_body,
+                 sim_count(a->sim));
+        a->ui.method = a->method;
+    }
     a->camera.auto_rotate = a->ui.auto_rotate ? 0.1f : 0.0f;
     if (a->ui.reset_camera) {
         camera_reset(&a->camera);

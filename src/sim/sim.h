@@ -44,8 +44,10 @@ typedef enum SimKernel {
 } SimKernel;
 
 /* How forces are summed. Direct: all N^2 pairs (the CUDA kernel ladder, or the CPU loop). Tree:
- * Barnes-Hut with quadrupoles, O(N log N), with the opening angle SimParams.theta (CPU backend so
- * far). Auto: the tree from SIM_TREE_MIN_BODIES_CPU bodies on the CPU backend, direct otherwise. */
+ * Barnes-Hut with quadrupoles, O(N log N), with the opening angle SimParams.theta (the CPU's in
+ * sim/tree_cpu.c, the GPU's in kernels/nbody_tree.cu). Auto: the tree from
+ * SIM_TREE_MIN_BODIES_CPU bodies on the CPU backend and SIM_TREE_MIN_BODIES_CUDA on the CUDA one,
+ * direct below. */
 typedef enum SimForce {
     SIM_FORCE_AUTO = 0,
     SIM_FORCE_DIRECT,
@@ -60,6 +62,10 @@ typedef enum SimForce {
  * 869, 256K 27554 vs 1396; an earlier run gave 8K 23 vs 21 and 16K 84 vs 56. So the two meet
  * between 8K and 16K; at a tie the exact sum wins. */
 #define SIM_TREE_MIN_BODIES_CPU 16384
+/* The CUDA crossover, from the H100 (docs/TREE.md, docs/PERFORMANCE.md): ms per step of the
+ * symmetric direct kernel vs the tree's force call, 64K 1.58 vs 2.10, 256K ~25 vs 5.91; the
+ * direct kernel's 131,072 takes 6.25. */
+#define SIM_TREE_MIN_BODIES_CUDA 131072
 /* The opening angle SimParams.theta = 0 stands for. The test opens a cell when d < l/theta +
  * delta with l the cell's side (not its radius), so theta here is stricter than a radius-based
  * one. At 0.4 the relative force error against f64 has a median of 4e-5 to 8e-5 and a 99th

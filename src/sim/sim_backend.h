@@ -35,7 +35,6 @@ typedef struct SimBackendImpl {
 } SimBackendImpl;
 
 /* What a backend without a tree says when asked for one. */
-#define SIM_TREE_CPU_ONLY "the tree method runs on the CPU backend so far: --backend cpu"
 
 /* Each returns an opaque state, or NULL with a message. */
 void *sim_cpu_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen);

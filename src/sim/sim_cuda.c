@@ -18,6 +18,7 @@
 
 #include "cuda_check.h"
 #include "kernels.h"
+#include "tree.h"
 #include "sim/sim_backend.h"
 
 typedef struct SimCuda {
@@ -40,6 +41,9 @@ typedef struct SimCuda {
     float acc_softening; /* softening of the stored accelerations; NAN = none yet */
     double map_ms;       /* the last advance's time in map and unmap */
     int *nonfinite;      /* device flag, set by a drift or kick that writes NaN or Inf */
+    SimForce force;      /* direct (the kernel above) or tree */
+    NbodyTree *tree;     /* the tree's memory, while the tree is the method */
+    float acc_theta;     /* opening angle of the stored accelerations (tree) */
     int diverged;        /* the flag after the last advance */
     long fail_after;     /* STARBURST_CUDA_FAIL_AFTER: advances before a failure is injected; 0 = never */
     cudaEvent_t steps_begin, steps_end; /* around the steps of an advance, on the GPU's clock */
@@ -85,6 +89,24 @@ static bool sc_map(SimCuda *c, float4 **pos, float **speed)
 static void sc_unmap(SimCuda *c)
 {
     if (c->nres) CUDA_CHECK(&c->status, cudaGraphicsUnmapResources(c->nres, c->res, c->stream));
+}
+
+static SimForce sc_resolve_force(SimForce f, int n)
+{
+    if (f != SIM_FORCE_AUTO) return f;
+    return n >= SIM_TREE_MIN_BODIES_CUDA ? SIM_FORCE_TREE : SIM_FORCE_DIRECT;
+}
+
+static float sc_theta(float theta) { return theta > 0 ? theta : SIM_THETA_DEFAULT; }
+
+/* The accelerations of f->pos into f->acc, and the kick where f->vel is given: one fused launch of
+ * the direct kernel, or the tree's force call and then the kick. */
+static cudaError_t sc_launch(SimCuda *c, const NbodyForces *f, float theta)
+{
+    if (c->force != SIM_FORCE_TREE) return nbody_forces_launch(f, c->stream);
+    cudaError_t e = nbody_tree_forces(c->tree, f->pos, f->n, (float)f->eps2, sc_theta(theta), f->acc, c->stream);
+    if (e == cudaSuccess && f->vel) e = nbody_kick_launch(f, c->stream);
+    return e;
 }
 
 static NbodyForces sc_forces(const SimCuda *c, const float4 *pos, float softening)
@@ -188,6 +210,7 @@ static void cuda_destroy(void *impl)
 {
     SimCuda *c = impl;
     if (!c) return;
+    nbody_tree_destroy(c->tree);
     for (int i = 0; i < c->nres; i++) cudaGraphicsUnregisterResource(c->res[i]);
     cudaFree(c->pos);
     cudaFree(c->vel);
@@ -205,11 +228,12 @@ static void cuda_destroy(void *impl)
 
 /* Device memory for n bodies: velocities, accelerations, our own positions without a buffer,
  * the energy partial sums, the divergence flag, and the symmetric kernel's least scratch. */
-static size_t sc_bytes(long long n, bool own_positions, SimKernel k)
+static size_t sc_bytes(long long n, bool own_positions, SimKernel k, SimForce force)
 {
     size_t per_body = (own_positions ? 3 : 2) * sizeof(float4);
-    size_t sums = k == SIM_KERNEL_SYMMETRIC ? sc_least_sums(n) : 0;
-    return (size_t)n * per_body + 2 * sizeof(double) * (size_t)((n + 255) / 256) + sizeof(int) + sums;
+    size_t sums = k == SIM_KERNEL_SYMMETRIC && force != SIM_FORCE_TREE ? sc_least_sums(n) : 0;
+    size_t tree = force == SIM_FORCE_TREE ? nbody_tree_bytes((int)n) : 0;
+    return (size_t)n * per_body + 2 * sizeof(double) * (size_t)((n + 255) / 256) + sums + tree;
 }
 
 /* Device memory for the bodies and the launch shape of c's kernel: 0, or -1 with err naming
@@ -227,13 +251,13 @@ static int sc_plan(SimCuda *c, const SimDesc *desc, bool own_positions, char *er
     if (limit && atof(limit) > 0 && atof(limit) * 1048576.0 < (double)free_bytes)
         free_bytes = (size_t)(atof(limit) * 1048576.0);
     size_t usable = free_bytes / 10 * 9;
-    const size_t need = sc_bytes(c->n, own_positions, c->kernel);
+    const size_t need = sc_bytes(c->n, own_positions, c->kernel, c->force);
     if (need > usable) {
         /* The largest N whose buffers fit: sc_bytes grows with N, so bisect. */
         long long lo = 0, hi = (long long)(usable / (2 * sizeof(float4))) + 1;
         while (hi - lo > 1) {
             long long mid = lo + (hi - lo) / 2;
-            if (sc_bytes(mid, own_positions, c->kernel) <= usable) lo = mid;
+            if (sc_bytes(mid, own_positions, c->kernel, c->force) <= usable) lo = mid;
             else hi = mid;
         }
         snprintf(err, errlen, "%d bodies need %.0f MiB of GPU memory, %s has %.0f MiB free: at most %lld bodies fit",
@@ -247,16 +271,13 @@ static int sc_plan(SimCuda *c, const SimDesc *desc, bool own_positions, char *er
 
 void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen)
 {
-    if (desc->force == SIM_FORCE_TREE) {
-        snprintf(err, errlen, SIM_TREE_CPU_ONLY);
-        return NULL;
-    }
     SimCuda *c = calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, errlen, "CUDA backend: out of memory");
         return NULL;
     }
     c->n = initial->n;
+    c->force = sc_resolve_force(desc->force, initial->n);
     c->res_pos = c->res_speed = -1;
     c->acc_softening = NAN;
     const bool interop = desc->position_vbo != 0 || desc->speed_vbo != 0;
@@ -312,6 +333,13 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
         sc_fail(c, "CUDA backend: out of host memory");
         goto fail;
     }
+    if (c->force == SIM_FORCE_TREE) {
+        char why[256];
+        if (!(c->tree = nbody_tree_create(c->n, why, sizeof why))) {
+            sc_fail(c, why);
+            goto fail;
+        }
+    }
 
     if (desc->position_vbo) {
         c->res_pos = c->nres;
@@ -358,10 +386,15 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
     if (mapped) {
         NbodyForces f = sc_forces(c, pos, p->softening);
         bool ok = true;
-        /* The stored accelerations are those of the current positions unless softening changed. */
-        if (!(c->acc_softening == p->softening)) {
-            ok = CUDA_CHECK(&c->status, nbody_forces_launch(&f, c->stream));
-            if (ok) c->acc_softening = p->softening;
+        /* The stored accelerations are those of the current positions unless softening (or the
+         * tree's opening angle) changed. */
+        const bool theta_changed = c->force == SIM_FORCE_TREE && c->acc_theta != sc_theta(p->theta);
+        if (!(c->acc_softening == p->softening) || theta_changed) {
+            ok = CUDA_CHECK(&c->status, sc_launch(c, &f, p->theta));
+            if (ok) {
+                c->acc_softening = p->softening;
+                c->acc_theta = sc_theta(p->theta);
+            }
         }
         f.vel = c->vel;
         f.damping = p->damping;
@@ -381,7 +414,7 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
             f.half_kick = 0.5f * p->dt;
             f.next_kick = last ? 0.0f : 0.5f * p->dt;
             f.speed = last ? speed : NULL;
-            if (ok) ok = CUDA_CHECK(&c->status, nbody_forces_launch(&f, c->stream));
+            if (ok) ok = CUDA_CHECK(&c->status, sc_launch(c, &f, p->theta));
         }
         bool timed = ok && CUDA_CHECK(&c->status, cudaEventRecord(c->steps_end, c->stream));
         if (ok)
@@ -459,7 +492,7 @@ static void cuda_accelerations(void *impl, float softening, float *acc3)
         f.acc = c->scratch;
         /* Poisoned with NaN so an element the kernel skips cannot pass for a result. */
         ok = CUDA_CHECK(&c->status, cudaMemsetAsync(c->scratch, 0xff, bytes, c->stream)) &&
-             CUDA_CHECK(&c->status, nbody_forces_launch(&f, c->stream)) &&
+             CUDA_CHECK(&c->status, sc_launch(c, &f, c->acc_theta)) &&
              CUDA_CHECK(&c->status, cudaMemcpyAsync(host, c->scratch, bytes, cudaMemcpyDeviceToHost, c->stream));
         sc_unmap(c);
         ok = CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream)) && ok;
@@ -544,12 +577,40 @@ bool sim_cuda_probe(char *why, size_t whylen)
     return true;
 }
 
-/* No tree here yet: auto means the direct kernels. */
+/* A switch to the tree takes its memory now; a switch away gives it back. */
 static int cuda_set_force(void *impl, SimForce f, char *err, size_t errlen)
 {
-    if (f != SIM_FORCE_TREE) return 0;
-    snprintf(err, errlen, SIM_TREE_CPU_ONLY);
-    return -1;
+    SimCuda *c = impl;
+    f = sc_resolve_force(f, c->n);
+    if (f == SIM_FORCE_TREE && !c->tree) {
+        size_t free_bytes = 0, total_bytes = 0;
+        if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) free_bytes = 0;
+        cudaGetLastError();
+        if (nbody_tree_bytes(c->n) > free_bytes / 10 * 9) {
+            snprintf(err, errlen, "the tree for %d bodies needs %.0f MiB of GPU memory, %.0f MiB are free", c->n,
+                     nbody_tree_bytes(c->n) / 1048576.0, free_bytes / 1048576.0);
+            return -1;
+        }
+        if (!(c->tree = nbody_tree_create(c->n, err, errlen))) return -1;
+    }
+    if (f != SIM_FORCE_TREE) {
+        nbody_tree_destroy(c->tree);
+        c->tree = NULL;
+    }
+    c->force = f;
+    c->acc_softening = NAN; /* the next advance starts from this method's accelerations */
+    return 0;
+}
+
+static SimForce cuda_force(const void *impl) { return ((const SimCuda *)impl)->force; }
+
+static double cuda_interactions_per_body(const void *impl)
+{
+    const SimCuda *c = impl;
+    if (c->force != SIM_FORCE_TREE || !c->tree || sc_failed(c)) return 0;
+    NbodyTreeStats st;
+    nbody_tree_stats(c->tree, &st);
+    return st.body_body + st.body_cell;
 }
 
 const SimBackendImpl sim_cuda_impl = {
@@ -569,6 +630,8 @@ const SimBackendImpl sim_cuda_impl = {
     .finite = cuda_finite,
     .device_memory = cuda_device_memory,
     .set_force = cuda_set_force,
+    .force = cuda_force,
+    .interactions_per_body = cuda_interactions_per_body,
 };
 
 bool sim_cuda_gl_probe(char *why, size_t whylen)
@@ -587,11 +650,7 @@ bool sim_cuda_gl_probe(char *why, size_t whylen)
 
 int sim_cuda_check(const SimDesc *desc, int n, char *err, size_t errlen)
 {
-    if (desc->force == SIM_FORCE_TREE) {
-        snprintf(err, errlen, SIM_TREE_CPU_ONLY);
-        return -1;
-    }
-    SimCuda c = {.n = n, .precision = desc->precision};
+    SimCuda c = {.n = n, .precision = desc->precision, .force = sc_resolve_force(desc->force, n)};
     int device = 0;
     struct cudaDeviceProp prop;
     if (!CUDA_CHECK(&c.status, cudaGetDevice(&device)) ||

@@ -67,6 +67,7 @@ typedef struct UiModel {
     double sim_time;
     int bodies;
     const char *backend, *device, *kernel_name;
+    const char *method;  /* the tree's line ("tree, theta 0.40: 3,702 interactions a body"), or NULL */
     const char *notice;  /* the latest message, or NULL */
     float notice_alpha;  /* 1 while it is fresh, falling to 0 as it fades */
     const char *alarm;   /* a run gone wrong, shown large until it is mended; NULL = none */

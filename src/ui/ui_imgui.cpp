@@ -207,6 +207,7 @@ static void hud(const UiModel *m)
             ImGui::SameLine();
             ImGui::Text("  kernel %s", m->kernel_name);
         }
+        if (m->method) ImGui::TextUnformatted(m->method);
         ImGui::Text("t %.3f", m->sim_time);
         if (m->energy_valid) {
             ImGui::SameLine();

@@ -1,0 +1,186 @@
+/* The tree as the CUDA backend's force method, through the sim API: its forces against the f64
+ * sum and against the CPU backend's tree on the same collision, a run that repeats bit for bit,
+ * a live switch between direct and tree, and energy over 1000 steps of a million-body collision. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_skip.h"
+
+#include "gpu_common.h"
+#include "scene/scene.h"
+
+#define SAMPLES 2000
+
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void collision(Bodies *b, SceneInfo *info, int n)
+{
+    char err[256];
+    if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = n, .seed = 3}, b, info, err, sizeof err) != 0)
+        fail_msg("%s", err);
+}
+
+static Sim *make(const Bodies *b, SimBackend backend, SimForce force)
+{
+    char err[256];
+    Sim *s = sim_create(&(SimDesc){.backend = backend, .force = force}, b, err, sizeof err);
+    if (!s) fail_msg("%s: %s", sim_backend_name(backend), err);
+    assert_int_equal(sim_force(s), force);
+    return s;
+}
+
+/* Median and 99th percentile of |a - ref| / |ref| over the sampled bodies (every n/SAMPLES-th). */
+static void errors(const float *acc3, const double *ref, int n, double *median, double *p99)
+{
+    const int step = n > SAMPLES ? n / SAMPLES : 1, count = (n + step - 1) / step;
+    double *e = malloc((size_t)count * sizeof *e);
+    assert_non_null(e);
+    for (int k = 0; k < count; k++) {
+        const int i = k * step;
+        double d2 = 0, r2 = 0;
+        for (int c = 0; c < 3; c++) {
+            const double d = acc3[3 * i + c] - ref[3 * k + c];
+            d2 += d * d;
+            r2 += ref[3 * k + c] * ref[3 * k + c];
+        }
+        e[k] = sqrt(d2 / r2);
+    }
+    qsort(e, (size_t)count, sizeof *e, by_value);
+    *median = e[count / 2];
+    *p99 = e[(int)(0.99 * (count - 1))];
+    free(e);
+}
+
+static void gpu_and_cpu_trees_meet_the_f64_sum(void **state)
+{
+    gpu_require_cuda();
+    Bodies b;
+    SceneInfo info;
+    const int n = 65536;
+    collision(&b, &info, n);
+    const int step = n / SAMPLES, count = (n + step - 1) / step;
+    int *targets = malloc((size_t)count * sizeof *targets);
+    double *ref = malloc(3 * (size_t)count * sizeof *ref);
+    float *gpu = malloc(3 * (size_t)n * sizeof *gpu), *cpu = malloc(3 * (size_t)n * sizeof *cpu);
+    assert_true(targets && ref && gpu && cpu);
+    for (int k = 0; k < count; k++) targets[k] = k * step;
+    sim_reference_subset(b.pos, n, info.softening, targets, count, ref);
+    Sim *g = make(&b, SIM_BACKEND_CUDA, SIM_FORCE_TREE), *c = make(&b, SIM_BACKEND_CPU, SIM_FORCE_TREE);
+    sim_accelerations(g, info.softening, gpu);
+    sim_accelerations(c, info.softening, cpu);
+    double gm, g99, cm, c99;
+    errors(gpu, ref, n, &gm, &g99);
+    errors(cpu, ref, n, &cm, &c99);
+    print_message("collision N = %d, theta %.2f: GPU tree median %.2e p99 %.2e; CPU tree median %.2e p99 %.2e\n", n,
+                  SIM_THETA_DEFAULT, gm, g99, cm, c99);
+    assert_true(gm <= 1e-4 && g99 <= 1e-3);
+    assert_true(cm <= 1e-4 && c99 <= 1e-3);
+    /* The two trees group bodies differently; each is within its error of the other. */
+    double *as_ref = malloc(3 * (size_t)count * sizeof *as_ref);
+    assert_non_null(as_ref);
+    for (int k = 0; k < count; k++)
+        for (int d = 0; d < 3; d++) as_ref[3 * k + d] = cpu[3 * targets[k] + d];
+    double xm, x99;
+    errors(gpu, as_ref, n, &xm, &x99);
+    print_message("GPU tree against the CPU tree: median %.2e p99 %.2e\n", xm, x99);
+    assert_true(xm <= 2e-4 && x99 <= 2e-3);
+    sim_destroy(g);
+    sim_destroy(c);
+    free(as_ref);
+    free(targets);
+    free(ref);
+    free(gpu);
+    free(cpu);
+    bodies_free(&b);
+}
+
+static void a_tree_run_repeats_and_switches_live(void **state)
+{
+    gpu_require_cuda();
+    Bodies b, x1, x2;
+    SceneInfo info;
+    const int n = 200000;
+    collision(&b, &info, n);
+    assert_int_equal(bodies_alloc(&x1, n), 0);
+    assert_int_equal(bodies_alloc(&x2, n), 0);
+    const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1, .theta = 0.5f};
+    Sim *s1 = make(&b, SIM_BACKEND_CUDA, SIM_FORCE_TREE), *s2 = make(&b, SIM_BACKEND_CUDA, SIM_FORCE_TREE);
+    sim_advance(s1, &p, 5);
+    sim_advance(s2, &p, 5);
+    assert_null(sim_error(s1));
+    sim_read(s1, &x1);
+    sim_read(s2, &x2);
+    assert_memory_equal(x1.pos, x2.pos, 4 * (size_t)n * sizeof(float));
+    assert_memory_equal(x1.vel, x2.vel, 4 * (size_t)n * sizeof(float));
+    assert_true(sim_stats(s1).interactions_per_body > 100 && sim_stats(s1).interactions_per_body < n / 10);
+    print_message("N = %d: two tree runs of 5 steps equal bit for bit; %.0f interactions a body\n", n,
+                  sim_stats(s1).interactions_per_body);
+    /* Direct and back, live: the run goes on and stays close to the one that kept the tree. */
+    char err[256];
+    assert_int_equal(sim_set_force(s2, SIM_FORCE_DIRECT, err, sizeof err), 0);
+    assert_int_equal(sim_force(s2), SIM_FORCE_DIRECT);
+    sim_advance(s2, &p, 2);
+    assert_int_equal(sim_set_force(s2, SIM_FORCE_TREE, err, sizeof err), 0);
+    sim_advance(s2, &p, 2);
+    sim_advance(s1, &p, 4);
+    sim_read(s1, &x1);
+    sim_read(s2, &x2);
+    double worst = 0;
+    for (int i = 0; i < 4 * n; i++) worst = fmax(worst, fabs(x1.pos[i] - x2.pos[i]));
+    print_message("after 4 steps, 2 of them direct: positions within %.2e of the tree's run\n", worst);
+    assert_true(worst < 1e-3);
+    assert_null(sim_error(s2));
+    sim_destroy(s1);
+    sim_destroy(s2);
+    bodies_free(&b);
+    bodies_free(&x1);
+    bodies_free(&x2);
+}
+
+static void a_million_body_collision_keeps_its_energy(void **state)
+{
+    gpu_require_cuda();
+    Bodies b;
+    SceneInfo info;
+    const int n = 1 << 20;
+    collision(&b, &info, n);
+    Sim *s = make(&b, SIM_BACKEND_CUDA, SIM_FORCE_TREE);
+    const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
+    SimEnergy e0 = sim_energy(s, info.softening);
+    const double E0 = e0.kinetic + e0.potential;
+    double worst = 0;
+    for (int k = 0; k < 10; k++) {
+        sim_advance(s, &p, 100);
+        assert_null(sim_error(s));
+        SimEnergy e = sim_energy(s, info.softening);
+        worst = fmax(worst, fabs((e.kinetic + e.potential - E0) / E0));
+    }
+    const SimStats st = sim_stats(s);
+    print_message("N = %d, 1000 steps of dt %.3g: worst |dE/E0| %.2e; the last 100 steps %.1f ms each on the GPU\n", n,
+                  info.dt, worst, st.gpu_ms / 100);
+    assert_true(worst <= 1e-3);
+    sim_destroy(s);
+    bodies_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gpu_and_cpu_trees_meet_the_f64_sum),
+        cmocka_unit_test(a_tree_run_repeats_and_switches_live),
+        cmocka_unit_test(a_million_body_collision_keeps_its_energy),
+    };
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
+}
