@@ -253,11 +253,12 @@ static int sc_plan(SimCuda *c, const SimDesc *desc, bool own_positions, char *er
     size_t usable = free_bytes / 10 * 9;
     const size_t need = sc_bytes(c->n, own_positions, c->kernel, c->force);
     if (need > usable) {
-        /* The largest N whose buffers fit: sc_bytes grows with N, so bisect. */
+        /* The largest N whose buffers fit: sc_bytes grows with N (auto's tree from its crossover on
+         * only adds), so bisect. */
         long long lo = 0, hi = (long long)(usable / (2 * sizeof(float4))) + 1;
         while (hi - lo > 1) {
             long long mid = lo + (hi - lo) / 2;
-            if (sc_bytes(mid, own_positions, c->kernel, c->force) <= usable) lo = mid;
+            if (sc_bytes(mid, own_positions, c->kernel, sc_resolve_force(desc->force, (int)mid)) <= usable) lo = mid;
             else hi = mid;
         }
         snprintf(err, errlen, "%d bodies need %.0f MiB of GPU memory, %s has %.0f MiB free: at most %lld bodies fit",
