@@ -203,7 +203,7 @@ static void hud(const UiModel *m)
                     per_s(m->steps_per_s, "step/s", "steps/s"), compact_exp(m->interactions_per_s, rate, sizeof rate),
                     m->gflops);
         ImGui::Text("N %d   %s  %s", m->bodies, m->backend ? m->backend : "?", m->device ? m->device : "");
-        if (m->cuda && m->kernel_name) {
+        if (m->cuda && m->kernel_name && !m->method) {
             ImGui::SameLine();
             ImGui::Text("  kernel %s", m->kernel_name);
         }
