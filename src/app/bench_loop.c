@@ -68,7 +68,7 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
     for (int i = 0; i < o->steps_count; i++) {
         const int k = o->steps_per_frame[i];
         char what[64];
-        snprintf(what, sizeof what, "whole loop N=%d, %d steps/frame", n, k);
+        snprintf(what, sizeof what, "whole loop N=%d, %d %s", n, k, k == 1 ? "step/frame" : "steps/frame");
         bench_progress_step(&progress, what);
         RenderView v = {.n = n, .width = width, .height = height, .framebuffer = render_context_framebuffer(ctx),
                         .point_size = 1, .exposure = 1, .speed_scale = 1, .show_halo = 1,
@@ -93,13 +93,13 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
         bench_progress_clear(&progress);
         /* A simulation stopped by a CUDA error would time frames that compute nothing. */
         if (sim_error(s)) {
-            snprintf(err, sizeof err, "%d steps/frame: %s", k, sim_error(s));
+            snprintf(err, sizeof err, "%d %s: %s", k, k == 1 ? "step/frame" : "steps/frame", sim_error(s));
             status = 1;
             goto done;
         }
         double frame_ms = 1e3 * secs / frames;
         char shape[64], note[96];
-        snprintf(shape, sizeof shape, "%d steps/frame", k);
+        snprintf(shape, sizeof shape, "%d %s", k, k == 1 ? "step/frame" : "steps/frame");
         snprintf(note, sizeof note, "%.0f steps/s, %.0f frames/s, map+unmap %.1f%% of a frame", k * frames / secs,
                  frames / secs, 100 * map_ms / (1e3 * secs));
         bench_table_row(table, &(BenchRow){.name = o->window ? "loop-window" : "loop-headless",
