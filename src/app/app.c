@@ -1012,57 +1012,41 @@ static void app_handle_reset(App *a)
     }
 }
 
+/* Lowers a one-frame request flag; true when it was raised. */
+static bool take(bool *flag)
+{
+    const bool raised = *flag;
+    *flag = false;
+    return raised;
+}
+
 /* The requests of the UI and the keys, each handled here, once, before the frame advances. */
 static void app_handle_requests(App *a, double t)
 {
     UiModel *u = &a->ui;
     char err[512];
-    if (u->reset) {
-        u->reset = false;
+    if (take(&u->reset)) {
         app_handle_reset(a);
         if (!a->sim) return;
     }
     if (u->apply_preset || (u->cycling && t >= a->cycle_next && a->presets.count > 0)) {
-        const bool picked = u->apply_preset;
-        u->apply_preset = false;
-        if (!picked) app_step_preset(a, +1);
+        if (!take(&u->apply_preset)) app_step_preset(a, +1);
         else if (app_apply_preset(a, u->preset, 1.5f, err, sizeof err) != 0)
             notify(a, "%s", err);
         a->cycle_next = t + u->cycle_seconds;
         if (!a->sim) return;
     }
-    if (u->edit_began) {
-        u->edit_began = false;
-        const SimParams before = {.dt = u->before.dt, .softening = u->before.softening, .damping = u->before.damping};
-        app_remember(a, &before);
-    }
-    if (u->defaults) {
-        u->defaults = false;
-        app_restore_defaults(a);
-    }
-    if (u->undo) {
-        u->undo = false;
-        app_undo(a);
-    }
-    if (a->record_toggle) {
-        a->record_toggle = false;
+    if (take(&u->edit_began)) app_remember(a, &u->before);
+    if (take(&u->defaults)) app_restore_defaults(a);
+    if (take(&u->undo)) app_undo(a);
+    if (take(&a->record_toggle)) {
         if (a->recorder) app_stop_recording(a);
         else app_start_recording(a, NULL);
     }
-    if (a->save_requested) {
-        a->save_requested = false;
-        app_save_run(a, a->opt.save_path);
-    }
-    if (u->check_forces) {
-        u->check_forces = false;
-        app_check_forces(a);
-    }
-    if (u->save_preset) {
-        u->save_preset = false;
-        app_save_preset(a);
-    }
-    if (u->measure_ladder) {
-        u->measure_ladder = false;
+    if (take(&a->save_requested)) app_save_run(a, a->opt.save_path);
+    if (take(&u->check_forces)) app_check_forces(a);
+    if (take(&u->save_preset)) app_save_preset(a);
+    if (take(&u->measure_ladder)) {
         if (!u->cuda)
             notify(a, "The kernel ladder is the CUDA backend's; this run is on the %s.", u->backend);
         else if (!a->tour.active)

@@ -56,9 +56,7 @@ typedef struct UiModel {
     bool undo;            /* take back the last parameter change, state included */
     /* Raised when an edit of dt, softening or damping begins, with their values before it. */
     bool edit_began;
-    struct {
-        float dt, softening, damping;
-    } before;
+    SimParams before;
     int undo_depth;       /* changes that can be undone */
     /* HUD, read only. */
     double fps, steps_per_s, interactions_per_s, gflops;

@@ -514,9 +514,7 @@ static void parameter_slider(UiModel *m, const char *label, float *v, const Slid
     note_widget(m, label, true);
     if (began && !m->edit_began) {
         m->edit_began = true;
-        m->before.dt = dt;
-        m->before.softening = softening;
-        m->before.damping = damping;
+        m->before = (SimParams){.dt = dt, .softening = softening, .damping = damping, .theta = 0.0f};
     }
 }
 

@@ -286,12 +286,21 @@ name_preset() {
     xdotool key Return
     frames 3
 }
+# Names a preset, clicks Save current as preset twice: one more preset, then a refusal.
+save_twice() {
+    local count
+    count=$(rv presets)
+    name_preset "$1"
+    click save_preset
+    expect presets $((count + 1)) "Save current as preset ($2)"
+    click save_preset
+    case "$(rv notice)" in
+    *"exists already"*) ok "saving '$1' again is refused: $(rv notice)" ;;
+    *) fail "second save of '$1' ($2): '$(rv notice)'" ;;
+    esac
+}
 count=$(rv presets)
-name_preset "hand test"
-click save_preset
-expect presets $((count + 1)) "Save current as preset"
-click save_preset
-case "$(rv notice)" in *"exists already"*) ok "Saving the same name again is refused: $(rv notice)" ;; *) fail "second save: '$(rv notice)'" ;; esac
+save_twice "hand test" "a fresh run"
 name_preset "hand test 2"
 click save_preset
 expect presets $((count + 2)) "Save current as preset, a second name"
@@ -380,12 +389,7 @@ start_app --load run.tipsy
 expect bodies 1024 "the loaded run"
 if is "$(rv time) > 0.5"; then ok "the loaded run goes on from t = $(rv time)"; else fail "the loaded run starts at t = $(rv time)"; fi
 click Presets
-count=$(rv presets)
-name_preset "from a save"
-click save_preset
-expect presets $((count + 1)) "Save current as preset in a loaded run"
-click save_preset
-case "$(rv notice)" in *"exists already"*) ok "again: $(rv notice)" ;; *) fail "second save in a loaded run: '$(rv notice)'" ;; esac
+save_twice "from a save" "a loaded run"
 if awk '$0 == "[from a save]" { on = 1; next } /^\[/ { on = 0 } on && $0 == "load = run.tipsy" { found = 1 } END { exit !found }' presets.ini; then
     ok "presets.ini: [from a save] loads run.tipsy"
 else
