@@ -370,9 +370,10 @@ static void app_check_forces(App *a)
         return;
     }
     a->ui.force_check = &a->force_check;
-    say(a, "starburst: force check of %s on %d bodies: rms %.3g, 99.9%% %.3g, worst %.3g\n",
-        sim_kernel_name(sim_kernel(a->sim)), a->force_check.samples, a->force_check.rms, a->force_check.p999,
-        a->force_check.worst);
+    say(a, "starburst: force check of %s on %d bodies: median %.3g, 99%% %.3g, 99.9%% %.3g, worst %.3g, rms %.3g\n",
+        sim_force(a->sim) == SIM_FORCE_TREE ? "the tree" : sim_kernel_name(sim_kernel(a->sim)),
+        a->force_check.samples, a->force_check.median, a->force_check.p99,
+        a->force_check.p999, a->force_check.worst, a->force_check.rms);
 }
 
 /* A backend that stopped on an error hands over to the CPU backend, from the last state read
