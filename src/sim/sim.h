@@ -112,6 +112,14 @@ typedef struct SimStats {
                                      step; 0 for the direct sum */
 } SimStats;
 
+/* The tree's last force call (the last step's, after an advance). */
+typedef struct SimTreeStats {
+    double build_ms;  /* bounding box, keys, sort, cells, multipoles (GPU: CUDA events; CPU: wall) */
+    double walk_ms;   /* the walk and its sums (GPU: with the scatter back to the bodies' order) */
+    double body_body; /* body-body interactions per body */
+    double body_cell; /* body-cell (multipole) interactions per body */
+} SimTreeStats;
+
 typedef struct SimEnergy {
     double kinetic, potential; /* summed in double; potential with the run's softening */
 } SimEnergy;
@@ -158,6 +166,9 @@ SimForce sim_force(const Sim *s);
 /* Switches the force method while running (auto resolves by N and backend). Returns 0, or -1
  * with one line in err (the CUDA backend has no tree yet). */
 int sim_set_force(Sim *s, SimForce f, char *err, size_t errlen);
+/* The tree's last force call; false (and *out zeroed) when the tree is not the method or has not
+ * run since it became the method. */
+bool sim_tree_stats(const Sim *s, SimTreeStats *out);
 /* "auto", "direct", "tree"; sim_force_from_name gives -1 when unknown. */
 const char *sim_force_name(SimForce f);
 int sim_force_from_name(const char *name);
