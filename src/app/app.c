@@ -25,6 +25,7 @@
 #include "render/capture.h"
 #include "render/context.h"
 #include "sim/diag.h"
+#include "sim/force_watch.h"
 #include "ui/ui.h"
 
 #define CPU_DEFAULT_BODIES 4096
@@ -38,6 +39,10 @@
 /* The CUDA backend's state is copied to the host at least this often, so that the CPU can carry
  * on from it if CUDA fails. */
 #define CHECKPOINT_SECONDS 1.0
+/* The live force error: bodies sampled, and how often (more seldom where taking the method's
+ * accelerations costs the frame loop more than a twentieth of its time). */
+#define LIVE_ERROR_SAMPLES 256
+#define LIVE_ERROR_SECONDS 2.0
 
 typedef struct App {
     AppOptions opt;
@@ -76,7 +81,7 @@ typedef struct App {
     char alarm[256];
     char backend_note[300]; /* why this backend runs, shown again after each reset */
     char device[160];
-    char method[96];
+    char method[160];
     /* Presets, and the scene of the last reset (a new scene takes its own dt and softening). */
     PresetList presets;
     const char **preset_names;
@@ -101,6 +106,11 @@ typedef struct App {
     long long state_step;
     Diagnostics diag;
     ForceCheck force_check;
+    /* The live force error: the f64 half in a worker thread. */
+    ForceWatch *watch;
+    ForceCheck live_error;
+    char live_what[64], live_what_pending[64]; /* the method measured, and the one under way */
+    double watch_next;
     bool diverged_pause; /* paused because the run diverged */
     UndoHistory undo;
     SimParams params; /* what the simulation received last */
@@ -283,6 +293,9 @@ static int app_reset(App *a, char *err, size_t errlen)
     a->ui.energy_valid = false;
     a->ui.diag = NULL;
     a->ui.force_check = NULL;
+    if (a->watch) force_watch_forget(a->watch);
+    a->ui.live_error = NULL;
+    a->watch_next = 0;
     a->energy_history_count = 0;
     a->ui.energy_history_count = 0;
     a->alarm[0] = '\0';
@@ -374,6 +387,42 @@ static void app_check_forces(App *a)
         sim_force(a->sim) == SIM_FORCE_TREE ? "the tree" : sim_kernel_name(sim_kernel(a->sim)),
         a->force_check.samples, a->force_check.median, a->force_check.p99,
         a->force_check.p999, a->force_check.worst, a->force_check.rms);
+}
+
+/* The force method running now, as the live force error names it. */
+static void app_method_name(const App *a, char *buf, size_t len)
+{
+    if (sim_force(a->sim) == SIM_FORCE_TREE)
+        snprintf(buf, len, "tree, theta %.2f", a->params.theta > 0 ? a->params.theta : SIM_THETA_DEFAULT);
+    else if (a->ui.cuda)
+        snprintf(buf, len, "kernel %s", sim_kernel_name(sim_kernel(a->sim)));
+    else
+        snprintf(buf, len, "direct sum");
+}
+
+/* The live force error: a result taken when it has arrived, and a new measurement every few
+ * seconds while the Diagnostics section is open or the tree runs. */
+static void app_watch_forces(App *a, double t)
+{
+    if (!a->watch) return;
+    if (force_watch_take(a->watch, &a->live_error)) {
+        snprintf(a->live_what, sizeof a->live_what, "%s", a->live_what_pending);
+        a->ui.live_error = &a->live_error;
+        a->ui.live_error_what = a->live_what;
+    }
+    a->ui.live_error_measuring = force_watch_busy(a->watch);
+    const bool wanted = a->ui.diagnostics_open || sim_force(a->sim) == SIM_FORCE_TREE;
+    if (!wanted || a->ui.live_error_measuring || t < a->watch_next || sim_error(a->sim)) return;
+    const double t0 = now_s();
+    app_read_state(a);
+    if (force_watch_start(a->watch, a->sim, &a->state, a->ui.softening, LIVE_ERROR_SAMPLES) != 0) {
+        notify(a, "Live force error: out of memory");
+        a->watch_next = t + 60;
+        return;
+    }
+    app_method_name(a, a->live_what_pending, sizeof a->live_what_pending);
+    a->ui.live_error_measuring = true;
+    a->watch_next = now_s() + fmax(LIVE_ERROR_SECONDS, 20 * (now_s() - t0));
 }
 
 /* A backend that stopped on an error hands over to the CPU backend, from the last state read
@@ -899,9 +948,13 @@ static void app_apply_controls(App *a)
      * really evaluates. */
     a->ui.method = NULL;
     if (sim_force(a->sim) == SIM_FORCE_TREE) {
-        snprintf(a->method, sizeof a->method, "tree, theta %.2f: %.0f interactions a body (of %d)",
-                 a->params.theta > 0 ? a->params.theta : SIM_THETA_DEFAULT, sim_stats(a->sim).interactions_per_body,
-                 sim_count(a->sim));
+        char name[64];
+        app_method_name(a, name, sizeof name);
+        const int len = snprintf(a->method, sizeof a->method, "%s: %.0f interactions a body (of %d)", name,
+                                 sim_stats(a->sim).interactions_per_body, sim_count(a->sim));
+        /* The live force error, where it was measured on this method. */
+        if (a->ui.live_error && strcmp(a->live_what, name) == 0 && len > 0 && len < (int)sizeof a->method)
+            snprintf(a->method + len, sizeof a->method - (size_t)len, "; force error p99 %.1e", a->live_error.p99);
         a->ui.method = a->method;
     }
     a->camera.auto_rotate = a->ui.auto_rotate ? 0.1f : 0.0f;
@@ -935,6 +988,7 @@ static void app_draw(App *a)
 
 static void app_draw_ui(App *a)
 {
+    a->ui.diagnostics_open = false; /* raised again below while the section is drawn open */
     int w, h;
     render_context_size(a->ctx, &w, &h);
     if (!a->ui_attached || w <= 0 || h <= 0) return;
@@ -980,6 +1034,7 @@ static void app_destroy(App *a)
     bodies_free(&a->state);
     bodies_free(&a->initial);
     undo_clear(&a->undo);
+    force_watch_destroy(a->watch);
     sim_destroy(a->sim);
     if (a->ui_attached) ui_destroy();
     renderer_destroy(a->renderer);
@@ -1091,7 +1146,10 @@ static bool app_advance(App *a, int *steps_run)
 /* After the advance: energy and the flags it raises, and the checkpoint of the CUDA backend. */
 static void app_observe(App *a, double t)
 {
-    if (!a->opt.headless || a->opt.frames == 0) app_measure_energy(a, t);
+    if (!a->opt.headless || a->opt.frames == 0) {
+        app_measure_energy(a, t);
+        app_watch_forces(a, t);
+    }
     if (sim_backend(a->sim) == SIM_BACKEND_CUDA && t - a->state_read_at >= CHECKPOINT_SECONDS) app_read_state(a);
 }
 
@@ -1289,6 +1347,8 @@ static int app_start(App *a)
         fprintf(stderr, "starburst: %s\n", err);
         return 1;
     }
+    a->watch = force_watch_create(err, sizeof err);
+    if (!a->watch) say(a, "starburst: no live force error: %s\n", err);
     a->ui.damping = opt->damping > 0 ? opt->damping : (a->have_loaded ? scene_defaults(a).damping : 1.0f);
     a->ui.steps_per_frame = opt->steps_per_frame > 0                         ? opt->steps_per_frame
                             : a->have_loaded && a->loaded.steps_per_frame > 0 ? a->loaded.steps_per_frame

@@ -80,6 +80,12 @@ typedef struct UiModel {
     const float *energy_history;    /* dE/E0 samples, oldest first */
     int energy_history_count;
     const ForceCheck *force_check;  /* NULL until run */
+    /* The running method's force error against f64 on a sample of bodies, measured every few
+     * seconds while the Diagnostics section is open or the tree runs (sim/force_watch.h). */
+    const ForceCheck *live_error;   /* NULL until the first result */
+    const char *live_error_what;    /* the method it measured: "tree, theta 0.40", "kernel symmetric" */
+    bool live_error_measuring;      /* a measurement is under way */
+    bool diagnostics_open;          /* raised by ui_frame while the Diagnostics section is open */
     bool cuda;           /* the kernel choice applies */
     bool visible;        /* H toggles */
     /* Controls as drawn in the last frame (filled by ui_frame). */

@@ -603,9 +603,26 @@ static void presets_section(UiModel *m)
     ImGui::EndDisabled();
 }
 
+// The running method's error against the f64 sum, as the app last measured it in the background.
+static void live_error_lines(const UiModel *m)
+{
+    const ForceCheck *f = m->live_error;
+    if (f)
+        ImGui::Text("Force error against f64, %s (%d bodies):", m->live_error_what ? m->live_error_what : "",
+                    f->samples);
+    else
+        ImGui::TextUnformatted("Force error against f64:");
+    if (f) ImGui::Text("median %.1e  99%% %.1e  max %.1e", f->median, f->p99, f->worst);
+    if (m->live_error_measuring || !f) {
+        if (f) ImGui::SameLine();
+        ImGui::TextDisabled("measuring...");
+    }
+}
+
 static void diagnostics_section(UiModel *m)
 {
-    if (!ImGui::CollapsingHeader("Diagnostics")) return;
+    m->diagnostics_open = ImGui::CollapsingHeader("Diagnostics");
+    if (!m->diagnostics_open) return;
     const Diagnostics *d = m->diag;
     if (d) {
         ImGui::Text("E %+.6e  (K %.4e, W %.4e)", d->total, d->kinetic, d->potential);
@@ -626,10 +643,12 @@ static void diagnostics_section(UiModel *m)
         ImGui::PlotLines("##dE", m->energy_history, m->energy_history_count, 0, nullptr, lo, hi,
                          ImVec2(ImGui::CalcItemWidth(), px(60.0f)));
     }
+    live_error_lines(m);
     if (ImGui::Button("Check forces against f64")) m->check_forces = true;
     if (m->force_check) {
         const ForceCheck *f = m->force_check;
-        ImGui::Text("%d bodies: rms %.2e  99.9%% %.2e  worst %.2e", f->samples, f->rms, f->p999, f->worst);
+        ImGui::Text("%d bodies: median %.2e  99%% %.2e", f->samples, f->median, f->p99);
+        ImGui::Text("99.9%% %.2e  worst %.2e  rms %.2e", f->p999, f->worst, f->rms);
     }
 }
 
