@@ -204,10 +204,11 @@ static SimParams scene_defaults(const App *a)
 /* Builds the scene in the UI model's settings and (re)creates the simulation on it. */
 static int app_reset(App *a, char *err, size_t errlen)
 {
-    /* A reset ends a tour of the ladder: the new simulation runs the kernel the tour left. */
+    /* A reset ends a tour of the ladder: the new simulation runs the rung the tour left (the
+     * force method it left is a->opt.force's, which a tour does not change). */
     if (a->tour.active) {
         a->tour.active = false;
-        a->ui.kernel = (int)a->tour.restore;
+        if (a->tour.restore != UI_RUNG_TREE) a->ui.kernel = a->tour.restore;
     }
     SceneDesc d = a->opt.scene;
     if (d.kind < SCENE_TIPSY) {
@@ -882,6 +883,21 @@ static void on_scroll(GLFWwindow *w, double dx, double dy)
 
 /* ---- the loop ---- */
 
+/* The ladder's rung running now: the tree, or the direct kernel. */
+static int app_rung(const App *a)
+{
+    return sim_force(a->sim) == SIM_FORCE_TREE ? UI_RUNG_TREE : (int)sim_kernel(a->sim);
+}
+
+/* The rate of the rung that ran, for its bar; the tree's with the interactions a body it took. */
+static void app_note_rung_rate(App *a)
+{
+    const SimStats st = sim_stats(a->sim);
+    const int r = app_rung(a);
+    a->ui.ladder_rate[r] = st.kernel_interactions_per_s;
+    if (r == UI_RUNG_TREE) a->ui.ladder_tree_per_body = st.interactions_per_body;
+}
+
 static void app_update_rates(App *a, double t, int steps)
 {
     a->rate_frames++;
@@ -892,9 +908,8 @@ static void app_update_rates(App *a, double t, int steps)
         a->ui.steps_per_s = a->rate_steps / span;
         a->ui.interactions_per_s = a->ui.steps_per_s * (double)sim_count(a->sim) * sim_count(a->sim);
         a->ui.gflops = a->ui.interactions_per_s * 20e-9;
-        /* The ladder shows what each kernel computes, not what vsync lets the frame rate show. */
-        if (a->ui.cuda && steps > 0)
-            a->ui.ladder_rate[sim_kernel(a->sim)] = sim_stats(a->sim).kernel_interactions_per_s;
+        /* The ladder shows what each rung computes, not what vsync lets the frame rate show. */
+        if (a->ui.cuda && steps > 0) app_note_rung_rate(a);
         a->rate_since = t;
         a->rate_frames = 0;
         a->rate_steps = 0;
@@ -917,21 +932,39 @@ static int app_capture(App *a, const char *path)
 /* The longest advance the ladder's tour may ask of a rung: the window stays responsive. */
 #define LADDER_TOUR_MAX_S 1.0
 
-/* Runs kernel k next, as the ladder's tour asks: its default shape on a rung, the panel's shape
- * on the kernel the tour returns to. */
-static void app_tour_switch(App *a, SimKernel k)
+/* Runs rung r next, as the ladder asks (the user, or its tour): the tree, or direct kernel r at
+ * its default shape on a tour, at the panel's shape otherwise. False, with a notice unless on a
+ * tour, when the backend refuses. */
+static bool app_run_rung(App *a, int r)
 {
-    if (k != sim_kernel(a->sim)) {
-        char err[256];
-        int q = a->tour.active ? 0 : a->ui.threads_per_body, block = a->tour.active ? 0 : a->ui.block_size;
-        if (sim_set_kernel(a->sim, k, q, block, err, sizeof err) != 0 && !a->tour.active)
-            notify(a, "%s", err);
+    char err[256] = "";
+    bool ok = true;
+    if (r == UI_RUNG_TREE) {
+        ok = sim_force(a->sim) == SIM_FORCE_TREE || sim_set_force(a->sim, SIM_FORCE_TREE, err, sizeof err) == 0;
+    } else {
+        if (sim_force(a->sim) == SIM_FORCE_TREE) ok = sim_set_force(a->sim, SIM_FORCE_DIRECT, err, sizeof err) == 0;
+        if (ok && r != (int)sim_kernel(a->sim)) {
+            int q = a->tour.active ? 0 : a->ui.threads_per_body, block = a->tour.active ? 0 : a->ui.block_size;
+            ok = sim_set_kernel(a->sim, (SimKernel)r, q, block, err, sizeof err) == 0;
+        }
     }
+    if (!ok && !a->tour.active) notify(a, "%s", err);
     a->ui.kernel = (int)sim_kernel(a->sim);
+    a->ui.tree = sim_force(a->sim) == SIM_FORCE_TREE;
+    return ok;
 }
 
 static void app_apply_controls(App *a)
 {
+    /* The ladder's pick of the tree, or of a direct kernel while the tree runs: kept for resets. */
+    const int force = a->ui.ladder_force;
+    a->ui.ladder_force = 0;
+    if (a->ui.cuda && force == SIM_FORCE_TREE && app_run_rung(a, UI_RUNG_TREE)) a->opt.force = SIM_FORCE_TREE;
+    if (a->ui.cuda && force == SIM_FORCE_DIRECT && app_run_rung(a, a->ui.kernel)) {
+        a->opt.force = SIM_FORCE_DIRECT;
+        a->kernel_picked = true;
+    }
+    a->ui.tree = sim_force(a->sim) == SIM_FORCE_TREE;
     if ((a->ui.kernel != (int)sim_kernel(a->sim) || a->ui.apply_shape) && a->ui.cuda) {
         char err[256];
         if (a->ui.kernel != (int)sim_kernel(a->sim)) a->kernel_picked = true;
@@ -1106,7 +1139,7 @@ static void app_handle_requests(App *a, double t)
         if (!u->cuda)
             notify(a, "The kernel ladder is the CUDA backend's; this run is on the %s.", u->backend);
         else if (!a->tour.active)
-            app_tour_switch(a, ladder_tour_start(&a->tour, sim_kernel(a->sim)));
+            app_run_rung(a, ladder_tour_start(&a->tour, app_rung(a)));
     }
     app_apply_controls(a);
 }
@@ -1134,8 +1167,10 @@ static bool app_advance(App *a, int *steps_run)
     }
     if (a->tour.active && steps > 0 && !sim_error(a->sim)) {
         double n = sim_count(a->sim);
-        app_tour_switch(a, ladder_tour_after_advance(&a->tour, sim_kernel(a->sim), n * n * steps,
-                                                     sim_stats(a->sim).kernel_interactions_per_s, u->ladder_rate,
+        const int ran = app_rung(a);
+        if (ran == UI_RUNG_TREE) u->ladder_tree_per_body = sim_stats(a->sim).interactions_per_body;
+        app_run_rung(a, ladder_tour_after_advance(&a->tour, ran, n * n * steps,
+                                                  sim_stats(a->sim).kernel_interactions_per_s, u->ladder_rate,
                                                      LADDER_TOUR_MAX_S));
     }
     u->ladder_touring = a->tour.active ? (int)a->tour.rung : SIM_KERNEL_DEFAULT;
