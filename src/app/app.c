@@ -83,9 +83,16 @@ typedef struct App {
     char device[160];
     char method[160];
     /* Presets, and the scene of the last reset (a new scene takes its own dt and softening). */
-    PresetList presets;
+    PresetList presets; /* those this run can take (app_offered) */
     const char **preset_names;
     char presets_path[4096];
+    /* What the presets are offered for: -1 = not yet known, 0 = the CPU backend, 1 = the CUDA
+     * backend; on it, the presets whose bodies the GPU did not hold at the start. */
+    int presets_cuda;
+    char cuda_why[256];    /* why CUDA does not run, where it does not */
+    char withheld[16][64];
+    int withheld_count;
+    SimForce force_cli;    /* --force: what a preset without a force key runs */
     double cycle_next;
     int last_scene, last_n;
     int opt_n; /* -n from the command line, 0 = none */
@@ -426,6 +433,8 @@ static void app_watch_forces(App *a, double t)
     a->watch_next = now_s() + fmax(LIVE_ERROR_SECONDS, 20 * (now_s() - t0));
 }
 
+static int app_offer_presets_for(App *a, bool cuda, const char *why, char *err, size_t errlen);
+
 /* A backend that stopped on an error hands over to the CPU backend, from the last state read
  * (at most CHECKPOINT_SECONDS old), or from the scene's start when there is none. The run's
  * step and time counters go on from that state's. */
@@ -451,6 +460,7 @@ static int app_fall_back_to_cpu(App *a)
     a->ui.cuda = false;
     a->ui.backend = sim_backend_name(SIM_BACKEND_CPU);
     snprintf(a->device, sizeof a->device, "%s", sim_device_name(a->sim));
+    app_offer_presets_for(a, false, "CUDA stopped", err, sizeof err);
     snprintf(a->backend_note, sizeof a->backend_note, "CUDA stopped (%.150s): CPU backend from t = %.4g.", what,
              a->time_base);
     notify(a, "%s", a->backend_note);
@@ -510,6 +520,53 @@ static const char *find_presets_file(char *buf, size_t len)
     return buf;
 }
 
+/* Whether this run can take preset p: one that asks for the CUDA backend needs it; on the CUDA
+ * backend, the GPU must hold its bodies with its force method (checked while nothing else takes
+ * GPU memory: at the start, when check_memory is true; later, the names withheld then stay out).
+ * False with the reason in why. */
+static bool app_offered(const App *a, const Preset *p, bool check_memory, char *why, size_t len)
+{
+    if (a->presets_cuda < 0) return true;
+    if ((p->set & PRESET_CUDA) && !a->presets_cuda) {
+        snprintf(why, len, "it needs the CUDA backend, and this run is on the CPU (%s)",
+                 a->cuda_why[0] ? a->cuda_why : "--backend cpu");
+        return false;
+    }
+    for (int i = 0; i < a->withheld_count; i++)
+        if (strcmp(a->withheld[i], p->name) == 0) {
+            snprintf(why, len, "the GPU did not hold its bodies at the start");
+            return false;
+        }
+    const int n = a->opt_n ? a->opt_n : p->scene.n;
+    if (!a->presets_cuda || !check_memory || n <= 0 || p->source != PRESET_SOURCE_SCENE) return true;
+    const SimDesc d = {.backend = SIM_BACKEND_CUDA,
+                       .kernel = a->opt.kernel,
+                       .precision = a->opt.precision,
+                       .force = p->set & PRESET_FORCE ? p->force : a->force_cli,
+                       .position_vbo = 1};
+    return sim_check(&d, n, why, len) == 0;
+}
+
+/* Takes the presets this run cannot take out of the list; with tell, says which and why. */
+static void app_offer_presets(App *a, bool check_memory, bool tell)
+{
+    int kept = 0;
+    for (int i = 0; i < a->presets.count; i++) {
+        const Preset *p = &a->presets.items[i];
+        char why[400];
+        if (app_offered(a, p, check_memory, why, sizeof why)) {
+            a->presets.items[kept++] = *p;
+            continue;
+        }
+        if (tell) say(a, "starburst: preset '%s' is not offered: %s\n", p->name, why);
+        if (check_memory && a->presets_cuda > 0 && a->withheld_count < 16)
+            snprintf(a->withheld[a->withheld_count++], sizeof a->withheld[0], "%s", p->name);
+    }
+    a->presets.count = kept;
+    for (int i = 0; i < kept; i++) a->preset_names[i] = a->presets.items[i].name;
+    a->ui.preset_count = kept;
+}
+
 static int app_load_presets(App *a, char *err, size_t errlen)
 {
     presets_free(&a->presets);
@@ -525,6 +582,30 @@ static int app_load_presets(App *a, char *err, size_t errlen)
     for (int i = 0; i < a->presets.count; i++) a->preset_names[i] = a->presets.items[i].name;
     a->ui.preset_names = a->preset_names;
     a->ui.preset_count = a->presets.count;
+    app_offer_presets(a, false, false);
+    return 0;
+}
+
+/* The presets for the backend now known (at the start, or after a hand-over to the CPU): those it
+ * cannot take leave the list. A --preset that names one is refused: 0, or -1 with err. */
+static int app_offer_presets_for(App *a, bool cuda, const char *why, char *err, size_t errlen)
+{
+    const bool start = !a->sim;
+    a->presets_cuda = cuda;
+    snprintf(a->cuda_why, sizeof a->cuda_why, "%s", cuda ? "" : why);
+    if (!a->preset_names) return 0; /* no presets file */
+    char name[64] = "";
+    if (a->ui.preset >= 0 && a->ui.preset < a->presets.count)
+        snprintf(name, sizeof name, "%s", a->presets.items[a->ui.preset].name);
+    const Preset *asked = start && a->opt.preset ? presets_find(&a->presets, a->opt.preset) : NULL;
+    char reason[400];
+    if (asked && !app_offered(a, asked, true, reason, sizeof reason)) {
+        snprintf(err, errlen, "--preset: '%s' is not offered here: %s", asked->name, reason);
+        return -1;
+    }
+    app_offer_presets(a, start && cuda, start);
+    const Preset *still = name[0] ? presets_find(&a->presets, name) : NULL;
+    a->ui.preset = still ? (int)(still - a->presets.items) : -1;
     return 0;
 }
 
@@ -543,6 +624,7 @@ static int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen
     if (a->opt_n) a->ui.n = a->opt_n; /* -n on the command line wins */
     else a->ui.n = p->scene.n ? p->scene.n : (a->ui.cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES);
     a->ui.seed = (int)(p->scene.seed ? p->scene.seed : 1);
+    a->opt.force = p->set & PRESET_FORCE ? p->force : a->force_cli;
     a->last_n = -1; /* a preset starts from its scene's suggestions */
     if (app_reset(a, err, errlen) != 0) return -1;
     a->ui.preset = i;
@@ -611,6 +693,10 @@ static void app_save_preset(App *a)
     p.camera_distance = a->camera.distance / home.distance;
     p.set = PRESET_DT | PRESET_SOFTENING | PRESET_DAMPING | PRESET_STEPS | PRESET_EXPOSURE | PRESET_POINT_SIZE |
             PRESET_COLOR | PRESET_CAMERA | PRESET_AUTO_ROTATE;
+    if (a->opt.force != SIM_FORCE_AUTO) {
+        p.force = a->opt.force;
+        p.set |= PRESET_FORCE;
+    }
     char err[512];
     if (presets_append(a->presets_path, &p, err, sizeof err) != 0) {
         notify(a, "Not saved: %s", err);
@@ -1298,6 +1384,7 @@ static int app_check_device(const App *a, char *err, size_t errlen)
                  .precision = o->precision,
                  .threads_per_body = o->threads_per_body,
                  .block_size = o->block_size,
+                 .force = o->force,
                  .position_vbo = 1}; /* sized as the app runs: positions in the GL buffer */
     return sim_check(&d, a->ui.n, err, errlen);
 }
@@ -1308,6 +1395,8 @@ static int app_start(App *a)
     const AppOptions *opt = &a->opt;
     char err[512] = "";
     a->backend_wanted = opt->backend;
+    a->force_cli = opt->force;
+    a->presets_cuda = -1;
     app_init_ui_model(a);
 
     /* Presets are checked before anything opens, so a bad name or file ends with one line. */
@@ -1316,13 +1405,9 @@ static int app_start(App *a)
         fprintf(stderr, "starburst: %s\n", err);
         return 2;
     }
-    if (opt->preset) {
-        const Preset *p = presets_find(&a->presets, opt->preset);
-        if (!p) {
-            fprintf(stderr, "starburst: --preset: no preset named '%s' in %s\n", opt->preset, a->presets_path);
-            return 2;
-        }
-        preset = (int)(p - a->presets.items);
+    if (opt->preset && !presets_find(&a->presets, opt->preset)) {
+        fprintf(stderr, "starburst: --preset: no preset named '%s' in %s\n", opt->preset, a->presets_path);
+        return 2;
     }
 
     /* The backend: CUDA where a device is usable, else the CPU with fewer bodies unless asked. */
@@ -1331,6 +1416,11 @@ static int app_start(App *a)
     if (opt->backend == SIM_BACKEND_CUDA && !cuda) {
         fprintf(stderr, "starburst: --backend cuda: %s\n", why);
         return 1;
+    }
+    /* The presets this backend can take, before anything opens. */
+    if (app_offer_presets_for(a, cuda, why, err, sizeof err) != 0) {
+        fprintf(stderr, "starburst: %s\n", err);
+        return 2;
     }
     if (a->ui.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.n = cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES;
     if (cuda && app_check_device(a, err, sizeof err) != 0) {
@@ -1359,7 +1449,12 @@ static int app_start(App *a)
         }
         cuda = false;
         if (opt->scene.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.n = CPU_DEFAULT_BODIES;
+        if (app_offer_presets_for(a, false, why, err, sizeof err) != 0) {
+            fprintf(stderr, "starburst: %s\n", err);
+            return 2;
+        }
     }
+    if (opt->preset) preset = (int)(presets_find(&a->presets, opt->preset) - a->presets.items);
     if (!cuda) a->backend_wanted = SIM_BACKEND_CPU;
     /* A built-in scene on the CPU gets fewer bodies; a file brings its own. */
     const bool scene_n = !opt->load_path && opt->scene.kind < SCENE_TIPSY;
