@@ -1,10 +1,12 @@
 /* The tree bench. Everything goes through the sim API, as the program runs it: a step is
  * sim_advance of one step (drift, the tree built from scratch and walked, kick), timed on the
  * GPU's clock (CUDA events around the steps) or the wall clock (CPU backend). The direct sum is
- * timed the same way at the same N, on the same scene, right after, so the speedup compares two
- * runs of the same step on the same machine minutes apart. A direct step is timed in full at every
- * N: at 8M bodies it takes about 25 s on an H100, one timed step without a warm-up (the kernel is
- * warm from the smaller N), so the table needs no extrapolation. */
+ * timed the same way at the same N, on the same bodies, right after, so the speedup compares two
+ * runs of the same step on the same machine a minute apart. A direct step is timed in full at every
+ * N, so the table needs no extrapolation: at 8M bodies a symmetric step takes about 25 s on an
+ * H100, timed once without a warm-up (the kernel is warm from the smaller N; the first advance of a
+ * simulation also computes its opening forces, outside the CUDA events, which doubles its wall
+ * time). Where a direct step is predicted to pass BENCH_TREE_DIRECT_MAX_S, its cell says so. */
 #include "app/bench_tree.h"
 
 #include <math.h>
