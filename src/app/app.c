@@ -1257,7 +1257,7 @@ static bool app_advance(App *a, int *steps_run)
         if (ran == UI_RUNG_TREE) u->ladder_tree_per_body = sim_stats(a->sim).interactions_per_body;
         app_run_rung(a, ladder_tour_after_advance(&a->tour, ran, n * n * steps,
                                                   sim_stats(a->sim).kernel_interactions_per_s, u->ladder_rate,
-                                                     LADDER_TOUR_MAX_S));
+                                                  LADDER_TOUR_MAX_S));
     }
     u->ladder_touring = a->tour.active ? (int)a->tour.rung : SIM_KERNEL_DEFAULT;
     u->sim_time = run_time(a);
