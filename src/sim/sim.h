@@ -64,7 +64,8 @@ typedef enum SimForce {
 #define SIM_TREE_MIN_BODIES_CPU 16384
 /* The CUDA crossover, from the H100 (docs/TREE.md, docs/PERFORMANCE.md): ms per step of the
  * symmetric direct kernel vs the tree's force call, 64K 1.58 vs 2.10, 256K ~25 vs 5.91; the
- * direct kernel's 131,072 takes 6.25. */
+ * direct kernel's 131,072 takes 6.25. `starburst bench --force tree` times both whole steps
+ * through this API and prints the crossover this is to be set from. */
 #define SIM_TREE_MIN_BODIES_CUDA 131072
 /* The opening angle SimParams.theta = 0 stands for. The test opens a cell when d < l/theta +
  * delta with l the cell's side (not its radius), so theta here is stricter than a radius-based
