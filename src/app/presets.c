@@ -136,6 +136,14 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
         else if (strcmp(value, "false") == 0 || strcmp(value, "0") == 0) p->auto_rotate = false;
         else FAIL("auto_rotate = '%s' is not true or false", value);
         p->set |= PRESET_AUTO_ROTATE;
+    } else if (strcmp(key, "force") == 0) {
+        const int f = sim_force_from_name(value);
+        if (f < 0) FAIL("force = '%s' is not a force method: direct, tree, auto", value);
+        p->force = (SimForce)f;
+        p->set |= PRESET_FORCE;
+    } else if (strcmp(key, "backend") == 0) {
+        if (strcmp(value, "cuda") != 0) FAIL("backend = '%s': a preset can ask for cuda alone (or leave the key out)", value);
+        p->set |= PRESET_CUDA;
     } else {
         FAIL("unknown key '%s'", key);
     }
@@ -203,6 +211,8 @@ static void write_section(AtomicFile *f, const Preset *p)
         atomic_file_printf(f, "camera_yaw = %.9g\ncamera_pitch = %.9g\ncamera_distance = %.9g\n",
                            p->camera_yaw, p->camera_pitch, p->camera_distance);
     if (p->set & PRESET_AUTO_ROTATE) atomic_file_printf(f, "auto_rotate = %s\n", p->auto_rotate ? "true" : "false");
+    if (p->set & PRESET_FORCE) atomic_file_printf(f, "force = %s\n", sim_force_name(p->force));
+    if (p->set & PRESET_CUDA) atomic_file_printf(f, "backend = cuda\n");
 }
 
 int presets_append(const char *path, const Preset *p, char *err, size_t errlen)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "scene/scene.h"
+#include "sim/sim.h"
 
 enum {
     PRESET_DT = 1 << 0,
@@ -18,6 +19,8 @@ enum {
     PRESET_COLOR = 1 << 6,
     PRESET_CAMERA = 1 << 7,
     PRESET_AUTO_ROTATE = 1 << 8,
+    PRESET_FORCE = 1 << 9,
+    PRESET_CUDA = 1 << 10, /* backend = cuda: offered only where the CUDA backend runs */
 };
 
 /* Where a preset's bodies come from: a built-in scene, or a file. */
@@ -40,6 +43,7 @@ typedef struct Preset {
     float camera_yaw, camera_pitch; /* degrees */
     float camera_distance;          /* in units of the scene's extent */
     bool auto_rotate;
+    SimForce force;    /* force = direct | tree | auto */
     unsigned set;      /* PRESET_* bits: which of the optional fields the file gave */
 } Preset;
 
