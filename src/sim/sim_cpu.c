@@ -258,6 +258,14 @@ static int cpu_set_force(void *impl, SimForce f, char *err, size_t errlen)
 }
 
 static SimForce cpu_force(const void *impl) { return ((const SimCpu *)impl)->force; }
+/* The tree holds the cells of the last tree evaluation: none while the stored accelerations
+ * come from the direct sum. */
+static int cpu_tree_boxes(void *impl, int max_level, SimTreeBox *out, int cap, int *depth)
+{
+    const SimCpu *c = impl;
+    if (c->acc_force != SIM_FORCE_TREE) return 0;
+    return tree_cpu_boxes(c->tree, max_level, out, cap, depth);
+}
 static double cpu_interactions_per_body(const void *impl) { return ((const SimCpu *)impl)->tree_per_body; }
 
 static const char *cpu_device_name(const void *impl) { return ((const SimCpu *)impl)->device; }
@@ -277,6 +285,7 @@ const SimBackendImpl sim_cpu_impl = {
     .set_force = cpu_set_force,
     .force = cpu_force,
     .interactions_per_body = cpu_interactions_per_body,
+    .tree_boxes = cpu_tree_boxes,
 };
 
 void sim_reference_subset(const float *pos4, int n, double softening, const int *targets, int count, double *acc3)

@@ -1,0 +1,123 @@
+/* What sim_tree_boxes must give on every backend, as checks the CPU tests (unit) and the CUDA tests
+ * (gpu) run alike: the root holds every body; the cells of a level are disjoint cubes of one size,
+ * each inside a cell of the level above; every body lies in a cell of each level down to the leaf
+ * that holds it, and a cell holds the bodies it says. Include after <cmocka.h>. */
+#ifndef STARBURST_TEST_TREE_BOXES_CHECKS_H
+#define STARBURST_TEST_TREE_BOXES_CHECKS_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "sim/sim.h"
+
+/* A body on a face belongs to one cell or the next depending on rounding: a little slack, in units
+ * of the root's side (well above float rounding, far below any cell), lets either count. */
+#define TREE_BOX_SLACK 1e-6
+
+static inline bool tree_box_holds(const SimTreeBox *b, const float *p, double slack)
+{
+    const double h = b->half + slack;
+    return fabs(p[0] - (double)b->x) <= h && fabs(p[1] - (double)b->y) <= h && fabs(p[2] - (double)b->z) <= h;
+}
+
+/* Two cubes of one level overlap when their centres are less than a side apart on every axis. */
+static inline bool tree_boxes_overlap(const SimTreeBox *a, const SimTreeBox *b)
+{
+    const double side = 2.0 * a->half * (1 - 1e-4);
+    return fabs((double)a->x - b->x) < side && fabs((double)a->y - b->y) < side && fabs((double)a->z - b->z) < side;
+}
+
+/* Checks the cells of s's last tree against the bodies it holds; returns the depth. */
+static inline int check_tree_boxes(Sim *s, const char *what)
+{
+    const int n = sim_count(s);
+    Bodies b;
+    assert_int_equal(bodies_alloc(&b, n), 0);
+    sim_read(s, &b);
+    int depth = -1;
+    const int total = sim_tree_boxes(s, 64, NULL, 0, &depth);
+    assert_true(total >= 1);
+    SimTreeBox *box = malloc((size_t)total * sizeof *box);
+    int *first = calloc((size_t)depth + 3, sizeof *first); /* level l: [first[l], first[l + 1]) */
+    assert_true(box && first);
+    assert_int_equal(sim_tree_boxes(s, 64, box, total, NULL), total);
+
+    /* Root first, then level by level, each level's cells of one size: half the level above's. */
+    assert_int_equal(box[0].level, 0);
+    assert_int_equal(box[0].bodies, n);
+    for (int i = 1; i < total; i++) {
+        assert_true(box[i].level == box[i - 1].level || box[i].level == box[i - 1].level + 1);
+        if (box[i].level != box[i - 1].level) first[box[i].level] = i;
+        assert_true(fabs((double)box[i].half * (1 << box[i].level) - box[0].half) <= 1e-6 * box[0].half);
+    }
+    first[depth + 1] = first[depth + 2] = total;
+    assert_int_equal(box[total - 1].level, depth);
+    const double slack = TREE_BOX_SLACK * 2 * box[0].half;
+
+    long long overlaps = 0, orphans = 0;
+    for (int level = 1; level <= depth; level++)
+        for (int i = first[level]; i < first[level + 1]; i++) {
+            for (int j = i + 1; j < first[level + 1]; j++) overlaps += tree_boxes_overlap(&box[i], &box[j]);
+            /* Its parent: the cell of the level above that holds its centre. */
+            const float centre[3] = {box[i].x, box[i].y, box[i].z};
+            int parents = 0;
+            for (int j = first[level - 1]; j < first[level]; j++) parents += tree_box_holds(&box[j], centre, 0);
+            orphans += parents != 1;
+        }
+    /* A leaf: a cell that holds no cell of the level below. */
+    char *leaf = malloc((size_t)total);
+    assert_non_null(leaf);
+    for (int i = 0; i < total; i++) {
+        const int level = box[i].level;
+        leaf[i] = 1;
+        for (int j = first[level + 1]; j < first[level + 2]; j++) {
+            const float centre[3] = {box[j].x, box[j].y, box[j].z};
+            if (tree_box_holds(&box[i], centre, 0)) {
+                leaf[i] = 0;
+                break;
+            }
+        }
+    }
+    /* Each body: in a cell of every level, from the root down to a leaf; where a body lies in two
+     * cells within the slack, in the one whose centre is nearer. Such a body near a face may go to
+     * the cell beside the one whose key it has: two counts off by one for each. */
+    int *inside = calloc((size_t)total, sizeof *inside);
+    assert_non_null(inside);
+    long long uncovered = 0, near_face = 0, miscounted = 0;
+    for (int k = 0; k < n; k++) {
+        const float *p = b.pos + 4 * k;
+        for (int level = 0; level <= depth; level++) {
+            int best = -1;
+            double nearest = INFINITY;
+            for (int i = first[level]; i < first[level + 1]; i++) {
+                const double d = fmax(fabs(p[0] - (double)box[i].x),
+                                      fmax(fabs(p[1] - (double)box[i].y), fabs(p[2] - (double)box[i].z)));
+                if (d <= box[i].half + slack && d < nearest) best = i, nearest = d;
+            }
+            if (best < 0) {
+                uncovered++;
+                break;
+            }
+            near_face += nearest >= box[best].half - slack;
+            inside[best]++;
+            if (leaf[best]) break;
+        }
+    }
+    for (int i = 0; i < total; i++) miscounted += abs(inside[i] - box[i].bodies);
+    print_message("%s: %d cells, %d levels below the root: %lld overlaps, %lld without one parent, %lld bodies "
+                  "outside the cells, counts off by %lld in all (%lld bodies on a face)\n",
+                  what, total, depth, overlaps, orphans, uncovered, miscounted, near_face);
+    assert_int_equal(overlaps, 0);
+    assert_int_equal(orphans, 0);
+    assert_int_equal(uncovered, 0);
+    assert_true(miscounted <= 2 * near_face);
+    free(inside);
+    free(leaf);
+    free(first);
+    free(box);
+    bodies_free(&b);
+    return depth;
+}
+
+#endif
