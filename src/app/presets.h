@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "scene/scene.h"
+#include "sim/sim.h"
 
 enum {
     PRESET_DT = 1 << 0,
@@ -18,6 +19,8 @@ enum {
     PRESET_COLOR = 1 << 6,
     PRESET_CAMERA = 1 << 7,
     PRESET_AUTO_ROTATE = 1 << 8,
+    PRESET_FORCE = 1 << 9,
+    PRESET_THETA = 1 << 10,
 };
 
 /* Where a preset's bodies come from: a built-in scene, or a file. */
@@ -34,6 +37,8 @@ typedef struct Preset {
     PresetSource source;
     char file[1024];   /* the file of a source other than a scene */
     float dt, softening, damping;
+    SimForce force;    /* auto, direct or tree */
+    float theta;       /* the tree's opening angle */
     int steps_per_frame;
     float exposure, point_size;
     int color_mode;    /* ColorMode */
