@@ -29,7 +29,8 @@ static int by_weight(const void *a, const void *b)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: check_image IMAGE.png [--clusters K] [--threshold 0..255] [--block PIXELS]\n       check_image --same A.png B.png\n");
+    fprintf(stderr, "usage: check_image IMAGE.png [--clusters K] [--threshold 0..255] [--block PIXELS]\n"
+                    "       check_image --same A.png B.png\n       check_image --lines WITH.png WITHOUT.png\n");
     return 2;
 }
 
@@ -61,9 +62,43 @@ static int compare(const char *a_path, const char *b_path)
     return ok ? 0 : 1;
 }
 
+/* One view with lines drawn over it and without: the first holds pixels brighter than the second
+ * (the lines) on at least 0.2% of the image, and almost none darker (nothing else changed). */
+static int lines_over(const char *on_path, const char *off_path)
+{
+    int wa, ha, wb, hb, c;
+    unsigned char *on = stbi_load(on_path, &wa, &ha, &c, 3), *off = stbi_load(off_path, &wb, &hb, &c, 3);
+    if (!on || !off || wa != wb || ha != hb) {
+        printf("check_image: %s vs %s: cannot load both at one size\n", on_path, off_path);
+        stbi_image_free(on);
+        stbi_image_free(off);
+        return 1;
+    }
+    const size_t pixels = (size_t)wa * ha;
+    size_t brighter = 0, darker = 0;
+    for (size_t i = 0; i < pixels; i++) {
+        int up = 0, down = 0;
+        for (int k = 0; k < 3; k++) {
+            const int d = (int)on[3 * i + k] - (int)off[3 * i + k];
+            up = d > up ? d : up;
+            down = -d > down ? -d : down;
+        }
+        brighter += up > 12;
+        darker += down > 12;
+    }
+    stbi_image_free(on);
+    stbi_image_free(off);
+    const bool ok = brighter > pixels / 500 && darker < pixels / 2000;
+    printf("check_image: %s over %s: %.2f%% of pixels brighter by > 12 levels, %.3f%% darker: %s\n", on_path,
+           off_path, 100.0 * (double)brighter / (double)pixels, 100.0 * (double)darker / (double)pixels,
+           ok ? "OK (lines drawn over it)" : "FAIL");
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--same") == 0) return compare(argv[2], argv[3]);
+    if (argc == 4 && strcmp(argv[1], "--lines") == 0) return lines_over(argv[2], argv[3]);
     const char *path = NULL;
     int clusters = 2, block = 0;
     double threshold = -1;
