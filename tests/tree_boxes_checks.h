@@ -1,13 +1,15 @@
 /* What sim_tree_boxes must give on every backend, as checks the CPU tests (unit) and the CUDA tests
  * (gpu) run alike: the root holds every body; the cells of a level are disjoint cubes of one size,
  * each inside a cell of the level above; every body lies in a cell of each level down to the leaf
- * that holds it, and a cell holds the bodies it says. Include after <cmocka.h>. */
+ * that holds it, and a cell holds the bodies it says; max_level and cap cut as they should.
+ * Include after <cmocka.h>. */
 #ifndef STARBURST_TEST_TREE_BOXES_CHECKS_H
 #define STARBURST_TEST_TREE_BOXES_CHECKS_H
 
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/sim.h"
 
@@ -118,6 +120,36 @@ static inline int check_tree_boxes(Sim *s, const char *what)
     free(box);
     bodies_free(&b);
     return depth;
+}
+
+/* More cells at each level asked for, up to all of them; none below level 0; a cap below the
+ * count fills out to the cap, leaves the rest alone and still counts them all. */
+static inline void check_tree_box_levels_and_cap(Sim *s, int level)
+{
+    int depth = 0;
+    const int all = sim_tree_boxes(s, 64, NULL, 0, &depth);
+    assert_int_equal(sim_tree_boxes(s, 0, NULL, 0, NULL), 1);
+    int previous = 1;
+    for (int l = 1; l <= depth; l++) {
+        const int count = sim_tree_boxes(s, l, NULL, 0, NULL);
+        assert_true(count > previous);
+        previous = count;
+    }
+    assert_int_equal(previous, all);
+    assert_int_equal(sim_tree_boxes(s, -1, NULL, 0, NULL), 0);
+
+    const int upto = sim_tree_boxes(s, level, NULL, 0, NULL), cap = upto / 2;
+    SimTreeBox *out = malloc((size_t)(cap + 1) * sizeof *out);
+    assert_non_null(out);
+    memset(out, 0xab, (size_t)(cap + 1) * sizeof *out);
+    const SimTreeBox untouched = out[cap];
+    assert_int_equal(sim_tree_boxes(s, level, out, cap, NULL), upto);
+    assert_int_equal(out[0].level, 0);
+    assert_int_equal(out[0].bodies, sim_count(s));
+    assert_true(out[cap - 1].level <= level);
+    assert_memory_equal(&out[cap], &untouched, sizeof untouched);
+    print_message("%d cells in %d levels below the root, %d in levels 0-%d\n", all, depth, upto, level);
+    free(out);
 }
 
 #endif

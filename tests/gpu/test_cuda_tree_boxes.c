@@ -56,28 +56,7 @@ static void gpu_levels_cap_and_switches(void **state)
     assert_int_equal(sim_tree_boxes(s, 8, NULL, 0, &depth), 0); /* no step yet */
     assert_int_equal(depth, 0);
     sim_advance(s, &params, 1);
-    const int all = sim_tree_boxes(s, 64, NULL, 0, &depth);
-    assert_int_equal(sim_tree_boxes(s, 0, NULL, 0, NULL), 1);
-    int previous = 1;
-    for (int level = 1; level <= depth; level++) {
-        const int count = sim_tree_boxes(s, level, NULL, 0, NULL);
-        assert_true(count > previous);
-        previous = count;
-    }
-    assert_int_equal(previous, all);
-
-    const int upto4 = sim_tree_boxes(s, 4, NULL, 0, NULL), cap = upto4 / 2;
-    SimTreeBox *out = malloc((size_t)(cap + 1) * sizeof *out);
-    assert_non_null(out);
-    memset(out, 0xab, (size_t)(cap + 1) * sizeof *out);
-    const SimTreeBox untouched = out[cap];
-    assert_int_equal(sim_tree_boxes(s, 4, out, cap, NULL), upto4);
-    assert_int_equal(out[0].level, 0);
-    assert_int_equal(out[0].bodies, 65536);
-    assert_true(out[cap - 1].level <= 4);
-    assert_memory_equal(&out[cap], &untouched, sizeof untouched);
-    free(out);
-    print_message("collision, 65,536 bodies: %d cells in %d levels, %d in levels 0-4\n", all, depth, upto4);
+    check_tree_box_levels_and_cap(s, 4);
 
     char err[256];
     assert_int_equal(sim_set_force(s, SIM_FORCE_DIRECT, err, sizeof err), 0);

@@ -49,30 +49,7 @@ static void levels_and_cap(void **state)
     Bodies b;
     Sim *s = make(SCENE_COLLISION, 4096, SIM_FORCE_TREE, &b);
     sim_advance(s, &params, 1);
-    int depth = 0;
-    const int all = sim_tree_boxes(s, 64, NULL, 0, &depth);
-    assert_int_equal(sim_tree_boxes(s, 0, NULL, 0, NULL), 1);
-    int previous = 1;
-    for (int level = 1; level <= depth; level++) {
-        const int count = sim_tree_boxes(s, level, NULL, 0, NULL);
-        assert_true(count > previous);
-        previous = count;
-    }
-    assert_int_equal(previous, all);
-    assert_int_equal(sim_tree_boxes(s, -1, NULL, 0, NULL), 0);
-
-    /* A cap below the count fills out to the cap, leaves the rest alone and still counts all. */
-    const int upto3 = sim_tree_boxes(s, 3, NULL, 0, NULL), cap = upto3 / 2;
-    SimTreeBox *out = malloc((size_t)(cap + 1) * sizeof *out);
-    assert_non_null(out);
-    memset(out, 0xab, (size_t)(cap + 1) * sizeof *out);
-    const SimTreeBox untouched = out[cap];
-    assert_int_equal(sim_tree_boxes(s, 3, out, cap, NULL), upto3);
-    assert_int_equal(out[0].level, 0);
-    assert_int_equal(out[0].bodies, 4096);
-    assert_true(out[cap - 1].level <= 3);
-    assert_memory_equal(&out[cap], &untouched, sizeof untouched);
-    free(out);
+    check_tree_box_levels_and_cap(s, 3);
     sim_destroy(s);
     bodies_free(&b);
 }
