@@ -11,7 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene/scene.h"
 #include "sim/sim.h"
+
+static const SimParams tree_boxes_params = {.dt = 0.01f, .softening = 0.05f, .damping = 1.0f};
+
+/* A simulation of scene `kind` with n bodies (seed 7) on backend, its bodies in b. */
+static inline Sim *tree_boxes_sim(SimBackend backend, SceneKind kind, int n, SimForce force, Bodies *b)
+{
+    char err[256] = "";
+    SceneInfo info;
+    if (scene_build(&(SceneDesc){.kind = kind, .n = n, .seed = 7}, b, &info, err, sizeof err) != 0)
+        fail_msg("scene: %s", err);
+    Sim *s = sim_create(&(SimDesc){.backend = backend, .force = force}, b, err, sizeof err);
+    if (!s) fail_msg("sim_create: %s", err);
+    return s;
+}
 
 /* A body on a face belongs to one cell or the next depending on rounding: a little slack, in units
  * of the root's side (well above float rounding, far below any cell), lets either count. */
@@ -150,6 +165,22 @@ static inline void check_tree_box_levels_and_cap(Sim *s, int level)
     assert_memory_equal(&out[cap], &untouched, sizeof untouched);
     print_message("%d cells in %d levels below the root, %d in levels 0-%d\n", all, depth, upto, level);
     free(out);
+}
+
+/* The checks on a collision, a Plummer sphere and a cold ball of n bodies after two tree steps;
+ * each tree at least min_depth levels deep. */
+static inline void check_tree_boxes_on_scenes(SimBackend backend, int n, int min_depth)
+{
+    const SceneKind kinds[] = {SCENE_COLLISION, SCENE_PLUMMER, SCENE_RANDOM};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        Bodies b;
+        Sim *s = tree_boxes_sim(backend, kinds[k], n, SIM_FORCE_TREE, &b);
+        sim_advance(s, &tree_boxes_params, 2);
+        assert_true(check_tree_boxes(s, scene_name(kinds[k])) >= min_depth);
+        assert_null(sim_error(s));
+        sim_destroy(s);
+        bodies_free(&b);
+    }
 }
 
 #endif

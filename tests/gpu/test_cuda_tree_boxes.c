@@ -1,61 +1,35 @@
 /* The cells of the GPU tree through sim_tree_boxes (kernels/nbody_tree.cu's nbody_tree_boxes), as
  * the tree overlay draws them: the same checks as the CPU tree's (tests/tree_boxes_checks.h), the
  * levels cut at max_level, a cap, and none while the direct sum runs or before the first step. */
-#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <cmocka.h>
 
 #include "test_skip.h"
 
 #include "gpu_common.h"
-#include "scene/scene.h"
 #include "tree_boxes_checks.h"
-
-static const SimParams params = {.dt = 0.01f, .softening = 0.05f, .damping = 1.0f};
-
-static Sim *make(SceneKind kind, int n, SimForce force, Bodies *b)
-{
-    char err[256] = "";
-    SceneInfo info;
-    if (scene_build(&(SceneDesc){.kind = kind, .n = n, .seed = 7}, b, &info, err, sizeof err) != 0)
-        fail_msg("scene: %s", err);
-    Sim *s = sim_create(&(SimDesc){.backend = SIM_BACKEND_CUDA, .force = force}, b, err, sizeof err);
-    if (!s) fail_msg("sim_create: %s", err);
-    return s;
-}
 
 static void gpu_cells_cover_the_bodies(void **state)
 {
     gpu_require_cuda();
-    const SceneKind kinds[] = {SCENE_COLLISION, SCENE_PLUMMER, SCENE_RANDOM};
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-        Bodies b;
-        Sim *s = make(kinds[k], 16384, SIM_FORCE_TREE, &b);
-        sim_advance(s, &params, 2);
-        const int depth = check_tree_boxes(s, scene_name(kinds[k]));
-        assert_true(depth >= 3);
-        assert_null(sim_error(s));
-        sim_destroy(s);
-        bodies_free(&b);
-    }
+    check_tree_boxes_on_scenes(SIM_BACKEND_CUDA, 16384, 3);
 }
 
 static void gpu_levels_cap_and_switches(void **state)
 {
     gpu_require_cuda();
     Bodies b;
-    Sim *s = make(SCENE_COLLISION, 65536, SIM_FORCE_TREE, &b);
+    Sim *s = tree_boxes_sim(SIM_BACKEND_CUDA, SCENE_COLLISION, 65536, SIM_FORCE_TREE, &b);
     int depth = -1;
     assert_int_equal(sim_tree_boxes(s, 8, NULL, 0, &depth), 0); /* no step yet */
     assert_int_equal(depth, 0);
-    sim_advance(s, &params, 1);
+    sim_advance(s, &tree_boxes_params, 1);
     check_tree_box_levels_and_cap(s, 4);
 
     char err[256];
@@ -63,7 +37,7 @@ static void gpu_levels_cap_and_switches(void **state)
     assert_int_equal(sim_tree_boxes(s, 8, NULL, 0, &depth), 0);
     assert_int_equal(sim_set_force(s, SIM_FORCE_TREE, err, sizeof err), 0);
     assert_int_equal(sim_tree_boxes(s, 8, NULL, 0, NULL), 0);
-    sim_advance(s, &params, 1);
+    sim_advance(s, &tree_boxes_params, 1);
     check_tree_boxes(s, "collision, 65,536 bodies, after switching back to the tree");
     assert_null(sim_error(s));
     sim_destroy(s);

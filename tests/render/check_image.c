@@ -34,17 +34,26 @@ static int usage(void)
     return 2;
 }
 
+/* Two images of one size as RGB into *a and *b (freed by the caller); false, with a line said,
+ * when they cannot both be read or differ in size. */
+static bool load_pair(const char *a_path, const char *b_path, unsigned char **a, unsigned char **b, int *w, int *h)
+{
+    int wb, hb, c;
+    *a = stbi_load(a_path, w, h, &c, 3);
+    *b = stbi_load(b_path, &wb, &hb, &c, 3);
+    if (*a && *b && *w == wb && *h == hb) return true;
+    printf("check_image: %s vs %s: cannot load both at one size\n", a_path, b_path);
+    stbi_image_free(*a);
+    stbi_image_free(*b);
+    return false;
+}
+
 /* Two renderings of one scene: the same size, and nearly every pixel within a few levels. */
 static int compare(const char *a_path, const char *b_path)
 {
-    int wa, ha, wb, hb, c;
-    unsigned char *a = stbi_load(a_path, &wa, &ha, &c, 3), *b = stbi_load(b_path, &wb, &hb, &c, 3);
-    if (!a || !b || wa != wb || ha != hb) {
-        printf("check_image: %s vs %s: cannot load both at one size\n", a_path, b_path);
-        stbi_image_free(a);
-        stbi_image_free(b);
-        return 1;
-    }
+    int wa, ha;
+    unsigned char *a, *b;
+    if (!load_pair(a_path, b_path, &a, &b, &wa, &ha)) return 1;
     size_t n = (size_t)wa * ha * 3, off = 0, lit = 0;
     double sum = 0;
     for (size_t i = 0; i < n; i++) {
@@ -66,14 +75,9 @@ static int compare(const char *a_path, const char *b_path)
  * (the lines) on at least 0.2% of the image, and almost none darker (nothing else changed). */
 static int lines_over(const char *on_path, const char *off_path)
 {
-    int wa, ha, wb, hb, c;
-    unsigned char *on = stbi_load(on_path, &wa, &ha, &c, 3), *off = stbi_load(off_path, &wb, &hb, &c, 3);
-    if (!on || !off || wa != wb || ha != hb) {
-        printf("check_image: %s vs %s: cannot load both at one size\n", on_path, off_path);
-        stbi_image_free(on);
-        stbi_image_free(off);
-        return 1;
-    }
+    int wa, ha;
+    unsigned char *on, *off;
+    if (!load_pair(on_path, off_path, &on, &off, &wa, &ha)) return 1;
     const size_t pixels = (size_t)wa * ha;
     size_t brighter = 0, darker = 0;
     for (size_t i = 0; i < pixels; i++) {
