@@ -5,9 +5,9 @@
  * level: a cell of more than NBODY_TREE_LEAF bodies (above the deepest level) finds its children's
  * runs by binary search on the next key digit. Bodies that share a key, coincident ones included,
  * share a leaf at the deepest level at the latest, so the split always ends. Mass, centre of mass
- * and traceless quadrupole go bottom-up, level by level. Then groups of NBODY_TREE_GROUP bodies
- * consecutive in key order walk the tree together: a cell is accepted for the whole group when
- * the group's box stays at least l / theta + delta from the cell's centre of mass (delta: its
+ * and traceless quadrupole go bottom-up, level by level. Then groups of up to NBODY_TREE_GROUP
+ * bodies, cut from the tree (groups_of), walk it together: a cell is accepted for the whole group
+ * when the group's box stays at least l / theta + delta from the cell's centre of mass (delta: its
  * distance from the cell's geometric centre), else opened; the accepted cells and the bodies of
  * opened leaves gather in lists in shared memory and are summed as dense tiles, the bodies with
  * the direct kernel's softened pair term.
@@ -15,15 +15,20 @@
  * The work split. Box: a grid-stride reduction, then one block. Keys, the gather of positions in
  * key order, the split of a level and the multipoles of a level: a thread per body or per cell.
  * The sort: cub::DeviceRadixSort (stable). A level's children are numbered by cub::DeviceScan,
- * and the host reads each level's cell count back to size the next launches. The walk: a warp
- * per group, GROUP / 32 bodies a lane, so that each term loaded from shared memory serves them
- * all; the warp tests up to 32 cells of its stack at a time, one a lane, and the lists fill by
- * ballot and warp scans. The result is scattered back to the caller's order.
+ * and the host reads each level's cell count back to size the next launches; the groups are
+ * numbered the same way over all cells. The walk: as many blocks as fit on the device at once,
+ * each warp taking the next group from a counter, so that no SM idles while a few expensive
+ * groups finish; a group of m bodies gives each body 32 / m lanes (rounded down to a power of two),
+ * which split its lists between them. The warp tests up to 32 cells of its stack at a time, one a
+ * lane, and the lists fill by ballot and warp scans. The result is scattered back to the
+ * caller's order.
  *
  * Determinism. The sort is stable and the keys a function of the positions; every cell's children
  * and bodies are summed in a fixed order by one thread; a warp's traversal order and its lists
- * depend on the tree alone, and each lane sums its own body's terms in list order. Floating-point
- * atomics are used nowhere (integer ones only count interactions), so a call repeats bit for bit.
+ * depend on the tree alone, and each lane sums its share of its body's terms in list order, the
+ * shares meeting in a fixed butterfly; which warp takes a group does not matter. Floating-point
+ * atomics are used nowhere (integer ones hand out groups and count interactions), so a call
+ * repeats bit for bit.
  *
  * Memory. Cells at one level are disjoint and nonempty, and only cells of more than LEAF bodies
  * are split, so a tree of n bodies holds at most n leaves and n / (LEAF + 1) split cells a level
@@ -60,8 +65,7 @@ constexpr int STACK = 1024;
 constexpr int STACK_CALM = STACK - 224 - 7 * LEVELS - 8;
 constexpr int CELL_LIST = 64;                /* flushed at 32: < 32 before a round, + 32 */
 constexpr int BODY_LIST = 32 + 32 * LEAF;    /* flushed at 32: < 32 before a round, + 32 leaves */
-constexpr int PER_LANE = GROUP / 32; /* bodies a lane holds: lane, lane + 32, ... of its group */
-static_assert(GROUP % 32 == 0, "whole lanes of the group");
+static_assert(GROUP == 32, "a group is a warp's bodies");
 static_assert(STACK_CALM > 32, "stack too small for the walk");
 
 struct Root {
@@ -239,6 +243,63 @@ __global__ void split_emit(int2 *__restrict__ range, int2 *__restrict__ kids, co
     }
 }
 
+/* The walk's groups. A cell of at most GROUP bodies whose parent has more is where a group
+ * begins; consecutive such siblings merge while their bodies still fit in one group, so a group is
+ * a run of bodies inside one parent cell: its box is never larger than that parent's, and a group
+ * never straddles two distant parts of the key curve as a run cut at fixed counts can. A deepest
+ * leaf of more than GROUP bodies (coincident ones) is cut into runs of GROUP. Every body is in
+ * exactly one group. groups_of walks the children of cell c and calls emit(first, count) for each
+ * group, in body order. */
+template <typename Emit>
+__device__ __forceinline__ void groups_of(int c, const int2 *__restrict__ range, const int2 *__restrict__ kids,
+                                          Emit emit)
+{
+    const int2 r = range[c];
+    if (c == 0 && r.y <= GROUP) { /* the root is a group of its own */
+        emit(r.x, r.y);
+        return;
+    }
+    if (r.y <= GROUP) return; /* inside a group of its parent's */
+    const int2 kd = kids[c];
+    if (kd.x < 0) { /* a deepest leaf too full to split */
+        for (int b = 0; b < r.y; b += GROUP) emit(r.x + b, min(GROUP, r.y - b));
+        return;
+    }
+    int run_first = 0, run_count = 0;
+    for (int k = kd.x; k < kd.x + kd.y; k++) {
+        const int2 kr = range[k];
+        if (kr.y > GROUP) continue; /* its own children hold its groups */
+        if (run_count > 0 && (run_count + kr.y > GROUP || run_first + run_count != kr.x)) {
+            emit(run_first, run_count);
+            run_count = 0;
+        }
+        if (run_count == 0) run_first = kr.x;
+        run_count += kr.y;
+    }
+    if (run_count > 0) emit(run_first, run_count);
+}
+
+__global__ void group_count(const int2 *__restrict__ range, const int2 *__restrict__ kids, int cells,
+                            int *__restrict__ ngroups)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= cells) return;
+    int count = 0;
+    groups_of(c, range, kids, [&](int, int) { count++; });
+    ngroups[c] = count;
+}
+
+__global__ void group_emit(const int2 *__restrict__ range, const int2 *__restrict__ kids, int cells,
+                           const int *__restrict__ ngroups, const int *__restrict__ offset, int2 *__restrict__ groups,
+                           int *__restrict__ total)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= cells) return;
+    if (c == cells - 1) *total = offset[c] + ngroups[c];
+    int at = offset[c];
+    groups_of(c, range, kids, [&](int first, int count) { groups[at++] = make_int2(first, count); });
+}
+
 /* A level's multipoles, from its bodies (leaves) or its children (already done, one level down):
  * com = (x, y, z, mass); q0 = (Qxx, Qyy, Qzz, Qxy), q1 = (Qxz, Qyz, r_open, T) with the traceless
  * Q = sum m (3 d d - |d|^2 I) and T = sum m |d|^2, d from the centre of mass, and
@@ -321,10 +382,10 @@ __device__ __forceinline__ void body_term(float4 p, float px, float py, float pz
 }
 
 /* A cell's monopole and quadrupole at the body, d = com - x, u = 1 / (|d|^2 + eps2):
- * a = u^(3/2) (d (M + 5/2 (d.Q.d - T eps2) u^2) - Q.d u), the gradient of the second-order
+ * a = u^(3/2) d (M + 5/2 (d.Q.d - T eps2) u^2) - u^(5/2) Q.d, the gradient of the second-order
  * expansion of the softened potential sum -m / sqrt(|x - x_j|^2 + eps2) about the centre of mass.
  * The T term (T = sum m |d_j|^2) is what softening adds: the softened kernel is not harmonic, so
- * the trace that a traceless Q drops does not vanish. */
+ * the trace that a traceless Q drops does not vanish. b.w holds T eps2 (the tile's copy). */
 __device__ __forceinline__ void cell_term(float4 c, float4 a, float4 b, float px, float py, float pz, float eps2,
                                           float &ax, float &ay, float &az)
 {
@@ -335,11 +396,12 @@ __device__ __forceinline__ void cell_term(float4 c, float4 a, float4 b, float px
     float qx = fmaf(a.x, dx, fmaf(a.w, dy, b.x * dz));
     float qy = fmaf(a.w, dx, fmaf(a.y, dy, b.y * dz));
     float qz = fmaf(b.x, dx, fmaf(b.y, dy, a.z * dz));
-    float dqd = fmaf(dx, qx, fmaf(dy, qy, dz * qz)) - b.w * eps2;
-    float g = fmaf(2.5f * dqd, u * u, c.w);
-    ax = fmaf(inv3, fmaf(g, dx, -u * qx), ax);
-    ay = fmaf(inv3, fmaf(g, dy, -u * qy), ay);
-    az = fmaf(inv3, fmaf(g, dz, -u * qz), az);
+    float h = fmaf(dz, qz, fmaf(dy, qy, fmaf(dx, qx, -b.w)));
+    float g = inv3 * fmaf(2.5f * h, u * u, c.w);
+    float k = -inv3 * u;
+    ax = fmaf(k, qx, fmaf(g, dx, ax));
+    ay = fmaf(k, qy, fmaf(g, dy, ay));
+    az = fmaf(k, qz, fmaf(g, dz, az));
 }
 
 /* Exclusive prefix sum of v over the warp; total gets the sum. */
@@ -363,86 +425,76 @@ struct WalkShared {
     float4 body_tile[WALK_WARPS][32];
 };
 
-/* A lane's bodies and their sums. */
+/* A lane's body, its sums, and the share of each list it sums: a group of m bodies gives each body
+ * q lanes, the largest power of two with m q <= 32, and lane sub (0 .. q - 1) of a body sums the
+ * terms sub, sub + q, ... of every tile; their partial sums meet at the end in a fixed order. So
+ * a small group keeps the warp's lanes busy. */
 struct Own {
-    float x[PER_LANE], y[PER_LANE], z[PER_LANE];
-    float ax[PER_LANE], ay[PER_LANE], az[PER_LANE];
+    float x, y, z;
+    float ax, ay, az;
+    int sub, shift; /* q = 1 << shift */
 };
 
-/* Sums positions[list[0..count)] (list = NULL: positions[0..count)) into the lane's bodies, a
- * tile of 32 at a time. */
+/* Sums positions[list[0..count)] (list = NULL: positions[0..count)) into the lane's body, a tile
+ * of 32 at a time. */
 __device__ __forceinline__ void sum_bodies(const float4 *__restrict__ spos, const int *list, int first, int count,
                                            float4 *tile, int lane, float eps2, Own &o)
 {
+    const int q = 1 << o.shift;
     for (int base = 0; base < count; base += 32) {
         const int j = base + lane;
         if (j < count) tile[lane] = spos[list ? list[j] : first + j];
         __syncwarp();
-        const int m = min(32, count - base);
+        const float4 *t = tile + o.sub, *end = tile + min(32, count - base);
 #pragma unroll 8
-        for (int s = 0; s < m; s++) {
-            const float4 b = tile[s];
-#pragma unroll
-            for (int k = 0; k < PER_LANE; k++) body_term(b, o.x[k], o.y[k], o.z[k], eps2, o.ax[k], o.ay[k], o.az[k]);
-        }
+        for (; t < end; t += q) body_term(*t, o.x, o.y, o.z, eps2, o.ax, o.ay, o.az);
         __syncwarp();
     }
 }
 
+/* The tile keeps T eps2 in place of r_open, which the sums do not need. */
 __device__ __forceinline__ void sum_cells(const float4 *__restrict__ com, const float4 *__restrict__ q0,
                                           const float4 *__restrict__ q1, const int *list, int count,
                                           float4 (*tile)[32], int lane, float eps2, Own &o)
 {
+    const int q = 1 << o.shift;
     for (int base = 0; base < count; base += 32) {
         const int j = base + lane;
         if (j < count) {
             const int c = list[j];
+            const float4 b = q1[c];
             tile[0][lane] = com[c];
             tile[1][lane] = q0[c];
-            tile[2][lane] = q1[c];
+            tile[2][lane] = make_float4(b.x, b.y, 0.0f, b.w * eps2);
         }
         __syncwarp();
         const int m = min(32, count - base);
 #pragma unroll 4
-        for (int s = 0; s < m; s++) {
-            const float4 c = tile[0][s], a = tile[1][s], b = tile[2][s];
-#pragma unroll
-            for (int k = 0; k < PER_LANE; k++)
-                cell_term(c, a, b, o.x[k], o.y[k], o.z[k], eps2, o.ax[k], o.ay[k], o.az[k]);
-        }
+        for (int t = o.sub; t < m; t += q) cell_term(tile[0][t], tile[1][t], tile[2][t], o.x, o.y, o.z, eps2, o.ax, o.ay, o.az);
         __syncwarp();
     }
 }
 
-/* A warp per group of GROUP bodies consecutive in key order, PER_LANE a lane; acc written in the
- * caller's order. */
-__global__ void __launch_bounds__(32 * WALK_WARPS)
-    walk(const float4 *__restrict__ spos, const int *__restrict__ perm, int n, const int2 *__restrict__ range,
-         const int2 *__restrict__ kids, const float4 *__restrict__ com, const float4 *__restrict__ q0,
-         const float4 *__restrict__ q1, float eps2, float4 *__restrict__ acc, unsigned long long *__restrict__ counts)
+/* One group: the bodies first .. first + members - 1. */
+__device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, const int *__restrict__ perm, int first,
+                                           int members, const int2 *__restrict__ range, const int2 *__restrict__ kids,
+                                           const float4 *__restrict__ com, const float4 *__restrict__ q0,
+                                           const float4 *__restrict__ q1, float eps2, float4 *__restrict__ acc,
+                                           WalkShared &sh, int warp, int lane, long long &body_sum,
+                                           long long &cell_sum)
 {
-    __shared__ WalkShared sh;
-    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int first = (blockIdx.x * WALK_WARPS + warp) * GROUP;
-    if (first >= n) return; /* the whole warp */
-    /* Places past n hold the group's first body again: in the box, summed, not written. */
+    /* Lanes past the group's bodies hold its first body again: in the box, summed, not written. */
     Own own;
-    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-#pragma unroll
-    for (int k = 0; k < PER_LANE; k++) {
-        const int i = first + lane + 32 * k;
-        const float4 p = spos[i < n ? i : first];
-        own.x[k] = p.x;
-        own.y[k] = p.y;
-        own.z[k] = p.z;
-        own.ax[k] = own.ay[k] = own.az[k] = 0.0f;
-        lo[0] = fminf(lo[0], p.x);
-        lo[1] = fminf(lo[1], p.y);
-        lo[2] = fminf(lo[2], p.z);
-        hi[0] = fmaxf(hi[0], p.x);
-        hi[1] = fmaxf(hi[1], p.y);
-        hi[2] = fmaxf(hi[2], p.z);
-    }
+    own.shift = 0;
+    while (members << (own.shift + 1) <= 32) own.shift++;
+    own.sub = lane & ((1 << own.shift) - 1);
+    const int slot = lane >> own.shift;
+    const float4 p = spos[first + (slot < members ? slot : 0)];
+    own.x = p.x;
+    own.y = p.y;
+    own.z = p.z;
+    own.ax = own.ay = own.az = 0.0f;
+    float lo[3] = {p.x, p.y, p.z}, hi[3] = {p.x, p.y, p.z};
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1)
 #pragma unroll
@@ -524,15 +576,40 @@ __global__ void __launch_bounds__(32 * WALK_WARPS)
     sum_bodies(spos, bodies, 0, nbodies, sh.body_tile[warp], lane, eps2, own);
     cell_terms += ncells;
     body_terms += nbodies;
-#pragma unroll
-    for (int k = 0; k < PER_LANE; k++) {
-        const int i = first + lane + 32 * k;
-        if (i < n) acc[perm[i]] = make_float4(own.ax[k], own.ay[k], own.az[k], 0.0f);
+    for (int o = 1; o < 1 << own.shift; o <<= 1) {
+        own.ax += __shfl_xor_sync(0xffffffffu, own.ax, o);
+        own.ay += __shfl_xor_sync(0xffffffffu, own.ay, o);
+        own.az += __shfl_xor_sync(0xffffffffu, own.az, o);
+    }
+    if (own.sub == 0 && slot < members) acc[perm[first + slot]] = make_float4(own.ax, own.ay, own.az, 0.0f);
+    body_sum += body_terms * members;
+    cell_sum += cell_terms * members;
+    __syncwarp();
+}
+
+/* Each warp takes groups in turn from a counter until none is left (a warp's time then follows
+ * the work it draws, not a fixed share); acc written in the caller's order. */
+__global__ void __launch_bounds__(32 * WALK_WARPS)
+    walk(const float4 *__restrict__ spos, const int *__restrict__ perm, const int2 *__restrict__ groups,
+         const int *__restrict__ ngroups, int *__restrict__ next_group, const int2 *__restrict__ range,
+         const int2 *__restrict__ kids, const float4 *__restrict__ com, const float4 *__restrict__ q0,
+         const float4 *__restrict__ q1, float eps2, float4 *__restrict__ acc, unsigned long long *__restrict__ counts)
+{
+    __shared__ WalkShared sh;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int total_groups = *ngroups;
+    long long body_sum = 0, cell_sum = 0;
+    for (;;) {
+        int g = 0;
+        if (lane == 0) g = atomicAdd(next_group, 1);
+        g = __shfl_sync(0xffffffffu, g, 0);
+        if (g >= total_groups) break;
+        const int2 grp = groups[g];
+        walk_group(spos, perm, grp.x, grp.y, range, kids, com, q0, q1, eps2, acc, sh, warp, lane, body_sum, cell_sum);
     }
     if (lane == 0) {
-        const long long members = min(GROUP, n - first);
-        atomicAdd(&counts[0], (unsigned long long)(body_terms * members));
-        atomicAdd(&counts[1], (unsigned long long)(cell_terms * members));
+        atomicAdd(&counts[0], (unsigned long long)body_sum);
+        atomicAdd(&counts[1], (unsigned long long)cell_sum);
     }
 }
 
@@ -542,7 +619,7 @@ long long max_cells(int n) { return (long long)n + (long long)LEVELS * (n / (LEA
 
 /* One allocation, carved into the arrays below: sizes in a fixed order, each 256-byte aligned. */
 struct Layout {
-    size_t keys, index, spos, box, root, range, kids, com, q0, q1, nkids, offset, count, counts, temp;
+    size_t keys, index, spos, box, root, range, kids, com, q0, q1, nkids, offset, groups, count, counts, temp;
     size_t total;
 };
 
@@ -556,7 +633,7 @@ cudaError_t layout_for(int n, Layout *l)
     cub::DoubleBuffer<int> vb(nullptr, nullptr);
     cudaError_t e = cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, kb, vb, n, 0, KEY_BITS);
     if (e != cudaSuccess) return e;
-    e = cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (int *)nullptr, (int *)nullptr, n);
+    e = cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (int *)nullptr, (int *)nullptr, (int)cells);
     if (e != cudaSuccess) return e;
     l->keys = align_up(2 * (size_t)n * sizeof(unsigned long long));
     l->index = align_up(2 * (size_t)n * sizeof(int));
@@ -566,12 +643,13 @@ cudaError_t layout_for(int n, Layout *l)
     l->range = align_up(cells * sizeof(int2));
     l->kids = align_up(cells * sizeof(int2));
     l->com = l->q0 = l->q1 = align_up(cells * sizeof(float4));
-    l->nkids = l->offset = align_up((size_t)n * sizeof(int));
-    l->count = align_up(sizeof(int));
+    l->nkids = l->offset = align_up(cells * sizeof(int)); /* per cell of a level, or of the tree */
+    l->groups = align_up((size_t)n * sizeof(int2));     /* at most one a body */
+    l->count = align_up(3 * sizeof(int)); /* next level's cells, groups, groups taken */
     l->counts = align_up(2 * sizeof(unsigned long long));
     l->temp = align_up(sort_bytes > scan_bytes ? sort_bytes : scan_bytes);
     l->total = l->keys + l->index + l->spos + l->box + l->root + l->range + l->kids + l->com + l->q0 + l->q1 +
-               l->nkids + l->offset + l->count + l->counts + l->temp;
+               l->nkids + l->offset + l->groups + l->count + l->counts + l->temp;
     return cudaSuccess;
 }
 
@@ -589,6 +667,8 @@ struct NbodyTree {
     int2 *range, *kids;
     float4 *com, *q0, *q1;
     int *nkids, *offset, *count;
+    int2 *groups;
+    int walk_blocks; /* blocks of the walk that fit on the device at once */
     unsigned long long *counts;
     void *temp;
     size_t temp_bytes;
@@ -686,6 +766,8 @@ extern "C" NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen)
     at += l.nkids;
     t->offset = (int *)at;
     at += l.offset;
+    t->groups = (int2 *)at;
+    at += l.groups;
     t->count = (int *)at;
     at += l.count;
     t->counts = (unsigned long long *)at;
@@ -694,6 +776,15 @@ extern "C" NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen)
     t->temp_bytes = l.temp;
     t->max_n = max_n;
     t->max_cells = max_cells(max_n);
+    int device = 0, sms = 0, per_sm = 0;
+    if (!CUDA_CHECK(&st, cudaGetDevice(&device)) ||
+        !CUDA_CHECK(&st, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) ||
+        !CUDA_CHECK(&st, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk, 32 * WALK_WARPS, 0))) {
+        snprintf(err, errlen, "tree: %s", st.message);
+        nbody_tree_destroy(t);
+        return NULL;
+    }
+    t->walk_blocks = sms * (per_sm > 0 ? per_sm : 1);
     return t;
 }
 
@@ -752,12 +843,21 @@ extern "C" cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n,
         multipoles<<<blocks_for(level_count[level], THREADS), THREADS, 0, stream>>>(
             t->range, t->kids, t->spos, keys, t->root, level_first[level], level_count[level], level, open_factor,
             t->com, t->q0, t->q1);
-    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[1], stream)) ||
-        !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 2 * sizeof(unsigned long long), stream)))
+    /* The walk's groups, numbered over every cell of the tree. */
+    int *ngroups = t->count + 1, *next_group = t->count + 2;
+    group_count<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->kids, cells, t->nkids);
+    temp = t->temp_bytes;
+    if (!CUDA_CHECK(&st, cudaGetLastError()) ||
+        !CUDA_CHECK(&st, cub::DeviceScan::ExclusiveSum(t->temp, temp, t->nkids, t->offset, cells, stream)))
         return st.error;
-    const int groups = blocks_for(n, GROUP);
-    walk<<<blocks_for(groups, WALK_WARPS), 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, n, t->range, t->kids, t->com,
-                                                                        t->q0, t->q1, eps2, acc, t->counts);
+    group_emit<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->kids, cells, t->nkids, t->offset,
+                                                                   t->groups, ngroups);
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[1], stream)) ||
+        !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 2 * sizeof(unsigned long long), stream)) ||
+        !CUDA_CHECK(&st, cudaMemsetAsync(next_group, 0, sizeof(int), stream)))
+        return st.error;
+    walk<<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group, t->range,
+                                                         t->kids, t->com, t->q0, t->q1, eps2, acc, t->counts);
     if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[2], stream)))
         return st.error;
     t->cells = cells;

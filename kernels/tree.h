@@ -28,7 +28,7 @@ extern "C" {
 
 #define NBODY_TREE_THETA 0.4f /* the default opening angle: see tests/gpu/test_cuda_tree.c */
 #define NBODY_TREE_LEAF 16    /* a cell with more bodies is split, down to the deepest level */
-#define NBODY_TREE_GROUP 32   /* bodies that share one walk (consecutive in key order), 32 or 64 */
+#define NBODY_TREE_GROUP 32   /* at most this many bodies share one walk (a warp) */
 #define NBODY_TREE_LEVELS 21  /* 63-bit keys: 21 levels below the root; coincident bodies share a leaf */
 
 typedef struct NbodyTree NbodyTree;
