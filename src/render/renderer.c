@@ -29,7 +29,7 @@ const char *shader_embedded(const char *name);
 /* Light of a box's lines at level 0 on the tonemapped image; each level below has BOX_FADE of the
  * one above, so the many small cells of a dense core stay a haze instead of a white block. */
 #define BOX_GAIN 0.2f
-#define BOX_FADE 0.8f
+#define BOX_FADE 0.7f
 
 typedef struct BodiesProgram {
     GLuint id;
