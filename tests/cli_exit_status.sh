@@ -32,6 +32,7 @@ check --force barnes-hut
 check --theta 0
 check --theta 2
 check --theta x
+check --backend cpu --preset "Million-star collision"
 "$app" --help >/dev/null || { echo "FAIL: --help exits $?"; fails=$((fails + 1)); }
-[ $fails -eq 0 ] && echo "22 passed, 0 failed" || echo "$((22 - fails)) passed, $fails failed"
+[ $fails -eq 0 ] && echo "23 passed, 0 failed" || echo "$((23 - fails)) passed, $fails failed"
 [ $fails -eq 0 ]

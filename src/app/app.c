@@ -25,6 +25,7 @@
 #include "render/capture.h"
 #include "render/context.h"
 #include "sim/diag.h"
+#include "sim/force_watch.h"
 #include "ui/ui.h"
 
 #define CPU_DEFAULT_BODIES 4096
@@ -42,6 +43,10 @@
  * (a million bodies hold some 10^5 cells in 8 levels: a wall of lines, and 24 vertices each). */
 #define TREE_OVERLAY_SECONDS 0.1
 #define TREE_OVERLAY_MAX_BOXES 65536
+/* The live force error: bodies sampled, and how often (more seldom where taking the method's
+ * accelerations costs the frame loop more than a twentieth of its time). */
+#define LIVE_ERROR_SAMPLES 256
+#define LIVE_ERROR_SECONDS 2.0
 
 typedef struct App {
     AppOptions opt;
@@ -80,11 +85,18 @@ typedef struct App {
     char alarm[256];
     char backend_note[300]; /* why this backend runs, shown again after each reset */
     char device[160];
-    char method[96];
+    char method[160];
     /* Presets, and the scene of the last reset (a new scene takes its own dt and softening). */
-    PresetList presets;
+    PresetList presets; /* those this run can take (app_offered) */
     const char **preset_names;
     char presets_path[4096];
+    /* What the presets are offered for: -1 = not yet known, 0 = the CPU backend, 1 = the CUDA
+     * backend; on it, the presets whose bodies the GPU did not hold at the start. */
+    int presets_cuda;
+    char cuda_why[256];    /* why CUDA does not run, where it does not */
+    char withheld[16][64];
+    int withheld_count;
+    SimForce force_cli;    /* --force: what a preset without a force key runs */
     double cycle_next;
     int last_scene, last_n;
     int opt_n; /* -n from the command line, 0 = none */
@@ -105,6 +117,11 @@ typedef struct App {
     long long state_step;
     Diagnostics diag;
     ForceCheck force_check;
+    /* The live force error: the f64 half in a worker thread. */
+    ForceWatch *watch;
+    ForceCheck live_error;
+    char live_what[64], live_what_pending[64]; /* the method measured, and the one under way */
+    double watch_next;
     bool diverged_pause; /* paused because the run diverged */
     UndoHistory undo;
     SimParams params; /* what the simulation received last */
@@ -219,10 +236,11 @@ static SimParams scene_defaults(const App *a)
 /* Builds the scene in the UI model's settings and (re)creates the simulation on it. */
 static int app_reset(App *a, char *err, size_t errlen)
 {
-    /* A reset ends a tour of the ladder: the new simulation runs the kernel the tour left. */
+    /* A reset ends a tour of the ladder: the new simulation runs the rung the tour left (the
+     * force method it left is a->opt.force's, which a tour does not change). */
     if (a->tour.active) {
         a->tour.active = false;
-        a->ui.kernel = (int)a->tour.restore;
+        if (a->tour.restore != UI_RUNG_TREE) a->ui.kernel = a->tour.restore;
     }
     SceneDesc d = a->opt.scene;
     if (d.kind < SCENE_TIPSY) {
@@ -246,8 +264,8 @@ static int app_reset(App *a, char *err, size_t errlen)
     a->info = info;
     a->ui.bodies = b.n;
     /* A loaded run goes on with the method it ran, unless the command line names one. */
-    if (a->have_loaded && a->last_n == 0 && a->opt.force == SIM_FORCE_AUTO && a->loaded.force != SIM_FORCE_AUTO)
-        a->ui.force = (int)a->loaded.force;
+    if (a->have_loaded && a->last_n == 0 && a->force_cli == SIM_FORCE_AUTO && a->loaded.force != SIM_FORCE_AUTO)
+        a->opt.force = a->loaded.force;
 
     sim_destroy(a->sim);
     a->sim = NULL;
@@ -268,7 +286,7 @@ static int app_reset(App *a, char *err, size_t errlen)
         .precision = a->opt.precision,
         .threads_per_body = a->opt.threads_per_body,
         .block_size = a->opt.block_size,
-        .force = (SimForce)a->ui.force,
+        .force = a->opt.force,
         .position_vbo = renderer_position_vbo(a->renderer),
         .speed_vbo = renderer_speed_vbo(a->renderer),
     };
@@ -278,7 +296,8 @@ static int app_reset(App *a, char *err, size_t errlen)
         return -1;
     }
     a->ui.kernel = (int)sim_kernel(a->sim);
-    a->ui.force_running = (int)sim_force(a->sim);
+    a->ui.force = (int)a->opt.force;
+    a->ui.tree = sim_force(a->sim) == SIM_FORCE_TREE;
     a->ui.cuda = sim_backend(a->sim) == SIM_BACKEND_CUDA;
     a->ui.backend = sim_backend_name(sim_backend(a->sim));
     snprintf(a->device, sizeof a->device, "%s", sim_device_name(a->sim));
@@ -312,6 +331,9 @@ static int app_reset(App *a, char *err, size_t errlen)
     a->ui.energy_valid = false;
     a->ui.diag = NULL;
     a->ui.force_check = NULL;
+    if (a->watch) force_watch_forget(a->watch);
+    a->ui.live_error = NULL;
+    a->watch_next = 0;
     a->energy_history_count = 0;
     a->ui.energy_history_count = 0;
     a->alarm[0] = '\0';
@@ -399,10 +421,49 @@ static void app_check_forces(App *a)
         return;
     }
     a->ui.force_check = &a->force_check;
-    say(a, "starburst: force check of %s on %d bodies: rms %.3g, 99.9%% %.3g, worst %.3g\n",
-        sim_kernel_name(sim_kernel(a->sim)), a->force_check.samples, a->force_check.rms, a->force_check.p999,
-        a->force_check.worst);
+    say(a, "starburst: force check of %s on %d bodies: median %.3g, 99%% %.3g, 99.9%% %.3g, worst %.3g, rms %.3g\n",
+        sim_force(a->sim) == SIM_FORCE_TREE ? "the tree" : sim_kernel_name(sim_kernel(a->sim)),
+        a->force_check.samples, a->force_check.median, a->force_check.p99,
+        a->force_check.p999, a->force_check.worst, a->force_check.rms);
 }
+
+/* The force method running now, as the live force error names it. */
+static void app_method_name(const App *a, char *buf, size_t len)
+{
+    if (sim_force(a->sim) == SIM_FORCE_TREE)
+        snprintf(buf, len, "tree, theta %.2f", a->params.theta > 0 ? a->params.theta : SIM_THETA_DEFAULT);
+    else if (a->ui.cuda)
+        snprintf(buf, len, "kernel %s", sim_kernel_name(sim_kernel(a->sim)));
+    else
+        snprintf(buf, len, "direct sum");
+}
+
+/* The live force error: a result taken when it has arrived, and a new measurement every few
+ * seconds while the Diagnostics section is open or the tree runs. */
+static void app_watch_forces(App *a, double t)
+{
+    if (!a->watch) return;
+    if (force_watch_take(a->watch, &a->live_error)) {
+        snprintf(a->live_what, sizeof a->live_what, "%s", a->live_what_pending);
+        a->ui.live_error = &a->live_error;
+        a->ui.live_error_what = a->live_what;
+    }
+    a->ui.live_error_measuring = force_watch_busy(a->watch);
+    const bool wanted = a->ui.diagnostics_open || sim_force(a->sim) == SIM_FORCE_TREE;
+    if (!wanted || a->ui.live_error_measuring || t < a->watch_next || sim_error(a->sim)) return;
+    const double t0 = now_s();
+    app_read_state(a);
+    if (force_watch_start(a->watch, a->sim, &a->state, a->ui.softening, LIVE_ERROR_SAMPLES) != 0) {
+        notify(a, "Live force error: out of memory");
+        a->watch_next = t + 60;
+        return;
+    }
+    app_method_name(a, a->live_what_pending, sizeof a->live_what_pending);
+    a->ui.live_error_measuring = true;
+    a->watch_next = now_s() + fmax(LIVE_ERROR_SECONDS, 20 * (now_s() - t0));
+}
+
+static int app_offer_presets_for(App *a, bool cuda, const char *why, char *err, size_t errlen);
 
 /* A backend that stopped on an error hands over to the CPU backend, from the last state read
  * (at most CHECKPOINT_SECONDS old), or from the scene's start when there is none. The run's
@@ -416,7 +477,7 @@ static int app_fall_back_to_cpu(App *a)
     a->backend_wanted = SIM_BACKEND_CPU;
     if (a->state_valid) {
         SimDesc sd = {.backend = SIM_BACKEND_CPU,
-                      .force = (SimForce)a->ui.force,
+                      .force = a->opt.force,
                       .position_vbo = renderer_position_vbo(a->renderer),
                       .speed_vbo = renderer_speed_vbo(a->renderer)};
         a->sim = sim_create(&sd, &a->state, err, sizeof err);
@@ -430,6 +491,7 @@ static int app_fall_back_to_cpu(App *a)
     a->ui.cuda = false;
     a->ui.backend = sim_backend_name(SIM_BACKEND_CPU);
     snprintf(a->device, sizeof a->device, "%s", sim_device_name(a->sim));
+    app_offer_presets_for(a, false, "CUDA stopped", err, sizeof err);
     snprintf(a->backend_note, sizeof a->backend_note, "CUDA stopped (%.150s): CPU backend from t = %.4g.", what,
              a->time_base);
     notify(a, "%s", a->backend_note);
@@ -489,6 +551,53 @@ static const char *find_presets_file(char *buf, size_t len)
     return buf;
 }
 
+/* Whether this run can take preset p: one that asks for the CUDA backend needs it; on the CUDA
+ * backend, the GPU must hold its bodies with its force method (checked while nothing else takes
+ * GPU memory: at the start, when check_memory is true; later, the names withheld then stay out).
+ * False with the reason in why. */
+static bool app_offered(const App *a, const Preset *p, bool check_memory, char *why, size_t len)
+{
+    if (a->presets_cuda < 0) return true;
+    if ((p->set & PRESET_CUDA) && !a->presets_cuda) {
+        snprintf(why, len, "it needs the CUDA backend, and this run is on the CPU (%s)",
+                 a->cuda_why[0] ? a->cuda_why : "--backend cpu");
+        return false;
+    }
+    for (int i = 0; i < a->withheld_count; i++)
+        if (strcmp(a->withheld[i], p->name) == 0) {
+            snprintf(why, len, "the GPU did not hold its bodies at the start");
+            return false;
+        }
+    const int n = a->opt_n ? a->opt_n : p->scene.n;
+    if (!a->presets_cuda || !check_memory || n <= 0 || p->source != PRESET_SOURCE_SCENE) return true;
+    const SimDesc d = {.backend = SIM_BACKEND_CUDA,
+                       .kernel = a->opt.kernel,
+                       .precision = a->opt.precision,
+                       .force = p->set & PRESET_FORCE ? p->force : a->force_cli,
+                       .position_vbo = 1};
+    return sim_check(&d, n, why, len) == 0;
+}
+
+/* Takes the presets this run cannot take out of the list; with tell, says which and why. */
+static void app_offer_presets(App *a, bool check_memory, bool tell)
+{
+    int kept = 0;
+    for (int i = 0; i < a->presets.count; i++) {
+        const Preset *p = &a->presets.items[i];
+        char why[400];
+        if (app_offered(a, p, check_memory, why, sizeof why)) {
+            a->presets.items[kept++] = *p;
+            continue;
+        }
+        if (tell) say(a, "starburst: preset '%s' is not offered: %s\n", p->name, why);
+        if (check_memory && a->presets_cuda > 0 && a->withheld_count < 16)
+            snprintf(a->withheld[a->withheld_count++], sizeof a->withheld[0], "%s", p->name);
+    }
+    a->presets.count = kept;
+    for (int i = 0; i < kept; i++) a->preset_names[i] = a->presets.items[i].name;
+    a->ui.preset_count = kept;
+}
+
 static int app_load_presets(App *a, char *err, size_t errlen)
 {
     presets_free(&a->presets);
@@ -504,6 +613,30 @@ static int app_load_presets(App *a, char *err, size_t errlen)
     for (int i = 0; i < a->presets.count; i++) a->preset_names[i] = a->presets.items[i].name;
     a->ui.preset_names = a->preset_names;
     a->ui.preset_count = a->presets.count;
+    app_offer_presets(a, false, false);
+    return 0;
+}
+
+/* The presets for the backend now known (at the start, or after a hand-over to the CPU): those it
+ * cannot take leave the list. A --preset that names one is refused: 0, or -1 with err. */
+static int app_offer_presets_for(App *a, bool cuda, const char *why, char *err, size_t errlen)
+{
+    const bool start = !a->sim;
+    a->presets_cuda = cuda;
+    snprintf(a->cuda_why, sizeof a->cuda_why, "%s", cuda ? "" : why);
+    if (!a->preset_names) return 0; /* no presets file */
+    char name[64] = "";
+    if (a->ui.preset >= 0 && a->ui.preset < a->presets.count)
+        snprintf(name, sizeof name, "%s", a->presets.items[a->ui.preset].name);
+    const Preset *asked = start && a->opt.preset ? presets_find(&a->presets, a->opt.preset) : NULL;
+    char reason[400];
+    if (asked && !app_offered(a, asked, true, reason, sizeof reason)) {
+        snprintf(err, errlen, "--preset: '%s' is not offered here: %s", asked->name, reason);
+        return -1;
+    }
+    app_offer_presets(a, start && cuda, start);
+    const Preset *still = name[0] ? presets_find(&a->presets, name) : NULL;
+    a->ui.preset = still ? (int)(still - a->presets.items) : -1;
     return 0;
 }
 
@@ -522,7 +655,7 @@ static int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen
     if (a->opt_n) a->ui.n = a->opt_n; /* -n on the command line wins */
     else a->ui.n = p->scene.n ? p->scene.n : (a->ui.cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES);
     a->ui.seed = (int)(p->scene.seed ? p->scene.seed : 1);
-    a->ui.force = (int)(p->set & PRESET_FORCE ? p->force : a->opt.force);
+    a->opt.force = p->set & PRESET_FORCE ? p->force : a->force_cli;
     a->last_n = -1; /* a preset starts from its scene's suggestions */
     if (app_reset(a, err, errlen) != 0) return -1;
     a->ui.preset = i;
@@ -580,7 +713,6 @@ static void app_save_preset(App *a)
     p.dt = a->ui.dt;
     p.softening = a->ui.softening;
     p.damping = a->ui.damping;
-    p.force = (SimForce)a->ui.force;
     p.theta = a->ui.theta;
     p.steps_per_frame = a->ui.steps_per_frame;
     p.exposure = a->ui.exposure;
@@ -592,8 +724,12 @@ static void app_save_preset(App *a)
     p.camera_yaw = a->camera.yaw * 180 / (float)M_PI;
     p.camera_pitch = a->camera.pitch * 180 / (float)M_PI;
     p.camera_distance = a->camera.distance / home.distance;
-    p.set = PRESET_DT | PRESET_SOFTENING | PRESET_DAMPING | PRESET_FORCE | PRESET_THETA | PRESET_STEPS |
-            PRESET_EXPOSURE | PRESET_POINT_SIZE | PRESET_COLOR | PRESET_CAMERA | PRESET_AUTO_ROTATE;
+    p.set = PRESET_DT | PRESET_SOFTENING | PRESET_DAMPING | PRESET_THETA | PRESET_STEPS | PRESET_EXPOSURE |
+            PRESET_POINT_SIZE | PRESET_COLOR | PRESET_CAMERA | PRESET_AUTO_ROTATE;
+    if (a->opt.force != SIM_FORCE_AUTO) {
+        p.force = a->opt.force;
+        p.set |= PRESET_FORCE;
+    }
     char err[512];
     if (presets_append(a->presets_path, &p, err, sizeof err) != 0) {
         notify(a, "Not saved: %s", err);
@@ -774,8 +910,9 @@ static void app_set_force(App *a, SimForce f)
         say(a, "starburst: %s\n", a->notice);
         return;
     }
+    a->opt.force = f; /* kept for resets, as the ladder's pick is */
     a->ui.force = (int)f;
-    a->ui.force_running = (int)sim_force(a->sim);
+    a->ui.tree = sim_force(a->sim) == SIM_FORCE_TREE;
     char method[64];
     if (sim_force(a->sim) == SIM_FORCE_TREE)
         snprintf(method, sizeof method, "the tree (Barnes-Hut, theta %.2f)", a->ui.theta);
@@ -992,6 +1129,21 @@ static void on_scroll(GLFWwindow *w, double dx, double dy)
 
 /* ---- the loop ---- */
 
+/* The ladder's rung running now: the tree, or the direct kernel. */
+static int app_rung(const App *a)
+{
+    return sim_force(a->sim) == SIM_FORCE_TREE ? UI_RUNG_TREE : (int)sim_kernel(a->sim);
+}
+
+/* The rate of the rung that ran, for its bar; the tree's with the interactions a body it took. */
+static void app_note_rung_rate(App *a)
+{
+    const SimStats st = sim_stats(a->sim);
+    const int r = app_rung(a);
+    a->ui.ladder_rate[r] = st.kernel_interactions_per_s;
+    if (r == UI_RUNG_TREE) a->ui.ladder_tree_per_body = st.interactions_per_body;
+}
+
 static void app_update_rates(App *a, double t, int steps)
 {
     a->rate_frames++;
@@ -1002,9 +1154,8 @@ static void app_update_rates(App *a, double t, int steps)
         a->ui.steps_per_s = a->rate_steps / span;
         a->ui.interactions_per_s = a->ui.steps_per_s * (double)sim_count(a->sim) * sim_count(a->sim);
         a->ui.gflops = a->ui.interactions_per_s * 20e-9;
-        /* The ladder shows what each kernel computes, not what vsync lets the frame rate show. */
-        if (a->ui.cuda && steps > 0)
-            a->ui.ladder_rate[sim_kernel(a->sim)] = sim_stats(a->sim).kernel_interactions_per_s;
+        /* The ladder shows what each rung computes, not what vsync lets the frame rate show. */
+        if (a->ui.cuda && steps > 0) app_note_rung_rate(a);
         a->rate_since = t;
         a->rate_frames = 0;
         a->rate_steps = 0;
@@ -1027,21 +1178,39 @@ static int app_capture(App *a, const char *path)
 /* The longest advance the ladder's tour may ask of a rung: the window stays responsive. */
 #define LADDER_TOUR_MAX_S 1.0
 
-/* Runs kernel k next, as the ladder's tour asks: its default shape on a rung, the panel's shape
- * on the kernel the tour returns to. */
-static void app_tour_switch(App *a, SimKernel k)
+/* Runs rung r next, as the ladder asks (the user, or its tour): the tree, or direct kernel r at
+ * its default shape on a tour, at the panel's shape otherwise. False, with a notice unless on a
+ * tour, when the backend refuses. */
+static bool app_run_rung(App *a, int r)
 {
-    if (k != sim_kernel(a->sim)) {
-        char err[256];
-        int q = a->tour.active ? 0 : a->ui.threads_per_body, block = a->tour.active ? 0 : a->ui.block_size;
-        if (sim_set_kernel(a->sim, k, q, block, err, sizeof err) != 0 && !a->tour.active)
-            notify(a, "%s", err);
+    char err[256] = "";
+    bool ok = true;
+    if (r == UI_RUNG_TREE) {
+        ok = sim_force(a->sim) == SIM_FORCE_TREE || sim_set_force(a->sim, SIM_FORCE_TREE, err, sizeof err) == 0;
+    } else {
+        if (sim_force(a->sim) == SIM_FORCE_TREE) ok = sim_set_force(a->sim, SIM_FORCE_DIRECT, err, sizeof err) == 0;
+        if (ok && r != (int)sim_kernel(a->sim)) {
+            int q = a->tour.active ? 0 : a->ui.threads_per_body, block = a->tour.active ? 0 : a->ui.block_size;
+            ok = sim_set_kernel(a->sim, (SimKernel)r, q, block, err, sizeof err) == 0;
+        }
     }
+    if (!ok && !a->tour.active) notify(a, "%s", err);
     a->ui.kernel = (int)sim_kernel(a->sim);
+    a->ui.tree = sim_force(a->sim) == SIM_FORCE_TREE;
+    return ok;
 }
 
 static void app_apply_controls(App *a)
 {
+    /* The ladder's pick of the tree, or of a direct kernel while the tree runs: kept for resets. */
+    const int force = a->ui.ladder_force;
+    a->ui.ladder_force = 0;
+    if (a->ui.cuda && force == SIM_FORCE_TREE && app_run_rung(a, UI_RUNG_TREE)) a->opt.force = SIM_FORCE_TREE;
+    if (a->ui.cuda && force == SIM_FORCE_DIRECT && app_run_rung(a, a->ui.kernel)) {
+        a->opt.force = SIM_FORCE_DIRECT;
+        a->kernel_picked = true;
+    }
+    a->ui.tree = sim_force(a->sim) == SIM_FORCE_TREE;
     if ((a->ui.kernel != (int)sim_kernel(a->sim) || a->ui.apply_shape) && a->ui.cuda) {
         char err[256];
         if (a->ui.kernel != (int)sim_kernel(a->sim)) a->kernel_picked = true;
@@ -1054,14 +1223,18 @@ static void app_apply_controls(App *a)
     a->ui.apply_shape = false;
     sim_launch_shape(a->sim, &a->ui.shape_q, &a->ui.shape_block);
     a->ui.kernel_name = sim_kernel_name(sim_kernel(a->sim));
-    a->ui.force_running = (int)sim_force(a->sim);
+    a->ui.force = (int)a->opt.force;
     /* The HUD's interactions/s count N^2 a step, as the direct sum does; the tree says what it
      * really evaluates. */
     a->ui.method = NULL;
     if (sim_force(a->sim) == SIM_FORCE_TREE) {
-        snprintf(a->method, sizeof a->method, "tree, theta %.2f: %.0f interactions a body (of %d)",
-                 a->params.theta > 0 ? a->params.theta : SIM_THETA_DEFAULT, sim_stats(a->sim).interactions_per_body,
-                 sim_count(a->sim));
+        char name[64];
+        app_method_name(a, name, sizeof name);
+        const int len = snprintf(a->method, sizeof a->method, "%s: %.0f interactions a body (of %d)", name,
+                                 sim_stats(a->sim).interactions_per_body, sim_count(a->sim));
+        /* The live force error, where it was measured on this method. */
+        if (a->ui.live_error && strcmp(a->live_what, name) == 0 && len > 0 && len < (int)sizeof a->method)
+            snprintf(a->method + len, sizeof a->method - (size_t)len, "; force error p99 %.1e", a->live_error.p99);
         a->ui.method = a->method;
     }
     a->camera.auto_rotate = a->ui.auto_rotate ? 0.1f : 0.0f;
@@ -1096,6 +1269,7 @@ static void app_draw(App *a)
 
 static void app_draw_ui(App *a)
 {
+    a->ui.diagnostics_open = false; /* raised again below while the section is drawn open */
     int w, h;
     render_context_size(a->ctx, &w, &h);
     if (!a->ui_attached || w <= 0 || h <= 0) return;
@@ -1146,6 +1320,7 @@ static void app_destroy(App *a)
     free(a->tree_cells);
     free(a->tree_boxes);
     undo_clear(&a->undo);
+    force_watch_destroy(a->watch);
     sim_destroy(a->sim);
     if (a->ui_attached) ui_destroy();
     renderer_destroy(a->renderer);
@@ -1218,7 +1393,7 @@ static void app_handle_requests(App *a, double t)
         if (!u->cuda)
             notify(a, "The kernel ladder is the CUDA backend's; this run is on the %s.", u->backend);
         else if (!a->tour.active)
-            app_tour_switch(a, ladder_tour_start(&a->tour, sim_kernel(a->sim)));
+            app_run_rung(a, ladder_tour_start(&a->tour, app_rung(a)));
     }
     app_apply_controls(a);
 }
@@ -1246,9 +1421,11 @@ static bool app_advance(App *a, int *steps_run)
     }
     if (a->tour.active && steps > 0 && !sim_error(a->sim)) {
         double n = sim_count(a->sim);
-        app_tour_switch(a, ladder_tour_after_advance(&a->tour, sim_kernel(a->sim), n * n * steps,
-                                                     sim_stats(a->sim).kernel_interactions_per_s, u->ladder_rate,
-                                                     LADDER_TOUR_MAX_S));
+        const int ran = app_rung(a);
+        if (ran == UI_RUNG_TREE) u->ladder_tree_per_body = sim_stats(a->sim).interactions_per_body;
+        app_run_rung(a, ladder_tour_after_advance(&a->tour, ran, n * n * steps,
+                                                  sim_stats(a->sim).kernel_interactions_per_s, u->ladder_rate,
+                                                  LADDER_TOUR_MAX_S));
     }
     u->ladder_touring = a->tour.active ? (int)a->tour.rung : SIM_KERNEL_DEFAULT;
     u->sim_time = run_time(a);
@@ -1258,7 +1435,10 @@ static bool app_advance(App *a, int *steps_run)
 /* After the advance: energy and the flags it raises, and the checkpoint of the CUDA backend. */
 static void app_observe(App *a, double t)
 {
-    if (!a->opt.headless || a->opt.frames == 0) app_measure_energy(a, t);
+    if (!a->opt.headless || a->opt.frames == 0) {
+        app_measure_energy(a, t);
+        app_watch_forces(a, t);
+    }
     if (sim_backend(a->sim) == SIM_BACKEND_CUDA && t - a->state_read_at >= CHECKPOINT_SECONDS) app_read_state(a);
 }
 
@@ -1378,6 +1558,7 @@ static int app_check_device(const App *a, char *err, size_t errlen)
                  .precision = o->precision,
                  .threads_per_body = o->threads_per_body,
                  .block_size = o->block_size,
+                 .force = o->force,
                  .position_vbo = 1}; /* sized as the app runs: positions in the GL buffer */
     return sim_check(&d, a->ui.n, err, errlen);
 }
@@ -1388,6 +1569,8 @@ static int app_start(App *a)
     const AppOptions *opt = &a->opt;
     char err[512] = "";
     a->backend_wanted = opt->backend;
+    a->force_cli = opt->force;
+    a->presets_cuda = -1;
     app_init_ui_model(a);
 
     /* Presets are checked before anything opens, so a bad name or file ends with one line. */
@@ -1396,13 +1579,9 @@ static int app_start(App *a)
         fprintf(stderr, "starburst: %s\n", err);
         return 2;
     }
-    if (opt->preset) {
-        const Preset *p = presets_find(&a->presets, opt->preset);
-        if (!p) {
-            fprintf(stderr, "starburst: --preset: no preset named '%s' in %s\n", opt->preset, a->presets_path);
-            return 2;
-        }
-        preset = (int)(p - a->presets.items);
+    if (opt->preset && !presets_find(&a->presets, opt->preset)) {
+        fprintf(stderr, "starburst: --preset: no preset named '%s' in %s\n", opt->preset, a->presets_path);
+        return 2;
     }
 
     /* The backend: CUDA where a device is usable, else the CPU with fewer bodies unless asked. */
@@ -1411,6 +1590,11 @@ static int app_start(App *a)
     if (opt->backend == SIM_BACKEND_CUDA && !cuda) {
         fprintf(stderr, "starburst: --backend cuda: %s\n", why);
         return 1;
+    }
+    /* The presets this backend can take, before anything opens. */
+    if (app_offer_presets_for(a, cuda, why, err, sizeof err) != 0) {
+        fprintf(stderr, "starburst: %s\n", err);
+        return 2;
     }
     if (a->ui.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.n = cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES;
     if (cuda && app_check_device(a, err, sizeof err) != 0) {
@@ -1439,7 +1623,12 @@ static int app_start(App *a)
         }
         cuda = false;
         if (opt->scene.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.n = CPU_DEFAULT_BODIES;
+        if (app_offer_presets_for(a, false, why, err, sizeof err) != 0) {
+            fprintf(stderr, "starburst: %s\n", err);
+            return 2;
+        }
     }
+    if (opt->preset) preset = (int)(presets_find(&a->presets, opt->preset) - a->presets.items);
     if (!cuda) a->backend_wanted = SIM_BACKEND_CPU;
     /* A built-in scene on the CPU gets fewer bodies; a file brings its own. */
     const bool scene_n = !opt->load_path && opt->scene.kind < SCENE_TIPSY;
@@ -1462,6 +1651,8 @@ static int app_start(App *a)
         fprintf(stderr, "starburst: %s\n", err);
         return 1;
     }
+    a->watch = force_watch_create(err, sizeof err);
+    if (!a->watch) say(a, "starburst: no live force error: %s\n", err);
     a->ui.damping = opt->damping > 0 ? opt->damping : (a->have_loaded ? scene_defaults(a).damping : 1.0f);
     a->ui.theta = opt->theta > 0 ? opt->theta : scene_defaults(a).theta;
     a->ui.steps_per_frame = opt->steps_per_frame > 0                         ? opt->steps_per_frame

@@ -9,9 +9,18 @@ static void bench_usage(FILE *f)
 {
     fputs("usage: starburst bench [options]\n"
           "Times every force kernel at several N (CUDA events, median of repeats, against the FP32 rate\n"
-          "measured in the same run), then the whole loop: steps/s and frames/s with rendering.\n"
-          "  --csv FILE             also write the tables as CSV (the loop to FILE with -loop before .csv)\n"
-          "  -n N[,N...]            body counts (default 4096,16384,65536,131072,1048576)\n"
+          "measured in the same run), then the Barnes-Hut tree against the symmetric direct sum, then the\n"
+          "whole loop: steps/s and frames/s with rendering.\n"
+          "  --csv FILE             also write the tables as CSV (the tree to FILE with -tree before .csv,\n"
+          "                         the loop with -loop)\n"
+          "  -n N[,N...]            body counts (default 4096,16384,65536,131072,1048576 for the kernels;\n"
+          "                         16K to 256K by doubling, 1M, 4M and 8M for the tree, as many as fit)\n"
+          "  --force F              tree: the tree's table alone: per N, the collision scene with the tree\n"
+          "                         rebuilt every step (build, walk, ms per step, interactions a body),\n"
+          "                         the direct step at the same N, the speedup, the force error against\n"
+          "                         f64, and the crossover N; direct: the kernels and the loop, no tree\n"
+          "  --theta X              the tree's opening angle, 0.05 .. 1.5 (default 0.4)\n"
+          "  --samples S            bodies in the tree's f64 force check (default 1000)\n"
           "  --kernel K[,K...]      naive, registers, tiled, tiled-unrolled, mtpb, symmetric, mtpb-f64\n"
           "                         (default all)\n"
           "  --repeats R            timed launches per cell (default 10)\n"
@@ -27,7 +36,8 @@ static void bench_usage(FILE *f)
           "  --frames F             timed frames per loop row (default 300)\n"
           "  --size WxH             loop resolution (default 1920x1080)\n"
           "  --window               time the loop in a GLFW window (vsync off) instead of headless\n"
-          "  --backend B            loop backend: auto (default), cuda, cpu\n"
+          "  --backend B            backend of the loop and the tree: auto (default), cuda, cpu (with\n"
+          "                         --force tree: the CPU's tree, 16K to 256K bodies)\n"
           "  --kernels-only, --loop-only\n",
           f);
 }
@@ -54,7 +64,9 @@ static int int_list(const char *opt, const char *s, int *out, int cap, int lo, i
 int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errlen)
 {
     memset(b, 0, sizeof *b);
-    b->run_kernels = b->run_loop = true;
+    b->run_kernels = b->run_tree = b->run_loop = true;
+    const char *force = NULL;    /* --force as given */
+    const char *conflict = NULL; /* an option that names another part of the bench */
     static const int default_steps[] = {1, 4, 8, 16};
     memcpy(b->steps, default_steps, sizeof default_steps);
     b->loop.steps_per_frame = b->steps;
@@ -81,6 +93,24 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
             if (c < 0) return -1;
             b->kernels.ns = b->ns;
             b->kernels.ns_count = c;
+        } else if (!strcmp(opt, "--force")) {
+            NEXT();
+            const char *v = argv[++i];
+            if (strcmp(v, "tree") != 0 && strcmp(v, "direct") != 0) {
+                snprintf(err, errlen, "bench: --force: '%s' is not a force method to bench: tree, direct", v);
+                return -1;
+            }
+            force = v;
+        } else if (!strcmp(opt, "--theta")) {
+            NEXT();
+            char *end;
+            errno = 0;
+            const double v = strtod(argv[++i], &end);
+            if (end == argv[i] || *end || errno || !(v >= 0.05 && v <= 1.5)) {
+                snprintf(err, errlen, "bench: --theta: '%s' is not a number in 0.05 .. 1.5", argv[i]);
+                return -1;
+            }
+            b->tree.theta = (float)v;
         } else if (!strcmp(opt, "--kernel")) {
             NEXT();
             snprintf(b->kernel_text, sizeof b->kernel_text, "%s", argv[++i]);
@@ -96,11 +126,12 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
             b->kernels.kernels = b->kernel_names;
             b->kernels.kernels_count = c;
         } else if (!strcmp(opt, "--repeats") || !strcmp(opt, "--threads-per-body") || !strcmp(opt, "--block-size") ||
-                   !strcmp(opt, "--loop-n") || !strcmp(opt, "--frames")) {
+                   !strcmp(opt, "--loop-n") || !strcmp(opt, "--frames") || !strcmp(opt, "--samples")) {
             NEXT();
             int hi = !strcmp(opt, "--threads-per-body") ? 32 : !strcmp(opt, "--block-size") ? 1024 : 64 << 20;
             if (int_list(opt, argv[++i], &one, 1, 1, hi, err, errlen) != 1) return -1;
-            if (!strcmp(opt, "--repeats")) b->kernels.repeats = one;
+            if (!strcmp(opt, "--repeats")) b->kernels.repeats = b->tree.repeats = one;
+            if (!strcmp(opt, "--samples")) b->tree.samples = one;
             if (!strcmp(opt, "--threads-per-body")) b->kernels.threads_per_body = one;
             if (!strcmp(opt, "--block-size")) b->kernels.block_size = one;
             if (!strcmp(opt, "--loop-n")) b->loop.n = one;
@@ -130,14 +161,17 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
                 snprintf(err, errlen, "bench: --backend: '%s' is not a backend: auto, cuda, cpu", v);
                 return -1;
             }
+            b->tree.backend = b->loop.backend;
         } else if (!strcmp(opt, "--sweep")) {
             b->kernels.sweep = true;
         } else if (!strcmp(opt, "--window")) {
             b->loop.window = true;
         } else if (!strcmp(opt, "--kernels-only")) {
-            b->run_loop = false;
+            b->run_loop = b->run_tree = false;
+            conflict = opt;
         } else if (!strcmp(opt, "--loop-only")) {
-            b->run_kernels = false;
+            b->run_kernels = b->run_tree = false;
+            conflict = opt;
         } else {
             snprintf(err, errlen, "bench: unknown option '%s' (see starburst bench --help)", opt);
             return -1;
@@ -148,7 +182,23 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
         snprintf(err, errlen, "bench: --sweep times the kernels: it does not go with --loop-only");
         return -1;
     }
-    if (b->kernels.sweep) b->run_loop = false;
+    if (b->kernels.kernels) b->run_tree = false; /* the kernels named are the table */
+    if (b->kernels.sweep) b->run_loop = b->run_tree = false;
+    if (b->kernels.sweep) conflict = "--sweep";
+    else if (b->kernels.kernels && !conflict) conflict = "--kernel";
+    if (force && !strcmp(force, "direct")) b->run_tree = false;
+    if (force && !strcmp(force, "tree")) {
+        if (conflict) {
+            snprintf(err, errlen, "bench: --force tree times the tree alone: it does not go with %s", conflict);
+            return -1;
+        }
+        b->run_kernels = b->run_loop = false;
+        b->run_tree = true;
+    }
+    if (b->kernels.ns) {
+        b->tree.ns = b->ns;
+        b->tree.ns_count = b->kernels.ns_count;
+    }
     return 0;
 }
 
@@ -158,6 +208,16 @@ int bench_main(BenchCli *b)
     if (b->run_kernels) {
         b->kernels.csv_path = b->csv_path;
         status = bench_run(&b->kernels);
+        if (status != 0) return status;
+    }
+    if (b->run_tree) {
+        char csv[4096], png[4096];
+        if (b->csv_path && !bench_sweep_paths(b->csv_path, "tree", csv, png, sizeof csv)) {
+            fprintf(stderr, "bench: --csv: the path '%s' is too long\n", b->csv_path);
+            return 1;
+        }
+        b->tree.csv_path = b->csv_path ? csv : NULL;
+        status = bench_tree_run(&b->tree);
         if (status != 0) return status;
     }
     if (b->run_loop) {

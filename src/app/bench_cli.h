@@ -1,4 +1,5 @@
-/* `starburst bench [options]`: the kernel table, then the whole loop. */
+/* `starburst bench [options]`: the kernel table, the tree against the direct sum, then the whole
+ * loop; `--force tree` the tree alone. */
 #ifndef STARBURST_BENCH_CLI_H
 #define STARBURST_BENCH_CLI_H
 
@@ -6,11 +7,13 @@
 
 #include "app/bench.h"
 #include "app/bench_loop.h"
+#include "app/bench_tree.h"
 
 typedef struct BenchCli {
     BenchOptions kernels;
+    BenchTreeOptions tree;
     BenchLoopOptions loop;
-    bool run_kernels, run_loop;
+    bool run_kernels, run_tree, run_loop;
     const char *csv_path;
     /* Storage for the lists the options point into. */
     int ns[16];

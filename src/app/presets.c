@@ -102,11 +102,6 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
         NUM(1e-6, 1);
         p->damping = (float)v;
         p->set |= PRESET_DAMPING;
-    } else if (strcmp(key, "force") == 0) {
-        const int f = sim_force_from_name(value);
-        if (f < 0) FAIL("force = '%s' is not a force method: auto, direct, tree", value);
-        p->force = (SimForce)f;
-        p->set |= PRESET_FORCE;
     } else if (strcmp(key, "theta") == 0) {
         NUM(0.05, 1.5);
         p->theta = (float)v;
@@ -145,6 +140,14 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
         else if (strcmp(value, "false") == 0 || strcmp(value, "0") == 0) p->auto_rotate = false;
         else FAIL("auto_rotate = '%s' is not true or false", value);
         p->set |= PRESET_AUTO_ROTATE;
+    } else if (strcmp(key, "force") == 0) {
+        const int f = sim_force_from_name(value);
+        if (f < 0) FAIL("force = '%s' is not a force method: direct, tree, auto", value);
+        p->force = (SimForce)f;
+        p->set |= PRESET_FORCE;
+    } else if (strcmp(key, "backend") == 0) {
+        if (strcmp(value, "cuda") != 0) FAIL("backend = '%s': a preset can ask for cuda alone (or leave the key out)", value);
+        p->set |= PRESET_CUDA;
     } else {
         FAIL("unknown key '%s'", key);
     }
@@ -203,7 +206,6 @@ static void write_section(AtomicFile *f, const Preset *p)
     if (p->set & PRESET_DT) atomic_file_printf(f, "dt = %.9g\n", p->dt);
     if (p->set & PRESET_SOFTENING) atomic_file_printf(f, "softening = %.9g\n", p->softening);
     if (p->set & PRESET_DAMPING) atomic_file_printf(f, "damping = %.9g\n", p->damping);
-    if (p->set & PRESET_FORCE) atomic_file_printf(f, "force = %s\n", sim_force_name(p->force));
     if (p->set & PRESET_THETA) atomic_file_printf(f, "theta = %.9g\n", p->theta);
     if (p->set & PRESET_STEPS) atomic_file_printf(f, "steps_per_frame = %d\n", p->steps_per_frame);
     if (p->set & PRESET_EXPOSURE) atomic_file_printf(f, "exposure = %.9g\n", p->exposure);
@@ -214,6 +216,8 @@ static void write_section(AtomicFile *f, const Preset *p)
         atomic_file_printf(f, "camera_yaw = %.9g\ncamera_pitch = %.9g\ncamera_distance = %.9g\n",
                            p->camera_yaw, p->camera_pitch, p->camera_distance);
     if (p->set & PRESET_AUTO_ROTATE) atomic_file_printf(f, "auto_rotate = %s\n", p->auto_rotate ? "true" : "false");
+    if (p->set & PRESET_FORCE) atomic_file_printf(f, "force = %s\n", sim_force_name(p->force));
+    if (p->set & PRESET_CUDA) atomic_file_printf(f, "backend = cuda\n");
 }
 
 int presets_append(const char *path, const Preset *p, char *err, size_t errlen)

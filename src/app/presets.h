@@ -20,7 +20,8 @@ enum {
     PRESET_CAMERA = 1 << 7,
     PRESET_AUTO_ROTATE = 1 << 8,
     PRESET_FORCE = 1 << 9,
-    PRESET_THETA = 1 << 10,
+    PRESET_CUDA = 1 << 10, /* backend = cuda: offered only where the CUDA backend runs */
+    PRESET_THETA = 1 << 11,
 };
 
 /* Where a preset's bodies come from: a built-in scene, or a file. */
@@ -37,7 +38,6 @@ typedef struct Preset {
     PresetSource source;
     char file[1024];   /* the file of a source other than a scene */
     float dt, softening, damping;
-    SimForce force;    /* auto, direct or tree */
     float theta;       /* the tree's opening angle */
     int steps_per_frame;
     float exposure, point_size;
@@ -45,6 +45,7 @@ typedef struct Preset {
     float camera_yaw, camera_pitch; /* degrees */
     float camera_distance;          /* in units of the scene's extent */
     bool auto_rotate;
+    SimForce force;    /* force = direct | tree | auto */
     unsigned set;      /* PRESET_* bits: which of the optional fields the file gave */
 } Preset;
 

@@ -28,26 +28,28 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int diag_force_check(Sim *s, const Bodies *b, float softening, int max_samples, ForceCheck *out)
+double diag_percentile(const double *sorted, int count, double q)
+{
+    if (count < 1) return 0;
+    int k = (int)ceil(q * count) - 1;
+    return sorted[k < 0 ? 0 : k >= count ? count - 1 : k];
+}
+
+void diag_sample_targets(int n, int count, int *targets)
+{
+    for (int t = 0; t < count; t++) targets[t] = (int)((long long)t * n / count);
+}
+
+int diag_compare(const float *acc3, const double *ref3, int count, ForceCheck *out)
 {
     memset(out, 0, sizeof *out);
-    const int n = b->n;
-    const int count = max_samples > 0 && max_samples < n ? max_samples : n;
-    float *acc = malloc(3 * (size_t)n * sizeof *acc);
-    double *ref = malloc(3 * (size_t)count * sizeof *ref);
+    if (count < 1) return 0;
     double *rel = malloc((size_t)count * sizeof *rel);
-    int *targets = malloc((size_t)count * sizeof *targets);
-    if (!acc || !ref || !rel || !targets) {
-        free(acc), free(ref), free(rel), free(targets);
-        return -1;
-    }
-    for (int t = 0; t < count; t++) targets[t] = (int)((long long)t * n / count);
-    sim_accelerations(s, softening, acc);
-    sim_reference_subset(b->pos, n, softening, targets, count, ref);
+    if (!rel) return -1;
     double num = 0, den = 0;
     for (int t = 0; t < count; t++) {
-        const float *a = acc + 3 * targets[t];
-        const double *r = ref + 3 * t;
+        const float *a = acc3 + 3 * t;
+        const double *r = ref3 + 3 * t;
         double d2 = 0, r2 = 0;
         for (int k = 0; k < 3; k++) {
             d2 += (a[k] - r[k]) * (a[k] - r[k]);
@@ -63,9 +65,31 @@ int diag_force_check(Sim *s, const Bodies *b, float softening, int max_samples, 
     out->samples = count;
     out->rms = den > 0 ? sqrt(num / den) : sqrt(num);
     if (isnan(out->rms)) out->rms = INFINITY;
-    int k = (int)ceil(0.999 * count) - 1;
-    out->p999 = rel[k < 0 ? 0 : k];
+    out->median = diag_percentile(rel, count, 0.5);
+    out->p99 = diag_percentile(rel, count, 0.99);
+    out->p999 = diag_percentile(rel, count, 0.999);
     out->worst = rel[count - 1];
-    free(acc), free(ref), free(rel), free(targets);
+    free(rel);
     return 0;
+}
+
+int diag_force_check(Sim *s, const Bodies *b, float softening, int max_samples, ForceCheck *out)
+{
+    memset(out, 0, sizeof *out);
+    const int n = b->n;
+    const int count = max_samples > 0 && max_samples < n ? max_samples : n;
+    float *acc = malloc(3 * (size_t)n * sizeof *acc);
+    float *sampled = malloc(3 * (size_t)count * sizeof *sampled);
+    double *ref = malloc(3 * (size_t)count * sizeof *ref);
+    int *targets = malloc((size_t)count * sizeof *targets);
+    int rc = -1;
+    if (acc && sampled && ref && targets) {
+        diag_sample_targets(n, count, targets);
+        sim_accelerations(s, softening, acc);
+        sim_reference_subset(b->pos, n, softening, targets, count, ref);
+        for (int t = 0; t < count; t++) memcpy(sampled + 3 * t, acc + 3 * (size_t)targets[t], 3 * sizeof *acc);
+        rc = diag_compare(sampled, ref, count, out);
+    }
+    free(acc), free(sampled), free(ref), free(targets);
+    return rc;
 }

@@ -1,5 +1,6 @@
 /* Diagnostics of a running system: conserved quantities summed in double, the virial ratio, and
- * a one-shot check of the active force kernel against the f64 reference. */
+ * checks of the active force method against the f64 reference (one-shot here; live, in a worker
+ * thread, in force_watch.h). */
 #ifndef STARBURST_DIAG_H
 #define STARBURST_DIAG_H
 
@@ -21,6 +22,8 @@ typedef struct ForceCheck {
     double rms;       /* sqrt(mean |a - a_ref|^2 / mean |a_ref|^2) */
     double p999;      /* 99.9th percentile of |a - a_ref| / |a_ref| per body */
     double worst;     /* largest of those */
+    double median;    /* 50th percentile of the same */
+    double p99;       /* 99th percentile of the same */
 } ForceCheck;
 
 void diag_measure(const Bodies *b, SimEnergy e, Diagnostics *out);
@@ -28,6 +31,15 @@ void diag_measure(const Bodies *b, SimEnergy e, Diagnostics *out);
  * spread evenly over the system. b holds the current state (sim_read). Returns 0, or -1 when
  * memory runs out. */
 int diag_force_check(Sim *s, const Bodies *b, float softening, int max_samples, ForceCheck *out);
+
+/* The bodies a check samples: count indices spread evenly over n (t * n / count). */
+void diag_sample_targets(int n, int count, int *targets);
+/* Compares count accelerations (3 floats each) with their references (3 doubles each). NaN in
+ * either counts as an infinite error. Returns 0, or -1 when memory runs out. */
+int diag_compare(const float *acc3, const double *ref3, int count, ForceCheck *out);
+/* The nearest-rank q-quantile (0 <= q <= 1) of count values sorted ascending: the smallest
+ * value with at least q * count values at or below it; sorted[0] for q = 0, 0 for count 0. */
+double diag_percentile(const double *sorted, int count, double q);
 
 #ifdef __cplusplus
 }

@@ -236,6 +236,12 @@ const char *sim_device_name(const Sim *s) { return s->impl->device_name(s->state
 SimKernel sim_kernel(const Sim *s) { return s->kernel; }
 SimForce sim_force(const Sim *s) { return s->force; }
 
+bool sim_tree_stats(const Sim *s, SimTreeStats *out)
+{
+    memset(out, 0, sizeof *out);
+    return s->force == SIM_FORCE_TREE && s->impl->tree_stats && s->impl->tree_stats(s->state, out);
+}
+
 int sim_set_force(Sim *s, SimForce f, char *err, size_t errlen)
 {
     if (f < 0 || f >= SIM_FORCE_COUNT) {

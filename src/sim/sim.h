@@ -64,7 +64,8 @@ typedef enum SimForce {
 #define SIM_TREE_MIN_BODIES_CPU 16384
 /* The CUDA crossover, from the H100 (docs/TREE.md, docs/PERFORMANCE.md): ms per step of the
  * symmetric direct kernel vs the tree's force call, 64K 1.58 vs 2.10, 256K ~25 vs 5.91; the
- * direct kernel's 131,072 takes 6.25. */
+ * direct kernel's 131,072 takes 6.25. `starburst bench --force tree` times both whole steps
+ * through this API and prints the crossover this is to be set from. */
 #define SIM_TREE_MIN_BODIES_CUDA 131072
 /* The opening angle SimParams.theta = 0 stands for. The test opens a cell when d < l/theta +
  * delta with l the cell's side (not its radius), so theta here is stricter than a radius-based
@@ -112,6 +113,14 @@ typedef struct SimStats {
                                      step; 0 for the direct sum */
 } SimStats;
 
+/* The tree's last force call (the last step's, after an advance). */
+typedef struct SimTreeStats {
+    double build_ms;  /* bounding box, keys, sort, cells, multipoles (GPU: CUDA events; CPU: wall) */
+    double walk_ms;   /* the walk and its sums (GPU: with the scatter back to the bodies' order) */
+    double body_body; /* body-body interactions per body */
+    double body_cell; /* body-cell (multipole) interactions per body */
+} SimTreeStats;
+
 typedef struct SimEnergy {
     double kinetic, potential; /* summed in double; potential with the run's softening */
 } SimEnergy;
@@ -158,6 +167,9 @@ SimForce sim_force(const Sim *s);
 /* Switches the force method while running (auto resolves by N and backend). Returns 0, or -1
  * with one line in err (the CUDA backend has no tree yet). */
 int sim_set_force(Sim *s, SimForce f, char *err, size_t errlen);
+/* The tree's last force call; false (and *out zeroed) when the tree is not the method or has not
+ * run since it became the method. */
+bool sim_tree_stats(const Sim *s, SimTreeStats *out);
 /* "auto", "direct", "tree"; sim_force_from_name gives -1 when unknown. */
 const char *sim_force_name(SimForce f);
 int sim_force_from_name(const char *name);

@@ -30,6 +30,8 @@ typedef struct SimBackendImpl {
     SimForce (*force)(const void *impl);
     /* Optional: interactions per body in the last step of the tree; 0 without it. */
     double (*interactions_per_body)(const void *impl);
+    /* Optional: the tree's last force call; false when there is none. */
+    bool (*tree_stats)(const void *impl, SimTreeStats *out);
     /* Optional: the device's free and total memory in bytes; false when unknown. */
     bool (*device_memory)(const void *impl, size_t *free_bytes, size_t *total_bytes);
     /* Optional: the cells of the last tree, as sim_tree_boxes says; 0 without it. */

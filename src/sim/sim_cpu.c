@@ -25,7 +25,7 @@ typedef struct SimCpu {
     SimForce acc_force;     /* method and angle the stored accelerations were computed with */
     float acc_theta;
     TreeCpu *tree;
-    double tree_per_body;   /* interactions per body of the last tree evaluation */
+    TreeCpuStats tree_stats; /* of the last tree evaluation; zero after the direct sum */
     bool finite;            /* the last advance left finite positions and velocities */
     unsigned int position_vbo, speed_vbo;
     float *speed;
@@ -61,15 +61,11 @@ static void force_rows(const float *x, const float *y, const float *z, const flo
 
 static void cpu_forces(SimCpu *c, float eps, float *acc3)
 {
-    if (c->force == SIM_FORCE_TREE) {
-        long long work = 0;
-        if (tree_cpu_forces(c->tree, c->pos, c->n, eps, c->theta, c->threads, acc3, &work) == 0) {
-            c->tree_per_body = (double)work / c->n;
-            return;
-        }
-        /* Out of memory for the tree: this step falls back on the direct sum, which needs none. */
-    }
-    c->tree_per_body = 0;
+    if (c->force == SIM_FORCE_TREE &&
+        tree_cpu_forces(c->tree, c->pos, c->n, eps, c->theta, c->threads, acc3, &c->tree_stats) == 0)
+        return;
+    /* The direct sum; also where the tree runs out of memory, since it needs none. */
+    memset(&c->tree_stats, 0, sizeof c->tree_stats);
     for (int i = 0; i < c->n; i++) {
         c->x[i] = c->pos[4 * i];
         c->y[i] = c->pos[4 * i + 1];
@@ -120,7 +116,7 @@ static int cpu_load(void *impl, const Bodies *b, char *err, size_t errlen)
     memcpy(c->vel, b->vel, 4 * (size_t)c->n * sizeof(float));
     memcpy(c->tag, b->tag, (size_t)c->n);
     c->acc_softening = NAN; /* recomputed by the next advance */
-    c->tree_per_body = 0;
+    memset(&c->tree_stats, 0, sizeof c->tree_stats);
     c->finite = true;
     cpu_publish(c);
     return 0;
@@ -266,7 +262,24 @@ static int cpu_tree_boxes(void *impl, int max_level, SimTreeBox *out, int cap, i
     if (c->acc_force != SIM_FORCE_TREE) return 0;
     return tree_cpu_boxes(c->tree, max_level, out, cap, depth);
 }
-static double cpu_interactions_per_body(const void *impl) { return ((const SimCpu *)impl)->tree_per_body; }
+
+static double cpu_interactions_per_body(const void *impl)
+{
+    const SimCpu *c = impl;
+    return (double)(c->tree_stats.body_body + c->tree_stats.body_cell) / c->n;
+}
+
+static bool cpu_tree_stats(const void *impl, SimTreeStats *out)
+{
+    const SimCpu *c = impl;
+    const TreeCpuStats *t = &c->tree_stats;
+    if (t->body_body + t->body_cell == 0) return false;
+    *out = (SimTreeStats){.build_ms = t->build_ms,
+                          .walk_ms = t->walk_ms,
+                          .body_body = (double)t->body_body / c->n,
+                          .body_cell = (double)t->body_cell / c->n};
+    return true;
+}
 
 static const char *cpu_device_name(const void *impl) { return ((const SimCpu *)impl)->device; }
 static bool cpu_finite(const void *impl) { return ((const SimCpu *)impl)->finite; }
@@ -286,6 +299,7 @@ const SimBackendImpl sim_cpu_impl = {
     .force = cpu_force,
     .interactions_per_body = cpu_interactions_per_body,
     .tree_boxes = cpu_tree_boxes,
+    .tree_stats = cpu_tree_stats,
 };
 
 void sim_reference_subset(const float *pos4, int n, double softening, const int *targets, int count, double *acc3)

@@ -614,6 +614,18 @@ static double cuda_interactions_per_body(const void *impl)
     return st.body_body + st.body_cell;
 }
 
+static bool cuda_tree_stats(const void *impl, SimTreeStats *out)
+{
+    const SimCuda *c = impl;
+    if (c->force != SIM_FORCE_TREE || !c->tree || sc_failed(c)) return false;
+    NbodyTreeStats st;
+    nbody_tree_stats(c->tree, &st);
+    if (!(st.body_body + st.body_cell > 0)) return false; /* no timed call yet */
+    *out = (SimTreeStats){.build_ms = st.build_ms, .walk_ms = st.walk_ms, .body_body = st.body_body,
+                          .body_cell = st.body_cell};
+    return true;
+}
+
 /* The cells come from the device through a host copy of the tree's own records. */
 static int cuda_tree_boxes(void *impl, int max_level, SimTreeBox *out, int cap, int *depth)
 {
@@ -654,6 +666,7 @@ const SimBackendImpl sim_cuda_impl = {
     .force = cuda_force,
     .interactions_per_body = cuda_interactions_per_body,
     .tree_boxes = cuda_tree_boxes,
+    .tree_stats = cuda_tree_stats,
 };
 
 bool sim_cuda_gl_probe(char *why, size_t whylen)

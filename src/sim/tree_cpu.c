@@ -42,6 +42,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Holds depth-first pushes of up to 8 children at each of 22 levels. */
 #define WALK_STACK 256
@@ -74,7 +75,7 @@ struct TreeCpu {
     float *ncx, *ncy, *ncz, *nm, *ns, *ntr, *nopen2;
     double *dmass, *dcom, *ds; /* the multipoles' double accumulators */
     int *group;
-    long long *group_work;
+    long long *group_work; /* per group: body-body, then body-cell interactions */
     Lists *lists;
     /* The tree of the last call that succeeded, for tree_cpu_boxes: its nodes and root side. */
     int built_nodes;
@@ -124,7 +125,7 @@ static int reserve_bodies(TreeCpu *t, int n)
     if (grow(&t->key, c * sizeof(uint64_t)) || grow(&t->key_tmp, c * sizeof(uint64_t)) ||
         grow(&t->idx, c * sizeof(int)) || grow(&t->idx_tmp, c * sizeof(int)) || grow(&t->x, c * sizeof(float)) ||
         grow(&t->y, c * sizeof(float)) || grow(&t->z, c * sizeof(float)) || grow(&t->m, c * sizeof(float)) ||
-        grow(&t->group, c * sizeof(int)) || grow(&t->group_work, c * sizeof(long long)))
+        grow(&t->group, c * sizeof(int)) || grow(&t->group_work, 2 * c * sizeof(long long)))
         return -1;
     t->n_cap = n;
     return 0;
@@ -411,9 +412,9 @@ static void sum_cells(const Lists *l, int nc, const float *gx, const float *gy, 
 /* Distance from v to the interval [lo, hi]. */
 static inline float gap(float lo, float hi, float v) { return v < lo ? lo - v : v > hi ? v - hi : 0.0f; }
 
-/* Walks the tree for group g, evaluates its lists and writes its bodies' accelerations. Returns
- * the interactions evaluated. */
-static long long walk_group(const TreeCpu *t, const Node *g, Lists *l, float eps2, float *acc3)
+/* Walks the tree for group g, evaluates its lists and writes its bodies' accelerations. work[0]
+ * gets the body-body interactions evaluated, work[1] the body-cell ones. */
+static void walk_group(const TreeCpu *t, const Node *g, Lists *l, float eps2, float *acc3, long long work[2])
 {
     const int gb = g->begin, gn = g->end - g->begin;
     float lo[3] = {t->x[gb], t->y[gb], t->z[gb]}, hi[3] = {lo[0], lo[1], lo[2]};
@@ -466,18 +467,25 @@ static long long walk_group(const TreeCpu *t, const Node *g, Lists *l, float eps
             a[0] = ax[j], a[1] = ay[j], a[2] = az[j];
         }
     }
-    return (long long)gn * (nb + nc);
+    work[0] = (long long)gn * nb;
+    work[1] = (long long)gn * nc;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
 int tree_cpu_forces(TreeCpu *t, const float *pos4, int n, float eps, float theta, int threads, float *acc3,
-                    long long *interactions)
+                    TreeCpuStats *stats)
 {
-    if (n < 1) {
-        *interactions = 0;
-        return 0;
-    }
+    memset(stats, 0, sizeof *stats);
+    if (n < 1) return 0;
     if (threads < 1) threads = 1;
     t->built_nodes = 0;
+    const double t0 = now_ms();
     if (reserve_bodies(t, n)) return -1;
     double lo[3], side;
     bounding_cube(pos4, n, lo, &side);
@@ -498,15 +506,19 @@ int tree_cpu_forces(TreeCpu *t, const float *pos4, int n, float eps, float theta
     t->ngroups = find_groups(t);
     /* A list holds each body and each cell at most once. */
     if (reserve_lists(t, threads, n, t->nnodes)) return -1;
+    const double t1 = now_ms();
 
     const float eps2 = eps * eps;
     const int ngroups = t->ngroups;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int g = 0; g < ngroups; g++)
-        t->group_work[g] = walk_group(t, &t->node[t->group[g]], &t->lists[omp_get_thread_num()], eps2, acc3);
-    long long work = 0;
-    for (int g = 0; g < ngroups; g++) work += t->group_work[g];
-    *interactions = work;
+        walk_group(t, &t->node[t->group[g]], &t->lists[omp_get_thread_num()], eps2, acc3, t->group_work + 2 * g);
+    for (int g = 0; g < ngroups; g++) {
+        stats->body_body += t->group_work[2 * g];
+        stats->body_cell += t->group_work[2 * g + 1];
+    }
+    stats->build_ms = t1 - t0;
+    stats->walk_ms = now_ms() - t1;
     t->built_nodes = t->nnodes;
     t->built_side = side;
     return 0;

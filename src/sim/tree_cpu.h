@@ -18,12 +18,19 @@ typedef struct TreeCpu TreeCpu;
 TreeCpu *tree_cpu_create(void);
 void tree_cpu_destroy(TreeCpu *t);
 
+/* What one force call did: interactions evaluated in all (not per body), and wall time of the
+ * build (box, keys, sort, cells, multipoles, groups) and of the walk (lists and their sums). */
+typedef struct TreeCpuStats {
+    long long body_body, body_cell;
+    double build_ms, walk_ms;
+} TreeCpuStats;
+
 /* Accelerations of n bodies (pos4: x, y, z, mass) into acc3 (3n floats, in the bodies' order),
  * with Plummer softening eps and opening angle theta, on `threads` OpenMP threads. The result
- * does not depend on `threads`. *interactions gets the body-body and body-cell interactions
- * evaluated. Returns 0, or -1 when out of memory (acc3 untouched). */
+ * does not depend on `threads`. *stats gets what the call did. Returns 0, or -1 when out of
+ * memory (acc3 untouched). */
 int tree_cpu_forces(TreeCpu *t, const float *pos4, int n, float eps, float theta, int threads, float *acc3,
-                    long long *interactions);
+                    TreeCpuStats *stats);
 
 /* The cells of levels 0 .. max_level of the last successful tree_cpu_forces, as sim_tree_boxes
  * gives them: the first cap into out, the count in all returned, the deepest level in *depth. */

@@ -14,6 +14,11 @@ extern "C" {
 
 typedef struct GLFWwindow GLFWwindow;
 
+/* The kernel ladder's rungs: the direct kernels by SimKernel (SIM_KERNEL_NAIVE up to the last),
+ * then the tree, the force method that leaves the N^2 sum behind. */
+#define UI_RUNG_TREE ((int)SIM_KERNEL_COUNT)
+#define UI_RUNGS (SIM_KERNEL_COUNT + 1)
+
 /* Where a control was drawn in the last frame, in window pixels: the readout that lets a test
  * drive the real window as a hand does (src/app/readout.c). */
 #define UI_MAX_WIDGETS 48
@@ -75,15 +80,17 @@ typedef struct UiModel {
     int bodies;
     const char *backend, *device, *kernel_name;
     const char *method;  /* the tree's line ("tree, theta 0.40: 3,702 interactions a body"), or NULL */
-    int force_running;   /* SimForce in use: direct or tree */
     const char *tree_note; /* what the tree overlay shows, or why it shows nothing; NULL while it is off */
     const char *notice;  /* the latest message, or NULL */
     float notice_alpha;  /* 1 while it is fresh, falling to 0 as it fades */
     const char *alarm;   /* a run gone wrong, shown large until it is mended; NULL = none */
     int shape_q, shape_block; /* launch shape running now; 0 = not applicable */
-    /* Kernel ladder: interactions/s measured per kernel at the current N, indexed by SimKernel;
-     * 0 = not measured yet. */
-    double ladder_rate[SIM_KERNEL_COUNT];
+    /* Kernel ladder: interactions/s measured per rung at the current N, indexed by SimKernel and
+     * UI_RUNG_TREE; 0 = not measured yet. The tree's is N^2-equivalent: N^2 / its step time. */
+    double ladder_rate[UI_RUNGS];
+    double ladder_tree_per_body; /* interactions a body the tree evaluated when its rate was taken */
+    bool tree;           /* the tree is the force method: the ladder's last rung runs */
+    int ladder_force;    /* raised by the ladder: SIM_FORCE_TREE or SIM_FORCE_DIRECT to switch to; 0 = none */
     bool measure_ladder; /* K or the ladder's button: time every rung in turn */
     int ladder_touring;  /* the rung being timed by that tour; SIM_KERNEL_DEFAULT (0) = no tour */
     /* Diagnostics panel. */
@@ -91,6 +98,12 @@ typedef struct UiModel {
     const float *energy_history;    /* dE/E0 samples, oldest first */
     int energy_history_count;
     const ForceCheck *force_check;  /* NULL until run */
+    /* The running method's force error against f64 on a sample of bodies, measured every few
+     * seconds while the Diagnostics section is open or the tree runs (sim/force_watch.h). */
+    const ForceCheck *live_error;   /* NULL until the first result */
+    const char *live_error_what;    /* the method it measured: "tree, theta 0.40", "kernel symmetric" */
+    bool live_error_measuring;      /* a measurement is under way */
+    bool diagnostics_open;          /* raised by ui_frame while the Diagnostics section is open */
     bool cuda;           /* the kernel choice applies */
     bool visible;        /* H toggles */
     /* Controls as drawn in the last frame (filled by ui_frame). */

@@ -243,8 +243,8 @@ static void lecture_hud(const UiModel *m)
         else snprintf(text, sizeof text, "%.1f GFLOP/s", m->gflops);
         ImGui::Text("%s   %.0f %s   %.0f fps", text, m->steps_per_s, per_s(m->steps_per_s, "step/s", "steps/s"),
                     m->fps);
-        if (m->cuda && m->kernel_name) {
-            ImGui::TextColored(accent_color, "%s", m->kernel_name);
+        if (m->cuda && (m->kernel_name || m->tree)) {
+            ImGui::TextColored(accent_color, "%s", m->tree ? "tree" : m->kernel_name);
             ImGui::SameLine();
         }
         ImGui::Text("N %s   %s", grouped(m->bodies, text, sizeof text), m->device ? m->device : "");
@@ -265,14 +265,21 @@ static void lecture_hud(const UiModel *m)
 
 static int active_kernel(const UiModel *m) { return m->kernel == SIM_KERNEL_DEFAULT ? SIM_KERNEL_SYMMETRIC : m->kernel; }
 
-// One row per kernel of the ladder: a radio button, and a bar of its measured rate on a linear
+// The rung that runs now: the tree, or the direct kernel.
+static int active_rung(const UiModel *m) { return m->tree ? UI_RUNG_TREE : active_kernel(m); }
+
+static const char *rung_name(int r) { return r == UI_RUNG_TREE ? "tree" : sim_kernel_name((SimKernel)r); }
+
+// One row per rung of the ladder: a radio button, and a bar of its measured rate on a linear
 // scale. Linear, because the story is the factor between the rungs: a log scale would make
 // naive's 2 % of mtpb look like half of it. The factor over naive is written beside the rate.
+// The last rung, the tree, does not evaluate N^2 interactions: its bar is N^2 over its step time,
+// the rate a direct kernel would need to keep up, and the line under it says what it evaluates.
 static void ladder_bars(UiModel *m, float track_width)
 {
-    const int active = active_kernel(m);
+    const int active = active_rung(m);
     double top = 0;
-    for (int k = SIM_KERNEL_NAIVE; k < SIM_KERNEL_COUNT; k++) top = fmax(top, m->ladder_rate[k]);
+    for (int k = SIM_KERNEL_NAIVE; k < UI_RUNGS; k++) top = fmax(top, m->ladder_rate[k]);
     const double naive = m->ladder_rate[SIM_KERNEL_NAIVE];
     const ImGuiStyle &style = ImGui::GetStyle();
     const float name_width = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x +
@@ -282,13 +289,21 @@ static void ladder_bars(UiModel *m, float track_width)
     const ImU32 bar = IM_COL32(90, 140, 200, 255), bar_active = ImGui::GetColorU32(accent_color);
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     const bool has_times = ImGui::GetFont()->FindGlyphNoFallback(0xD7) != nullptr; // the multiplication sign
-    for (int k = SIM_KERNEL_NAIVE; k < SIM_KERNEL_COUNT; k++) {
+    for (int k = SIM_KERNEL_NAIVE; k < UI_RUNGS; k++) {
         ImGui::PushID(k);
         const float x0 = ImGui::GetCursorPosX();
-        if (ImGui::RadioButton(sim_kernel_name((SimKernel)k), k == active)) m->kernel = k;
+        bool picked = ImGui::RadioButton(rung_name(k), k == active);
         ImGui::SameLine(x0 + name_width);
         const ImVec2 p = ImGui::GetCursorScreenPos(), size(track_width, ImGui::GetFrameHeight());
-        if (ImGui::InvisibleButton("bar", size)) m->kernel = k;
+        picked |= ImGui::InvisibleButton("bar", size);
+        if (picked && k != active) {
+            if (k == UI_RUNG_TREE) {
+                m->ladder_force = SIM_FORCE_TREE;
+            } else {
+                m->kernel = k;
+                if (m->tree) m->ladder_force = SIM_FORCE_DIRECT;
+            }
+        }
         const float rounding = style.FrameRounding;
         dl->AddRectFilled(p, ImVec2(p.x + size.x, p.y + size.y), track, rounding);
         const double rate = m->ladder_rate[k];
@@ -318,6 +333,12 @@ static void ladder_bars(UiModel *m, float track_width)
             dl->AddText(ImVec2(p.x + gap, ty), dim, k == active ? "measuring..." : "not measured: pick it to run it");
         }
         ImGui::PopID();
+    }
+    if (m->ladder_rate[UI_RUNG_TREE] > 0 && m->ladder_tree_per_body > 0) {
+        char per_body[24], n[24];
+        ImGui::SetCursorPosX(ImGui::GetCursorPosX() + name_width);
+        ImGui::TextDisabled("tree: %s a body for %s", grouped((int)lround(m->ladder_tree_per_body), per_body, sizeof per_body),
+                            grouped(m->bodies, n, sizeof n));
     }
 }
 
@@ -357,10 +378,15 @@ static void shape_controls(UiModel *m)
 static void ladder_contents(UiModel *m, float track_width)
 {
     char n[24];
-    ImGui::TextDisabled("interactions/s at N = %s", grouped(m->bodies, n, sizeof n));
+    const bool has_square = ImGui::GetFont()->FindGlyphNoFallback(0xB2) != nullptr; // superscript two
+    if (m->ladder_rate[UI_RUNG_TREE] > 0)
+        ImGui::TextDisabled("interactions/s at N = %s (the tree: %s / step time)", grouped(m->bodies, n, sizeof n),
+                            has_square ? "N\xc2\xb2" : "N^2");
+    else
+        ImGui::TextDisabled("interactions/s at N = %s", grouped(m->bodies, n, sizeof n));
     ladder_bars(m, track_width);
     if (m->ladder_touring != SIM_KERNEL_DEFAULT)
-        ImGui::TextDisabled("timing %s...", sim_kernel_name((SimKernel)m->ladder_touring));
+        ImGui::TextDisabled("timing %s...", rung_name(m->ladder_touring));
     else if (ImGui::Button("Time every rung (K)"))
         m->measure_ladder = true;
     ImGui::Spacing();
@@ -543,7 +569,7 @@ static void force_combo(UiModel *m)
     };
     char shown[48];
     if (m->force == SIM_FORCE_AUTO)
-        snprintf(shown, sizeof shown, "auto (%s)", sim_force_name((SimForce)m->force_running));
+        snprintf(shown, sizeof shown, "auto (%s)", m->tree ? "tree" : "direct");
     else
         snprintf(shown, sizeof shown, "%s", sim_force_name((SimForce)m->force));
     const ImVec2 at = ImGui::GetCursorScreenPos();
@@ -566,7 +592,7 @@ static void force_combo(UiModel *m)
 // theta acts on the tree alone: greyed while the direct sum runs, and the tooltip says why.
 static void theta_slider(UiModel *m)
 {
-    const bool tree = m->force_running == SIM_FORCE_TREE;
+    const bool tree = m->tree;
     ImGui::BeginDisabled(!tree);
     parameter_slider(m, "theta", &m->theta, &theta_spec);
     ImGui::EndDisabled();
@@ -665,9 +691,26 @@ static void presets_section(UiModel *m)
     ImGui::EndDisabled();
 }
 
+// The running method's error against the f64 sum, as the app last measured it in the background.
+static void live_error_lines(const UiModel *m)
+{
+    const ForceCheck *f = m->live_error;
+    if (f)
+        ImGui::Text("Force error against f64, %s (%d bodies):", m->live_error_what ? m->live_error_what : "",
+                    f->samples);
+    else
+        ImGui::TextUnformatted("Force error against f64:");
+    if (f) ImGui::Text("median %.1e  99%% %.1e  max %.1e", f->median, f->p99, f->worst);
+    if (m->live_error_measuring || !f) {
+        if (f) ImGui::SameLine();
+        ImGui::TextDisabled("measuring...");
+    }
+}
+
 static void diagnostics_section(UiModel *m)
 {
-    if (!ImGui::CollapsingHeader("Diagnostics")) return;
+    m->diagnostics_open = ImGui::CollapsingHeader("Diagnostics");
+    if (!m->diagnostics_open) return;
     const Diagnostics *d = m->diag;
     if (d) {
         ImGui::Text("E %+.6e  (K %.4e, W %.4e)", d->total, d->kinetic, d->potential);
@@ -688,10 +731,12 @@ static void diagnostics_section(UiModel *m)
         ImGui::PlotLines("##dE", m->energy_history, m->energy_history_count, 0, nullptr, lo, hi,
                          ImVec2(ImGui::CalcItemWidth(), px(60.0f)));
     }
+    live_error_lines(m);
     if (ImGui::Button("Check forces against f64")) m->check_forces = true;
     if (m->force_check) {
         const ForceCheck *f = m->force_check;
-        ImGui::Text("%d bodies: rms %.2e  99.9%% %.2e  worst %.2e", f->samples, f->rms, f->p999, f->worst);
+        ImGui::Text("%d bodies: median %.2e  99%% %.2e", f->samples, f->median, f->p99);
+        ImGui::Text("99.9%% %.2e  worst %.2e  rms %.2e", f->p999, f->worst, f->rms);
     }
 }
 

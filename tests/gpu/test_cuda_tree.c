@@ -362,7 +362,7 @@ static void check_small(const char *what, Bodies *b, float eps)
     Run r;
     run_open(&r, b);
     NbodyTreeStats s;
-    run_forces(&r, eps, NBODY_TREE_THETA, &s);
+    run_forces(&r, eps, BALL_THETA, &s); /* every input here is built on a uniform ball */
     Errors e = errors_of(what, r.host, &ref);
     print_message("%-22s N = %7d: median %.2e  p99 %.2e  worst %.2e | %d cells, depth %d\n", what, b->n, e.median,
                   e.p99, e.worst, s.cells, s.depth);

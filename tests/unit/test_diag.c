@@ -1,4 +1,5 @@
-/* Diagnostics: momenta and virial ratio of known systems, and the force check's verdicts. */
+/* Diagnostics: momenta and virial ratio of known systems, the force check's verdicts, and the
+ * percentiles it reports. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -84,6 +85,8 @@ static void force_check_passes_good_and_fails_nan(void **state)
     assert_true(f.rms < 1e-5);
     assert_true(f.p999 < 1e-3);
     assert_true(f.worst >= f.p999);
+    assert_true(f.median <= f.p99 && f.p99 <= f.p999);
+    assert_true(f.median > 0 && f.median < 1e-5);
 
     b.pos[4 * 7] = NAN;
     char err[128];
@@ -112,6 +115,73 @@ static void subset_reference_matches_full(void **state)
     bodies_free(&b);
 }
 
+/* Nearest rank: the smallest value with at least q * count values at or below it. */
+static void percentiles_by_nearest_rank(void **state)
+{
+    const double ten[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    assert_float_equal(diag_percentile(ten, 10, 0.5), 5, 0);
+    assert_float_equal(diag_percentile(ten, 10, 0.51), 6, 0);
+    assert_float_equal(diag_percentile(ten, 10, 0.99), 10, 0);
+    assert_float_equal(diag_percentile(ten, 10, 1.0), 10, 0);
+    assert_float_equal(diag_percentile(ten, 10, 0.0), 1, 0);
+    assert_float_equal(diag_percentile(ten, 10, 0.1), 1, 0);
+    assert_float_equal(diag_percentile(ten, 1, 0.99), 1, 0);
+    assert_float_equal(diag_percentile(ten, 0, 0.5), 0, 0);
+    double many[1000];
+    for (int i = 0; i < 1000; i++) many[i] = i + 1;
+    assert_float_equal(diag_percentile(many, 1000, 0.5), 500, 0);
+    assert_float_equal(diag_percentile(many, 1000, 0.99), 990, 0);
+    assert_float_equal(diag_percentile(many, 1000, 0.999), 999, 0);
+}
+
+/* Accelerations off their references by known factors: body t by t * 1e-4 of its size, in
+ * shuffled order; the percentiles are those of 0, 1e-4, ..., 99e-4. A NaN is the worst. */
+static void compare_reports_the_errors_it_was_given(void **state)
+{
+    enum { COUNT = 100 };
+    float acc[3 * COUNT];
+    double ref[3 * COUNT];
+    for (int t = 0; t < COUNT; t++) {
+        const int e = (t * 37) % COUNT; /* 37 is prime to 100: every e once */
+        const double r[3] = {1.0 + t, -2.0, 0.5 * t};
+        for (int k = 0; k < 3; k++) {
+            ref[3 * t + k] = r[k];
+            acc[3 * t + k] = (float)(r[k] * (1 + e * 1e-4));
+        }
+    }
+    ForceCheck f;
+    assert_int_equal(diag_compare(acc, ref, COUNT, &f), 0);
+    print_message("median %.4g, 99%% %.4g, worst %.4g, rms %.4g\n", f.median, f.p99, f.worst, f.rms);
+    assert_int_equal(f.samples, COUNT);
+    /* Rounding to float moves each by under 1e-7. */
+    assert_float_equal(f.median, 49e-4, 1e-6);
+    assert_float_equal(f.p99, 98e-4, 1e-6);
+    assert_float_equal(f.p999, 99e-4, 1e-6);
+    assert_float_equal(f.worst, 99e-4, 1e-6);
+
+    acc[3 * 5 + 1] = NAN;
+    assert_int_equal(diag_compare(acc, ref, COUNT, &f), 0);
+    assert_true(isinf(f.worst) && isinf(f.rms));
+    assert_float_equal(f.median, 49e-4, 1e-4);
+
+    assert_int_equal(diag_compare(acc, ref, 0, &f), 0);
+    assert_int_equal(f.samples, 0);
+}
+
+/* The sample spreads over the whole system, the first body included. */
+static void targets_spread_evenly(void **state)
+{
+    int t[4];
+    diag_sample_targets(10, 4, t);
+    assert_int_equal(t[0], 0);
+    assert_int_equal(t[1], 2);
+    assert_int_equal(t[2], 5);
+    assert_int_equal(t[3], 7);
+    int big[3];
+    diag_sample_targets(2000000000, 3, big);
+    assert_int_equal(big[2], 1333333333);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -119,6 +189,9 @@ int main(void)
         cmocka_unit_test(disk_spins_about_z),
         cmocka_unit_test(force_check_passes_good_and_fails_nan),
         cmocka_unit_test(subset_reference_matches_full),
+        cmocka_unit_test(percentiles_by_nearest_rank),
+        cmocka_unit_test(compare_reports_the_errors_it_was_given),
+        cmocka_unit_test(targets_spread_evenly),
     };
     return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

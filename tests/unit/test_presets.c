@@ -52,6 +52,20 @@ static void shipped_presets_load(void **state)
     assert_int_equal(p->scene.n, 0); /* the backend chooses */
     for (int i = 0; i < l.count; i++) assert_non_null(presets_find(&l, l.items[i].name));
     assert_null(presets_find(&l, "No such preset"));
+    /* The million- and 8M-star collisions: the GPU's tree, offered only on the CUDA backend. */
+    static const struct {
+        const char *name;
+        int n;
+    } big[] = {{"Million-star collision", 1048576}, {"8M-star collision", 8388608}};
+    for (int i = 0; i < 2; i++) {
+        p = presets_find(&l, big[i].name);
+        assert_non_null(p);
+        assert_int_equal(p->scene.kind, SCENE_COLLISION);
+        assert_int_equal(p->scene.n, big[i].n);
+        assert_true((p->set & PRESET_FORCE) && p->force == SIM_FORCE_TREE);
+        assert_true(p->set & PRESET_CUDA);
+    }
+    assert_false(presets_find(&l, "Collision")->set & (PRESET_FORCE | PRESET_CUDA));
     presets_free(&l);
 }
 
@@ -93,9 +107,10 @@ static void mistakes_name_file_and_line(void **state)
         {"[A]\nscene = spiral\n", ":2:", "spiral"},
         {"scene = disk\n", ":1:", "section"},
         {"[A]\ncolor = plaid\n", ":2:", "plaid"},
-        {"[A]\nforce = fast\n", ":2:", "fast"},
         {"[A]\nscene = disk\ntheta = 2\n", ":3:", "theta"},
         {"[A]\nthis line has no equals sign\n", ":2:", "INI"},
+        {"[A]\nscene = disk\nforce = barnes-hut\n", ":3:", "barnes-hut"},
+        {"[A]\nbackend = cpu\n", ":2:", "cuda"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *path = write_file("bad.ini", cases[i].text);
@@ -116,9 +131,9 @@ static void append_adds_a_section_and_keeps_the_rest(void **state)
     char path[512];
     snprintf(path, sizeof path, "%s", write_file("user.ini", original));
     Preset p = {.name = "Saved", .scene = {.kind = SCENE_COLLISION, .n = 4096, .seed = 9, .inclination_b = 45},
-                .dt = 0.01f, .damping = 0.999f, .force = SIM_FORCE_DIRECT, .theta = 0.35f, .camera_yaw = 20,
-                .camera_pitch = -10, .camera_distance = 1.5f,
-                .set = PRESET_DT | PRESET_DAMPING | PRESET_FORCE | PRESET_THETA | PRESET_CAMERA};
+                .dt = 0.01f, .damping = 0.999f, .theta = 0.35f, .camera_yaw = 20, .camera_pitch = -10,
+                .camera_distance = 1.5f, .force = SIM_FORCE_TREE,
+                .set = PRESET_DT | PRESET_DAMPING | PRESET_THETA | PRESET_CAMERA | PRESET_FORCE | PRESET_CUDA};
     char err[512] = "";
     assert_int_equal(presets_append(path, &p, err, sizeof err), 0);
     const char *text = slurp(path);
@@ -133,10 +148,10 @@ static void append_adds_a_section_and_keeps_the_rest(void **state)
     assert_float_equal(q->scene.inclination_b, 45, 0);
     assert_float_equal(q->dt, p.dt, 0);
     assert_float_equal(q->damping, p.damping, 0);
-    assert_int_equal(q->force, SIM_FORCE_DIRECT);
     assert_float_equal(q->theta, p.theta, 0);
-    assert_non_null(strstr(slurp(path), "\nforce = direct\ntheta = 0.349999994\n"));
+    assert_non_null(strstr(slurp(path), "\ntheta = 0.349999994\n"));
     assert_float_equal(q->camera_distance, p.camera_distance, 0);
+    assert_int_equal(q->force, SIM_FORCE_TREE);
     assert_int_equal(q->set, p.set);
     presets_free(&l);
 

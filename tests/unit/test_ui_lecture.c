@@ -1,6 +1,6 @@
 /* Lecture mode of the UI, drawn headless (ImGui without input, into an EGL framebuffer): larger
- * than the normal UI, the kernel ladder's active bar in its accent colour, and switching back
- * gives the normal UI exactly as it was. Skips where no headless context can be had. With
+ * than the normal UI, the kernel ladder's active bar in its accent colour (the tree's too, the
+ * last rung), and switching back gives the normal UI exactly as it was. Skips where no headless context can be had. With
  * STARBURST_TEST_OUT set, the frames stay in that folder as PNGs to be looked at. */
 #include <GL/glew.h>
 
@@ -132,10 +132,64 @@ static void lecture_mode_and_back(void **state)
     ui_destroy();
 }
 
+/* The lowest row of the picture (counted from the top) with a run of pixels of that colour; -1 when none. */
+static int lowest_row_with_color(const uint8_t *rgb, int r, int g, int b)
+{
+    for (int y = H - 1; y >= 0; y--) {
+        const uint8_t *row = rgb + (size_t)y * W * 3;
+        int run = 0;
+        for (int x = 0; x < W; x++) {
+            const uint8_t *p = row + 3 * x;
+            run = abs(p[0] - r) + abs(p[1] - g) + abs(p[2] - b) < 12 ? run + 1 : 0;
+            if (run >= 12) return y;
+        }
+    }
+    return -1;
+}
+
+/* The tree, the ladder's last rung, running: its bar (N^2 over its step time, 19 times
+ * symmetric's at a million bodies) is the longest and in the accent colour, with the line that says
+ * what it evaluates under it. */
+static void tree_rung_on_stage(void **state)
+{
+    if (!ctx) test_skip();
+    assert_true(ui_create(NULL, 1.0f));
+    UiModel m = {
+        .dt = 0.02f, .softening = 0.08f, .damping = 1, .steps_per_frame = 1, .point_size = 1, .exposure = 1,
+        .kernel = SIM_KERNEL_SYMMETRIC, .preset = -1, .visible = true, .cuda = true, .lecture = true,
+        .fps = 20, .steps_per_s = 20, .bodies = 1048576, .backend = "cuda", .device = "NVIDIA H100 80GB HBM3",
+        .kernel_name = "symmetric", .method = "tree, theta 0.40: 3702 interactions a body (of 1048576)",
+    };
+    m.interactions_per_s = m.steps_per_s * 1048576.0 * 1048576.0;
+    m.gflops = m.interactions_per_s * 20e-9;
+    m.ladder_rate[SIM_KERNEL_NAIVE] = 1.7e11;
+    m.ladder_rate[SIM_KERNEL_TILED_UNROLLED] = 1.98e12;
+    m.ladder_rate[SIM_KERNEL_MTPB] = 2.04e12;
+    m.ladder_rate[SIM_KERNEL_SYMMETRIC] = 2.76e12;
+    m.ladder_rate[UI_RUNG_TREE] = 1048576.0 * 1048576.0 / 20.9e-3;
+    m.ladder_tree_per_body = 3702;
+    uint8_t *direct = malloc((size_t)W * H * 3), *tree = malloc((size_t)W * H * 3);
+    draw(&m, direct, "ui-ladder-symmetric");
+    m.tree = true;
+    draw(&m, tree, "ui-ladder-tree");
+    /* The accent moves down a row, from symmetric's bar (5 % of the track) to the tree's (all of it). */
+    const int was = lowest_row_with_color(direct, 255, 184, 64), now = lowest_row_with_color(tree, 255, 184, 64);
+    print_message("accent pixels: symmetric running %ld down to row %d, tree running %ld down to row %d\n",
+                  with_color(direct, 255, 184, 64), was, with_color(tree, 255, 184, 64), now);
+    assert_true(now > was + 20);
+    assert_true(with_color(tree, 255, 184, 64) > 5 * with_color(direct, 255, 184, 64));
+    assert_int_equal(m.ladder_force, 0);
+    assert_true(m.tree);
+    free(direct);
+    free(tree);
+    ui_destroy();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(lecture_mode_and_back),
+        cmocka_unit_test(tree_rung_on_stage),
     };
     return test_exit_status(cmocka_run_group_tests(tests, setup, teardown));
 }

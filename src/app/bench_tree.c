@@ -1,0 +1,402 @@
+/* The tree bench. Everything goes through the sim API, as the program runs it: a step is
+ * sim_advance of one step (drift, the tree built from scratch and walked, kick), timed on the
+ * GPU's clock (CUDA events around the steps) or the wall clock (CPU backend). The direct sum is
+ * timed the same way at the same N, on the same bodies, right after, so the speedup compares two
+ * runs of the same step on the same machine a minute apart. A direct step is timed in full at every
+ * N, so the table needs no extrapolation: at 8M bodies a symmetric step takes about 25 s on an
+ * H100, timed once without a warm-up (the kernel is warm from the smaller N; the first advance of a
+ * simulation also computes its opening forces, outside the CUDA events, which doubles its wall
+ * time). Where a direct step is predicted to pass BENCH_TREE_DIRECT_MAX_S, its cell says so. */
+#include "app/bench_tree.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/bench_progress.h"
+#include "scene/scene.h"
+#include "util/atomic_file.h"
+
+/* Timed steps shrink so that a cell takes about this long: never below 3 for the tree, 1 for a
+ * direct step. */
+#define CELL_S 3.0
+/* On the GPU a direct step predicted to take longer is timed without a warm-up: the kernel is
+ * loaded and its time is the GPU's, apart from the opening force call. */
+#define WARMUP_MAX_S 1.0
+
+typedef struct Context {
+    const BenchTreeOptions *o;
+    SimBackend backend; /* resolved: CUDA or CPU */
+    float theta;
+    int samples, repeats;
+    FILE *out;
+    BenchProgress progress;
+    AtomicFile *csv;
+    bool titled;
+    double direct_rate; /* interactions/s of the last direct step timed; 0 = none yet */
+} Context;
+
+/* "1,048,576". */
+static const char *grouped(int n, char *buf, size_t len)
+{
+    char digits[16];
+    const int d = snprintf(digits, sizeof digits, "%d", n);
+    int o = 0;
+    for (int i = 0; i < d && o + 2 < (int)len; i++) {
+        if (i > 0 && (d - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+int bench_tree_default_ns(SimBackend backend, int *ns)
+{
+    int count = 0;
+    for (int n = 16384; n <= 262144; n *= 2) ns[count++] = n;
+    if (backend == SIM_BACKEND_CUDA) {
+        ns[count++] = 1 << 20;
+        ns[count++] = 4 << 20;
+        ns[count++] = 8 << 20;
+    }
+    return count;
+}
+
+int bench_tree_crossover(const BenchTreeRow *rows, int count)
+{
+    int from = 0;
+    for (int i = count - 1; i >= 0; i--) {
+        const BenchTreeRow *r = &rows[i];
+        if (!(r->step_ms > 0 && r->direct_ms > 0)) continue;
+        if (!(r->step_ms < r->direct_ms)) break;
+        from = r->n;
+    }
+    return from;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int count)
+{
+    qsort(v, (size_t)count, sizeof *v, by_value);
+    return diag_percentile(v, count, 0.5);
+}
+
+/* The last advance's step: the GPU's clock where there is one. */
+static double last_step_ms(const Sim *s)
+{
+    const SimStats st = sim_stats(s);
+    return st.gpu_ms > 0 ? st.gpu_ms : st.ms;
+}
+
+/* Medians of `repeats` advances of one step after `warmup` more, into row: the step (into
+ * *step_ms) and, for the tree, its parts. repeats shrink so that the timed steps take about
+ * CELL_S, going by the warm-up's step or else guess_ms (0 = no guess), but never below least. 0,
+ * or -1 when the simulation stopped on an error. */
+static int time_steps(Sim *s, const SimParams *p, int warmup, int repeats, int least, double guess_ms,
+                      double *step_ms, BenchTreeRow *tree)
+{
+    for (int w = 0; w < warmup; w++) {
+        sim_advance(s, p, 1);
+        if (sim_error(s)) return -1;
+        guess_ms = last_step_ms(s);
+    }
+    if (guess_ms > 0) {
+        const int fit = (int)(CELL_S * 1e3 / guess_ms);
+        if (fit < repeats) repeats = fit < least ? least : fit;
+    }
+    double *v = malloc(5 * (size_t)repeats * sizeof *v);
+    if (!v) return -1;
+    double *build = v + repeats, *walk = build + repeats, *bodies = walk + repeats, *cells = bodies + repeats;
+    for (int r = 0; r < repeats; r++) {
+        sim_advance(s, p, 1);
+        if (sim_error(s)) {
+            free(v);
+            return -1;
+        }
+        v[r] = last_step_ms(s);
+        SimTreeStats ts;
+        sim_tree_stats(s, &ts);
+        build[r] = ts.build_ms;
+        walk[r] = ts.walk_ms;
+        bodies[r] = ts.body_body;
+        cells[r] = ts.body_cell;
+    }
+    *step_ms = median(v, repeats);
+    if (tree) {
+        tree->build_ms = median(build, repeats);
+        tree->walk_ms = median(walk, repeats);
+        tree->body_body = median(bodies, repeats);
+        tree->body_cell = median(cells, repeats);
+    }
+    free(v);
+    return 0;
+}
+
+/* The title and the header, once the device is known (from the first simulation). */
+static void print_title(Context *c, const char *device)
+{
+    if (c->titled) return;
+    c->titled = true;
+    bench_progress_clear(&c->progress);
+    fprintf(c->out,
+            "\nBarnes-Hut tree (quadrupoles, theta %.2f) against the direct sum (%s): %s backend on %s.\n"
+            "Collision scene, the tree rebuilt every step. ms/step: a whole step through the sim API (drift, tree\n"
+            "build, walk, kick), the median of up to %d timed steps after a warm-up, on the %s%s.\n"
+            "build, walk: the tree's parts of that step (box, keys, sort, cells, multipoles; the walk and its sums).\n"
+            "inter/body: body-body + body-cell interactions a body. direct ms/step: a whole step of the direct sum\n"
+            "at the same N in this run, timed in full; speedup = direct / tree. err: |a - a_f64| / |a_f64| per body\n"
+            "against the f64 direct sum on %d bodies spread over the system (on the CPU, %d threads).\n",
+            c->theta, c->backend == SIM_BACKEND_CUDA ? "the symmetric kernel" : "OpenMP, all pairs",
+            sim_backend_name(c->backend), device, c->repeats,
+            c->backend == SIM_BACKEND_CUDA ? "GPU's clock (CUDA events)" : "wall clock",
+            c->backend == SIM_BACKEND_CUDA ? "; a direct step of over 1 s: 1 step, no warm-up" : "", c->samples,
+            omp_get_max_threads());
+    fprintf(c->out, "%9s %8s %8s %9s  %-22s %14s %8s  %9s %9s %9s\n", "N", "build ms", "walk ms", "ms/step",
+            "inter/body (bb + bc)", "direct ms/step", "speedup", "err med", "err p99", "err max");
+    fflush(c->out);
+}
+
+static void print_row(Context *c, const BenchTreeRow *r)
+{
+    char n[16], terms[48] = "", direct[24] = "", speedup[16] = "", err[3][16] = {"", "", ""};
+    if (r->body_body + r->body_cell > 0)
+        snprintf(terms, sizeof terms, "%.0f (%.0f + %.0f)", r->body_body + r->body_cell, r->body_body, r->body_cell);
+    if (r->direct_ms > 0) snprintf(direct, sizeof direct, "%.3f", r->direct_ms);
+    if (r->direct_ms > 0 && r->step_ms > 0) snprintf(speedup, sizeof speedup, "%.2fx", r->direct_ms / r->step_ms);
+    if (r->error.samples > 0) {
+        snprintf(err[0], sizeof err[0], "%.2e", r->error.median);
+        snprintf(err[1], sizeof err[1], "%.2e", r->error.p99);
+        snprintf(err[2], sizeof err[2], "%.2e", r->error.worst);
+    }
+    bench_progress_clear(&c->progress);
+    grouped(r->n, n, sizeof n);
+    if (r->step_ms > 0)
+        fprintf(c->out, "%9s %8.2f %8.2f %9.2f  %-22s %14s %8s  %9s %9s %9s%s%s\n", n, r->build_ms, r->walk_ms,
+                r->step_ms, terms, direct, speedup, err[0], err[1], err[2], r->note[0] ? "  " : "", r->note);
+    else
+        fprintf(c->out, "%9s  %s\n", n, r->note);
+    fflush(c->out);
+    if (c->csv) {
+        char clean[sizeof r->note];
+        snprintf(clean, sizeof clean, "%s", r->note);
+        for (char *ch = clean; *ch; ch++)
+            if (*ch == ',' || *ch == '"') *ch = ';';
+        atomic_file_printf(c->csv, "%d,%.4f,%.4f,%.4f,%.1f,%.1f,%.4f,%.4f,%.4e,%.4e,%.4e,%d,%.3f,%s,%s\n", r->n,
+                           r->build_ms, r->walk_ms, r->step_ms, r->body_body, r->body_cell, r->direct_ms,
+                           r->direct_ms > 0 && r->step_ms > 0 ? r->direct_ms / r->step_ms : 0, r->error.median,
+                           r->error.p99, r->error.worst, r->error.samples, c->theta, sim_backend_name(c->backend),
+                           clean);
+    }
+}
+
+static void cell(Context *c, const char *what, int n)
+{
+    char text[96];
+    snprintf(text, sizeof text, "%s N=%d", what, n);
+    bench_progress_step(&c->progress, text);
+}
+
+/* The tree at n, then its error against f64: fills row. 0, or -1 with one line on stderr. */
+static int measure_tree(Context *c, Bodies *b, const SceneInfo *info, BenchTreeRow *row)
+{
+    char err[512];
+    Sim *s = sim_create(&(SimDesc){.backend = c->backend, .force = SIM_FORCE_TREE}, b, err, sizeof err);
+    if (!s) {
+        bench_progress_clear(&c->progress);
+        fprintf(stderr, "bench: the tree at N = %d: %s\n", b->n, err);
+        return -1;
+    }
+    print_title(c, sim_device_name(s));
+    const SimParams p = {.dt = info->dt, .softening = info->softening, .damping = 1, .theta = c->theta};
+    int rc = time_steps(s, &p, 1, c->repeats, 3, 0, &row->step_ms, row);
+    if (rc == 0) {
+        char what[64];
+        snprintf(what, sizeof what, "f64 check of %d bodies,", c->samples);
+        cell(c, what, b->n);
+        sim_read(s, b);
+        rc = diag_force_check(s, b, info->softening, c->samples, &row->error);
+    }
+    if (rc != 0 || sim_error(s)) {
+        bench_progress_clear(&c->progress);
+        fprintf(stderr, "bench: the tree at N = %d: %s\n", b->n, sim_error(s) ? sim_error(s) : "out of memory");
+        rc = -1;
+    }
+    sim_destroy(s);
+    return rc;
+}
+
+/* The direct sum's step at n, or a note that says why it was not timed. 0, or -1 on an error. */
+static int measure_direct(Context *c, const Bodies *b, const SceneInfo *info, BenchTreeRow *row)
+{
+    const double n2 = (double)b->n * b->n;
+    const double predicted_s = c->direct_rate > 0 ? n2 / c->direct_rate : 0;
+    if (predicted_s > BENCH_TREE_DIRECT_MAX_S) {
+        snprintf(row->note, sizeof row->note, "direct not timed: ~%.0f s a step (over %.0f s)", predicted_s,
+                 BENCH_TREE_DIRECT_MAX_S);
+        return 0;
+    }
+    const SimDesc d = {.backend = c->backend,
+                       .force = SIM_FORCE_DIRECT,
+                       .kernel = c->backend == SIM_BACKEND_CUDA ? SIM_KERNEL_SYMMETRIC : SIM_KERNEL_DEFAULT};
+    char err[512];
+    if (sim_check(&d, b->n, err, sizeof err) != 0) {
+        snprintf(row->note, sizeof row->note, "direct not run: %.170s", err);
+        return 0;
+    }
+    Sim *s = sim_create(&d, b, err, sizeof err);
+    if (!s) {
+        bench_progress_clear(&c->progress);
+        fprintf(stderr, "bench: the direct sum at N = %d: %s\n", b->n, err);
+        return -1;
+    }
+    const SimParams p = {.dt = info->dt, .softening = info->softening, .damping = 1};
+    const bool warm = !(c->backend == SIM_BACKEND_CUDA && predicted_s > WARMUP_MAX_S);
+    int rc = time_steps(s, &p, warm ? 1 : 0, c->repeats, 1, predicted_s * 1e3, &row->direct_ms, NULL);
+    if (rc != 0) {
+        bench_progress_clear(&c->progress);
+        fprintf(stderr, "bench: the direct sum at N = %d: %s\n", b->n, sim_error(s) ? sim_error(s) : "out of memory");
+    } else {
+        c->direct_rate = n2 / (row->direct_ms * 1e-3);
+    }
+    sim_destroy(s);
+    return rc;
+}
+
+/* One N: three cells (the tree, its f64 check, the direct sum). 0, or -1 on an error. */
+static int measure(Context *c, int n, BenchTreeRow *row)
+{
+    memset(row, 0, sizeof *row);
+    row->n = n;
+    cell(c, "tree", n);
+    char err[512];
+    if (sim_check(&(SimDesc){.backend = c->backend, .force = SIM_FORCE_TREE}, n, err, sizeof err) != 0) {
+        snprintf(row->note, sizeof row->note, "not run: %.180s", err);
+        cell(c, "(not run) f64 check", n);
+        cell(c, "(not run) direct", n);
+        return 0;
+    }
+    Bodies b;
+    SceneInfo info;
+    if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = n, .seed = 1}, &b, &info, err, sizeof err) != 0) {
+        bench_progress_clear(&c->progress);
+        fprintf(stderr, "bench: the collision scene of %d bodies: %s\n", n, err);
+        return -1;
+    }
+    int rc = measure_tree(c, &b, &info, row);
+    if (rc == 0) {
+        cell(c, c->backend == SIM_BACKEND_CUDA ? "symmetric" : "direct", n);
+        rc = measure_direct(c, &b, &info, row);
+    }
+    bodies_free(&b);
+    return rc;
+}
+
+static void print_crossover(Context *c, const BenchTreeRow *rows, int count)
+{
+    const bool cuda = c->backend == SIM_BACKEND_CUDA;
+    const int from = bench_tree_crossover(rows, count);
+    char a[16], b[16];
+    const BenchTreeRow *at = NULL, *below = NULL, *largest = NULL;
+    for (int i = 0; i < count; i++) {
+        if (!(rows[i].step_ms > 0 && rows[i].direct_ms > 0)) continue;
+        largest = &rows[i];
+        if (rows[i].n == from) at = &rows[i];
+        if (from && rows[i].n < from) below = &rows[i];
+    }
+    bench_progress_clear(&c->progress);
+    if (!largest) {
+        fprintf(c->out, "Crossover: not found, no N had both steps timed.\n");
+    } else if (!at) {
+        fprintf(c->out, "Crossover: not found: the direct step was the faster at N = %s (%.3f ms against the tree's\n"
+                        "%.3f ms), the largest N where both were timed.\n",
+                grouped(largest->n, a, sizeof a), largest->direct_ms, largest->step_ms);
+    } else if (!below) {
+        fprintf(c->out, "Crossover: the tree's step is the faster from N = %s on, the smallest N timed (%.3f ms\n"
+                        "against %.3f ms direct): it lies lower.\n",
+                grouped(at->n, a, sizeof a), at->step_ms, at->direct_ms);
+    } else {
+        fprintf(c->out, "Crossover: the tree's step is the faster from N = %s on (%.3f ms against %.3f ms direct);\n"
+                        "at N = %s the direct step was (%.3f ms against the tree's %.3f ms).\n",
+                grouped(at->n, a, sizeof a), at->step_ms, at->direct_ms, grouped(below->n, b, sizeof b),
+                below->direct_ms, below->step_ms);
+    }
+    fprintf(c->out, "%s (src/sim/sim.h) is %s.\n", cuda ? "SIM_TREE_MIN_BODIES_CUDA" : "SIM_TREE_MIN_BODIES_CPU",
+            grouped(cuda ? SIM_TREE_MIN_BODIES_CUDA : SIM_TREE_MIN_BODIES_CPU, a, sizeof a));
+}
+
+static int by_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int bench_tree_run(const BenchTreeOptions *o)
+{
+    Context c = {.o = o,
+                 .backend = o->backend,
+                 .theta = o->theta > 0 ? o->theta : SIM_THETA_DEFAULT,
+                 .samples = o->samples > 0 ? o->samples : BENCH_TREE_SAMPLES,
+                 .repeats = o->repeats > 0 ? o->repeats : 10,
+                 .out = o->out ? o->out : stdout};
+    char why[256];
+    if (c.backend != SIM_BACKEND_CPU && !sim_cuda_available(why, sizeof why)) {
+        if (c.backend == SIM_BACKEND_CUDA)
+            fprintf(stderr, "bench: --backend cuda: %s\n", why);
+        else
+            fprintf(stderr, "bench: cannot time the GPU tree without CUDA (%s); starburst bench --force tree "
+                            "--backend cpu times the CPU's tree\n", why);
+        return 2;
+    }
+    if (c.backend == SIM_BACKEND_AUTO) c.backend = SIM_BACKEND_CUDA;
+
+    /* Smallest first, each once: the direct rate at one N predicts the next N's step. */
+    int ns[BENCH_TREE_MAX_NS];
+    int count = 0;
+    if (o->ns) {
+        for (int i = 0; i < o->ns_count && count < BENCH_TREE_MAX_NS; i++) ns[count++] = o->ns[i];
+    } else {
+        count = bench_tree_default_ns(c.backend, ns);
+    }
+    qsort(ns, (size_t)count, sizeof *ns, by_int);
+    int unique = 0;
+    for (int i = 0; i < count; i++)
+        if (unique == 0 || ns[i] != ns[unique - 1]) ns[unique++] = ns[i];
+    count = unique;
+
+    if (o->csv_path) {
+        c.csv = atomic_file_open(o->csv_path, why, sizeof why);
+        if (!c.csv) {
+            fprintf(stderr, "bench: %s\n", why);
+            return 1;
+        }
+        atomic_file_printf(c.csv, "n,build_ms,walk_ms,step_ms,body_body,body_cell,direct_step_ms,speedup,err_median,"
+                                  "err_p99,err_max,samples,theta,backend,note\n");
+    }
+    BenchTreeRow rows[BENCH_TREE_MAX_NS];
+    bench_progress_begin(&c.progress, o->progress ? o->progress : stderr, 3 * count);
+    int rc = 0;
+    for (int i = 0; i < count && rc == 0; i++) {
+        rc = measure(&c, ns[i], &rows[i]);
+        if (rc == 0) {
+            if (!c.titled) print_title(&c, "(no simulation created)");
+            print_row(&c, &rows[i]);
+        }
+    }
+    if (rc == 0) print_crossover(&c, rows, count);
+    bench_progress_clear(&c.progress);
+    if (c.csv) {
+        if (rc == 0 && atomic_file_commit(c.csv, why, sizeof why) != 0) {
+            fprintf(stderr, "bench: %s\n", why);
+            rc = -1;
+        } else if (rc != 0) {
+            atomic_file_abort(c.csv);
+        }
+    }
+    return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,218 @@
+/* `starburst bench --force tree`: its options, the crossover it reads off the table, the body
+ * counts it tries, and a whole run on the CPU backend at small N (its table and CSV). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "test_skip.h"
+
+#include "app/bench_cli.h"
+#include "app/bench_tree.h"
+
+static int parse(BenchCli *b, const char *line, char *err, size_t errlen)
+{
+    char copy[512];
+    char *argv[32];
+    int argc = 0;
+    snprintf(copy, sizeof copy, "%s", line);
+    for (char *save = NULL, *t = strtok_r(copy, " ", &save); t && argc < 32; t = strtok_r(NULL, " ", &save))
+        argv[argc++] = t;
+    static char storage[512]; /* the options keep pointers into argv */
+    memcpy(storage, copy, sizeof storage);
+    for (int i = 0; i < argc; i++) argv[i] = storage + (argv[i] - copy);
+    err[0] = '\0';
+    return bench_parse_args(b, argc, argv, err, errlen);
+}
+
+static void default_run_has_the_tree_between_kernels_and_loop(void **state)
+{
+    BenchCli b;
+    char err[256];
+    assert_int_equal(parse(&b, "bench", err, sizeof err), 0);
+    assert_true(b.run_kernels && b.run_tree && b.run_loop);
+    assert_null(b.tree.ns);
+    assert_true(b.tree.theta == 0 && b.tree.samples == 0 && b.tree.backend == SIM_BACKEND_AUTO);
+
+    assert_int_equal(parse(&b, "bench --force direct", err, sizeof err), 0);
+    assert_true(b.run_kernels && !b.run_tree && b.run_loop);
+    /* Kernels named, or the kernel table alone, or the loop alone: no tree. */
+    assert_int_equal(parse(&b, "bench --kernel mtpb,symmetric", err, sizeof err), 0);
+    assert_true(b.run_kernels && !b.run_tree && b.run_loop);
+    assert_int_equal(parse(&b, "bench --kernels-only", err, sizeof err), 0);
+    assert_true(b.run_kernels && !b.run_tree && !b.run_loop);
+    assert_int_equal(parse(&b, "bench --loop-only", err, sizeof err), 0);
+    assert_true(!b.run_kernels && !b.run_tree && b.run_loop);
+    assert_int_equal(parse(&b, "bench --sweep", err, sizeof err), 0);
+    assert_true(b.run_kernels && !b.run_tree && !b.run_loop);
+}
+
+static void force_tree_runs_the_tree_alone(void **state)
+{
+    BenchCli b;
+    char err[256];
+    assert_int_equal(parse(&b, "bench --force tree", err, sizeof err), 0);
+    assert_true(!b.run_kernels && b.run_tree && !b.run_loop);
+    assert_null(b.tree.ns);
+
+    assert_int_equal(parse(&b, "bench --force tree -n 65536,1048576 --theta 0.5 --samples 300 --repeats 4 "
+                               "--backend cpu --csv out.csv",
+                           err, sizeof err),
+                     0);
+    assert_true(!b.run_kernels && b.run_tree && !b.run_loop);
+    assert_int_equal(b.tree.ns_count, 2);
+    assert_int_equal(b.tree.ns[0], 65536);
+    assert_int_equal(b.tree.ns[1], 1048576);
+    assert_true(b.tree.theta == 0.5f);
+    assert_int_equal(b.tree.samples, 300);
+    assert_int_equal(b.tree.repeats, 4);
+    assert_int_equal(b.tree.backend, SIM_BACKEND_CPU);
+    assert_string_equal(b.csv_path, "out.csv");
+
+    /* -n names the body counts of every table that runs. */
+    assert_int_equal(parse(&b, "bench -n 4096,8192", err, sizeof err), 0);
+    assert_int_equal(b.kernels.ns_count, 2);
+    assert_int_equal(b.tree.ns_count, 2);
+    assert_int_equal(b.tree.ns[1], 8192);
+}
+
+static void bad_tree_options_are_refused_in_one_line(void **state)
+{
+    static const char *const bad[] = {
+        "bench --force quadtree",  "bench --force",           "bench --theta 0",
+        "bench --theta 2",         "bench --theta x",         "bench --theta 0.4x",
+        "bench --samples 0",       "bench --samples many",    "bench --force tree --sweep",
+        "bench --force tree --kernel mtpb", "bench --force tree --loop-only", "bench --kernels-only --force tree",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        BenchCli b;
+        char err[256];
+        assert_int_equal(parse(&b, bad[i], err, sizeof err), -1);
+        print_message("%-36s -> %s\n", bad[i], err);
+        assert_true(err[0] != '\0' && strchr(err, '\n') == NULL);
+    }
+}
+
+static BenchTreeRow row(int n, double tree_ms, double direct_ms)
+{
+    return (BenchTreeRow){.n = n, .step_ms = tree_ms, .direct_ms = direct_ms};
+}
+
+static void crossover_is_where_the_tree_stays_faster(void **state)
+{
+    const BenchTreeRow plain[] = {row(16384, 2.0, 0.2), row(32768, 2.5, 0.7), row(65536, 3.0, 1.6),
+                                  row(131072, 4.0, 6.3), row(262144, 6.0, 25.0)};
+    assert_int_equal(bench_tree_crossover(plain, 5), 131072);
+    /* A tie goes to the direct sum, the exact one. */
+    const BenchTreeRow tie[] = {row(65536, 1.6, 1.6), row(131072, 4.0, 6.3)};
+    assert_int_equal(bench_tree_crossover(tie, 2), 131072);
+    /* A win below a loss does not count: the tree must stay the faster above the crossover. */
+    const BenchTreeRow noisy[] = {row(16384, 0.1, 0.2), row(32768, 0.9, 0.7), row(65536, 1.0, 1.6),
+                                  row(131072, 4.0, 6.3)};
+    assert_int_equal(bench_tree_crossover(noisy, 4), 65536);
+    /* Rows without both times are passed over. */
+    const BenchTreeRow gaps[] = {row(32768, 0.9, 0.7), row(65536, 1.0, 1.6), row(1048576, 21.0, 0),
+                                 row(8388608, 0, 0)};
+    assert_int_equal(bench_tree_crossover(gaps, 4), 65536);
+    /* The tree faster from the first N: the crossover is the first N, and it lies lower. */
+    assert_int_equal(bench_tree_crossover(plain + 3, 2), 131072);
+    /* The direct sum faster at the largest N timed, or nothing timed: none. */
+    assert_int_equal(bench_tree_crossover(plain, 2), 0);
+    assert_int_equal(bench_tree_crossover(gaps + 2, 2), 0);
+    assert_int_equal(bench_tree_crossover(plain, 0), 0);
+}
+
+static void default_counts_per_backend(void **state)
+{
+    int ns[BENCH_TREE_MAX_NS];
+    const int cpu[] = {16384, 32768, 65536, 131072, 262144};
+    assert_int_equal(bench_tree_default_ns(SIM_BACKEND_CPU, ns), 5);
+    assert_memory_equal(ns, cpu, sizeof cpu);
+    const int gpu[] = {16384, 32768, 65536, 131072, 262144, 1048576, 4194304, 8388608};
+    assert_int_equal(bench_tree_default_ns(SIM_BACKEND_CUDA, ns), 8);
+    assert_memory_equal(ns, gpu, sizeof gpu);
+}
+
+/* Everything written to f, as a string (f from tmpfile). */
+static char *contents(FILE *f)
+{
+    fflush(f);
+    long len = ftell(f);
+    rewind(f);
+    char *s = calloc(1, (size_t)len + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)len, f), (size_t)len);
+    return s;
+}
+
+/* A whole run on the CPU backend at small N, the counts out of order and one twice: a row per N,
+ * smallest first, the tree's error small, and a CSV that says the same. */
+static void cpu_run_prints_a_row_per_n(void **state)
+{
+    const int ns[] = {4096, 2048, 4096};
+    char dir[] = "/tmp/bench-tree-XXXXXX", csv[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(csv, sizeof csv, "%s/tree.csv", dir);
+    FILE *out = tmpfile(), *progress = tmpfile();
+    assert_non_null(out);
+    assert_non_null(progress);
+    const BenchTreeOptions o = {.ns = ns, .ns_count = 3, .backend = SIM_BACKEND_CPU, .samples = 100, .repeats = 3,
+                                .csv_path = csv, .out = out, .progress = progress};
+    assert_int_equal(bench_tree_run(&o), 0);
+    char *table = contents(out), *lines = contents(progress);
+    print_message("%s", table);
+    assert_non_null(strstr(table, "theta 0.40"));
+    const char *a = strstr(table, "\n    2,048 "), *b = strstr(table, "\n    4,096 ");
+    assert_true(a && b && a < b);
+    assert_null(strstr(b + 1, "\n    4,096 "));
+    assert_non_null(strstr(table, "Crossover: "));
+    assert_non_null(strstr(table, "SIM_TREE_MIN_BODIES_CPU (src/sim/sim.h) is 16,384."));
+    assert_non_null(strstr(lines, "bench: 6/6  direct N=4096"));
+
+    FILE *f = fopen(csv, "r");
+    assert_non_null(f);
+    char line[512];
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_int_equal(strncmp(line, "n,build_ms,walk_ms,step_ms,", 27), 0);
+    for (int i = 0; i < 2; i++) {
+        assert_non_null(fgets(line, sizeof line, f));
+        int n, samples;
+        double build, walk, step, bb, bc, direct, speedup, med, p99, worst;
+        assert_int_equal(sscanf(line, "%d,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%d", &n, &build, &walk, &step, &bb,
+                                &bc, &direct, &speedup, &med, &p99, &worst, &samples),
+                         12);
+        assert_int_equal(n, i == 0 ? 2048 : 4096);
+        assert_true(build > 0 && walk > 0 && step >= walk && bb > 0 && bc >= 0 && bb + bc < n);
+        assert_true(direct > 0 && fabs(speedup - direct / step) < 1e-3 * speedup + 1e-4);
+        assert_int_equal(samples, 100);
+        assert_true(med > 0 && med <= p99 && p99 <= worst && p99 < 1e-3);
+    }
+    assert_null(fgets(line, sizeof line, f));
+    fclose(f);
+    free(table);
+    free(lines);
+    fclose(out);
+    fclose(progress);
+    unlink(csv);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(default_run_has_the_tree_between_kernels_and_loop),
+        cmocka_unit_test(force_tree_runs_the_tree_alone),
+        cmocka_unit_test(bad_tree_options_are_refused_in_one_line),
+        cmocka_unit_test(crossover_is_where_the_tree_stays_faster),
+        cmocka_unit_test(default_counts_per_backend),
+        cmocka_unit_test(cpu_run_prints_a_row_per_n),
+    };
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
+}
