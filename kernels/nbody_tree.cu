@@ -677,6 +677,12 @@ struct NbodyTree {
     /* the last call */
     int n, cells, depth;
     bool timed;
+    /* The last call's levels (cells [level_first[l], + level_count[l]) are level l) and sorted keys,
+     * for nbody_tree_boxes; its device buffer, allocated on first use. */
+    int level_first[LEVELS + 2], level_count[LEVELS + 2];
+    const unsigned long long *sorted_keys;
+    NbodyTreeBox *boxes;
+    int boxes_cap;
 };
 
 extern "C" size_t nbody_tree_bytes(int n)
@@ -705,6 +711,7 @@ extern "C" void nbody_tree_destroy(NbodyTree *t)
 {
     if (!t) return;
     cudaFree(t->memory);
+    cudaFree(t->boxes);
     cudaFreeHost(t->host_count);
     for (int k = 0; k < 3; k++)
         if (t->events[k]) cudaEventDestroy(t->events[k]);
@@ -856,6 +863,11 @@ extern "C" cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n,
     t->cells = cells;
     t->depth = depth;
     t->timed = true;
+    for (int level = 0; level < LEVELS + 2; level++) {
+        t->level_first[level] = level_first[level];
+        t->level_count[level] = level_count[level];
+    }
+    t->sorted_keys = keys;
     return cudaSuccess;
 }
 
@@ -877,4 +889,63 @@ extern "C" void nbody_tree_stats(const NbodyTree *t, NbodyTreeStats *out)
     out->body_cell = (double)counts[1] / t->n;
     cudaEventElapsedTime(&out->build_ms, t->events[0], t->events[1]);
     cudaEventElapsedTime(&out->walk_ms, t->events[1], t->events[2]);
+}
+
+/* The cells as boxes, for a picture of the tree. */
+namespace {
+
+/* A level's cells: the cube of each, placed as multipoles() places it (from its first body's key),
+ * its level and its bodies. */
+__global__ void cell_boxes(const int2 *__restrict__ range, const unsigned long long *__restrict__ keys,
+                           const Root *__restrict__ root, int first, int count, int level, NbodyTreeBox *__restrict__ out)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= count) return;
+    const Root rt = *root;
+    const float l = rt.side / (float)(1 << level);
+    const int2 r = range[first + t];
+    const uint64_t key = keys[r.x];
+    const int shift = LEVELS - level;
+    NbodyTreeBox b;
+    b.x = rt.x + ((float)(compact3(key >> 2) >> shift) + 0.5f) * l;
+    b.y = rt.y + ((float)(compact3(key >> 1) >> shift) + 0.5f) * l;
+    b.z = rt.z + ((float)(compact3(key) >> shift) + 0.5f) * l;
+    b.half = 0.5f * l;
+    b.level = level;
+    b.bodies = r.y;
+    out[first + t] = b;
+}
+
+} // namespace
+
+extern "C" cudaError_t nbody_tree_boxes(NbodyTree *t, int max_level, NbodyTreeBox *out, int cap, int *total,
+                                        int *depth, cudaStream_t stream)
+{
+    *total = *depth = 0;
+    if (!t || cap < 0 || (cap > 0 && !out)) return cudaErrorInvalidValue;
+    if (!t->timed || t->cells == 0 || max_level < 0) return cudaSuccess;
+    const int last = max_level < t->depth ? max_level : t->depth;
+    *total = t->level_first[last] + t->level_count[last];
+    *depth = t->depth;
+    const int count = *total < cap ? *total : cap;
+    if (count == 0) return cudaSuccess;
+    CudaStatus st = {};
+    if (count > t->boxes_cap) {
+        cudaFree(t->boxes);
+        t->boxes = NULL;
+        t->boxes_cap = 0;
+        if (!CUDA_CHECK(&st, cudaMalloc((void **)&t->boxes, (size_t)count * sizeof(NbodyTreeBox)))) return st.error;
+        t->boxes_cap = count;
+    }
+    for (int level = 0; level <= last && t->level_first[level] < count; level++) {
+        const int first = t->level_first[level], cells = min(t->level_count[level], count - first);
+        cell_boxes<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->sorted_keys, t->root, first, cells,
+                                                                       level, t->boxes);
+    }
+    if (!CUDA_CHECK(&st, cudaGetLastError()) ||
+        !CUDA_CHECK(&st, cudaMemcpyAsync(out, t->boxes, (size_t)count * sizeof(NbodyTreeBox), cudaMemcpyDeviceToHost,
+                                         stream)) ||
+        !CUDA_CHECK(&st, cudaStreamSynchronize(stream)))
+        return st.error;
+    return cudaSuccess;
 }

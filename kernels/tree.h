@@ -61,6 +61,20 @@ cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2
 /* The last call's tree and counts. Waits for that call to finish. */
 void nbody_tree_stats(const NbodyTree *t, NbodyTreeStats *out);
 
+/* One cell: the cube of side 2 * half about (x, y, z), its level (the root is 0), its bodies. */
+typedef struct NbodyTreeBox {
+    float x, y, z, half;
+    int level, bodies;
+} NbodyTreeBox;
+
+/* The cells of levels 0 .. max_level of the last call's tree, the root first, then level by level:
+ * the first cap of them into out (host memory); *total gets how many there are in all, *depth the
+ * tree's deepest level (both 0 when no call has succeeded). Ordered after the last call on
+ * stream, and waits for its copy. Takes a device buffer for cap cells on first use (kept, grown
+ * when a larger cap asks). Returns the first CUDA error. */
+cudaError_t nbody_tree_boxes(NbodyTree *t, int max_level, NbodyTreeBox *out, int cap, int *total, int *depth,
+                             cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,10 @@
 /* The CUDA backend's state is copied to the host at least this often, so that the CPU can carry
  * on from it if CUDA fails. */
 #define CHECKPOINT_SECONDS 1.0
+/* The tree overlay copies the cells of a changing tree at most this often, and at most this many
+ * (a million bodies hold some 10^5 cells in 8 levels: a wall of lines, and 24 vertices each). */
+#define TREE_OVERLAY_SECONDS 0.1
+#define TREE_OVERLAY_MAX_BOXES 65536
 /* The live force error: bodies sampled, and how often (more seldom where taking the method's
  * accelerations costs the frame loop more than a twentieth of its time). */
 #define LIVE_ERROR_SAMPLES 256
@@ -130,6 +134,21 @@ typedef struct App {
     int energy_history_count;
     /* Lecture mode goes full screen; leaving it restores what was before. */
     bool lecture_shown, fullscreen_before_lecture;
+    /* The tree overlay (T): the cells of the last tree, copied from the simulation while shown and
+     * the tree has changed, at most every TREE_OVERLAY_SECONDS. */
+    SimTreeBox *tree_cells;
+    RenderBox *tree_boxes;
+    int tree_drawn;            /* boxes handed to the renderer */
+    bool tree_capped;          /* fewer levels drawn than asked: too many cells */
+    const Sim *tree_sim;       /* what the boxes were copied from: the simulation, */
+    long long tree_step;       /* its step count, */
+    int tree_levels;           /* the levels asked for, */
+    int tree_force;            /* and its method */
+    double tree_next;
+    char tree_note[160];
+    /* P: a screenshot of the next frame, without the panel. */
+    bool screenshot_requested;
+    char screenshot[300];
     /* The loop. */
     int frames; /* 0 = until closed */
     int frame;
@@ -169,18 +188,19 @@ static void say(const App *a, const char *fmt, ...)
 /* "1 step", "4 steps". */
 static const char *plural(long long count, const char *one, const char *many) { return count == 1 ? one : many; }
 
-/* "dt 0.0100, softening 0.0500, damping 1 (off)". */
-static void describe_params(const SimParams *p, char *buf, size_t len)
+/* "dt 0.0100, softening 0.0500, damping 1 (off)", and theta while the tree runs. */
+static void describe_params(const App *a, const SimParams *p, char *buf, size_t len)
 {
-    char damping[32];
+    char damping[32], theta[32] = "";
     if (p->damping >= 1.0f) snprintf(damping, sizeof damping, "1 (off)");
     else snprintf(damping, sizeof damping, "%.6g", p->damping);
-    snprintf(buf, len, "dt %.3g, softening %.3g, damping %s", p->dt, p->softening, damping);
+    if (sim_force(a->sim) == SIM_FORCE_TREE) snprintf(theta, sizeof theta, ", theta %.2f", p->theta);
+    snprintf(buf, len, "dt %.3g, softening %.3g, damping %s%s", p->dt, p->softening, damping, theta);
 }
 
 static SimParams ui_params(const App *a)
 {
-    return (SimParams){.dt = a->ui.dt, .softening = a->ui.softening, .damping = a->ui.damping, .theta = a->opt.theta};
+    return (SimParams){.dt = a->ui.dt, .softening = a->ui.softening, .damping = a->ui.damping, .theta = a->ui.theta};
 }
 
 static double run_time(const App *a) { return a->time_base + sim_stats(a->sim).time; }
@@ -197,15 +217,20 @@ static void app_read_state(App *a)
     a->state_read_at = now_s();
 }
 
-/* The parameters the scene starts with: its own, or a loaded run's. */
+/* The opening angle of the command line, else the default. */
+static float opt_theta(const App *a) { return a->opt.theta > 0 ? a->opt.theta : SIM_THETA_DEFAULT; }
+
+/* The parameters the scene starts with: its own, or a loaded run's; theta from the command line
+ * where the run has none. */
 static SimParams scene_defaults(const App *a)
 {
     if (a->have_loaded && a->loaded.params.dt > 0) {
         SimParams p = a->loaded.params;
         if (!(p.damping > 0)) p.damping = 1;
+        if (!(p.theta > 0)) p.theta = opt_theta(a);
         return p;
     }
-    return (SimParams){.dt = a->info.dt, .softening = a->info.softening, .damping = 1.0f};
+    return (SimParams){.dt = a->info.dt, .softening = a->info.softening, .damping = 1.0f, .theta = opt_theta(a)};
 }
 
 /* Builds the scene in the UI model's settings and (re)creates the simulation on it. */
@@ -238,6 +263,9 @@ static int app_reset(App *a, char *err, size_t errlen)
     }
     a->info = info;
     a->ui.bodies = b.n;
+    /* A loaded run goes on with the method it ran, unless the command line names one. */
+    if (a->have_loaded && a->last_n == 0 && a->force_cli == SIM_FORCE_AUTO && a->loaded.force != SIM_FORCE_AUTO)
+        a->opt.force = a->loaded.force;
 
     sim_destroy(a->sim);
     a->sim = NULL;
@@ -268,6 +296,8 @@ static int app_reset(App *a, char *err, size_t errlen)
         return -1;
     }
     a->ui.kernel = (int)sim_kernel(a->sim);
+    a->ui.force = (int)a->opt.force;
+    a->ui.tree = sim_force(a->sim) == SIM_FORCE_TREE;
     a->ui.cuda = sim_backend(a->sim) == SIM_BACKEND_CUDA;
     a->ui.backend = sim_backend_name(sim_backend(a->sim));
     snprintf(a->device, sizeof a->device, "%s", sim_device_name(a->sim));
@@ -447,6 +477,7 @@ static int app_fall_back_to_cpu(App *a)
     a->backend_wanted = SIM_BACKEND_CPU;
     if (a->state_valid) {
         SimDesc sd = {.backend = SIM_BACKEND_CPU,
+                      .force = a->opt.force,
                       .position_vbo = renderer_position_vbo(a->renderer),
                       .speed_vbo = renderer_speed_vbo(a->renderer)};
         a->sim = sim_create(&sd, &a->state, err, sizeof err);
@@ -631,6 +662,7 @@ static int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen
     if (p->set & PRESET_DT) a->ui.dt = p->dt;
     if (p->set & PRESET_SOFTENING) a->ui.softening = p->softening;
     a->ui.damping = p->set & PRESET_DAMPING ? p->damping : 1.0f;
+    a->ui.theta = p->set & PRESET_THETA ? p->theta : opt_theta(a);
     if (p->set & PRESET_STEPS) a->ui.steps_per_frame = p->steps_per_frame;
     if (p->set & PRESET_EXPOSURE) a->ui.exposure = p->exposure;
     if (p->set & PRESET_POINT_SIZE) a->ui.point_size = p->point_size;
@@ -681,6 +713,7 @@ static void app_save_preset(App *a)
     p.dt = a->ui.dt;
     p.softening = a->ui.softening;
     p.damping = a->ui.damping;
+    p.theta = a->ui.theta;
     p.steps_per_frame = a->ui.steps_per_frame;
     p.exposure = a->ui.exposure;
     p.point_size = a->ui.point_size;
@@ -691,8 +724,8 @@ static void app_save_preset(App *a)
     p.camera_yaw = a->camera.yaw * 180 / (float)M_PI;
     p.camera_pitch = a->camera.pitch * 180 / (float)M_PI;
     p.camera_distance = a->camera.distance / home.distance;
-    p.set = PRESET_DT | PRESET_SOFTENING | PRESET_DAMPING | PRESET_STEPS | PRESET_EXPOSURE | PRESET_POINT_SIZE |
-            PRESET_COLOR | PRESET_CAMERA | PRESET_AUTO_ROTATE;
+    p.set = PRESET_DT | PRESET_SOFTENING | PRESET_DAMPING | PRESET_THETA | PRESET_STEPS | PRESET_EXPOSURE |
+            PRESET_POINT_SIZE | PRESET_COLOR | PRESET_CAMERA | PRESET_AUTO_ROTATE;
     if (a->opt.force != SIM_FORCE_AUTO) {
         p.force = a->opt.force;
         p.set |= PRESET_FORCE;
@@ -722,6 +755,7 @@ static int app_save_run(App *a, const char *path)
     }
     SavedRun r = {
         .params = ui_params(a),
+        .force = sim_force(a->sim),
         .steps_per_frame = a->ui.steps_per_frame,
         .step = run_step(a),
         .time = run_time(a),
@@ -755,15 +789,16 @@ static void app_set_params(App *a, const SimParams *p)
     a->ui.dt = p->dt;
     a->ui.softening = p->softening;
     a->ui.damping = p->damping;
+    if (p->theta > 0) a->ui.theta = p->theta;
 }
 
-/* Backspace or the Defaults button: the scene's dt, softening and damping. */
+/* Backspace or the Defaults button: the scene's dt, softening and damping, and theta. */
 static void app_restore_defaults(App *a)
 {
     const SimParams now = ui_params(a), d = scene_defaults(a);
     char text[160];
-    describe_params(&d, text, sizeof text);
-    if (now.dt == d.dt && now.softening == d.softening && now.damping == d.damping) {
+    describe_params(a, &d, text, sizeof text);
+    if (now.dt == d.dt && now.softening == d.softening && now.damping == d.damping && now.theta == d.theta) {
         notify(a, "Already the defaults: %s", text);
         return;
     }
@@ -796,7 +831,7 @@ static void app_undo(App *a)
     if (a->diverged_pause) a->ui.paused = a->diverged_pause = false;
     a->next_energy_at = 0;
     char text[160];
-    describe_params(&e.params, text, sizeof text);
+    describe_params(a, &e.params, text, sizeof text);
     notify(a, "Undone: back to t = %.4g with %s", e.time, text);
 }
 
@@ -863,6 +898,126 @@ static int app_stop_recording(App *a)
     return rc;
 }
 
+/* ---- the force method and the tree overlay ---- */
+
+/* The force combo: the method changes at once; a refusal (no room on the GPU for the tree) keeps
+ * the one that runs and says why. */
+static void app_set_force(App *a, SimForce f)
+{
+    char err[256];
+    if (sim_set_force(a->sim, f, err, sizeof err) != 0) {
+        notify(a, "Force %s refused: %s", sim_force_name(f), err);
+        say(a, "starburst: %s\n", a->notice);
+        return;
+    }
+    a->opt.force = f; /* kept for resets, as the ladder's pick is */
+    a->ui.force = (int)f;
+    a->ui.tree = sim_force(a->sim) == SIM_FORCE_TREE;
+    char method[64];
+    if (sim_force(a->sim) == SIM_FORCE_TREE)
+        snprintf(method, sizeof method, "the tree (Barnes-Hut, theta %.2f)", a->ui.theta);
+    else
+        snprintf(method, sizeof method, "the direct sum (all N^2 pairs)");
+    if (f == SIM_FORCE_AUTO)
+        notify(a, "Force auto: %s for %d bodies on the %s", method, sim_count(a->sim), a->ui.backend);
+    else
+        notify(a, "Forces by %s", method);
+}
+
+/* T: says what the overlay shows, or why it shows nothing. */
+static void app_say_tree(App *a)
+{
+    if (!a->ui.show_tree)
+        notify(a, "Tree cells hidden (T shows them)");
+    else if (sim_force(a->sim) != SIM_FORCE_TREE)
+        notify(a, "The tree overlay shows the tree method's cells: choose tree (force, in the Simulation section)");
+    else
+        notify(a, "Tree cells shown to level %d (tree levels, in the View section; T hides them)", a->ui.tree_levels);
+}
+
+/* The cells the overlay draws, copied again when the tree has changed (at most every
+ * TREE_OVERLAY_SECONDS) or other levels are asked for; nothing is copied while it is off. A cap
+ * leaves out whole levels, never part of one. */
+static void app_tree_overlay(App *a, double t)
+{
+    UiModel *u = &a->ui;
+    if (!u->show_tree) {
+        u->tree_note = NULL;
+        a->tree_sim = NULL; /* shown again, it copies at once */
+        return;
+    }
+    u->tree_note = a->tree_note;
+    const SimForce force = sim_force(a->sim);
+    const long long step = sim_stats(a->sim).total_steps;
+    const bool asked = a->tree_sim != a->sim || a->tree_levels != u->tree_levels || a->tree_force != (int)force;
+    if (!asked && (step == a->tree_step || t < a->tree_next)) return;
+    a->tree_sim = a->sim;
+    a->tree_step = step;
+    a->tree_levels = u->tree_levels;
+    a->tree_force = (int)force;
+    a->tree_next = t + TREE_OVERLAY_SECONDS;
+    a->tree_drawn = 0;
+    a->tree_capped = false;
+    renderer_set_boxes(a->renderer, NULL, 0);
+    if (force != SIM_FORCE_TREE) {
+        snprintf(a->tree_note, sizeof a->tree_note,
+                 "The direct sum runs: there is no tree to show. Choose tree under force (Simulation).");
+        return;
+    }
+    if (!a->tree_cells) {
+        a->tree_cells = malloc(TREE_OVERLAY_MAX_BOXES * sizeof *a->tree_cells);
+        a->tree_boxes = malloc(TREE_OVERLAY_MAX_BOXES * sizeof *a->tree_boxes);
+    }
+    if (!a->tree_cells || !a->tree_boxes) {
+        snprintf(a->tree_note, sizeof a->tree_note, "No memory for the tree's cells.");
+        return;
+    }
+    int depth = 0;
+    const int total = sim_tree_boxes(a->sim, u->tree_levels, a->tree_cells, TREE_OVERLAY_MAX_BOXES, &depth);
+    int count = total;
+    if (total > TREE_OVERLAY_MAX_BOXES) {
+        const int cut = a->tree_cells[TREE_OVERLAY_MAX_BOXES - 1].level;
+        count = TREE_OVERLAY_MAX_BOXES;
+        while (count > 0 && a->tree_cells[count - 1].level == cut) count--;
+        a->tree_capped = true;
+    }
+    for (int i = 0; i < count; i++) {
+        const SimTreeBox *c = &a->tree_cells[i];
+        a->tree_boxes[i] = (RenderBox){.x = c->x, .y = c->y, .z = c->z, .half = c->half, .level = (float)c->level};
+    }
+    renderer_set_boxes(a->renderer, a->tree_boxes, count);
+    a->tree_drawn = count;
+    const int deepest = count > 0 ? a->tree_cells[count - 1].level : 0;
+    if (total == 0)
+        snprintf(a->tree_note, sizeof a->tree_note, "No tree yet: the next step builds it.");
+    else if (a->tree_capped)
+        snprintf(a->tree_note, sizeof a->tree_note,
+                 "%d cells in levels 0-%d: with level %d they would pass %d, the most drawn.", count, deepest,
+                 deepest + 1, TREE_OVERLAY_MAX_BOXES);
+    else
+        snprintf(a->tree_note, sizeof a->tree_note, "%d cells in levels 0-%d; the tree has %d levels below the root.",
+                 count, deepest, depth);
+}
+
+/* P: the frame as drawn (the panel only with --capture-ui) to a new dated PNG. */
+static void app_screenshot(App *a)
+{
+    char name[256], err[512];
+    int w, h;
+    render_context_size(a->ctx, &w, &h);
+    if (recorder_new_name(name, sizeof name, ".png") != 0) {
+        notify(a, "Screenshot: no free name in this folder");
+        return;
+    }
+    if (capture_png(name, render_context_framebuffer(a->ctx), w, h, err, sizeof err) != 0) {
+        notify(a, "Screenshot not written: %s", err);
+        return;
+    }
+    snprintf(a->screenshot, sizeof a->screenshot, "%s", name);
+    notify(a, "Screenshot: %s", name);
+    say(a, "starburst: %s\n", a->notice);
+}
+
 /* ---- input ---- */
 
 /* L: lecture mode goes full screen; leaving it gives back the window it came from. */
@@ -915,6 +1070,11 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
         notify(a, "Colour by %s", renderer_color_mode_name((ColorMode)u->color_mode));
         break;
     case GLFW_KEY_K: u->measure_ladder = true; break;
+    case GLFW_KEY_T:
+        u->show_tree = !u->show_tree;
+        app_say_tree(a);
+        break;
+    case GLFW_KEY_P: a->screenshot_requested = true; break;
     case GLFW_KEY_HOME:
         u->reset_camera = true;
         notify(a, "Camera reset");
@@ -1063,6 +1223,7 @@ static void app_apply_controls(App *a)
     a->ui.apply_shape = false;
     sim_launch_shape(a->sim, &a->ui.shape_q, &a->ui.shape_block);
     a->ui.kernel_name = sim_kernel_name(sim_kernel(a->sim));
+    a->ui.force = (int)a->opt.force;
     /* The HUD's interactions/s count N^2 a step, as the direct sum does; the tree says what it
      * really evaluates. */
     a->ui.method = NULL;
@@ -1099,6 +1260,7 @@ static void app_draw(App *a)
         .color_mode = (ColorMode)a->ui.color_mode,
         .speed_scale = a->speed_scale,
         .show_halo = a->ui.show_halo,
+        .show_boxes = a->ui.show_tree,
     };
     v.focus_distance = a->camera.distance;
     camera_matrices(&a->camera, (float)w / (float)h, v.view, v.proj);
@@ -1135,6 +1297,9 @@ static void app_init_ui_model(App *a)
     u->color_mode = (int)o->color_mode;
     u->auto_rotate = o->auto_rotate;
     u->show_halo = o->show_halo;
+    u->force = (int)o->force;
+    u->theta = o->theta > 0 ? o->theta : SIM_THETA_DEFAULT;
+    u->tree_levels = 4;
     u->lecture = o->lecture;
     a->lecture_shown = o->lecture; /* --lecture opens full screen already */
     u->threads_per_body = o->threads_per_body;
@@ -1152,6 +1317,8 @@ static void app_destroy(App *a)
     free(a->preset_names);
     bodies_free(&a->state);
     bodies_free(&a->initial);
+    free(a->tree_cells);
+    free(a->tree_boxes);
     undo_clear(&a->undo);
     force_watch_destroy(a->watch);
     sim_destroy(a->sim);
@@ -1177,11 +1344,11 @@ static void app_handle_reset(App *a)
     char text[160];
     if (a->last_scene != scene || a->last_n != n) {
         const SimParams p = ui_params(a);
-        describe_params(&p, text, sizeof text);
+        describe_params(a, &p, text, sizeof text);
         notify(a, "Reset: %s, %d bodies on the %s, with its own %s", scene_name((SceneKind)a->last_scene),
                sim_count(a->sim), a->ui.backend, text);
     } else {
-        describe_params(&kept, text, sizeof text);
+        describe_params(a, &kept, text, sizeof text);
         notify(a, "Reset: %d bodies on the %s; kept %s (Backspace: the scene's defaults)", sim_count(a->sim),
                a->ui.backend, text);
     }
@@ -1211,6 +1378,7 @@ static void app_handle_requests(App *a, double t)
         a->cycle_next = t + u->cycle_seconds;
         if (!a->sim) return;
     }
+    if (take(&u->apply_force)) app_set_force(a, (SimForce)u->force_wanted);
     if (take(&u->edit_began)) app_remember(a, &u->before);
     if (take(&u->defaults)) app_restore_defaults(a);
     if (take(&u->undo)) app_undo(a);
@@ -1279,6 +1447,7 @@ static void app_observe(App *a, double t)
 static bool app_capture_frame(App *a, bool last_frame)
 {
     char err[512];
+    if (take(&a->screenshot_requested)) app_screenshot(a);
     if (a->recorder) {
         int w, h;
         render_context_size(a->ctx, &w, &h);
@@ -1313,6 +1482,10 @@ static void app_write_readout(App *a)
         .camera_yaw = a->camera.yaw,
         .alarm = a->alarm,
         .notice = a->notice,
+        .force = sim_force(a->sim),
+        .tree_boxes = a->ui.show_tree ? a->tree_drawn : 0,
+        .tree_capped = a->ui.show_tree && a->tree_capped,
+        .screenshot = a->screenshot[0] ? a->screenshot : NULL,
         .ui = &a->ui,
     };
     char err[256];
@@ -1344,6 +1517,7 @@ static bool app_frame(App *a)
         return false;
     }
     app_observe(a, t);
+    app_tree_overlay(a, t);
 
     camera_update(&a->camera, seconds);
     app_follow(a, t, seconds);
@@ -1480,6 +1654,7 @@ static int app_start(App *a)
     a->watch = force_watch_create(err, sizeof err);
     if (!a->watch) say(a, "starburst: no live force error: %s\n", err);
     a->ui.damping = opt->damping > 0 ? opt->damping : (a->have_loaded ? scene_defaults(a).damping : 1.0f);
+    a->ui.theta = opt->theta > 0 ? opt->theta : scene_defaults(a).theta;
     a->ui.steps_per_frame = opt->steps_per_frame > 0                         ? opt->steps_per_frame
                             : a->have_loaded && a->loaded.steps_per_frame > 0 ? a->loaded.steps_per_frame
                             : a->ui.cuda                                      ? 4

@@ -102,6 +102,10 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
         NUM(1e-6, 1);
         p->damping = (float)v;
         p->set |= PRESET_DAMPING;
+    } else if (strcmp(key, "theta") == 0) {
+        NUM(0.05, 1.5);
+        p->theta = (float)v;
+        p->set |= PRESET_THETA;
     } else if (strcmp(key, "steps_per_frame") == 0) {
         NUM(1, 1024);
         p->steps_per_frame = (int)v;
@@ -202,6 +206,7 @@ static void write_section(AtomicFile *f, const Preset *p)
     if (p->set & PRESET_DT) atomic_file_printf(f, "dt = %.9g\n", p->dt);
     if (p->set & PRESET_SOFTENING) atomic_file_printf(f, "softening = %.9g\n", p->softening);
     if (p->set & PRESET_DAMPING) atomic_file_printf(f, "damping = %.9g\n", p->damping);
+    if (p->set & PRESET_THETA) atomic_file_printf(f, "theta = %.9g\n", p->theta);
     if (p->set & PRESET_STEPS) atomic_file_printf(f, "steps_per_frame = %d\n", p->steps_per_frame);
     if (p->set & PRESET_EXPOSURE) atomic_file_printf(f, "exposure = %.9g\n", p->exposure);
     if (p->set & PRESET_POINT_SIZE) atomic_file_printf(f, "point_size = %.9g\n", p->point_size);

@@ -21,6 +21,7 @@ enum {
     PRESET_AUTO_ROTATE = 1 << 8,
     PRESET_FORCE = 1 << 9,
     PRESET_CUDA = 1 << 10, /* backend = cuda: offered only where the CUDA backend runs */
+    PRESET_THETA = 1 << 11,
 };
 
 /* Where a preset's bodies come from: a built-in scene, or a file. */
@@ -37,6 +38,7 @@ typedef struct Preset {
     PresetSource source;
     char file[1024];   /* the file of a source other than a scene */
     float dt, softening, damping;
+    float theta;       /* the tree's opening angle */
     int steps_per_frame;
     float exposure, point_size;
     int color_mode;    /* ColorMode */

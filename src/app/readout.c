@@ -21,7 +21,9 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
     if (!f) return -1;
     const UiModel *u = r->ui;
     atomic_file_printf(f, "frame %d\ntime %.9g\nstep %lld\n", r->frame, r->time, r->step);
-    atomic_file_printf(f, "dt %.9g\nsoftening %.9g\ndamping %.9g\n", r->params.dt, r->params.softening, r->params.damping);
+    atomic_file_printf(f, "dt %.9g\nsoftening %.9g\ndamping %.9g\ntheta %.9g\n", r->params.dt, r->params.softening,
+                       r->params.damping, r->params.theta);
+    atomic_file_printf(f, "force %s\nforce_choice %s\n", sim_force_name(r->force), sim_force_name((SimForce)u->force));
     atomic_file_printf(f, "bodies %d\n", r->bodies);
     put_text(f, "backend", r->backend);
     atomic_file_printf(f, "size %d %d\nfullscreen %d\nfollow %d\nrecording %d\n", r->width, r->height, r->fullscreen, r->follow,
@@ -33,6 +35,9 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
             u->auto_rotate, u->lecture, u->visible, u->cycling, u->cycle_seconds);
     atomic_file_printf(f, "preset %d\npresets %d\nundo_depth %d\nenergy_valid %d\nenergy_error %.9g\n", u->preset,
             u->preset_count, u->undo_depth, u->energy_valid, u->energy_error);
+    atomic_file_printf(f, "tree_overlay %d\ntree_levels %d\ntree_boxes %d\ntree_capped %d\n", u->show_tree, u->tree_levels,
+                       r->tree_boxes, r->tree_capped);
+    put_text(f, "screenshot", r->screenshot);
     atomic_file_printf(f, "alarm %d\n", r->alarm && r->alarm[0]);
     put_text(f, "alarm_text", r->alarm);
     put_text(f, "notice", r->notice);

@@ -24,6 +24,10 @@ typedef struct ReadoutState {
     bool recording;
     float camera_distance, camera_yaw;
     const char *alarm, *notice;
+    SimForce force;    /* the method in use */
+    int tree_boxes;    /* cells the tree overlay draws */
+    bool tree_capped;  /* it draws fewer levels than asked: too many cells */
+    const char *screenshot; /* the last screenshot written, or NULL */
     const UiModel *ui;
 } ReadoutState;
 

@@ -508,12 +508,17 @@ const char *recorder_path(const Recorder *r) { return r->path; }
 
 int recorder_new_path(char *buf, size_t len)
 {
+    char ffmpeg[4096];
+    return recorder_new_name(buf, len, find_program("ffmpeg", ffmpeg, sizeof ffmpeg) ? ".mp4" : "");
+}
+
+int recorder_new_name(char *buf, size_t len, const char *ext)
+{
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);
-    char stamp[64], ffmpeg[4096];
+    char stamp[64];
     strftime(stamp, sizeof stamp, "starburst-%Y%m%d-%H%M%S", &tm);
-    const char *ext = find_program("ffmpeg", ffmpeg, sizeof ffmpeg) ? ".mp4" : "";
     for (int i = 1; i < 1000; i++) {
         int n = i == 1 ? snprintf(buf, len, "%s%s", stamp, ext) : snprintf(buf, len, "%s-%d%s", stamp, i, ext);
         if (n < 0 || (size_t)n >= len) return -1;

@@ -47,5 +47,7 @@ const char *recorder_path(const Recorder *r); /* the target, as given */
  * "starburst-20250101-120000"; "-2", "-3", ... are added before the extension while the name is
  * taken. 0, or -1 when len is too short. */
 int recorder_new_path(char *buf, size_t len);
+/* The same with the extension given (".png"); "" names a folder. */
+int recorder_new_name(char *buf, size_t len, const char *ext);
 
 #endif

@@ -56,11 +56,15 @@ int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err
     /* 9 significant digits give back every float bit for bit, 17 every double. */
     atomic_file_printf(files[1],
                        "; Starburst run parameters, beside the TIPSY file of the same name\n[run]\n"
-                       "dt = %.9g\nsoftening = %.9g\ndamping = %.9g\nsteps_per_frame = %d\nstep = %lld\n"
-                       "time = %.17g\n"
+                       "dt = %.9g\nsoftening = %.9g\ndamping = %.9g\n",
+                       (double)run->params.dt, (double)run->params.softening, (double)run->params.damping);
+    /* The method and angle only where given, so that a save loads back as it was handed in. */
+    if (run->force != SIM_FORCE_AUTO) atomic_file_printf(files[1], "force = %s\n", sim_force_name(run->force));
+    if (run->params.theta > 0) atomic_file_printf(files[1], "theta = %.9g\n", (double)run->params.theta);
+    atomic_file_printf(files[1],
+                       "steps_per_frame = %d\nstep = %lld\ntime = %.17g\n"
                        "; the TIPSY file these belong to: its size, and the 64-bit FNV-1a of its bytes\n"
                        "tipsy_bytes = %zu\ntipsy_checksum = 0x%016llx\n",
-                       (double)run->params.dt, (double)run->params.softening, (double)run->params.damping,
                        run->steps_per_frame, run->step, run->time, len, (unsigned long long)sum);
     /* The TIPSY file is renamed first: a crash before the ini follows leaves a pair whose
      * checksum disagrees, which state_load refuses. */
@@ -88,6 +92,12 @@ static int on_sidecar(void *user, const char *section, const char *key, const ch
         else ps->run->step = v;
         return 1;
     }
+    if (strcmp(key, "force") == 0) {
+        const int f = sim_force_from_name(value);
+        if (f < 0) goto bad;
+        ps->run->force = (SimForce)f;
+        return 1;
+    }
     if (strcmp(key, "tipsy_bytes") == 0) {
         ps->tipsy_bytes = strtoll(value, &end, 10);
         if (end == value || *end || errno || ps->tipsy_bytes < 0) goto bad;
@@ -105,8 +115,9 @@ static int on_sidecar(void *user, const char *section, const char *key, const ch
     if (strcmp(key, "dt") == 0 && v > 0) ps->run->params.dt = (float)v;
     else if (strcmp(key, "softening") == 0 && v >= 0) ps->run->params.softening = (float)v;
     else if (strcmp(key, "damping") == 0 && v > 0 && v <= 1) ps->run->params.damping = (float)v;
+    else if (strcmp(key, "theta") == 0 && v >= 0.05 && v <= 1.5) ps->run->params.theta = (float)v;
     else if (strcmp(key, "time") == 0) ps->run->time = v;
-    else if (strcmp(key, "dt") && strcmp(key, "softening") && strcmp(key, "damping")) {
+    else if (strcmp(key, "dt") && strcmp(key, "softening") && strcmp(key, "damping") && strcmp(key, "theta")) {
         snprintf(ps->what, sizeof ps->what, "unknown key '%s'", key);
         return 0;
     } else goto bad;

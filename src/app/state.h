@@ -12,7 +12,8 @@
 #include "sim/sim.h"
 
 typedef struct SavedRun {
-    SimParams params;
+    SimParams params;  /* theta 0: not recorded (an older save) */
+    SimForce force;    /* the method that ran; auto: not recorded */
     int steps_per_frame;
     long long step; /* steps run before the save */
     double time;    /* simulated time at the save */

@@ -1,10 +1,13 @@
 /* Two passes: bodies as additive Gaussian sprites into an RGBA16F target the size of the view,
- * then one full-screen triangle that tonemaps it into the caller's framebuffer. */
+ * then one full-screen triangle that tonemaps it into the caller's framebuffer. The boxes go on
+ * top, after the tonemap: lines of a fixed brightness whatever the exposure, instanced (a cube's
+ * 12 edges, one instance a box). */
 #include <GL/glew.h>
 
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,10 @@ const char *shader_embedded(const char *name);
 #define BASE_BRIGHTNESS 1.6f
 #define REFERENCE_BODIES 16384.0f
 #define GLOW 0.3f
+/* Light of a box's lines at level 0 on the tonemapped image; each level below has BOX_FADE of the
+ * one above, so the many small cells of a dense core stay a haze instead of a white block. */
+#define BOX_GAIN 0.2f
+#define BOX_FADE 0.7f
 
 typedef struct BodiesProgram {
     GLuint id;
@@ -34,6 +41,11 @@ typedef struct TonemapProgram {
     GLint hdr, exposure, glow;
 } TonemapProgram;
 
+typedef struct BoxesProgram {
+    GLuint id;
+    GLint view, proj, gain, fade;
+} BoxesProgram;
+
 struct Renderer {
     int max_bodies;
     char *shader_dir;
@@ -41,6 +53,9 @@ struct Renderer {
     GLuint empty_vao; /* core profile draws need a VAO bound, even without attributes */
     BodiesProgram bodies;
     TonemapProgram tonemap;
+    BoxesProgram boxes;
+    GLuint box_vao, cube_vbo, box_vbo;
+    int box_count, box_capacity;
     GLuint hdr_fbo, hdr_texture;
     int hdr_width, hdr_height;
     float mass_ref;
@@ -148,14 +163,17 @@ static GLuint link(const Renderer *r, const char *vert, const char *frag, char *
     return program;
 }
 
-static int build_programs(const Renderer *r, BodiesProgram *b, TonemapProgram *t, char *err, size_t errlen)
+static int build_programs(const Renderer *r, BodiesProgram *b, TonemapProgram *t, BoxesProgram *x, char *err,
+                          size_t errlen)
 {
     b->id = link(r, "bodies.vert", "bodies.frag", err, errlen);
     if (!b->id) return -1;
     t->id = link(r, "tonemap.vert", "tonemap.frag", err, errlen);
-    if (!t->id) {
+    if (t->id) x->id = link(r, "boxes.vert", "boxes.frag", err, errlen);
+    if (!t->id || !x->id) {
         glDeleteProgram(b->id);
-        b->id = 0;
+        if (t->id) glDeleteProgram(t->id);
+        b->id = t->id = 0;
         return -1;
     }
     b->view = glGetUniformLocation(b->id, "u_view");
@@ -171,6 +189,10 @@ static int build_programs(const Renderer *r, BodiesProgram *b, TonemapProgram *t
     t->hdr = glGetUniformLocation(t->id, "u_hdr");
     t->exposure = glGetUniformLocation(t->id, "u_exposure");
     t->glow = glGetUniformLocation(t->id, "u_glow");
+    x->view = glGetUniformLocation(x->id, "u_view");
+    x->proj = glGetUniformLocation(x->id, "u_proj");
+    x->gain = glGetUniformLocation(x->id, "u_gain");
+    x->fade = glGetUniformLocation(x->id, "u_fade");
     return 0;
 }
 
@@ -178,7 +200,74 @@ static void delete_programs(Renderer *r)
 {
     if (r->bodies.id) glDeleteProgram(r->bodies.id);
     if (r->tonemap.id) glDeleteProgram(r->tonemap.id);
-    r->bodies.id = r->tonemap.id = 0;
+    if (r->boxes.id) glDeleteProgram(r->boxes.id);
+    r->bodies.id = r->tonemap.id = r->boxes.id = 0;
+}
+
+/* The 12 edges of the cube [-1, 1]^3 as 24 line ends; a box instance scales and moves it. */
+static void create_box_buffers(Renderer *r)
+{
+    float cube[24 * 3];
+    int k = 0;
+    for (int axis = 0; axis < 3; axis++)
+        for (int u = -1; u <= 1; u += 2)
+            for (int v = -1; v <= 1; v += 2)
+                for (int end = -1; end <= 1; end += 2) {
+                    const int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+                    float *p = cube + 3 * k++;
+                    p[axis] = (float)end;
+                    p[a1] = (float)u;
+                    p[a2] = (float)v;
+                }
+    glGenVertexArrays(1, &r->box_vao);
+    glBindVertexArray(r->box_vao);
+    glGenBuffers(1, &r->cube_vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, r->cube_vbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof cube, cube, GL_STATIC_DRAW);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, NULL);
+    glEnableVertexAttribArray(0);
+    glGenBuffers(1, &r->box_vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, r->box_vbo);
+    glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, sizeof(RenderBox), (void *)offsetof(RenderBox, x));
+    glVertexAttribDivisor(1, 1);
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(2, 1, GL_FLOAT, GL_FALSE, sizeof(RenderBox), (void *)offsetof(RenderBox, level));
+    glVertexAttribDivisor(2, 1);
+    glEnableVertexAttribArray(2);
+    glBindVertexArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+void renderer_set_boxes(Renderer *r, const RenderBox *boxes, int count)
+{
+    r->box_count = 0;
+    if (count <= 0 || !boxes) return;
+    glBindBuffer(GL_ARRAY_BUFFER, r->box_vbo);
+    const GLsizeiptr bytes = (GLsizeiptr)((size_t)count * sizeof(RenderBox));
+    if (count > r->box_capacity) {
+        glBufferData(GL_ARRAY_BUFFER, bytes, boxes, GL_DYNAMIC_DRAW);
+        r->box_capacity = count;
+    } else {
+        glBufferSubData(GL_ARRAY_BUFFER, 0, bytes, boxes);
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    r->box_count = count;
+}
+
+static void draw_boxes(const Renderer *r, const RenderView *v)
+{
+    const BoxesProgram *x = &r->boxes;
+    glUseProgram(x->id);
+    glUniformMatrix4fv(x->view, 1, GL_FALSE, v->view);
+    glUniformMatrix4fv(x->proj, 1, GL_FALSE, v->proj);
+    glUniform1f(x->gain, BOX_GAIN);
+    glUniform1f(x->fade, BOX_FADE);
+    glEnable(GL_BLEND);
+    glBlendEquation(GL_FUNC_ADD);
+    glBlendFunc(GL_ONE, GL_ONE);
+    glBindVertexArray(r->box_vao);
+    glDrawArraysInstanced(GL_LINES, 0, 24, r->box_count);
+    glDisable(GL_BLEND);
 }
 
 Renderer *renderer_create(const RendererDesc *desc, char *err, size_t errlen)
@@ -195,7 +284,7 @@ Renderer *renderer_create(const RendererDesc *desc, char *err, size_t errlen)
     }
     r->max_bodies = desc->max_bodies;
     r->mass_ref = 1.0f;
-    if (build_programs(r, &r->bodies, &r->tonemap, err, errlen) != 0) {
+    if (build_programs(r, &r->bodies, &r->tonemap, &r->boxes, err, errlen) != 0) {
         renderer_destroy(r);
         return NULL;
     }
@@ -224,6 +313,7 @@ Renderer *renderer_create(const RendererDesc *desc, char *err, size_t errlen)
     glEnableVertexAttribArray(2);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
+    create_box_buffers(r);
 
     GLenum e = glGetError();
     if (e == GL_OUT_OF_MEMORY) {
@@ -243,10 +333,10 @@ void renderer_destroy(Renderer *r)
 {
     if (!r) return;
     delete_programs(r);
-    GLuint buffers[] = {r->position_vbo, r->speed_vbo, r->tag_vbo};
-    glDeleteBuffers(3, buffers);
-    GLuint vaos[] = {r->vao, r->empty_vao};
-    glDeleteVertexArrays(2, vaos);
+    GLuint buffers[] = {r->position_vbo, r->speed_vbo, r->tag_vbo, r->cube_vbo, r->box_vbo};
+    glDeleteBuffers(5, buffers);
+    GLuint vaos[] = {r->vao, r->empty_vao, r->box_vao};
+    glDeleteVertexArrays(3, vaos);
     if (r->hdr_fbo) glDeleteFramebuffers(1, &r->hdr_fbo);
     if (r->hdr_texture) glDeleteTextures(1, &r->hdr_texture);
     free(r->shader_dir);
@@ -257,10 +347,12 @@ int renderer_reload(Renderer *r, char *err, size_t errlen)
 {
     BodiesProgram b = {0};
     TonemapProgram t = {0};
-    if (build_programs(r, &b, &t, err, errlen) != 0) return -1;
+    BoxesProgram x = {0};
+    if (build_programs(r, &b, &t, &x, err, errlen) != 0) return -1;
     delete_programs(r);
     r->bodies = b;
     r->tonemap = t;
+    r->boxes = x;
     return 0;
 }
 
@@ -377,6 +469,7 @@ void renderer_draw(Renderer *r, const RenderView *v)
     glUniform1f(r->tonemap.glow, GLOW);
     glBindVertexArray(r->empty_vao);
     glDrawArrays(GL_TRIANGLES, 0, 3);
+    if (v->show_boxes && r->box_count > 0) draw_boxes(r, v);
     glBindVertexArray(0);
     glUseProgram(0);
     glBindTexture(GL_TEXTURE_2D, 0);

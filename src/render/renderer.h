@@ -1,6 +1,7 @@
 /* Bodies as point sprites: Gaussian falloff from gl_PointCoord, additively blended into a
- * half-float target, then a tonemap pass with exposure into the final framebuffer. The
- * renderer owns the position buffer (n float4) that the simulation updates in place. */
+ * half-float target, then a tonemap pass with exposure into the final framebuffer; over that,
+ * optionally, wire cubes (the cells of a tree) as faint additive lines. The renderer owns the
+ * position buffer (n float4) that the simulation updates in place. */
 #ifndef STARBURST_RENDERER_H
 #define STARBURST_RENDERER_H
 
@@ -39,7 +40,13 @@ typedef struct RenderView {
     ColorMode color_mode;
     float speed_scale;        /* speed mapped to the top of the colour ramp; 0 = 1 */
     int show_halo;            /* draw halo (dark) bodies */
+    int show_boxes;           /* draw the boxes of renderer_set_boxes over the bodies */
 } RenderView;
+
+/* A wire cube: its centre, half side and level (0 is the brightest; deeper ones fade). */
+typedef struct RenderBox {
+    float x, y, z, half, level;
+} RenderBox;
 
 /* NULL with one line in err: a shader that does not compile names itself and quotes the log. */
 Renderer *renderer_create(const RendererDesc *desc, char *err, size_t errlen);
@@ -53,6 +60,8 @@ unsigned int renderer_speed_vbo(const Renderer *r);    /* max_bodies float */
  * a reset, before the simulation takes over. pos4 NULL leaves the positions as they are. n is
  * clamped to max_bodies. Sprite sizes refer to the mean mass of the non-halo bodies seen here. */
 void renderer_upload(Renderer *r, const float *pos4, const uint8_t *tags, int n);
+/* Replaces the boxes drawn while RenderView.show_boxes is set (count 0: none). */
+void renderer_set_boxes(Renderer *r, const RenderBox *boxes, int count);
 /* Draws n bodies; per-sprite brightness goes as 1/sqrt(n) so that 4K and 16K bodies look alike.
  * Leaves v->framebuffer bound with the viewport covering it, blending off, no program or VAO. */
 void renderer_draw(Renderer *r, const RenderView *v);

@@ -253,6 +253,15 @@ int sim_set_force(Sim *s, SimForce f, char *err, size_t errlen)
     return 0;
 }
 
+int sim_tree_boxes(Sim *s, int max_level, SimTreeBox *out, int cap, int *depth)
+{
+    int deepest = 0, total = 0;
+    if (s->force == SIM_FORCE_TREE && s->impl->tree_boxes && max_level >= 0)
+        total = s->impl->tree_boxes(s->state, max_level, out, cap < 0 ? 0 : cap, &deepest);
+    if (depth) *depth = total > 0 ? deepest : 0;
+    return total;
+}
+
 int sim_set_kernel(Sim *s, SimKernel k, int threads_per_body, int block_size, char *err, size_t errlen)
 {
     if (k < 0 || k >= SIM_KERNEL_COUNT) {

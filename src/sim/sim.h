@@ -174,6 +174,20 @@ bool sim_tree_stats(const Sim *s, SimTreeStats *out);
 const char *sim_force_name(SimForce f);
 int sim_force_from_name(const char *name);
 
+/* One cell of the tree: the cube of side 2 * half about (x, y, z), its level (the root is 0) and
+ * the bodies it holds. */
+typedef struct SimTreeBox {
+    float x, y, z, half;
+    int level;
+    int bodies;
+} SimTreeBox;
+/* The cells of levels 0 .. max_level of the tree that the last force evaluation built, the root
+ * first, then level by level. Writes the first cap of them (at most) into out and returns how many
+ * there are in all, so that a caller can size out; 0 while the direct sum runs or before the
+ * first step. depth (may be NULL) gets the deepest level of that tree (0 when there is none).
+ * The CUDA backend copies the cells from the device: a call waits for the last step. */
+int sim_tree_boxes(Sim *s, int max_level, SimTreeBox *out, int cap, int *depth);
+
 const char *sim_backend_name(SimBackend b);
 const char *sim_kernel_name(SimKernel k);
 /* The kernel SIM_KERNEL_DEFAULT stands for (any other kernel as it is): mtpb in double precision

@@ -254,6 +254,15 @@ static int cpu_set_force(void *impl, SimForce f, char *err, size_t errlen)
 }
 
 static SimForce cpu_force(const void *impl) { return ((const SimCpu *)impl)->force; }
+/* The tree holds the cells of the last tree evaluation: none while the stored accelerations
+ * come from the direct sum. */
+static int cpu_tree_boxes(void *impl, int max_level, SimTreeBox *out, int cap, int *depth)
+{
+    const SimCpu *c = impl;
+    if (c->acc_force != SIM_FORCE_TREE) return 0;
+    return tree_cpu_boxes(c->tree, max_level, out, cap, depth);
+}
+
 static double cpu_interactions_per_body(const void *impl)
 {
     const SimCpu *c = impl;
@@ -289,6 +298,7 @@ const SimBackendImpl sim_cpu_impl = {
     .set_force = cpu_set_force,
     .force = cpu_force,
     .interactions_per_body = cpu_interactions_per_body,
+    .tree_boxes = cpu_tree_boxes,
     .tree_stats = cpu_tree_stats,
 };
 

@@ -626,6 +626,26 @@ static bool cuda_tree_stats(const void *impl, SimTreeStats *out)
     return true;
 }
 
+/* The cells come from the device through a host copy of the tree's own records. */
+static int cuda_tree_boxes(void *impl, int max_level, SimTreeBox *out, int cap, int *depth)
+{
+    SimCuda *c = impl;
+    if (c->force != SIM_FORCE_TREE || !c->tree || sc_failed(c)) return 0;
+    NbodyTreeBox *boxes = cap > 0 ? malloc((size_t)cap * sizeof *boxes) : NULL;
+    if (cap > 0 && !boxes) return 0;
+    int total = 0;
+    if (!CUDA_CHECK(&c->status, nbody_tree_boxes(c->tree, max_level, boxes, cap, &total, depth, c->stream))) total = 0;
+    for (int i = 0; i < total && i < cap; i++)
+        out[i] = (SimTreeBox){.x = boxes[i].x,
+                              .y = boxes[i].y,
+                              .z = boxes[i].z,
+                              .half = boxes[i].half,
+                              .level = boxes[i].level,
+                              .bodies = boxes[i].bodies};
+    free(boxes);
+    return total;
+}
+
 const SimBackendImpl sim_cuda_impl = {
     .destroy = cuda_destroy,
     .advance = cuda_advance,
@@ -645,6 +665,7 @@ const SimBackendImpl sim_cuda_impl = {
     .set_force = cuda_set_force,
     .force = cuda_force,
     .interactions_per_body = cuda_interactions_per_body,
+    .tree_boxes = cuda_tree_boxes,
     .tree_stats = cuda_tree_stats,
 };
 

@@ -77,6 +77,9 @@ struct TreeCpu {
     int *group;
     long long *group_work; /* per group: body-body, then body-cell interactions */
     Lists *lists;
+    /* The tree of the last call that succeeded, for tree_cpu_boxes: its nodes and root side. */
+    int built_nodes;
+    double built_side;
 };
 
 static void lists_free(Lists *l)
@@ -481,6 +484,7 @@ int tree_cpu_forces(TreeCpu *t, const float *pos4, int n, float eps, float theta
     memset(stats, 0, sizeof *stats);
     if (n < 1) return 0;
     if (threads < 1) threads = 1;
+    t->built_nodes = 0;
     const double t0 = now_ms();
     if (reserve_bodies(t, n)) return -1;
     double lo[3], side;
@@ -515,5 +519,28 @@ int tree_cpu_forces(TreeCpu *t, const float *pos4, int n, float eps, float theta
     }
     stats->build_ms = t1 - t0;
     stats->walk_ms = now_ms() - t1;
+    t->built_nodes = t->nnodes;
+    t->built_side = side;
     return 0;
+}
+
+/* Nodes are in breadth-first order, so the levels come one after another. */
+int tree_cpu_boxes(const TreeCpu *t, int max_level, SimTreeBox *out, int cap, int *depth)
+{
+    const int nodes = t->built_nodes;
+    *depth = nodes > 0 ? t->node[nodes - 1].level : 0;
+    int count = 0;
+    for (; count < nodes && t->node[count].level <= max_level; count++) {
+        if (count >= cap) continue;
+        const Node *c = &t->node[count];
+        out[count] = (SimTreeBox){
+            .x = (float)c->centre[0],
+            .y = (float)c->centre[1],
+            .z = (float)c->centre[2],
+            .half = (float)(t->built_side / (double)(1u << c->level) / 2),
+            .level = c->level,
+            .bodies = c->end - c->begin,
+        };
+    }
+    return count;
 }

@@ -3,6 +3,8 @@
 #ifndef STARBURST_TREE_CPU_H
 #define STARBURST_TREE_CPU_H
 
+#include "sim/sim.h"
+
 typedef struct TreeCpu TreeCpu;
 
 /* Bodies per leaf at most (a leaf at the deepest level holds any number: coincident bodies). */
@@ -29,5 +31,9 @@ typedef struct TreeCpuStats {
  * memory (acc3 untouched). */
 int tree_cpu_forces(TreeCpu *t, const float *pos4, int n, float eps, float theta, int threads, float *acc3,
                     TreeCpuStats *stats);
+
+/* The cells of levels 0 .. max_level of the last successful tree_cpu_forces, as sim_tree_boxes
+ * gives them: the first cap into out, the count in all returned, the deepest level in *depth. */
+int tree_cpu_boxes(const TreeCpu *t, int max_level, SimTreeBox *out, int cap, int *depth);
 
 #endif

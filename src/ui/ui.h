@@ -21,21 +21,28 @@ typedef struct GLFWwindow GLFWwindow;
 
 /* Where a control was drawn in the last frame, in window pixels: the readout that lets a test
  * drive the real window as a hand does (src/app/readout.c). */
-#define UI_MAX_WIDGETS 32
+#define UI_MAX_WIDGETS 48
 typedef struct UiWidget {
     char name[24];
     float x0, y0, x1, y1;
 } UiWidget;
 
+/* The deepest level of tree cells the overlay draws. */
+#define UI_TREE_LEVELS_MAX 8
+
 typedef struct UiModel {
     /* Live controls. */
     float dt, softening, damping;
+    float theta;          /* the tree's opening angle, 0.05 .. 1.5 */
+    int force;            /* SimForce asked for: auto, direct or tree */
     int steps_per_frame;
     float point_size, exposure;
     int color_mode; /* ColorMode */
     bool paused;
     bool auto_rotate;
     bool show_halo;
+    bool show_tree;       /* T: the cells of the tree over the bodies */
+    int tree_levels;      /* the deepest level of cells drawn, 0 .. UI_TREE_LEVELS_MAX */
     int kernel;           /* SimKernel, CUDA backend only */
     int threads_per_body; /* launch shape asked for: q of mtpb (0 = auto, 1 .. 32) */
     int block_size;       /* threads per block (0 = auto, 64 .. 1024) */
@@ -57,9 +64,11 @@ typedef struct UiModel {
     bool check_forces;    /* one-shot accuracy check of the active kernel */
     bool save_preset;     /* with preset_name */
     bool apply_shape;     /* threads_per_body or block_size changed */
-    bool defaults;        /* restore the scene's dt, softening and damping */
+    bool apply_force;     /* with force_wanted: the method picked in the panel */
+    int force_wanted;
+    bool defaults;        /* restore the scene's dt, softening, damping and theta */
     bool undo;            /* take back the last parameter change, state included */
-    /* Raised when an edit of dt, softening or damping begins, with their values before it. */
+    /* Raised when an edit of dt, softening, damping or theta begins, with their values before it. */
     bool edit_began;
     SimParams before;
     int undo_depth;       /* changes that can be undone */
@@ -71,6 +80,7 @@ typedef struct UiModel {
     int bodies;
     const char *backend, *device, *kernel_name;
     const char *method;  /* the tree's line ("tree, theta 0.40: 3,702 interactions a body"), or NULL */
+    const char *tree_note; /* what the tree overlay shows, or why it shows nothing; NULL while it is off */
     const char *notice;  /* the latest message, or NULL */
     float notice_alpha;  /* 1 while it is fresh, falling to 0 as it fades */
     const char *alarm;   /* a run gone wrong, shown large until it is mended; NULL = none */

@@ -418,6 +418,7 @@ static void ladder_window(UiModel *m)
 // rule turns it into the value, so every value of the range is a handle position away.
 typedef enum SliderRule {
     RULE_LOG,     // lo .. hi, equal ratios per pixel
+    RULE_LINEAR,  // lo .. hi, equal steps per pixel, two decimals shown
     RULE_DAMPING, // 1 - 10^-x for x from -log10(1 - lo) to 6, and 1 (off) at the right end
 } SliderRule;
 
@@ -435,6 +436,8 @@ static float slider_t(const SliderSpec *s, float v)
         if (v >= 1.0f) return 1.0f;
         const float x0 = -log10f(1.0f - s->lo), x = -log10f(1.0f - v);
         t = (x - x0) / (DAMPING_FINEST - x0);
+    } else if (s->rule == RULE_LINEAR) {
+        t = (v - s->lo) / (s->hi - s->lo);
     } else {
         t = logf(v / s->lo) / logf(s->hi / s->lo);
     }
@@ -448,11 +451,12 @@ static float slider_value(const SliderSpec *s, float t)
         const float x0 = -log10f(1.0f - s->lo);
         return fminf(1.0f - powf(10.0f, -(x0 + t * (DAMPING_FINEST - x0))), 1.0f);
     }
+    if (s->rule == RULE_LINEAR) return fminf(fmaxf(s->lo + t * (s->hi - s->lo), s->lo), s->hi);
     return fminf(fmaxf(s->lo * powf(s->hi / s->lo, t), s->lo), s->hi);
 }
 
 // Three significant figures ("0.0200", "0.0800", "1.50e-05"); damping with the digits that
-// tell its nines apart ("0.9990", "0.999950"), and "1 (off)".
+// tell its nines apart ("0.9990", "0.999950"), and "1 (off)"; a linear rule two decimals.
 static void slider_text(const SliderSpec *s, float v, char *buf, size_t len)
 {
     if (s->rule == RULE_DAMPING) {
@@ -462,6 +466,10 @@ static void slider_text(const SliderSpec *s, float v, char *buf, size_t len)
         }
         int decimals = (int)floorf(-log10f(1.0f - v)) + 2;
         snprintf(buf, len, "%.*f", decimals < 2 ? 2 : decimals > 8 ? 8 : decimals, v);
+        return;
+    }
+    if (s->rule == RULE_LINEAR) {
+        snprintf(buf, len, "%.2f", v);
         return;
     }
     if (v >= 1e-3f && v < 1e4f) {
@@ -516,32 +524,84 @@ static bool rule_slider(const char *label, float *v, const SliderSpec *s, bool *
 static const SliderSpec dt_spec = {RULE_LOG, 1e-5f, 1e-1f};
 static const SliderSpec softening_spec = {RULE_LOG, 1e-4f, 1.0f};
 static const SliderSpec damping_spec = {RULE_DAMPING, 0.9f, 1.0f};
+static const SliderSpec theta_spec = {RULE_LINEAR, 0.05f, 1.5f};
 
 // Where a control sits on screen, for the readout that lets tests drive the window by hand.
 // A slider's or field's box alone, without the label beside it.
-static void note_widget(UiModel *m, const char *name, bool box = false)
+static void note_rect(UiModel *m, const char *name, ImVec2 a, ImVec2 b)
 {
     if (m->widget_count >= UI_MAX_WIDGETS) return;
     UiWidget *w = &m->widgets[m->widget_count++];
     snprintf(w->name, sizeof w->name, "%s", name);
-    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
     w->x0 = a.x;
     w->y0 = a.y;
-    w->x1 = box ? a.x + ImGui::CalcItemWidth() : b.x;
+    w->x1 = b.x;
     w->y1 = b.y;
 }
 
-// The three parameters an edit can be undone for: their values before the edit go with it.
+static void note_widget(UiModel *m, const char *name, bool box = false)
+{
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    note_rect(m, name, a, box ? ImVec2(a.x + ImGui::CalcItemWidth(), b.y) : b);
+}
+
+// The parameters an edit can be undone for: their values before the edit go with it.
 static void parameter_slider(UiModel *m, const char *label, float *v, const SliderSpec *s)
 {
-    const float dt = m->dt, softening = m->softening, damping = m->damping;
+    const SimParams before = {.dt = m->dt, .softening = m->softening, .damping = m->damping, .theta = m->theta};
     bool began = false;
     rule_slider(label, v, s, &began);
     note_widget(m, label, true);
     if (began && !m->edit_began) {
         m->edit_began = true;
-        m->before = (SimParams){.dt = dt, .softening = softening, .damping = damping, .theta = 0.0f};
+        m->before = before;
     }
+}
+
+// The force method: auto (the backend's choice for N, named beside it), direct or tree. Each
+// choice is noted for the readout while the list is open.
+static void force_combo(UiModel *m)
+{
+    static const char *const what[SIM_FORCE_COUNT] = {
+        "the tree above the crossover in N, the direct sum below it",
+        "all N^2 pairs: the exact sum, and the accuracy reference",
+        "Barnes-Hut with quadrupoles: O(N log N), with the opening angle theta",
+    };
+    char shown[48];
+    if (m->force == SIM_FORCE_AUTO)
+        snprintf(shown, sizeof shown, "auto (%s)", m->tree ? "tree" : "direct");
+    else
+        snprintf(shown, sizeof shown, "%s", sim_force_name((SimForce)m->force));
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    if (ImGui::BeginCombo("force", shown)) {
+        for (int f = 0; f < SIM_FORCE_COUNT; f++) {
+            if (ImGui::Selectable(sim_force_name((SimForce)f), f == m->force) && f != m->force) {
+                m->force_wanted = f;
+                m->apply_force = true;
+            }
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", what[f]);
+            char name[sizeof m->widgets[0].name];
+            snprintf(name, sizeof name, "force %.12s", sim_force_name((SimForce)f));
+            note_widget(m, name);
+        }
+        ImGui::EndCombo();
+    }
+    note_rect(m, "force", at, ImVec2(at.x + ImGui::CalcItemWidth(), at.y + ImGui::GetFrameHeight()));
+}
+
+// theta acts on the tree alone: greyed while the direct sum runs, and the tooltip says why.
+static void theta_slider(UiModel *m)
+{
+    const bool tree = m->tree;
+    ImGui::BeginDisabled(!tree);
+    parameter_slider(m, "theta", &m->theta, &theta_spec);
+    ImGui::EndDisabled();
+    if (!ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
+    if (tree)
+        ImGui::SetTooltip("The tree's opening angle: a cell that looks smaller than theta from a body\n"
+                          "counts as one term. Smaller is more exact and slower.");
+    else
+        ImGui::SetTooltip("theta is the tree's opening angle: the direct sum has none.\nChoose tree under force.");
 }
 
 static void simulation_section(UiModel *m)
@@ -550,6 +610,8 @@ static void simulation_section(UiModel *m)
     parameter_slider(m, "dt", &m->dt, &dt_spec);
     parameter_slider(m, "softening", &m->softening, &softening_spec);
     parameter_slider(m, "damping", &m->damping, &damping_spec);
+    force_combo(m);
+    theta_slider(m);
     ImGui::SliderInt("steps/frame", &m->steps_per_frame, 1, 64);
     note_widget(m, "steps/frame", true);
     if (m->cuda) {
@@ -678,6 +740,21 @@ static void diagnostics_section(UiModel *m)
     }
 }
 
+// The tree overlay: on and off (T), its deepest level, and what it shows or why it shows nothing.
+static void tree_controls(UiModel *m)
+{
+    ImGui::Checkbox("show tree", &m->show_tree);
+    note_widget(m, "show tree");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("The cells of the tree that summed the last forces (T)");
+    ImGui::SliderInt("tree levels", &m->tree_levels, 0, UI_TREE_LEVELS_MAX, "0 - %d", ImGuiSliderFlags_NoInput);
+    note_widget(m, "tree levels", true);
+    if (m->tree_note) {
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + px(260.0f));
+        ImGui::TextDisabled("%s", m->tree_note);
+        ImGui::PopTextWrapPos();
+    }
+}
+
 static void view_section(UiModel *m)
 {
     if (!ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) return;
@@ -698,6 +775,7 @@ static void view_section(UiModel *m)
     ImGui::SameLine();
     ImGui::Checkbox("auto-rotate", &m->auto_rotate);
     note_widget(m, "auto-rotate");
+    tree_controls(m);
     if (ImGui::Button("Reset camera")) m->reset_camera = true;
     note_widget(m, "reset camera");
 }
@@ -706,9 +784,9 @@ static void view_section(UiModel *m)
 static const char *const ui_key_lines[] = {
     "space pause   . step   R reset   Backspace defaults",
     "ctrl+Z undo   H hide UI   F full screen   L lecture",
-    "A auto-rotate   M colour   D halo   G follow",
+    "A auto-rotate   M colour   D halo   G follow   T tree",
     "K time the ladder   [ ] presets   C cycle   Home camera",
-    "S save   V record   Esc quit",
+    "S save   P screenshot   V record   Esc quit",
     "ctrl+click a slider to type a value",
 };
 

@@ -29,21 +29,31 @@ static int by_weight(const void *a, const void *b)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: check_image IMAGE.png [--clusters K] [--threshold 0..255] [--block PIXELS]\n       check_image --same A.png B.png\n");
+    fprintf(stderr, "usage: check_image IMAGE.png [--clusters K] [--threshold 0..255] [--block PIXELS]\n"
+                    "       check_image --same A.png B.png\n       check_image --lines WITH.png WITHOUT.png\n");
     return 2;
+}
+
+/* Two images of one size as RGB into *a and *b (freed by the caller); false, with a line said,
+ * when they cannot both be read or differ in size. */
+static bool load_pair(const char *a_path, const char *b_path, unsigned char **a, unsigned char **b, int *w, int *h)
+{
+    int wb, hb, c;
+    *a = stbi_load(a_path, w, h, &c, 3);
+    *b = stbi_load(b_path, &wb, &hb, &c, 3);
+    if (*a && *b && *w == wb && *h == hb) return true;
+    printf("check_image: %s vs %s: cannot load both at one size\n", a_path, b_path);
+    stbi_image_free(*a);
+    stbi_image_free(*b);
+    return false;
 }
 
 /* Two renderings of one scene: the same size, and nearly every pixel within a few levels. */
 static int compare(const char *a_path, const char *b_path)
 {
-    int wa, ha, wb, hb, c;
-    unsigned char *a = stbi_load(a_path, &wa, &ha, &c, 3), *b = stbi_load(b_path, &wb, &hb, &c, 3);
-    if (!a || !b || wa != wb || ha != hb) {
-        printf("check_image: %s vs %s: cannot load both at one size\n", a_path, b_path);
-        stbi_image_free(a);
-        stbi_image_free(b);
-        return 1;
-    }
+    int wa, ha;
+    unsigned char *a, *b;
+    if (!load_pair(a_path, b_path, &a, &b, &wa, &ha)) return 1;
     size_t n = (size_t)wa * ha * 3, off = 0, lit = 0;
     double sum = 0;
     for (size_t i = 0; i < n; i++) {
@@ -61,9 +71,38 @@ static int compare(const char *a_path, const char *b_path)
     return ok ? 0 : 1;
 }
 
+/* One view with lines drawn over it and without: the first holds pixels brighter than the second
+ * (the lines) on at least 0.2% of the image, and almost none darker (nothing else changed). */
+static int lines_over(const char *on_path, const char *off_path)
+{
+    int wa, ha;
+    unsigned char *on, *off;
+    if (!load_pair(on_path, off_path, &on, &off, &wa, &ha)) return 1;
+    const size_t pixels = (size_t)wa * ha;
+    size_t brighter = 0, darker = 0;
+    for (size_t i = 0; i < pixels; i++) {
+        int up = 0, down = 0;
+        for (int k = 0; k < 3; k++) {
+            const int d = (int)on[3 * i + k] - (int)off[3 * i + k];
+            up = d > up ? d : up;
+            down = -d > down ? -d : down;
+        }
+        brighter += up > 12;
+        darker += down > 12;
+    }
+    stbi_image_free(on);
+    stbi_image_free(off);
+    const bool ok = brighter > pixels / 500 && darker < pixels / 2000;
+    printf("check_image: %s over %s: %.2f%% of pixels brighter by > 12 levels, %.3f%% darker: %s\n", on_path,
+           off_path, 100.0 * (double)brighter / (double)pixels, 100.0 * (double)darker / (double)pixels,
+           ok ? "OK (lines drawn over it)" : "FAIL");
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--same") == 0) return compare(argv[2], argv[3]);
+    if (argc == 4 && strcmp(argv[1], "--lines") == 0) return lines_over(argv[2], argv[3]);
     const char *path = NULL;
     int clusters = 2, block = 0;
     double threshold = -1;

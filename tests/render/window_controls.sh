@@ -1,16 +1,17 @@
 #!/bin/bash
 # The real program in a real window, driven as a hand drives it: xdotool drags every slider of
 # the Simulation, View and Presets sections across its range, types values with ctrl+click,
-# clicks every button twice and presses every documented key. What the simulation received is
-# read back from the program's readout (STARBURST_READOUT), a save and the presets file. Every
+# picks every force method, clicks every button twice and presses every documented key. What the
+# simulation received is read back from the program's readout (STARBURST_READOUT), a save and the
+# presets file; what the tree overlay draws, from screenshots (P) with and without it. Every
 # wait is for a condition (the window mapped, frames drawn, a value read back), never a sleep.
-# usage: window_controls.sh APP SOURCE_DIR OUT_DIR   (under xvfb-run)
+# usage: window_controls.sh APP SOURCE_DIR OUT_DIR CHECK_IMAGE   (under xvfb-run)
 set -u
-if [ $# -ne 3 ]; then
-    echo "usage: window_controls.sh APP SOURCE_DIR OUT_DIR" >&2
+if [ $# -ne 4 ]; then
+    echo "usage: window_controls.sh APP SOURCE_DIR OUT_DIR CHECK_IMAGE" >&2
     exit 2
 fi
-app=$1 src=$2 out=$3
+app=$1 src=$2 out=$3 checker=$4
 if ! command -v xdotool >/dev/null 2>&1; then
     echo "skipped: xdotool not found (apt-get install xdotool)"
     exit 77
@@ -103,6 +104,7 @@ key() {
 }
 # x of fraction f along the box of the control last found.
 at() { calc "int($X0 + 1 + ($X1 - $X0 - 2) * $1)"; }
+has_widget() { awk -v n="$1" '$1 == "widget" && $2 == n { found = 1 } END { exit !found }' "$readout"; }
 
 # Drags a slider from its left end to its right end in steps, recording the value the
 # simulation received (readout key) at each stop into VALUES.
@@ -238,6 +240,99 @@ for n in 1 2; do
     click reset
     if wait_for "t back to 0" reset_done; then ok "Reset $n: t = $(rv time) (was $t_reset)"; fi
 done
+
+# ---- Simulation: the force method, picked in its list, and theta ----
+# Opens the force list with a click and clicks a method in it.
+choose_force() {
+    click force
+    wait_for "the force list" has_widget "force_$1" || return
+    click "force_$1"
+    expect force_choice "$1" "force list: $1"
+}
+choose_force tree
+expect force tree "the tree runs"
+choose_force direct
+expect force direct "the direct sum runs"
+choose_force auto
+expect force direct "auto takes the direct sum for 1,024 bodies"
+# theta is greyed while the direct sum runs: a drag across it changes nothing.
+theta0=$(rv theta)
+widget theta
+move "$(at 0)" "$CY"
+frames 2
+xdotool mousedown 1
+frames 2
+move "$(at 1)" "$CY"
+frames 3
+xdotool mouseup 1
+frames 3
+if value_is theta "$theta0"; then ok "theta greyed under the direct sum: a drag leaves $theta0"; else fail "a drag across the greyed theta made it $(rv theta)"; fi
+choose_force tree
+sweep theta theta
+check_sweep theta 0.05 1.5 0.65 0.9
+type_into theta theta 0.33
+click defaults
+expect_close theta 0.4 "Defaults restores theta"
+click undo
+expect_close theta 0.33 "Undo brings back the typed theta"
+
+# ---- The tree overlay: T twice, a screenshot each way, its levels dragged end to end ----
+move 300 300
+frames 2
+key space
+expect paused 1 "paused for the screenshots"
+# P: writes a screenshot of the next frame; SHOT gets its name.
+shot_taken() { local s; s=$(rv screenshot); [ -n "$s" ] && [ "$s" != "$1" ] && [ -s "$s" ]; }
+shot() {
+    local before
+    before=$(rv screenshot)
+    key p
+    wait_for "a screenshot" shot_taken "$before" && SHOT=$(rv screenshot) && ok "P: $SHOT"
+}
+boxes_drawn() { is "$(rv tree_boxes) > 1"; }
+shot
+off1=$SHOT
+key t
+expect tree_overlay 1 "T shows the tree's cells"
+wait_for "cells to draw" boxes_drawn && ok "the overlay draws $(rv tree_boxes) cells to level $(rv tree_levels)"
+shot
+on=$SHOT
+key t
+expect tree_overlay 0 "T hides them"
+shot
+off2=$SHOT
+if "$checker" --lines "$on" "$off1"; then ok "the overlay draws lines over the bodies"; else fail "no lines drawn by the overlay"; fi
+if "$checker" --same "$off1" "$off2"; then ok "hidden again, the overlay leaves nothing"; else fail "the overlay left pixels behind"; fi
+click show_tree
+expect tree_overlay 1 "show tree, clicked"
+sweep tree_levels tree_levels
+rising=1
+for ((i = 1; i < ${#VALUES[@]}; i++)); do [ "${VALUES[i]}" -ge "${VALUES[i - 1]}" ] || rising=0; done
+distinct=$(printf '%s\n' "${VALUES[@]}" | sort -u | wc -l)
+if [ $rising -eq 1 ] && [ "${VALUES[0]}" = 0 ] && [ "${VALUES[10]}" = 8 ] && [ "$distinct" -ge 8 ]; then
+    ok "tree levels across its range: ${VALUES[*]}"
+else
+    fail "tree levels across its range: ${VALUES[*]}"
+fi
+all_cells=$(rv tree_boxes)
+widget tree_levels
+move "$(at 0)" "$CY"
+frames 2
+xdotool click 1
+expect tree_levels 0 "tree levels at its left end"
+expect tree_boxes 1 "level 0: the root alone"
+if is "$all_cells > 1"; then ok "levels 0-8: $all_cells cells"; else fail "levels 0-8 draw $all_cells cells"; fi
+click show_tree
+expect tree_overlay 0 "show tree, clicked again"
+choose_force direct
+key t
+case "$(rv notice)" in *"choose tree"*) ok "T under the direct sum says: $(rv notice)" ;; *) fail "T under the direct sum says '$(rv notice)'" ;; esac
+expect tree_boxes 0 "no cells under the direct sum"
+key t
+expect tree_overlay 0 "T again"
+choose_force auto
+key space
+expect paused 0 "running again"
 
 # ---- View: sliders end to end, checkboxes and the camera button twice ----
 sweep point_size point_size

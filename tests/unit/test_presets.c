@@ -72,7 +72,8 @@ static void shipped_presets_load(void **state)
 static void values_and_defaults(void **state)
 {
     const char *path = write_file("a.ini", "[One]\nscene = plummer\nbodies = 2048\ndt = 0.004\n"
-                                           "camera_pitch = 30\n\n[Two]\nscene = disk\ninclination_b = 0\n");
+                                           "camera_pitch = 30\nforce = tree\ntheta = 0.6\n\n"
+                                           "[Two]\nscene = disk\ninclination_b = 0\n");
     PresetList l;
     char err[512] = "";
     assert_int_equal(presets_load(path, &l, err, sizeof err), 0);
@@ -83,6 +84,10 @@ static void values_and_defaults(void **state)
     assert_float_equal(l.items[0].dt, 0.004f, 1e-9);
     assert_true(l.items[0].set & PRESET_CAMERA);
     assert_false(l.items[0].set & PRESET_SOFTENING);
+    assert_true(l.items[0].set & PRESET_FORCE);
+    assert_int_equal(l.items[0].force, SIM_FORCE_TREE);
+    assert_true(l.items[0].set & PRESET_THETA);
+    assert_float_equal(l.items[0].theta, 0.6f, 0);
     assert_int_equal(l.items[1].scene.kind, SCENE_DISK);
     assert_int_equal(l.items[1].set, 0);
     /* An inclination of 0 is meant as 0, not as "the default". */
@@ -102,6 +107,7 @@ static void mistakes_name_file_and_line(void **state)
         {"[A]\nscene = spiral\n", ":2:", "spiral"},
         {"scene = disk\n", ":1:", "section"},
         {"[A]\ncolor = plaid\n", ":2:", "plaid"},
+        {"[A]\nscene = disk\ntheta = 2\n", ":3:", "theta"},
         {"[A]\nthis line has no equals sign\n", ":2:", "INI"},
         {"[A]\nscene = disk\nforce = barnes-hut\n", ":3:", "barnes-hut"},
         {"[A]\nbackend = cpu\n", ":2:", "cuda"},
@@ -125,8 +131,9 @@ static void append_adds_a_section_and_keeps_the_rest(void **state)
     char path[512];
     snprintf(path, sizeof path, "%s", write_file("user.ini", original));
     Preset p = {.name = "Saved", .scene = {.kind = SCENE_COLLISION, .n = 4096, .seed = 9, .inclination_b = 45},
-                .dt = 0.01f, .damping = 0.999f, .camera_yaw = 20, .camera_pitch = -10, .camera_distance = 1.5f,
-                .force = SIM_FORCE_TREE, .set = PRESET_DT | PRESET_DAMPING | PRESET_CAMERA | PRESET_FORCE | PRESET_CUDA};
+                .dt = 0.01f, .damping = 0.999f, .theta = 0.35f, .camera_yaw = 20, .camera_pitch = -10,
+                .camera_distance = 1.5f, .force = SIM_FORCE_TREE,
+                .set = PRESET_DT | PRESET_DAMPING | PRESET_THETA | PRESET_CAMERA | PRESET_FORCE | PRESET_CUDA};
     char err[512] = "";
     assert_int_equal(presets_append(path, &p, err, sizeof err), 0);
     const char *text = slurp(path);
@@ -141,6 +148,8 @@ static void append_adds_a_section_and_keeps_the_rest(void **state)
     assert_float_equal(q->scene.inclination_b, 45, 0);
     assert_float_equal(q->dt, p.dt, 0);
     assert_float_equal(q->damping, p.damping, 0);
+    assert_float_equal(q->theta, p.theta, 0);
+    assert_non_null(strstr(slurp(path), "\ntheta = 0.349999994\n"));
     assert_float_equal(q->camera_distance, p.camera_distance, 0);
     assert_int_equal(q->force, SIM_FORCE_TREE);
     assert_int_equal(q->set, p.set);

@@ -150,6 +150,55 @@ static void missing_and_bad_files_are_refused(void **state)
     bodies_free(&good);
 }
 
+/* The force method and the opening angle go into the ini and come back as they were; a save
+ * without them writes neither; a method or angle out of bounds is refused with its line. */
+static void force_and_theta_round_trip(void **state)
+{
+    Bodies b, back;
+    SceneInfo info;
+    char err[512] = "", path[256], ini[300];
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_PLUMMER, .n = 32}, &b, &info, err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/tree.tipsy", dir);
+    snprintf(ini, sizeof ini, "%s.ini", path);
+    const SavedRun tree = {.params = {.dt = 0.01f, .softening = 0.05f, .damping = 1, .theta = 0.55f},
+                           .force = SIM_FORCE_TREE, .steps_per_frame = 1};
+    if (state_save(path, &b, &tree, err, sizeof err) != 0) fail_msg("%s", err);
+    FILE *f = fopen(ini, "r");
+    assert_non_null(f);
+    char text[2048];
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    assert_non_null(strstr(text, "\nforce = tree\n"));
+    assert_non_null(strstr(text, "\ntheta = 0.550000012\n"));
+    SavedRun r;
+    if (state_load(path, &back, &r, err, sizeof err) != 0) fail_msg("%s", err);
+    assert_int_equal(r.force, SIM_FORCE_TREE);
+    assert_true(r.params.theta == tree.params.theta);
+    bodies_free(&back);
+
+    const SavedRun plain = {.params = {.dt = 0.01f, .softening = 0.05f, .damping = 1}, .steps_per_frame = 1};
+    if (state_save(path, &b, &plain, err, sizeof err) != 0) fail_msg("%s", err);
+    if (state_load(path, &back, &r, err, sizeof err) != 0) fail_msg("%s", err);
+    assert_int_equal(r.force, SIM_FORCE_AUTO);
+    assert_true(r.params.theta == 0);
+    bodies_free(&back);
+
+    static const char *const bad[] = {"[run]\ndt = 0.01\nforce = fast\n", "[run]\ndt = 0.01\ntheta = 2\n",
+                                      "[run]\ndt = 0.01\ntheta = 0.01\n"};
+    static const char *const word[] = {"force", "theta", "theta"};
+    for (int i = 0; i < 3; i++) {
+        f = fopen(ini, "w");
+        assert_non_null(f);
+        fputs(bad[i], f);
+        fclose(f);
+        assert_int_equal(state_load(path, &back, &r, err, sizeof err), -1);
+        print_message("%s\n", err);
+        assert_non_null(strstr(err, ".ini:3"));
+        assert_non_null(strstr(err, word[i]));
+    }
+    bodies_free(&b);
+}
+
 static void spit(const char *path, const char *data, long size)
 {
     FILE *f = fopen(path, "wb");
@@ -350,6 +399,7 @@ int main(void)
         cmocka_unit_test(reload_continues_bit_for_bit),
         cmocka_unit_test(failed_save_keeps_old_files),
         cmocka_unit_test(missing_and_bad_files_are_refused),
+        cmocka_unit_test(force_and_theta_round_trip),
         cmocka_unit_test(saved_files_follow_the_umask),
         cmocka_unit_test(changed_tipsy_is_refused),
         cmocka_unit_test(interrupted_save_is_refused),
