@@ -35,4 +35,16 @@ static inline char *read_file(const char *path, long *size)
     return data;
 }
 
+/* Everything written so far to f (from tmpfile), with a '\0' after it; the caller frees it. */
+static inline char *written_to(FILE *f)
+{
+    fflush(f);
+    long len = ftell(f);
+    rewind(f);
+    char *s = calloc(1, (size_t)len + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)len, f), (size_t)len);
+    return s;
+}
+
 #endif

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "test_files.h"
 #include "test_skip.h"
 
 #include "gpu_common.h"
@@ -21,17 +22,6 @@
 #include "app/bench_tree.h"
 #include "scene/scene.h"
 #include "sim/force_watch.h"
-
-static char *contents(FILE *f)
-{
-    fflush(f);
-    long len = ftell(f);
-    rewind(f);
-    char *s = calloc(1, (size_t)len + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)len, f), (size_t)len);
-    return s;
-}
 
 static void bench_rows_on_the_gpu(void **state)
 {
@@ -45,7 +35,7 @@ static void bench_rows_on_the_gpu(void **state)
     const BenchTreeOptions o = {.ns = ns, .ns_count = 2, .backend = SIM_BACKEND_CUDA, .samples = 500, .repeats = 5,
                                 .csv_path = csv, .out = out};
     assert_int_equal(bench_tree_run(&o), 0);
-    char *table = contents(out);
+    char *table = written_to(out);
     print_message("%s", table);
     assert_non_null(strstr(table, "cuda backend"));
     assert_non_null(strstr(table, "SIM_TREE_MIN_BODIES_CUDA (src/sim/sim.h) is"));

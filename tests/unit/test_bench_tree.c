@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "test_files.h"
 #include "test_skip.h"
 
 #include "app/bench_cli.h"
@@ -140,18 +141,6 @@ static void default_counts_per_backend(void **state)
     assert_memory_equal(ns, gpu, sizeof gpu);
 }
 
-/* Everything written to f, as a string (f from tmpfile). */
-static char *contents(FILE *f)
-{
-    fflush(f);
-    long len = ftell(f);
-    rewind(f);
-    char *s = calloc(1, (size_t)len + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)len, f), (size_t)len);
-    return s;
-}
-
 /* A whole run on the CPU backend at small N, the counts out of order and one twice: a row per N,
  * smallest first, the tree's error small, and a CSV that says the same. */
 static void cpu_run_prints_a_row_per_n(void **state)
@@ -166,7 +155,7 @@ static void cpu_run_prints_a_row_per_n(void **state)
     const BenchTreeOptions o = {.ns = ns, .ns_count = 3, .backend = SIM_BACKEND_CPU, .samples = 100, .repeats = 3,
                                 .csv_path = csv, .out = out, .progress = progress};
     assert_int_equal(bench_tree_run(&o), 0);
-    char *table = contents(out), *lines = contents(progress);
+    char *table = written_to(out), *lines = written_to(progress);
     print_message("%s", table);
     assert_non_null(strstr(table, "theta 0.40"));
     const char *a = strstr(table, "\n    2,048 "), *b = strstr(table, "\n    4,096 ");
