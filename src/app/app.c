@@ -1665,9 +1665,13 @@ static int app_start(App *a)
         return 1;
     }
     a->cycle_next = now_s() + a->ui.cycle_seconds;
-    /* The CPU backend has one kernel (OpenMP, all pairs): the ladder's names are the GPU's. */
+    /* The CPU backend has one kernel (OpenMP, all pairs): the ladder's names are the GPU's. A
+     * tree run names the tree. */
     char kernel[48] = "";
-    if (a->ui.cuda) snprintf(kernel, sizeof kernel, ", kernel %s", sim_kernel_name(sim_kernel(a->sim)));
+    if (sim_force(a->sim) == SIM_FORCE_TREE)
+        snprintf(kernel, sizeof kernel, ", tree, theta %.2f", a->ui.theta);
+    else if (a->ui.cuda)
+        snprintf(kernel, sizeof kernel, ", kernel %s", sim_kernel_name(sim_kernel(a->sim)));
     say(a, "starburst: %d bodies on %s (%s)%s, dt %g, softening %g, %d %s a frame\n", a->ui.bodies, a->ui.backend,
         a->device, kernel, a->ui.dt, a->ui.softening, a->ui.steps_per_frame,
         plural(a->ui.steps_per_frame, "step", "steps"));
