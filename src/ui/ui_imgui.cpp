@@ -199,9 +199,10 @@ static void hud(const UiModel *m)
     if (ImGui::Begin("##hud", nullptr, overlay_flags)) {
         ImGui::Text("%.0f fps (%.1f ms)", m->fps, m->fps > 0 ? 1000.0 / m->fps : 0.0);
         char rate[32];
-        ImGui::Text("%.0f %s   %s interactions/s   %.1f GFLOP/s", m->steps_per_s,
+        // A tree sums far fewer pairs: its rates are those of the N^2 sum it stands for, and say so.
+        ImGui::Text("%.0f %s   %s interactions/s   %.1f GFLOP/s%s", m->steps_per_s,
                     per_s(m->steps_per_s, "step/s", "steps/s"), compact_exp(m->interactions_per_s, rate, sizeof rate),
-                    m->gflops);
+                    m->gflops, m->tree ? " (N^2 equivalent)" : "");
         ImGui::Text("N %d   %s  %s", m->bodies, m->backend ? m->backend : "?", m->device ? m->device : "");
         if (m->cuda && m->kernel_name && !m->method) {
             ImGui::SameLine();
@@ -238,12 +239,12 @@ static void lecture_hud(const UiModel *m)
         // The unit sits on the big number's baseline.
         ImGui::SameLine();
         ImGui::SetCursorPosY(ImGui::GetCursorPosY() + ui.huge->Ascent - ImGui::GetFont()->Ascent);
-        ImGui::TextUnformatted("interactions/s");
+        ImGui::TextUnformatted(m->tree ? "N^2-equivalent interactions/s" : "interactions/s");
         if (m->gflops >= 1000) snprintf(text, sizeof text, "%.1f TFLOP/s", m->gflops * 1e-3);
         else snprintf(text, sizeof text, "%.1f GFLOP/s", m->gflops);
         ImGui::Text("%s   %.0f %s   %.0f fps", text, m->steps_per_s, per_s(m->steps_per_s, "step/s", "steps/s"),
                     m->fps);
-        if (m->cuda && (m->kernel_name || m->tree)) {
+        if ((m->cuda && m->kernel_name) || m->tree) {
             ImGui::TextColored(accent_color, "%s", m->tree ? "tree" : m->kernel_name);
             ImGui::SameLine();
         }
