@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "bench_tree_rows.h"
 #include "test_files.h"
 #include "test_skip.h"
 
@@ -44,19 +45,14 @@ static void bench_rows_on_the_gpu(void **state)
     char line[512];
     assert_non_null(fgets(line, sizeof line, f));
     for (int i = 0; i < 2; i++) {
-        assert_non_null(fgets(line, sizeof line, f));
-        int n, samples;
-        double build, walk, step, bb, bc, direct, speedup, med, p99, worst;
-        assert_int_equal(sscanf(line, "%d,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%d", &n, &build, &walk, &step, &bb,
-                                &bc, &direct, &speedup, &med, &p99, &worst, &samples),
-                         12);
-        assert_int_equal(n, ns[i]);
+        const TreeRow r = next_tree_row(f);
+        assert_int_equal(r.n, ns[i]);
         /* The step holds the build and the walk; the terms a body are a fraction of N. */
-        assert_true(build > 0 && walk > 0 && step >= 0.9 * (build + walk));
-        assert_true(bb > 0 && bc > 0 && bb + bc < n);
-        assert_true(direct > 0 && speedup > 0);
-        assert_int_equal(samples, 500);
-        assert_true(med > 0 && med <= p99 && p99 < 1e-3 && worst >= p99);
+        assert_true(r.build > 0 && r.walk > 0 && r.step >= 0.9 * (r.build + r.walk));
+        assert_true(r.bb > 0 && r.bc > 0 && r.bb + r.bc < r.n);
+        assert_true(r.direct > 0 && r.speedup > 0);
+        assert_int_equal(r.samples, 500);
+        assert_true(r.med > 0 && r.med <= r.p99 && r.p99 < 1e-3 && r.worst >= r.p99);
     }
     fclose(f);
     free(table);

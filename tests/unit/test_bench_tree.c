@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "bench_tree_rows.h"
 #include "test_files.h"
 #include "test_skip.h"
 
@@ -171,17 +172,12 @@ static void cpu_run_prints_a_row_per_n(void **state)
     assert_non_null(fgets(line, sizeof line, f));
     assert_int_equal(strncmp(line, "n,build_ms,walk_ms,step_ms,", 27), 0);
     for (int i = 0; i < 2; i++) {
-        assert_non_null(fgets(line, sizeof line, f));
-        int n, samples;
-        double build, walk, step, bb, bc, direct, speedup, med, p99, worst;
-        assert_int_equal(sscanf(line, "%d,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%d", &n, &build, &walk, &step, &bb,
-                                &bc, &direct, &speedup, &med, &p99, &worst, &samples),
-                         12);
-        assert_int_equal(n, i == 0 ? 2048 : 4096);
-        assert_true(build > 0 && walk > 0 && step >= walk && bb > 0 && bc >= 0 && bb + bc < n);
-        assert_true(direct > 0 && fabs(speedup - direct / step) < 1e-3 * speedup + 1e-4);
-        assert_int_equal(samples, 100);
-        assert_true(med > 0 && med <= p99 && p99 <= worst && p99 < 1e-3);
+        const TreeRow r = next_tree_row(f);
+        assert_int_equal(r.n, i == 0 ? 2048 : 4096);
+        assert_true(r.build > 0 && r.walk > 0 && r.step >= r.walk && r.bb > 0 && r.bc >= 0 && r.bb + r.bc < r.n);
+        assert_true(r.direct > 0 && fabs(r.speedup - r.direct / r.step) < 1e-3 * r.speedup + 1e-4);
+        assert_int_equal(r.samples, 100);
+        assert_true(r.med > 0 && r.med <= r.p99 && r.p99 <= r.worst && r.p99 < 1e-3);
     }
     assert_null(fgets(line, sizeof line, f));
     fclose(f);
