@@ -101,6 +101,20 @@ __device__ __forceinline__ int child_digit(uint64_t key, int level)
     return (int)((key >> (3 * (LEVELS - 1 - level))) & 7u);
 }
 
+/* The cube of the cell at `level` whose bodies share key's first 3 level digits: its centre and side. */
+struct Cube {
+    float x, y, z, side;
+};
+
+__device__ __forceinline__ Cube cell_cube(const Root &rt, uint64_t key, int level)
+{
+    const float l = rt.side / (float)(1 << level);
+    const int shift = LEVELS - level;
+    return Cube{rt.x + ((float)(compact3(key >> 2) >> shift) + 0.5f) * l,
+                rt.y + ((float)(compact3(key >> 1) >> shift) + 0.5f) * l,
+                rt.z + ((float)(compact3(key) >> shift) + 0.5f) * l, l};
+}
+
 /* Per block: min and max of x, y, z over a grid-stride share of the bodies. */
 __global__ void box_partial(const float4 *__restrict__ pos, int n, float *__restrict__ partials)
 {
@@ -313,13 +327,8 @@ __global__ void multipoles(const int2 *__restrict__ range, const int2 *__restric
     if (t >= count) return;
     const int c = first + t;
     const int2 r = range[c], kd = kids[c];
-    const Root rt = *root;
-    const float l = rt.side / (float)(1 << level);
-    const uint64_t key = keys[r.x];
-    const int shift = LEVELS - level;
-    const float gx = rt.x + ((float)(compact3(key >> 2) >> shift) + 0.5f) * l;
-    const float gy = rt.y + ((float)(compact3(key >> 1) >> shift) + 0.5f) * l;
-    const float gz = rt.z + ((float)(compact3(key) >> shift) + 0.5f) * l;
+    const Cube cube = cell_cube(*root, keys[r.x], level);
+    const float l = cube.side, gx = cube.x, gy = cube.y, gz = cube.z;
     /* Moments about the first body (or child): coincident bodies get their own point as centre of
      * mass, exactly, and far from the origin the sums keep their digits. */
     const bool leaf = kd.x < 0;
@@ -901,16 +910,13 @@ __global__ void cell_boxes(const int2 *__restrict__ range, const unsigned long l
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= count) return;
-    const Root rt = *root;
-    const float l = rt.side / (float)(1 << level);
     const int2 r = range[first + t];
-    const uint64_t key = keys[r.x];
-    const int shift = LEVELS - level;
+    const Cube cube = cell_cube(*root, keys[r.x], level);
     NbodyTreeBox b;
-    b.x = rt.x + ((float)(compact3(key >> 2) >> shift) + 0.5f) * l;
-    b.y = rt.y + ((float)(compact3(key >> 1) >> shift) + 0.5f) * l;
-    b.z = rt.z + ((float)(compact3(key) >> shift) + 0.5f) * l;
-    b.half = 0.5f * l;
+    b.x = cube.x;
+    b.y = cube.y;
+    b.z = cube.z;
+    b.half = 0.5f * cube.side;
     b.level = level;
     b.bodies = r.y;
     out[first + t] = b;

@@ -46,9 +46,6 @@
 
 /* Holds depth-first pushes of up to 8 children at each of 22 levels. */
 #define WALK_STACK 256
-#ifndef QUAD
-#define QUAD 1.0f
-#endif
 
 typedef struct Node {
     int begin, end;    /* range of sorted bodies */
@@ -399,8 +396,8 @@ static void sum_cells(const Lists *l, int nc, const float *gx, const float *gy, 
             const float sy = sxy[j] * dx + syy[j] * dy + syz[j] * dz;
             const float sz = sxz[j] * dx + syz[j] * dy + szz[j] * dz;
             const float q = dx * sx + dy * sy + dz * sz;
-            const float radial = cm[j] * h3 + QUAD * h5 * (7.5f * h2 * q - 1.5f * tr[j]);
-            const float tangential = -3.0f * QUAD * h5;
+            const float radial = cm[j] * h3 + h5 * (7.5f * h2 * q - 1.5f * tr[j]);
+            const float tangential = -3.0f * h5;
             ax += dx * radial + sx * tangential;
             ay += dy * radial + sy * tangential;
             az += dz * radial + sz * tangential;
