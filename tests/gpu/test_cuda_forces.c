@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "reference.h"
 #include "test_skip.h"
 
 #include "gpu_common.h"
@@ -31,35 +32,13 @@
 #define SUBSET_FROM 20001
 #define SUBSET_STRIDE 64
 
-typedef struct Reference {
-    int count;    /* bodies checked */
-    int *targets; /* their indices */
-    double *acc;  /* 3 per checked body */
-} Reference;
-
 static void reference_build(Reference *r, const Bodies *b, double eps)
 {
     const int n = b->n;
-    r->count = n < SUBSET_FROM ? n : (n - 1) / SUBSET_STRIDE + 2;
-    r->targets = malloc((size_t)r->count * sizeof *r->targets);
-    r->acc = malloc(3 * (size_t)r->count * sizeof *r->acc);
-    assert_non_null(r->targets);
-    assert_non_null(r->acc);
+    reference_alloc(r, n < SUBSET_FROM ? n : (n - 1) / SUBSET_STRIDE + 2);
     for (int t = 0; t < r->count; t++)
         r->targets[t] = n < SUBSET_FROM ? t : (t < r->count - 1 ? t * SUBSET_STRIDE : n - 1);
-    sim_reference_subset(b->pos, n, eps, r->targets, r->count, r->acc);
-}
-
-static void reference_free(Reference *r)
-{
-    free(r->targets);
-    free(r->acc);
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    reference_sum(r, b, eps);
 }
 
 /* ||a - ref|| / ||ref|| over the checked bodies below norm_tol, and the 99.9th percentile of the

@@ -25,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "reference.h"
 #include "test_skip.h"
 
 #include "gpu_common.h"
@@ -59,34 +60,13 @@ static void cuda_ok(bool ok)
     fail_msg("%s", failed.message);
 }
 
-typedef struct Reference {
-    int count;
-    int *targets;
-    double *acc; /* 3 per target */
-} Reference;
-
 static void reference_build(Reference *r, const Bodies *b, double eps, int sample)
 {
     const int n = b->n;
-    r->count = n <= ALL_UP_TO || n <= sample ? n : sample;
-    r->targets = malloc((size_t)r->count * sizeof *r->targets);
-    r->acc = malloc(3 * (size_t)r->count * sizeof *r->acc);
-    assert_true(r->targets && r->acc);
+    reference_alloc(r, n <= ALL_UP_TO || n <= sample ? n : sample);
     for (int t = 0; t < r->count; t++)
         r->targets[t] = r->count == n ? t : (int)((long long)t * (n - 1) / (r->count - 1));
-    sim_reference_subset(b->pos, n, eps, r->targets, r->count, r->acc);
-}
-
-static void reference_free(Reference *r)
-{
-    free(r->targets);
-    free(r->acc);
-}
-
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    reference_sum(r, b, eps);
 }
 
 typedef struct Errors {

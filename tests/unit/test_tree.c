@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "reference.h"
 #include "test_skip.h"
 
 #include "scene/scene.h"
@@ -72,12 +73,6 @@ static void use_theta(Sim *s, float theta, float eps)
     sim_advance(s, &(SimParams){.dt = 0, .softening = eps, .damping = 1, .theta = theta}, 1);
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct Errors {
     double median, p99, worst;
 } Errors;
@@ -100,7 +95,7 @@ static Errors errors_of(const Bodies *b, const float *acc, float eps, int count)
         const double e = r2 > 0 ? sqrt(d2 / r2) : sqrt(d2);
         rel[t] = isnan(e) ? INFINITY : e;
     }
-    qsort(rel, (size_t)count, sizeof *rel, by_value);
+    qsort(rel, (size_t)count, sizeof *rel, compare_double);
     Errors out = {.median = rel[count / 2], .p99 = rel[(int)ceil(0.99 * count) - 1], .worst = rel[count - 1]};
     free(targets), free(ref), free(rel);
     return out;
