@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "util/clock.h"
 #include "app/ladder_tour.h"
 #include "app/presets.h"
 #include "app/readout.h"
@@ -157,13 +158,6 @@ typedef struct App {
     const char *readout; /* STARBURST_READOUT: a file of the app's state, rewritten every frame */
 } App;
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 /* A message on screen, fading after a few seconds; longer ones are cut. */
 static void notify(App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void notify(App *a, const char *fmt, ...)
@@ -172,7 +166,7 @@ static void notify(App *a, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(a->notice, sizeof a->notice, fmt, ap);
     va_end(ap);
-    a->notice_at = now_s();
+    a->notice_at = clock_seconds();
 }
 
 static void say(const App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -214,7 +208,7 @@ static void app_read_state(App *a)
     a->state_valid = true;
     a->state_time = run_time(a);
     a->state_step = run_step(a);
-    a->state_read_at = now_s();
+    a->state_read_at = clock_seconds();
 }
 
 /* The opening angle of the command line, else the default. */
@@ -367,7 +361,7 @@ static void app_measure_energy(App *a, double t)
 {
     /* O(N^2) in double: keep it to a few per cent of the time, and skip it for huge N. */
     if (t < a->next_energy_at || sim_count(a->sim) > 262144 || sim_error(a->sim)) return;
-    double t0 = now_s();
+    double t0 = clock_seconds();
     if (!(a->e0_softening == a->ui.softening)) {
         if (!app_initial_energy(a, a->ui.softening, &a->e0)) return;
         a->e0_softening = a->ui.softening;
@@ -375,8 +369,8 @@ static void app_measure_energy(App *a, double t)
     SimEnergy e = sim_energy(a->sim, a->ui.softening);
     double total = e.kinetic + e.potential;
     app_read_state(a);
-    a->energy_cost = now_s() - t0;
-    a->next_energy_at = now_s() + fmax(0.25, 20 * a->energy_cost);
+    a->energy_cost = clock_seconds() - t0;
+    a->next_energy_at = clock_seconds() + fmax(0.25, 20 * a->energy_cost);
     if (!isfinite(total)) {
         a->ui.paused = true;
         snprintf(a->alarm, sizeof a->alarm,
@@ -451,7 +445,7 @@ static void app_watch_forces(App *a, double t)
     a->ui.live_error_measuring = force_watch_busy(a->watch);
     const bool wanted = a->ui.diagnostics_open || sim_force(a->sim) == SIM_FORCE_TREE;
     if (!wanted || a->ui.live_error_measuring || t < a->watch_next || sim_error(a->sim)) return;
-    const double t0 = now_s();
+    const double t0 = clock_seconds();
     app_read_state(a);
     if (force_watch_start(a->watch, a->sim, &a->state, a->ui.softening, LIVE_ERROR_SAMPLES) != 0) {
         notify(a, "Live force error: out of memory");
@@ -460,7 +454,7 @@ static void app_watch_forces(App *a, double t)
     }
     app_method_name(a, a->live_what_pending, sizeof a->live_what_pending);
     a->ui.live_error_measuring = true;
-    a->watch_next = now_s() + fmax(LIVE_ERROR_SECONDS, 20 * (now_s() - t0));
+    a->watch_next = clock_seconds() + fmax(LIVE_ERROR_SECONDS, 20 * (clock_seconds() - t0));
 }
 
 static int app_offer_presets_for(App *a, bool cuda, const char *why, char *err, size_t errlen);
@@ -1085,7 +1079,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_RIGHT_BRACKET: app_step_preset(a, +1); break;
     case GLFW_KEY_C:
         u->cycling = !u->cycling;
-        a->cycle_next = now_s() + u->cycle_seconds;
+        a->cycle_next = clock_seconds() + u->cycle_seconds;
         if (u->cycling) notify(a, "Cycling through the presets every %.0f s (C stops)", u->cycle_seconds);
         else notify(a, "Preset cycling off");
         break;
@@ -1273,7 +1267,7 @@ static void app_draw_ui(App *a)
     int w, h;
     render_context_size(a->ctx, &w, &h);
     if (!a->ui_attached || w <= 0 || h <= 0) return;
-    const double age = now_s() - a->notice_at;
+    const double age = clock_seconds() - a->notice_at;
     a->ui.notice = a->notice[0] ? a->notice : NULL;
     a->ui.notice_alpha = age < NOTICE_SECONDS ? 1.0f : (float)fmax(0.0, 1.0 - (age - NOTICE_SECONDS));
     a->ui.alarm = a->alarm[0] ? a->alarm : NULL;
@@ -1502,7 +1496,7 @@ static bool app_frame(App *a)
     render_context_poll(a->ctx);
     /* A closing window still draws this frame, so a screenshot asked for has something. */
     const bool closing = render_context_should_close(a->ctx);
-    const double t = now_s();
+    const double t = clock_seconds();
     const float seconds = (float)(t - a->last);
     a->last = t;
 
@@ -1664,7 +1658,7 @@ static int app_start(App *a)
         fprintf(stderr, "starburst: %s\n", err);
         return 1;
     }
-    a->cycle_next = now_s() + a->ui.cycle_seconds;
+    a->cycle_next = clock_seconds() + a->ui.cycle_seconds;
     /* The CPU backend has one kernel (OpenMP, all pairs): the ladder's names are the GPU's. A
      * tree run names the tree. */
     char kernel[48] = "";
@@ -1699,7 +1693,7 @@ static int app_start(App *a)
     }
     const char *readout = getenv("STARBURST_READOUT");
     a->readout = readout && *readout ? readout : NULL;
-    a->start = a->last = a->last_progress = a->rate_since = now_s();
+    a->start = a->last = a->last_progress = a->rate_since = clock_seconds();
     return 0;
 }
 
@@ -1709,7 +1703,7 @@ static int app_finish(App *a, int status)
     if (a->frames > 0) say(a, "\n");
     if (a->recorder && app_stop_recording(a) != 0) status = 1;
     if (a->opt.save_path && a->sim && app_save_run(a, a->opt.save_path) != 0) status = 1;
-    const double elapsed = now_s() - a->start;
+    const double elapsed = clock_seconds() - a->start;
     if (a->sim) {
         const long long steps = sim_stats(a->sim).total_steps;
         say(a, "starburst: %lld %s in %.2f s (%.0f %s)\n", steps, plural(steps, "step", "steps"), elapsed,

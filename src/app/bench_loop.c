@@ -4,21 +4,14 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "app/bench_loop.h"
+#include "util/clock.h"
 #include "app/bench_progress.h"
 #include "render/camera.h"
 #include "render/context.h"
 #include "render/renderer.h"
 #include "scene/scene.h"
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
 {
@@ -79,7 +72,7 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
         for (int f = 0; f < warmup + frames; f++) {
             if (f == warmup) {
                 glFinish();
-                t0 = now_s();
+                t0 = clock_seconds();
                 map_ms = 0;
             }
             render_context_poll(ctx);
@@ -89,7 +82,7 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
             render_context_swap(ctx);
         }
         glFinish();
-        double secs = now_s() - t0;
+        double secs = clock_seconds() - t0;
         bench_progress_clear(&progress);
         /* A simulation stopped by a CUDA error would time frames that compute nothing. */
         if (sim_error(s)) {

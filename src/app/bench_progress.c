@@ -1,20 +1,13 @@
 #include "app/bench_progress.h"
+#include "util/clock.h"
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Wide enough for every line the bench writes, narrow enough not to wrap on an 80-column
  * terminal, where "\r" would return only to the start of the last row. */
 #define LINE_MAX_CHARS 79
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 double bench_progress_left(int done, int count, double elapsed)
 {
@@ -36,7 +29,7 @@ int bench_progress_line(char *buf, size_t len, int k, int count, const char *wha
 
 void bench_progress_begin(BenchProgress *p, FILE *out, int count)
 {
-    *p = (BenchProgress){.out = out, .terminal = out && isatty(fileno(out)), .count = count, .start = now_s()};
+    *p = (BenchProgress){.out = out, .terminal = out && isatty(fileno(out)), .count = count, .start = clock_seconds()};
 }
 
 void bench_progress_step(BenchProgress *p, const char *what)
@@ -44,7 +37,7 @@ void bench_progress_step(BenchProgress *p, const char *what)
     p->started++;
     if (!p->out) return;
     char line[LINE_MAX_CHARS + 1];
-    bench_progress_line(line, sizeof line, p->started, p->count, what, now_s() - p->start);
+    bench_progress_line(line, sizeof line, p->started, p->count, what, clock_seconds() - p->start);
     if (!p->terminal) {
         fprintf(p->out, "%s\n", line);
         return;

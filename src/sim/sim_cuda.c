@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cuda_check.h"
+#include "util/clock.h"
 #include "kernels.h"
 #include "tree.h"
 #include "sim/sim_backend.h"
@@ -363,13 +363,6 @@ fail:
     return NULL;
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
 static void cuda_advance(void *impl, const SimParams *p, int steps)
 {
     SimCuda *c = impl;
@@ -381,9 +374,9 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
     }
     float4 *pos;
     float *speed;
-    double t0 = now_ms();
+    double t0 = (1e3 * clock_seconds());
     bool mapped = sc_map(c, &pos, &speed);
-    c->map_ms = now_ms() - t0;
+    c->map_ms = (1e3 * clock_seconds()) - t0;
     if (mapped) {
         NbodyForces f = sc_forces(c, pos, p->softening);
         bool ok = true;
@@ -426,10 +419,10 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
         float elapsed = 0;
         if (timed && CUDA_CHECK(&c->status, cudaEventElapsedTime(&elapsed, c->steps_begin, c->steps_end)))
             c->gpu_ms = elapsed;
-        t0 = now_ms();
+        t0 = (1e3 * clock_seconds());
         sc_unmap(c);
         CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream));
-        c->map_ms += now_ms() - t0;
+        c->map_ms += (1e3 * clock_seconds()) - t0;
     }
 }
 
