@@ -1,4 +1,4 @@
-/* A row of the tree bench's CSV (src/app/bench_tree.c), as the tests read it back. Include after
+/* A row of the tree bench's CSV (src/bench/bench_tree.c), as the tests read it back. Include after
  * <cmocka.h>. */
 #ifndef STARBURST_BENCH_TREE_ROWS_H
 #define STARBURST_BENCH_TREE_ROWS_H

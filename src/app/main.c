@@ -1,23 +1,15 @@
-/* starburst: the interactive galaxy-collision visualizer, and `starburst bench`. */
+/* starburst: two programs in one binary. `starburst bench ...` is the bench (src/bench/); anything
+ * else is the interactive galaxy-collision visualizer (src/app/). */
 #include <stdio.h>
 #include <string.h>
 
 #include "app/app.h"
-#include "app/bench_cli.h"
+#include "bench/bench.h"
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "bench") == 0) return bench_main(argc - 1, argv + 1);
     char err[512] = "";
-    if (argc > 1 && strcmp(argv[1], "bench") == 0) {
-        BenchCli b;
-        int rc = bench_parse_args(&b, argc - 1, argv + 1, err, sizeof err);
-        if (rc == 1) return 0;
-        if (rc != 0) {
-            fprintf(stderr, "starburst: %s\n", err);
-            return 2;
-        }
-        return bench_main(&b);
-    }
     AppOptions o;
     app_default_options(&o);
     int rc = app_parse_args(&o, argc, argv, err, sizeof err);

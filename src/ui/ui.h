@@ -1,5 +1,5 @@
 /* On-screen controls and HUD: a C API over Dear ImGui, bridged by ui_imgui.cpp (charts for
- * reports are chart.h's). The app owns a UiModel; the UI edits its controls in place and raises
+ * reports are bench/chart.h's). The app owns a UiModel; the UI edits its controls in place and raises
  * one-frame action flags. */
 #ifndef STARBURST_UI_H
 #define STARBURST_UI_H

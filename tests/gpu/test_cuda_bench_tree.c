@@ -20,7 +20,7 @@
 
 #include "gpu_common.h"
 
-#include "app/bench_tree.h"
+#include "bench/bench_tree.h"
 #include "scene/scene.h"
 #include "sim/force_watch.h"
 

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "app/bench_progress.h"
+#include "bench/bench_progress.h"
 
 static void time_left_is_the_pace_so_far(void **state)
 {

@@ -14,8 +14,8 @@
 
 #include "test_skip.h"
 
-#include "app/bench.h"
-#include "app/bench_cli.h"
+#include "bench/bench.h"
+#include "bench/bench_cli.h"
 #include "render/context.h"
 
 /* Mesa's EGL driver keeps an allocation per display past its unloading, which LeakSanitizer

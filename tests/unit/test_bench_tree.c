@@ -16,8 +16,8 @@
 #include "test_files.h"
 #include "test_skip.h"
 
-#include "app/bench_cli.h"
-#include "app/bench_tree.h"
+#include "bench/bench_cli.h"
+#include "bench/bench_tree.h"
 
 static int parse(BenchCli *b, const char *line, char *err, size_t errlen)
 {

@@ -18,8 +18,8 @@
 
 #include "test_skip.h"
 
+#include "bench/chart.h"
 #include "render/context.h"
-#include "ui/chart.h"
 #include "ui/ui.h"
 
 /* Mesa's EGL driver keeps an allocation per display past its unloading, which LeakSanitizer

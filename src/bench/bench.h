@@ -1,4 +1,16 @@
-/* The force-kernel bench: every kernel of the ladder timed at several N with CUDA events, read
+/* The bench: `starburst bench`, a program of its own beside the viewer (src/app/), built as the
+ * library starburst_bench over starburst_lib. It times what the library runs, and prints tables
+ * and writes CSVs and PNG charts:
+ *   bench.h           bench_main; the force-kernel table and sweeps; the table and chart helpers
+ *   bench_cli.h       the command line: which parts run, and with what
+ *   bench_tree.h      the Barnes-Hut tree against the direct sum, and the crossover N
+ *   bench_loop.h      the whole loop: steps/s, and frames/s with rendering
+ *   bench_progress.h  where a long bench is, on stderr
+ *   chart.h           line charts drawn off screen with Dear ImGui, written as PNG
+ * Arrows point down: the bench includes sim, scene, render, ui's font, util and kernels; nothing
+ * but main.c and the bench's tests includes the bench.
+ *
+ * The force-kernel bench: every kernel of the ladder timed at several N with CUDA events, read
  * against the FP32 rate the device sustains in the same run. Its table helpers also take the
  * app's whole-loop rows (steps/s, frames/s with rendering). */
 #ifndef STARBURST_BENCH_H
@@ -8,7 +20,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "ui/chart.h"
+#include "bench/chart.h"
+
+/* `starburst bench ...`, argv[0] being "bench": parses the options (bench_cli.h) and runs what
+ * they ask for. 0 (also after --help); 2 after a bad option (one line on stderr) or when a part
+ * asked for cannot run here (no CUDA); 1 after another error. */
+int bench_main(int argc, char **argv);
 
 /* Zero fields mean "default". */
 typedef struct BenchOptions {

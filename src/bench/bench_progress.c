@@ -1,4 +1,4 @@
-#include "app/bench_progress.h"
+#include "bench/bench_progress.h"
 #include "util/clock.h"
 
 #include <math.h>

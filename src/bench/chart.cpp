@@ -14,7 +14,7 @@
 extern "C" {
 #include "render/capture.h"
 }
-#include "ui/chart.h"
+#include "bench/chart.h"
 #include "ui/font.h"
 
 // The first eight of Tableau's ten colours (matplotlib's default cycle): distinct on white.

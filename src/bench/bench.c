@@ -5,8 +5,8 @@
  * N-body kernel (rate against N, threads per block, threads per body) and draws each as a chart.
  * The timing itself is CUDA (kernels/nbody_bench.cu); this file only drives it, prints and
  * draws, so it builds without CUDA too. */
-#include "app/bench.h"
-#include "app/bench_progress.h"
+#include "bench/bench.h"
+#include "bench/bench_progress.h"
 
 #include <math.h>
 #include <stdlib.h>

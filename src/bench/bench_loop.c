@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app/bench_loop.h"
+#include "bench/bench_loop.h"
 #include "util/clock.h"
-#include "app/bench_progress.h"
+#include "bench/bench_progress.h"
 #include "render/camera.h"
 #include "render/context.h"
 #include "render/renderer.h"

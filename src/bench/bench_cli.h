@@ -5,9 +5,9 @@
 
 #include <stddef.h>
 
-#include "app/bench.h"
-#include "app/bench_loop.h"
-#include "app/bench_tree.h"
+#include "bench/bench.h"
+#include "bench/bench_loop.h"
+#include "bench/bench_tree.h"
 
 typedef struct BenchCli {
     BenchOptions kernels;
@@ -25,6 +25,6 @@ typedef struct BenchCli {
 /* argv[0] is "bench". 0: run; 1: help printed; -1: one line in err. */
 int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errlen);
 /* Runs what b asks for; returns the exit status. */
-int bench_main(BenchCli *b);
+int bench_cli_run(BenchCli *b);
 
 #endif

@@ -1,4 +1,4 @@
-#include "app/bench_cli.h"
+#include "bench/bench_cli.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -202,7 +202,7 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
     return 0;
 }
 
-int bench_main(BenchCli *b)
+int bench_cli_run(BenchCli *b)
 {
     int status = 0;
     if (b->run_kernels) {
@@ -232,4 +232,17 @@ int bench_main(BenchCli *b)
         status = bench_loop_run(&b->loop, loop_csv);
     }
     return status;
+}
+
+int bench_main(int argc, char **argv)
+{
+    BenchCli b;
+    char err[512] = "";
+    int rc = bench_parse_args(&b, argc, argv, err, sizeof err);
+    if (rc == 1) return 0;
+    if (rc != 0) {
+        fprintf(stderr, "starburst: %s\n", err);
+        return 2;
+    }
+    return bench_cli_run(&b);
 }

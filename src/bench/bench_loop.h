@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "app/bench.h"
+#include "bench/bench.h"
 #include "sim/sim.h"
 
 typedef struct BenchLoopOptions {

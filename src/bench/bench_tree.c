@@ -7,14 +7,14 @@
  * H100, timed once without a warm-up (the kernel is warm from the smaller N; the first advance of a
  * simulation also computes its opening forces, outside the CUDA events, which doubles its wall
  * time). Where a direct step is predicted to pass BENCH_TREE_DIRECT_MAX_S, its cell says so. */
-#include "app/bench_tree.h"
+#include "bench/bench_tree.h"
 
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/bench_progress.h"
+#include "bench/bench_progress.h"
 #include "scene/scene.h"
 #include "util/atomic_file.h"
 
