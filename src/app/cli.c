@@ -30,7 +30,8 @@ static void param_usage(FILE *f, const char *option, const char *what, ParamId i
     char range[160];
     params_help_text(id, range, sizeof range);
     const char *unit = params_get(id)->unit;
-    fprintf(f, "  %-20s  %s%s%s\n  %-20s  (%s)\n", option, what, unit[0] ? ", in " : "", unit, "", range);
+    fprintf(f, "  %-20s  %s%s%s%s\n  %-20s  (%s)\n", option, what, unit[0] ? " (" : "", unit, unit[0] ? ")" : "", "",
+            range);
 }
 
 void app_print_usage(FILE *f)
@@ -46,7 +47,7 @@ void app_print_usage(FILE *f)
           f);
     param_usage(f, "-n, --bodies N", "number of bodies (a collision needs 6, a disk 3)", PARAM_BODIES);
     fputs("  --seed S              random seed (default 1)\n", f);
-    param_usage(f, "--mass-ratio X", "collision", PARAM_MASS_RATIO);
+    param_usage(f, "--mass-ratio X", "collision: the mass ratio", PARAM_MASS_RATIO);
     fputs("  --pericentre X        collision: closest approach in disk scale lengths (default 3)\n"
           "  --inclination-a DEG   collision: tilt of disk A (default 0)\n"
           "  --inclination-b DEG   collision: tilt of disk B (default 60)\n"
@@ -61,7 +62,7 @@ void app_print_usage(FILE *f)
           f);
     param_usage(f, "--dt X", "timestep", PARAM_DT);
     param_usage(f, "--softening X", "Plummer softening length", PARAM_SOFTENING);
-    param_usage(f, "--damping X", "damping (1 = off)", PARAM_DAMPING);
+    param_usage(f, "--damping X", "damping, 1 = off", PARAM_DAMPING);
     param_usage(f, "--steps-per-frame K", "simulation steps per drawn frame", PARAM_STEPS_PER_FRAME);
     fputs("  --backend B           auto (default: CUDA where a CUDA device runs the OpenGL context,\n"
           "                        else the CPU with 4096 bodies unless -n), cuda, cpu\n"

@@ -14,7 +14,7 @@
 static const Param table[PARAM_COUNT] = {
     [PARAM_DT] = {"dt", "--dt", "model time units", 0, 10, true, false, 0.01, "the scene's"},
     [PARAM_SOFTENING] = {"softening", "--softening", "model length units", 0, 100, false, false, 0, "the scene's"},
-    [PARAM_DAMPING] = {"damping", "--damping", "velocity factor per step", 0, 1, true, false, 1, "1 (off)"},
+    [PARAM_DAMPING] = {"damping", "--damping", "velocity factor per step", 0, 1, true, false, 1, "1, off"},
     [PARAM_THETA] = {"theta", "--theta", "cell size / distance", 0.05, 1.5, false, false, SIM_THETA_DEFAULT, NULL},
     [PARAM_MASS_RATIO] = {"mass_ratio", "--mass-ratio", "mass of galaxy B / galaxy A", 0.05, 20, false, false, 1,
                           NULL},
@@ -61,7 +61,7 @@ void params_help_text(ParamId id, char *buf, size_t len)
     params_range_text(id, range, sizeof range);
     if (!p) snprintf(buf, len, "?");
     else if (p->default_text) snprintf(buf, len, "%s; default %s", range, p->default_text);
-    else snprintf(buf, len, "%s; default %.10g", range, p->fallback);
+    else snprintf(buf, len, "%s; default %g", range, p->fallback); /* a float default reads as written */
 }
 
 /* "is too large: expected more than 0, at most 10 (model time units)" */
@@ -90,15 +90,8 @@ int params_check(ParamId id, double v, char *err, size_t errlen)
     return -1;
 }
 
-/* "-12", "+7", "99999999999999999999": a whole number as a person writes one (no 0x, no 1e3). */
-static bool decimal_digits(const char *s)
-{
-    if (*s == '+' || *s == '-') s++;
-    if (!*s) return false;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9') return false;
-    return true;
-}
+/* A whole number in decimal: "12", "-3", "1e6", not "0x10" (strtod reads hexadecimal too). */
+static bool decimal(const char *s) { return !strpbrk(s, "xXpP"); }
 
 int params_parse(ParamId id, const char *label, const char *text, double *out, char *err, size_t errlen)
 {
@@ -111,7 +104,7 @@ int params_parse(ParamId id, const char *label, const char *text, double *out, c
     errno = 0;
     const double v = strtod(text, &end);
     const char *what = NULL;
-    if (end == text || *end != '\0' || (p->whole && !decimal_digits(text)))
+    if (end == text || *end != '\0' || (p->whole && !decimal(text)))
         what = p->whole ? "is not a whole number" : "is not a number";
     else if (isnan(v)) what = "is not a finite number";
     else if (errno == ERANGE && fabs(v) > 1) what = v > 0 ? "is too large" : "is too small";
@@ -153,7 +146,7 @@ static size_t utf8_char(const unsigned char *s)
 const char *params_quote(const char *s, char *buf, size_t len)
 {
     if (len == 0) return buf;
-    size_t at = 0;
+    size_t at = 0, cut = 0;
     const unsigned char *u = (const unsigned char *)s;
     while (*u) {
         char piece[8];
@@ -175,9 +168,9 @@ const char *params_quote(const char *s, char *buf, size_t len)
             if (named) n = (size_t)snprintf(piece, sizeof piece, "%s", named);
             else n = (size_t)snprintf(piece, sizeof piece, "\\x%02x", *u);
         }
-        /* A piece goes in while room is left for "..." after it, or for the end of s. */
-        const size_t after = u[used] ? 4 : 1;
-        if (at + n + after > len) {
+        /* Where s does not fit, it is cut after the last piece that leaves room for "...". */
+        if (at + n + 1 > len) {
+            at = cut;
             if (at + 4 <= len) {
                 memcpy(buf + at, "...", 3);
                 at += 3;
@@ -187,6 +180,7 @@ const char *params_quote(const char *s, char *buf, size_t len)
         memcpy(buf + at, piece, n);
         at += n;
         u += used;
+        if (at + 4 <= len) cut = at;
     }
     buf[at] = '\0';
     return buf;
