@@ -8,9 +8,10 @@
 
 #include "sim/sim.h" /* SIM_THETA_DEFAULT: the opening angle the tree's accuracy is measured at */
 
-/* Each range is the widest the run stays finite and meaningful in: a timestep above 10 model
- * units crosses a galaxy in one step; a mass ratio outside 0.05 .. 20 leaves galaxy B with fewer
- * than a handful of bodies of A's resolution; 2^26 bodies is what a scene and a TIPSY file hold. */
+/* dt up to 10 and softening up to 100 model units, as the command line has always taken; the mass
+ * ratios the collision scenes build (0.05 to 20); 2^26 bodies, what a scene and a TIPSY file hold.
+ * A fallback is the value used where nothing else gives one (a TIPSY file loaded without its .ini
+ * runs at dt 0.01); default_text says so where the default depends on the run. */
 static const Param table[PARAM_COUNT] = {
     [PARAM_DT] = {"dt", "--dt", "model time units", 0, 10, true, false, 0.01, "the scene's"},
     [PARAM_SOFTENING] = {"softening", "--softening", "model length units", 0, 100, false, false, 0, "the scene's"},
