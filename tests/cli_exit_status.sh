@@ -1,16 +1,32 @@
 #!/bin/sh
-# A bad value on the command line: exit status 2 and one line on stderr naming it, never a crash.
+# A bad value on the command line or in a presets file: the exit status, before anything opens,
+# and one line on stderr naming it and saying what is wrong, with no control byte in it; never a
+# crash.
 app=$1
+passed=0
 fails=0
-check() {
-    out=$("$app" "$@" 2>&1 >/dev/null); rc=$?
+tmp=$(mktemp -d /tmp/starburst-cli-XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+esc=$(printf '\033')
+# What the script prints of an argument or message, its control bytes made visible (^[ for ESC).
+show() { printf '%s\n' "$*" | cat -v; }
+# expect CODE WORDS ARGS...: starburst ARGS exits CODE with one line on stderr that holds WORDS.
+expect() {
+    code=$1 words=$2
+    shift 2
+    out=$(timeout 60 "$app" "$@" 2>&1 >/dev/null); rc=$?
     lines=$(printf '%s\n' "$out" | wc -l)
-    if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ]; then
-        echo "FAIL: starburst $* -> exit $rc, $lines line(s): $out"; fails=$((fails + 1))
+    if [ "$rc" -ne "$code" ] || [ "$lines" -ne 1 ]; then
+        show "FAIL: starburst $* -> exit $rc (expected $code), $lines line(s): $out"; fails=$((fails + 1))
+    elif [ -n "$words" ] && ! printf '%s' "$out" | grep -qF -- "$words"; then
+        show "FAIL: starburst $* -> '$out' does not say '$words'"; fails=$((fails + 1))
+    elif printf '%s' "$out" | grep -q "$esc"; then
+        show "FAIL: starburst $* -> the message holds an ESC byte: $out"; fails=$((fails + 1))
     else
-        echo "ok: starburst $* -> $out"
+        show "ok: starburst $* -> $out"; passed=$((passed + 1))
     fi
 }
+check() { expect 2 "" "$@"; }
 check -n -5
 check -n 0
 check -n 999999999999
@@ -33,6 +49,27 @@ check --theta 0
 check --theta 2
 check --theta x
 check --backend cpu --preset "Million-star collision"
-"$app" --help >/dev/null || { echo "FAIL: --help exits $?"; fails=$((fails + 1)); }
-[ $fails -eq 0 ] && echo "23 passed, 0 failed" || echo "$((23 - fails)) passed, $fails failed"
+
+# The ranges of the parameter table (src/util/params.c), refused before a window opens.
+expect 2 "'99999999999999999999' is too large: expected 1 to 67108864" -n 99999999999999999999
+expect 2 "-n 1: the collision scene needs at least 6 bodies" -n 1
+expect 2 "the disk scene needs at least 3 bodies" --scene disk -n 2
+expect 2 "--frames: '0' is too small" --frames 0
+expect 2 "--dt: '1e30' is too large: expected more than 0, at most 10" --dt 1e30
+expect 2 "--mass-ratio: '100' is too large: expected 0.05 to 20" --tipsy-collide "$tmp/none.bin" --mass-ratio 100
+expect 2 "--steps-per-frame: '2000' is too large" --steps-per-frame 2000
+expect 2 "unknown option '--bogus\\e[2J'" "--bogus$esc[2J"
+# The presets file: a folder, values out of range, a binary file's bytes.
+expect 2 "$tmp: a folder, not a presets file" --presets "$tmp"
+printf '[Fast]\ndt = 1e30\n' >"$tmp/fast.ini"
+expect 2 "fast.ini:2: dt = '1e30' is too large" --presets "$tmp/fast.ini"
+printf '[Heavy]\nmass_ratio = 100\n' >"$tmp/heavy.ini"
+expect 2 "heavy.ini:2: mass_ratio = '100' is too large: expected 0.05 to 20" --presets "$tmp/heavy.ini"
+printf '[Few]\nbodies = 3\n' >"$tmp/few.ini"
+expect 2 "[Few]: bodies = 3: the collision scene needs at least 6" --presets "$tmp/few.ini"
+printf '[Bin]\nexposure = \033[2J\033]0;x\007\n' >"$tmp/binary.ini"
+expect 2 "exposure = '\\e[2J\\e]0;x\\x07' is not a number" --presets "$tmp/binary.ini"
+
+if "$app" --help >/dev/null; then passed=$((passed + 1)); else echo "FAIL: --help exits $?"; fails=$((fails + 1)); fi
+echo "$passed passed, $fails failed"
 [ $fails -eq 0 ]

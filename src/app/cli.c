@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "app/app.h"
-
-#define MAX_BODIES (64 * 1024 * 1024)
+#include "util/params.h"
 
 void app_default_options(AppOptions *o)
 {
@@ -25,6 +24,16 @@ void app_default_options(AppOptions *o)
     o->height = 720;
 }
 
+/* An option of the parameter table: what it is, then its range and default from the table. */
+static void param_usage(FILE *f, const char *option, const char *what, ParamId id)
+{
+    char range[160];
+    params_help_text(id, range, sizeof range);
+    const char *unit = params_get(id)->unit;
+    fprintf(f, "  %-20s  %s%s%s%s\n  %-20s  (%s)\n", option, what, unit[0] ? " (" : "", unit, unit[0] ? ")" : "", "",
+            range);
+}
+
 void app_print_usage(FILE *f)
 {
     fputs("usage: starburst [options]\n"
@@ -34,25 +43,28 @@ void app_print_usage(FILE *f)
           "Scene (applied at start and on reset):\n"
           "  --scene NAME          collision (default), disk, plummer, shell, random\n"
           "  --tipsy FILE          a TIPSY snapshot as it is\n"
-          "  --tipsy-collide FILE  two copies of a TIPSY galaxy on a collision orbit\n"
-          "  -n, --bodies N        number of bodies (default 16384; 4096 on the CPU backend)\n"
-          "  --seed S              random seed (default 1)\n"
-          "  --mass-ratio X        collision: mass of galaxy B / galaxy A (default 1)\n"
-          "  --pericentre X        collision: closest approach in disk scale lengths (default 3)\n"
+          "  --tipsy-collide FILE  two copies of a TIPSY galaxy on a collision orbit\n",
+          f);
+    param_usage(f, "-n, --bodies N", "number of bodies (a collision needs 6, a disk 3)", PARAM_BODIES);
+    fputs("  --seed S              random seed (default 1)\n", f);
+    param_usage(f, "--mass-ratio X", "collision: the mass ratio", PARAM_MASS_RATIO);
+    fputs("  --pericentre X        collision: closest approach in disk scale lengths (default 3)\n"
           "  --inclination-a DEG   collision: tilt of disk A (default 0)\n"
           "  --inclination-b DEG   collision: tilt of disk B (default 60)\n"
           "  --load FILE           continue a saved run (a TIPSY file and FILE.ini beside it)\n"
           "  --save FILE           save the run there at exit (S saves at any time)\n"
           "  --preset NAME         start with a preset of the presets file\n"
-          "  --presets FILE        the presets file (default: assets/presets.ini)\n"
+          "  --presets FILE        the presets file (default: assets/presets.ini in the folder above the\n"
+          "                        program's, as build/../assets; else the source tree's)\n"
           "  --cycle SECONDS       step through the presets every SECONDS (C toggles)\n"
           "\n"
-          "Simulation:\n"
-          "  --dt X                timestep (default: the scene's)\n"
-          "  --softening X         Plummer softening length (default: the scene's)\n"
-          "  --damping X           velocity factor per step, 0 < X <= 1 (default 1 = off)\n"
-          "  --steps-per-frame K   simulation steps per drawn frame (default 4 on CUDA, 1 on CPU)\n"
-          "  --backend B           auto (default: CUDA where a CUDA device runs the OpenGL context,\n"
+          "Simulation:\n",
+          f);
+    param_usage(f, "--dt X", "timestep", PARAM_DT);
+    param_usage(f, "--softening X", "Plummer softening length", PARAM_SOFTENING);
+    param_usage(f, "--damping X", "damping, 1 = off", PARAM_DAMPING);
+    param_usage(f, "--steps-per-frame K", "simulation steps per drawn frame", PARAM_STEPS_PER_FRAME);
+    fputs("  --backend B           auto (default: CUDA where a CUDA device runs the OpenGL context,\n"
           "                        else the CPU with 4096 bodies unless -n), cuda, cpu\n"
           "  --kernel NAME         naive, registers, tiled, tiled-unrolled, mtpb, symmetric\n"
           "                        (default: mtpb below 40 bodies per multiprocessor, about 5,000\n"
@@ -62,19 +74,21 @@ void app_print_usage(FILE *f)
           "  --block-size B        threads per block, a power of two from 32 to 1024 (default: chosen;\n"
           "                        symmetric runs 256); either of these alone asks for mtpb\n"
           "  --force M             direct, tree (Barnes-Hut with quadrupoles) or auto (default: the\n"
-          "                        tree from 131072 bodies on the GPU and 16384 on the CPU, direct below)\n"
-          "  --theta X             tree opening angle, 0.05 .. 1.5 (default 0.4; smaller is more exact)\n"
-          "\n"
+          "                        tree from 131072 bodies on the GPU and 16384 on the CPU, direct below)\n",
+          f);
+    param_usage(f, "--theta X", "tree opening angle, smaller is more exact", PARAM_THETA);
+    fputs("\n"
           "Display:\n"
           "  --size WxH            window or image size (default 1280x720)\n"
           "  --fullscreen          start full screen\n"
           "  --lecture             full screen, large type, the kernel ladder on stage (L toggles)\n"
           "  --measure-ladder      time every rung of the kernel ladder at the start (K at any time)\n"
           "  --no-vsync            draw as fast as possible\n"
-          "  --no-ui               hide the control panel and HUD\n"
-          "  --point-size X        sprite size (default 1)\n"
-          "  --exposure X          tonemap exposure (default 1)\n"
-          "  --color MODE          component (default) or speed\n"
+          "  --no-ui               hide the control panel and HUD\n",
+          f);
+    param_usage(f, "--point-size X", "sprite size", PARAM_POINT_SIZE);
+    param_usage(f, "--exposure X", "tonemap exposure", PARAM_EXPOSURE);
+    fputs("  --color MODE          component (default) or speed\n"
           "  --auto-rotate         turn the camera slowly\n"
           "  --follow WHAT         the camera follows the centre of mass of galaxy a, b, or all (G cycles)\n"
           "  --show-halo           draw the dark-matter halo bodies too (D toggles)\n"
@@ -82,7 +96,7 @@ void app_print_usage(FILE *f)
           "\n"
           "Runs without a person:\n"
           "  --headless            render offscreen through EGL: no window, no X server\n"
-          "  --frames N            stop after N frames\n"
+          "  --frames N            stop after N frames, 1 to 1000000000 (headless default 300)\n"
           "  --screenshot FILE     write the last frame as PNG\n"
           "  --record PATH         record every frame: a video when PATH ends in .mp4, .mkv, .webm or\n"
           "                        .mov (needs ffmpeg), else numbered PNGs in the folder PATH\n"
@@ -95,16 +109,34 @@ void app_print_usage(FILE *f)
           "Keys: space pause, . single step, R reset, Backspace defaults (dt, softening, damping),\n"
           "      ctrl+Z undo the last parameter change, H hide UI, F full screen, A auto-rotate,\n"
           "      M colour mode, D halo, G follow, L lecture mode (full screen), K time every kernel,\n"
-          "      S save the run, V record, [ ] previous / next preset, C cycle presets,\n"
-          "      Home reset camera, Esc quit. Mouse: left drag orbit, right or shift drag pan, wheel\n"
-          "      zoom; ctrl+click a slider to type a value.\n",
+          "      T tree cells, S save the run, P screenshot, V record, [ ] previous / next preset,\n"
+          "      C cycle presets, Home reset camera, Esc quit. Mouse: left drag orbit, right or shift\n"
+          "      drag pan, wheel zoom; ctrl+click a slider to type a value.\n",
           f);
 }
 
 static int bad(char *err, size_t errlen, const char *opt, const char *value, const char *why)
 {
-    snprintf(err, errlen, "%s: '%s' %s", opt, value, why);
+    char quoted[160];
+    snprintf(err, errlen, "%s: '%s' %s", opt, params_quote(value, quoted, sizeof quoted), why);
     return -1;
+}
+
+/* A value of the parameter table, checked against its range there. */
+static int parse_param(ParamId id, const char *opt, const char *s, float *out, char *err, size_t errlen)
+{
+    double v;
+    if (params_parse(id, opt, s, &v, err, errlen) != 0) return -1;
+    *out = (float)v;
+    return 0;
+}
+
+static int parse_param_int(ParamId id, const char *opt, const char *s, int *out, char *err, size_t errlen)
+{
+    double v;
+    if (params_parse(id, opt, s, &v, err, errlen) != 0) return -1;
+    *out = (int)v;
+    return 0;
 }
 
 static int parse_float(const char *opt, const char *s, float lo, float hi, bool lo_open, float *out,
@@ -116,33 +148,41 @@ static int parse_float(const char *opt, const char *s, float lo, float hi, bool 
     if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v)) return bad(err, errlen, opt, s, "is not a finite number");
     if (v < lo || (lo_open && v == lo) || v > hi) {
         char range[96];
-        snprintf(range, sizeof range, "is out of range: expected %s%g .. %g", lo_open ? "more than " : "", lo, hi);
+        snprintf(range, sizeof range, "is out of range: expected %s%g to %g", lo_open ? "more than " : "", lo, hi);
         return bad(err, errlen, opt, s, range);
     }
     *out = (float)v;
     return 0;
 }
 
-static int parse_int(const char *opt, const char *s, long lo, long hi, int *out, char *err, size_t errlen)
+static int parse_int(const char *opt, const char *s, long lo, long hi, const char *note, int *out, char *err,
+                     size_t errlen)
 {
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE) return bad(err, errlen, opt, s, "is not a whole number");
-    if (v < lo || v > hi) {
-        char range[96];
-        snprintf(range, sizeof range, "is out of range: expected %ld .. %ld", lo, hi);
+    if (end == s || *end != '\0') return bad(err, errlen, opt, s, "is not a whole number");
+    if (errno == ERANGE || v < lo || v > hi) {
+        char range[192];
+        snprintf(range, sizeof range, "is too %s: expected %ld to %ld%s", v < lo ? "small" : "large", lo, hi, note);
         return bad(err, errlen, opt, s, range);
     }
     *out = (int)v;
     return 0;
 }
 
-/* Options that are each fine but do not go together: the kernels' launch shapes and precisions
- * (what nbody_shape_check asks of a launch) and the CPU backend, which has one kernel in float. */
+/* Options that are each fine but do not go together: a body count below what the scene is built
+ * with, the kernels' launch shapes and precisions (what nbody_shape_check asks of a launch) and the
+ * CPU backend, which has one kernel in float. */
 static int check_combination(const AppOptions *o, char *err, size_t errlen)
 {
     const char *kernel = sim_kernel_name(o->kernel);
+    const int least = scene_min_bodies(o->scene.kind);
+    if (!o->load_path && o->scene.n > 0 && o->scene.n < least) {
+        snprintf(err, errlen, "-n %d: the %s scene needs at least %d bodies", o->scene.n, scene_name(o->scene.kind),
+                 least);
+        return -1;
+    }
     const bool cuda_options = o->kernel != SIM_KERNEL_DEFAULT || o->threads_per_body > 0 || o->block_size > 0 ||
                               o->precision == SIM_PRECISION_DOUBLE;
     if (o->backend == SIM_BACKEND_CPU && cuda_options) {
@@ -226,7 +266,7 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
             o->scene.tipsy_path = value;
         } else if (IS("-n") || IS("--bodies")) {
             VALUE();
-            rc = parse_int(opt, value, 1, MAX_BODIES, &o->scene.n, err, errlen);
+            rc = parse_param_int(PARAM_BODIES, opt, value, &o->scene.n, err, errlen);
         } else if (IS("--seed")) {
             VALUE();
             char *end;
@@ -237,7 +277,7 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
             o->scene.seed = (uint64_t)s;
         } else if (IS("--mass-ratio")) {
             VALUE();
-            rc = parse_float(opt, value, 0.01f, 100, false, &o->scene.mass_ratio, err, errlen);
+            rc = parse_param(PARAM_MASS_RATIO, opt, value, &o->scene.mass_ratio, err, errlen);
         } else if (IS("--pericentre") || IS("--pericenter")) {
             VALUE();
             rc = parse_float(opt, value, 0, 100, true, &o->scene.pericentre, err, errlen);
@@ -250,16 +290,16 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
             o->scene.set |= SCENE_SET_INCLINATION_B;
         } else if (IS("--dt")) {
             VALUE();
-            rc = parse_float(opt, value, 0, 10, true, &o->dt, err, errlen);
+            rc = parse_param(PARAM_DT, opt, value, &o->dt, err, errlen);
         } else if (IS("--softening")) {
             VALUE();
-            rc = parse_float(opt, value, 0, 100, false, &o->softening, err, errlen);
+            rc = parse_param(PARAM_SOFTENING, opt, value, &o->softening, err, errlen);
         } else if (IS("--damping")) {
             VALUE();
-            rc = parse_float(opt, value, 0, 1, true, &o->damping, err, errlen);
+            rc = parse_param(PARAM_DAMPING, opt, value, &o->damping, err, errlen);
         } else if (IS("--steps-per-frame")) {
             VALUE();
-            rc = parse_int(opt, value, 1, 1024, &o->steps_per_frame, err, errlen);
+            rc = parse_param_int(PARAM_STEPS_PER_FRAME, opt, value, &o->steps_per_frame, err, errlen);
         } else if (IS("--backend")) {
             VALUE();
             if (strcmp(value, "auto") == 0) o->backend = SIM_BACKEND_AUTO;
@@ -278,12 +318,12 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
             else return bad(err, errlen, opt, value, "is not a precision: float, double");
         } else if (IS("--threads-per-body")) {
             VALUE();
-            rc = parse_int(opt, value, 1, 32, &o->threads_per_body, err, errlen);
+            rc = parse_int(opt, value, 1, 32, "", &o->threads_per_body, err, errlen);
             if (rc == 0 && (o->threads_per_body & (o->threads_per_body - 1)))
                 return bad(err, errlen, opt, value, "is not a power of two from 1 to 32");
         } else if (IS("--block-size")) {
             VALUE();
-            rc = parse_int(opt, value, 32, 1024, &o->block_size, err, errlen);
+            rc = parse_int(opt, value, 32, 1024, "", &o->block_size, err, errlen);
             if (rc == 0 && (o->block_size & (o->block_size - 1)))
                 return bad(err, errlen, opt, value, "is not a power of two from 32 to 1024");
         } else if (IS("--force")) {
@@ -293,7 +333,7 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
             o->force = (SimForce)f;
         } else if (IS("--theta")) {
             VALUE();
-            rc = parse_float(opt, value, 0.05f, 1.5f, false, &o->theta, err, errlen);
+            rc = parse_param(PARAM_THETA, opt, value, &o->theta, err, errlen);
         } else if (IS("--size")) {
             VALUE();
             int w, h;
@@ -304,10 +344,10 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
             o->height = h;
         } else if (IS("--point-size")) {
             VALUE();
-            rc = parse_float(opt, value, 0, 64, true, &o->point_size, err, errlen);
+            rc = parse_param(PARAM_POINT_SIZE, opt, value, &o->point_size, err, errlen);
         } else if (IS("--exposure")) {
             VALUE();
-            rc = parse_float(opt, value, 0, 1000, true, &o->exposure, err, errlen);
+            rc = parse_param(PARAM_EXPOSURE, opt, value, &o->exposure, err, errlen);
         } else if (IS("--color") || IS("--colour")) {
             VALUE();
             if (strcmp(value, "component") == 0) o->color_mode = COLOR_BY_COMPONENT;
@@ -340,21 +380,20 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
             rc = parse_float(opt, value, 1, 3600, false, &o->cycle_seconds, err, errlen);
         } else if (IS("--monitor")) {
             VALUE();
-            rc = parse_int(opt, value, 1, 1000000000, &o->monitor, err, errlen);
+            rc = parse_int(opt, value, 1, 1000000000, "", &o->monitor, err, errlen);
         } else if (IS("--frames")) {
             VALUE();
-            rc = parse_int(opt, value, 0, 1000000000, &o->frames, err, errlen);
+            rc = parse_int(opt, value, 1, 1000000000, " (without --frames a window runs until it is closed, headless draws 300)", &o->frames, err, errlen);
         } else if (IS("--screenshot")) {
             VALUE();
             o->screenshot = value;
         } else if (IS("--record")) {
             VALUE();
             o->record_dir = value;
-        } else if (arg[0] == '-') {
-            snprintf(err, errlen, "unknown option '%s' (see --help)", arg);
-            return -1;
         } else {
-            snprintf(err, errlen, "unexpected argument '%s' (see --help)", arg);
+            char quoted[160];
+            snprintf(err, errlen, "%s '%s' (see --help)", arg[0] == '-' ? "unknown option" : "unexpected argument",
+                     params_quote(arg, quoted, sizeof quoted));
             return -1;
         }
         if (rc != 0) return -1;

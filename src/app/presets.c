@@ -6,14 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "render/renderer.h"
 #include "util/atomic_file.h"
+#include "util/params.h"
 
 typedef struct Parser {
     PresetList *list;
     const char *path;
-    char what[200];
+    char what[400];
 } Parser;
 
 static int number(const char *s, double lo, double hi, double *out)
@@ -44,41 +46,51 @@ static Preset *section(Parser *ps, const char *name)
 static int on_entry(void *user, const char *sect, const char *key, const char *value)
 {
     Parser *ps = user;
+    /* What the file says is shown quoted: a binary file's bytes never reach the terminal raw. */
+    char qkey[96], qvalue[128], qsect[96];
+    params_quote(key, qkey, sizeof qkey);
+    params_quote(value, qvalue, sizeof qvalue);
+    params_quote(sect, qsect, sizeof qsect);
 #define FAIL(...)                                                                                  \
     do {                                                                                           \
         if (!ps->what[0]) snprintf(ps->what, sizeof ps->what, __VA_ARGS__);                        \
         return 0;                                                                                  \
     } while (0)
-    if (!sect[0]) FAIL("'%s' stands outside any [preset] section", key);
-    if (strlen(sect) >= sizeof ((Preset *)0)->name) FAIL("preset name '%s' is too long", sect);
+    if (!sect[0]) FAIL("'%s' stands outside any [preset] section", qkey);
+    if (strlen(sect) >= sizeof ((Preset *)0)->name) FAIL("preset name '%s' is too long", qsect);
     Preset *p = section(ps, sect);
     if (!p) FAIL("out of memory");
     double v;
 #define NUM(lo, hi)                                                                                \
     do {                                                                                           \
-        if (number(value, lo, hi, &v) != 0) FAIL("%s = '%s' is not a number in %.10g .. %.10g", key, value, (double)(lo), (double)(hi)); \
+        if (number(value, lo, hi, &v) != 0) FAIL("%s = '%s' is not a number in %.10g .. %.10g", qkey, qvalue, (double)(lo), (double)(hi)); \
+    } while (0)
+    /* A parameter of the table, in the range the command line takes too. */
+#define PARAM(id)                                                                                  \
+    do {                                                                                           \
+        char why[sizeof ps->what];                                                                 \
+        if (params_parse(id, key, value, &v, why, sizeof why) != 0) FAIL("%s", why);               \
     } while (0)
     if (strcmp(key, "scene") == 0) {
         int k = scene_from_name(value);
-        if (k < 0 || k >= SCENE_TIPSY) FAIL("scene = '%s' is not a scene: collision, disk, plummer, shell, random", value);
+        if (k < 0 || k >= SCENE_TIPSY) FAIL("scene = '%s' is not a scene: collision, disk, plummer, shell, random", qvalue);
         p->scene.kind = (SceneKind)k;
     } else if (strcmp(key, "tipsy") == 0 || strcmp(key, "tipsy_collide") == 0 || strcmp(key, "load") == 0) {
-        if (!value[0] || strlen(value) >= sizeof p->file) FAIL("%s = '%s' is not a file name", key, value);
+        if (!value[0] || strlen(value) >= sizeof p->file) FAIL("%s = '%s' is not a file name", qkey, qvalue);
         snprintf(p->file, sizeof p->file, "%s", value);
         p->source = strcmp(key, "load") == 0    ? PRESET_SOURCE_LOAD
                     : strcmp(key, "tipsy") == 0 ? PRESET_SOURCE_TIPSY
                                                 : PRESET_SOURCE_TIPSY_COLLIDE;
         p->scene.kind = p->source == PRESET_SOURCE_TIPSY_COLLIDE ? SCENE_TIPSY_COLLIDE : SCENE_TIPSY;
     } else if (strcmp(key, "bodies") == 0) {
-        NUM(1, 64 * 1024 * 1024);
-        if (v != floor(v)) FAIL("bodies = '%s' is not a whole number", value);
+        PARAM(PARAM_BODIES);
         p->scene.n = (int)v;
     } else if (strcmp(key, "seed") == 0) {
         NUM(0, 4294967295.0);
-        if (v != floor(v)) FAIL("seed = '%s' is not a whole number", value);
+        if (v != floor(v)) FAIL("seed = '%s' is not a whole number", qvalue);
         p->scene.seed = (uint64_t)v;
     } else if (strcmp(key, "mass_ratio") == 0) {
-        NUM(0.01, 100);
+        PARAM(PARAM_MASS_RATIO);
         p->scene.mass_ratio = (float)v;
     } else if (strcmp(key, "pericentre") == 0) {
         NUM(0.01, 100);
@@ -91,37 +103,37 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
         p->scene.inclination_b = (float)v;
         p->scene.set |= SCENE_SET_INCLINATION_B;
     } else if (strcmp(key, "dt") == 0) {
-        NUM(1e-9, 10);
+        PARAM(PARAM_DT);
         p->dt = (float)v;
         p->set |= PRESET_DT;
     } else if (strcmp(key, "softening") == 0) {
-        NUM(0, 100);
+        PARAM(PARAM_SOFTENING);
         p->softening = (float)v;
         p->set |= PRESET_SOFTENING;
     } else if (strcmp(key, "damping") == 0) {
-        NUM(1e-6, 1);
+        PARAM(PARAM_DAMPING);
         p->damping = (float)v;
         p->set |= PRESET_DAMPING;
     } else if (strcmp(key, "theta") == 0) {
-        NUM(0.05, 1.5);
+        PARAM(PARAM_THETA);
         p->theta = (float)v;
         p->set |= PRESET_THETA;
     } else if (strcmp(key, "steps_per_frame") == 0) {
-        NUM(1, 1024);
+        PARAM(PARAM_STEPS_PER_FRAME);
         p->steps_per_frame = (int)v;
         p->set |= PRESET_STEPS;
     } else if (strcmp(key, "exposure") == 0) {
-        NUM(1e-3, 1000);
+        PARAM(PARAM_EXPOSURE);
         p->exposure = (float)v;
         p->set |= PRESET_EXPOSURE;
     } else if (strcmp(key, "point_size") == 0) {
-        NUM(1e-3, 64);
+        PARAM(PARAM_POINT_SIZE);
         p->point_size = (float)v;
         p->set |= PRESET_POINT_SIZE;
     } else if (strcmp(key, "color") == 0) {
         if (strcmp(value, "component") == 0) p->color_mode = COLOR_BY_COMPONENT;
         else if (strcmp(value, "speed") == 0) p->color_mode = COLOR_BY_SPEED;
-        else FAIL("color = '%s' is not a colour mode: component, speed", value);
+        else FAIL("color = '%s' is not a colour mode: component, speed", qvalue);
         p->set |= PRESET_COLOR;
     } else if (strcmp(key, "camera_yaw") == 0) {
         NUM(-360, 360);
@@ -138,20 +150,21 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
     } else if (strcmp(key, "auto_rotate") == 0) {
         if (strcmp(value, "true") == 0 || strcmp(value, "1") == 0) p->auto_rotate = true;
         else if (strcmp(value, "false") == 0 || strcmp(value, "0") == 0) p->auto_rotate = false;
-        else FAIL("auto_rotate = '%s' is not true or false", value);
+        else FAIL("auto_rotate = '%s' is not true or false", qvalue);
         p->set |= PRESET_AUTO_ROTATE;
     } else if (strcmp(key, "force") == 0) {
         const int f = sim_force_from_name(value);
-        if (f < 0) FAIL("force = '%s' is not a force method: direct, tree, auto", value);
+        if (f < 0) FAIL("force = '%s' is not a force method: direct, tree, auto", qvalue);
         p->force = (SimForce)f;
         p->set |= PRESET_FORCE;
     } else if (strcmp(key, "backend") == 0) {
-        if (strcmp(value, "cuda") != 0) FAIL("backend = '%s': a preset can ask for cuda alone (or leave the key out)", value);
+        if (strcmp(value, "cuda") != 0) FAIL("backend = '%s': a preset can ask for cuda alone (or leave the key out)", qvalue);
         p->set |= PRESET_CUDA;
     } else {
-        FAIL("unknown key '%s'", key);
+        FAIL("unknown key '%s'", qkey);
     }
     return 1;
+#undef PARAM
 #undef NUM
 #undef FAIL
 }
@@ -160,6 +173,12 @@ int presets_load(const char *path, PresetList *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     Parser ps = {.list = out, .path = path};
+    /* A folder reads as an empty file, and a FIFO would wait for a writer: both are refused. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: %s, not a presets file", path, S_ISDIR(st.st_mode) ? "a folder" : "not a regular file");
+        return -1;
+    }
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -172,6 +191,18 @@ int presets_load(const char *path, PresetList *out, char *err, size_t errlen)
         else snprintf(err, errlen, "%s:%d: %s", path, rc, ps.what[0] ? ps.what : "not a valid INI line");
         presets_free(out);
         return -1;
+    }
+    /* The body count against the scene's least, once the section has named its scene. */
+    for (int i = 0; i < out->count; i++) {
+        const Preset *p = &out->items[i];
+        const int least = scene_min_bodies(p->scene.kind);
+        if (p->scene.n > 0 && p->scene.n < least) {
+            char name[96];
+            snprintf(err, errlen, "%s: [%s]: bodies = %d: the %s scene needs at least %d", path,
+                     params_quote(p->name, name, sizeof name), p->scene.n, scene_name(p->scene.kind), least);
+            presets_free(out);
+            return -1;
+        }
     }
     return 0;
 }

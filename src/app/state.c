@@ -12,6 +12,7 @@
 
 #include "scene/tipsy.h"
 #include "util/atomic_file.h"
+#include "util/params.h"
 
 static int sidecar_path(char *buf, size_t len, const char *path, char *err, size_t errlen)
 {
@@ -76,20 +77,35 @@ typedef struct SidecarParser {
     bool has_bytes, has_checksum;
     long long tipsy_bytes;
     uint64_t tipsy_checksum;
-    char what[160];
+    char what[256];
 } SidecarParser;
 
 static int on_sidecar(void *user, const char *section, const char *key, const char *value)
 {
     SidecarParser *ps = user;
-    char *end;
+    char *end, quoted[2][96];
+    /* The run's parameters, in the ranges the command line and the presets take. */
+    const int id = params_find(key);
+    if (id == PARAM_DT || id == PARAM_SOFTENING || id == PARAM_DAMPING || id == PARAM_THETA ||
+        id == PARAM_STEPS_PER_FRAME) {
+        double v;
+        char why[sizeof ps->what];
+        if (params_parse((ParamId)id, key, value, &v, why, sizeof why) != 0) {
+            if (!ps->what[0]) snprintf(ps->what, sizeof ps->what, "%s", why);
+            return 0;
+        }
+        if (id == PARAM_STEPS_PER_FRAME) ps->run->steps_per_frame = (int)v;
+        else if (id == PARAM_DT) ps->run->params.dt = (float)v;
+        else if (id == PARAM_SOFTENING) ps->run->params.softening = (float)v;
+        else if (id == PARAM_DAMPING) ps->run->params.damping = (float)v;
+        else ps->run->params.theta = (float)v;
+        return 1;
+    }
     errno = 0;
-    if (strcmp(key, "steps_per_frame") == 0 || strcmp(key, "step") == 0) {
+    if (strcmp(key, "step") == 0) {
         long long v = strtoll(value, &end, 10);
-        bool per_frame = strcmp(key, "steps_per_frame") == 0;
-        if (end == value || *end || errno || v < 0 || (per_frame && (v < 1 || v > 1024))) goto bad;
-        if (per_frame) ps->run->steps_per_frame = (int)v;
-        else ps->run->step = v;
+        if (end == value || *end || errno || v < 0) goto bad;
+        ps->run->step = v;
         return 1;
     }
     if (strcmp(key, "force") == 0) {
@@ -110,20 +126,19 @@ static int on_sidecar(void *user, const char *section, const char *key, const ch
         ps->has_checksum = true;
         return 1;
     }
-    double v = strtod(value, &end);
-    if (end == value || *end || errno || !isfinite(v)) goto bad;
-    if (strcmp(key, "dt") == 0 && v > 0) ps->run->params.dt = (float)v;
-    else if (strcmp(key, "softening") == 0 && v >= 0) ps->run->params.softening = (float)v;
-    else if (strcmp(key, "damping") == 0 && v > 0 && v <= 1) ps->run->params.damping = (float)v;
-    else if (strcmp(key, "theta") == 0 && v >= 0.05 && v <= 1.5) ps->run->params.theta = (float)v;
-    else if (strcmp(key, "time") == 0) ps->run->time = v;
-    else if (strcmp(key, "dt") && strcmp(key, "softening") && strcmp(key, "damping") && strcmp(key, "theta")) {
-        snprintf(ps->what, sizeof ps->what, "unknown key '%s'", key);
-        return 0;
-    } else goto bad;
-    return 1;
+    if (strcmp(key, "time") == 0) {
+        double v = strtod(value, &end);
+        if (end == value || *end || errno || !isfinite(v)) goto bad;
+        ps->run->time = v;
+        return 1;
+    }
+    if (!ps->what[0])
+        snprintf(ps->what, sizeof ps->what, "unknown key '%s'", params_quote(key, quoted[0], sizeof quoted[0]));
+    return 0;
 bad:
-    if (!ps->what[0]) snprintf(ps->what, sizeof ps->what, "%s = '%s' is not a valid value", key, value);
+    if (!ps->what[0])
+        snprintf(ps->what, sizeof ps->what, "%s = '%s' is not a valid value", params_quote(key, quoted[0], sizeof quoted[0]),
+                 params_quote(value, quoted[1], sizeof quoted[1]));
     return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "scene/scene_internal.h"
 #include "scene/tipsy.h"
+#include "util/params.h"
 
 #define SCENE_DEFAULT_N 16384
 
@@ -31,6 +32,11 @@ static const char *const scene_names[SCENE_COUNT] = {
 const char *scene_name(SceneKind kind)
 {
     return (kind >= 0 && kind < SCENE_COUNT) ? scene_names[kind] : "?";
+}
+
+int scene_min_bodies(SceneKind kind)
+{
+    return kind == SCENE_COLLISION ? 6 : kind == SCENE_DISK ? 3 : kind == SCENE_TIPSY_COLLIDE ? 2 : 1;
 }
 
 int scene_from_name(const char *name)
@@ -521,6 +527,11 @@ static int tipsy_info(const Bodies *b, const char *path, float file_softening, d
     info->dt = (float)(step_a < step_b ? step_a : step_b);
     info->extent = (float)gs->r90;
     info->period = (float)gs->period;
+    if (!(isfinite(info->dt) && info->dt > 0 && isfinite(info->softening) && isfinite(info->extent))) {
+        snprintf(err, errlen, "scene: %s: its scale (half-mass radius %.3g) gives dt = %g and softening %g, "
+                 "beyond what a float holds", path, gs->rh, info->dt, info->softening);
+        return -1;
+    }
     return 0;
 }
 
@@ -666,7 +677,7 @@ static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen)
     int two = d->kind == SCENE_COLLISION || d->kind == SCENE_TIPSY_COLLIDE;
     if (d->seed == 0) d->seed = 1;
     if (d->n == 0 && !from_file) d->n = SCENE_DEFAULT_N;
-    int least = d->kind == SCENE_COLLISION ? 6 : d->kind == SCENE_DISK ? 3 : d->kind == SCENE_TIPSY_COLLIDE ? 2 : 1;
+    int least = scene_min_bodies(d->kind);
     if (d->n < 0 || (d->n > 0 && d->n < least)) {
         snprintf(err, errlen, "scene: %s: n = %d bodies; it needs at least %d%s", name, d->n, least,
                  from_file ? " (or 0 for all the file holds)" : "");
@@ -686,12 +697,13 @@ static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen)
     if (d->separation == 0) d->separation = 16;
     if (d->inclination_b == 0 && !(d->set & SCENE_SET_INCLINATION_B)) d->inclination_b = 60;
     if (d->halo_mass_factor == 0) d->halo_mass_factor = 4;
+    const Param *ratio = params_get(PARAM_MASS_RATIO);
     struct {
         const char *field;
         float value, lo, hi;
         int used;
     } checks[] = {
-        {"mass_ratio", d->mass_ratio, 0.05f, 20.0f, two},
+        {"mass_ratio", d->mass_ratio, (float)ratio->min, (float)ratio->max, two},
         {"separation", d->separation, 0.5f, 1000.0f, two},
         {"pericentre", d->pericentre, 1e-3f, d->separation, two},
         {"inclination_a", d->inclination_a, -360.0f, 360.0f, two},

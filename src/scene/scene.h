@@ -66,6 +66,8 @@ int scene_build(const SceneDesc *desc, Bodies *out, SceneInfo *info, char *err, 
 const char *scene_name(SceneKind kind);
 /* "collision", "disk", "plummer", "shell", "random", "tipsy", "tipsy-collide"; -1 when unknown. */
 int scene_from_name(const char *name);
+/* The fewest bodies a scene of kind is built with: a collision 6, a disk 3, two TIPSY copies 2. */
+int scene_min_bodies(SceneKind kind);
 
 #ifdef __cplusplus
 }

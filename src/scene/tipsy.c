@@ -147,6 +147,9 @@ static int check_particle(const char *path, int index, const char *kind, int kin
     else if (f[0] < 0) what = "a negative mass";
     else if (!isfinite(f[1]) || !isfinite(f[2]) || !isfinite(f[3])) what = "a position that is not finite";
     else if (!isfinite(f[4]) || !isfinite(f[5]) || !isfinite(f[6])) what = "a velocity that is not finite";
+    /* Beyond 1e18 the square of a distance or a speed overflows a float, and the run is inf/NaN. */
+    else if (fabsf(f[1]) > 1e18f || fabsf(f[2]) > 1e18f || fabsf(f[3]) > 1e18f) what = "a position beyond 1e18";
+    else if (fabsf(f[4]) > 1e18f || fabsf(f[5]) > 1e18f || fabsf(f[6]) > 1e18f) what = "a velocity beyond 1e18";
     if (!what) return 0;
     snprintf(err, errlen, "tipsy: %s: particle %d (%s %d) has %s", path, index, kind, kind_index, what);
     return -1;

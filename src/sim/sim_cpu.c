@@ -13,6 +13,7 @@
 
 #include "sim/sim_backend.h"
 #include "sim/tree_cpu.h"
+#include "util/params.h"
 
 typedef struct SimCpu {
     int n;
@@ -165,7 +166,7 @@ static void cpu_advance(void *impl, const SimParams *p, int steps)
     SimCpu *c = impl;
     const int n = c->n;
     const float dt = p->dt, damping = p->damping;
-    c->theta = p->theta > 0 ? p->theta : SIM_THETA_DEFAULT;
+    c->theta = params_theta(p->theta);
     /* The stored accelerations are those of the current positions unless the softening or the
      * force method changed. */
     if (!(c->acc_softening == p->softening) || c->acc_force != c->force ||

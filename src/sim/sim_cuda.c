@@ -17,6 +17,7 @@
 
 #include "cuda_check.h"
 #include "util/clock.h"
+#include "util/params.h"
 #include "kernels.h"
 #include "tree.h"
 #include "sim/sim_backend.h"
@@ -97,7 +98,7 @@ static SimForce sc_resolve_force(SimForce f, int n)
     return n >= SIM_TREE_MIN_BODIES_CUDA ? SIM_FORCE_TREE : SIM_FORCE_DIRECT;
 }
 
-static float sc_theta(float theta) { return theta > 0 ? theta : SIM_THETA_DEFAULT; }
+static float sc_theta(float theta) { return params_theta(theta); }
 
 /* The accelerations of f->pos into f->acc, and the kick where f->vel is given: one fused launch of
  * the direct kernel, or the tree's force call and then the kick. */

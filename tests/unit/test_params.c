@@ -1,0 +1,197 @@
+/* The table of parameters: every range is one a run can take, every default lies in its range,
+ * a value is read and refused with one line naming it, its value and its range, and what is
+ * shown of a value never puts a control byte on the terminal. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sim/sim.h"
+#include "util/params.h"
+
+static void every_default_lies_in_its_range(void **state)
+{
+    (void)state;
+    for (int i = 0; i < PARAM_COUNT; i++) {
+        const Param *p = params_get((ParamId)i);
+        assert_non_null(p);
+        assert_true(p->min < p->max);
+        if (!params_in_range((ParamId)i, p->fallback)) fail_msg("%s: default %g outside its range", p->key, p->fallback);
+        assert_int_equal(params_find(p->key), i);
+        assert_int_equal(strncmp(p->option, "--", 2), 0);
+        assert_non_null(p->unit);
+    }
+    assert_int_equal(params_find("warp"), -1);
+    assert_null(params_get(PARAM_COUNT));
+}
+
+/* The opening angle's default is the simulation's: a zero theta resolves to it, any other stays. */
+static void theta_resolves_to_the_simulations_default(void **state)
+{
+    (void)state;
+    assert_true(params_get(PARAM_THETA)->fallback == (double)SIM_THETA_DEFAULT);
+    assert_true(params_theta(0) == SIM_THETA_DEFAULT);
+    assert_true(params_theta(-1) == SIM_THETA_DEFAULT);
+    assert_true(params_theta(0.7f) == 0.7f);
+}
+
+static void values_in_range_are_read(void **state)
+{
+    (void)state;
+    static const struct {
+        ParamId id;
+        const char *text;
+        double value;
+    } cases[] = {
+        {PARAM_DT, "0.01", 0.01},          {PARAM_DT, "10", 10},           {PARAM_SOFTENING, "0", 0},
+        {PARAM_DAMPING, "1", 1},           {PARAM_THETA, "0.05", 0.05},    {PARAM_THETA, "1.5", 1.5},
+        {PARAM_MASS_RATIO, "0.05", 0.05},  {PARAM_MASS_RATIO, "20", 20},   {PARAM_BODIES, "67108864", 67108864},
+        {PARAM_BODIES, "+6", 6},           {PARAM_BODIES, "1e3", 1000},           {PARAM_STEPS_PER_FRAME, "1", 1}, {PARAM_EXPOSURE, "1000", 1000},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double v = -1;
+        char err[256] = "";
+        if (params_parse(cases[i].id, "x", cases[i].text, &v, err, sizeof err) != 0)
+            fail_msg("%s: %s", cases[i].text, err);
+        assert_true(v == cases[i].value);
+    }
+}
+
+/* Each refusal says what is wrong in words: too large, too small, not whole, not a number. */
+static void values_out_of_range_say_why(void **state)
+{
+    (void)state;
+    static const struct {
+        ParamId id;
+        const char *label, *text, *says, *range;
+    } cases[] = {
+        {PARAM_BODIES, "-n", "99999999999999999999", "is too large", "1 to 67108864"},
+        {PARAM_BODIES, "-n", "67108865", "is too large", "1 to 67108864"},
+        {PARAM_BODIES, "-n", "0", "is too small", "1 to 67108864"},
+        {PARAM_BODIES, "-n", "-99999999999999999999", "is too small", "1 to 67108864"},
+        {PARAM_BODIES, "bodies", "1.5", "is not a whole number", "1 to 67108864"},
+        {PARAM_BODIES, "bodies", "0x10", "is not a whole number", "1 to 67108864"},
+        {PARAM_DT, "--dt", "1e30", "is too large", "more than 0, at most 10 (model time units)"},
+        {PARAM_DT, "--dt", "1e400", "is too large", "more than 0, at most 10"},
+        {PARAM_DT, "--dt", "-1e400", "is too small", "more than 0, at most 10"},
+        {PARAM_DT, "dt", "0", "is too small", "more than 0, at most 10"},
+        {PARAM_DT, "dt", "nan", "is not a finite number", "more than 0"},
+        {PARAM_DT, "dt", "fast", "is not a number", "more than 0"},
+        {PARAM_DT, "dt", "", "is not a number", "more than 0"},
+        {PARAM_DAMPING, "damping", "1.01", "is too large", "more than 0, at most 1"},
+        {PARAM_THETA, "--theta", "0.01", "is too small", "0.05 to 1.5"},
+        {PARAM_MASS_RATIO, "--mass-ratio", "100", "is too large", "0.05 to 20"},
+        {PARAM_STEPS_PER_FRAME, "steps_per_frame", "2000", "is too large", "1 to 1024"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double v = 12345;
+        char err[256] = "";
+        assert_int_equal(params_parse(cases[i].id, cases[i].label, cases[i].text, &v, err, sizeof err), -1);
+        print_message("%s\n", err);
+        assert_true(v == 12345);
+        assert_int_equal(strncmp(err, cases[i].label, strlen(cases[i].label)), 0);
+        char quoted[64];
+        snprintf(quoted, sizeof quoted, "'%s'", cases[i].text);
+        if (!strstr(err, quoted) || !strstr(err, cases[i].says) || !strstr(err, cases[i].range))
+            fail_msg("%s %s: \"%s\" lacks %s, %s or %s", cases[i].label, cases[i].text, err, quoted, cases[i].says,
+                     cases[i].range);
+        assert_null(strchr(err, '\n'));
+    }
+    /* An option is followed by a colon, a key by " = ", as each is written. */
+    char err[256];
+    double v;
+    params_parse(PARAM_DT, "--dt", "20", &v, err, sizeof err);
+    assert_non_null(strstr(err, "--dt: '20' is too large"));
+    params_parse(PARAM_DT, "dt", "20", &v, err, sizeof err);
+    assert_non_null(strstr(err, "dt = '20' is too large"));
+}
+
+static void a_value_is_checked_against_the_same_range(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    assert_int_equal(params_check(PARAM_MASS_RATIO, 1, err, sizeof err), 0);
+    assert_int_equal(params_check(PARAM_MASS_RATIO, 100, err, sizeof err), -1);
+    assert_non_null(strstr(err, "mass_ratio = 100 is too large"));
+    assert_non_null(strstr(err, "0.05 to 20"));
+    assert_int_equal(params_check(PARAM_DT, INFINITY, err, sizeof err), -1);
+    assert_non_null(strstr(err, "dt = inf is not a finite number"));
+    assert_int_equal(params_check(PARAM_BODIES, 2.5, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a whole number"));
+    assert_false(params_in_range(PARAM_DAMPING, 0));
+    assert_true(params_in_range(PARAM_SOFTENING, 0));
+}
+
+static void help_gives_range_and_default(void **state)
+{
+    (void)state;
+    char buf[160];
+    params_help_text(PARAM_THETA, buf, sizeof buf);
+    assert_string_equal(buf, "0.05 to 1.5; default 0.4");
+    params_help_text(PARAM_DT, buf, sizeof buf);
+    assert_string_equal(buf, "more than 0, at most 10; default the scene's");
+    params_range_text(PARAM_BODIES, buf, sizeof buf);
+    assert_string_equal(buf, "1 to 67108864");
+}
+
+/* No byte below 0x20, DEL or C1 control comes back, nor a byte that is no UTF-8 character. */
+static void assert_printable(const char *s)
+{
+    for (const unsigned char *u = (const unsigned char *)s; *u; u++)
+        if (*u < 0x20 || *u == 0x7f || (*u == 0xc2 && u[1] >= 0x80 && u[1] < 0xa0) || *u == 0xff)
+            fail_msg("byte 0x%02x at %d in \"%s\"", *u, (int)(u - (const unsigned char *)s), s);
+}
+
+static void quoting_escapes_what_a_terminal_would_act_on(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"plain 0.5", "plain 0.5"},
+        {"\x1b[2J\x1b[31mred", "\\e[2J\\e[31mred"},
+        {"a\nb\tc\rd", "a\\nb\\tc\\rd"},
+        {"\x01\x7f", "\\x01\\x7f"},
+        {"back\\slash", "back\\\\slash"},
+        {"galaxy \xc3\xa9t\xc3\xa9 \xe2\x98\x85", "galaxy \xc3\xa9t\xc3\xa9 \xe2\x98\x85"}, /* UTF-8 text stays */
+        {"\xc2\x9b" "31m", "\\xc2\\x9b31m"},   /* C1 CSI, written as UTF-8 */
+        {"\x9b" "31m", "\\x9b31m"},            /* C1 CSI as one byte */
+        {"\xff\xfe", "\\xff\\xfe"},
+        {"\xe2\x98", "\\xe2\\x98"},            /* a character cut short */
+        {"\xc0\xaf", "\\xc0\\xaf"},            /* an overlong '/' */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[64];
+        params_quote(cases[i].in, buf, sizeof buf);
+        assert_string_equal(buf, cases[i].out);
+        assert_printable(buf);
+    }
+    /* Too long: cut, marked with "...", still within the buffer. */
+    char small[12];
+    params_quote("0123456789abcdef", small, sizeof small);
+    assert_string_equal(small, "01234567...");
+    params_quote("\x1b\x1b\x1b\x1b\x1b\x1b", small, sizeof small);
+    assert_string_equal(small, "\\e\\e\\e\\e...");
+    params_quote("0123456789a", small, sizeof small);
+    assert_string_equal(small, "0123456789a");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_default_lies_in_its_range),
+        cmocka_unit_test(theta_resolves_to_the_simulations_default),
+        cmocka_unit_test(values_in_range_are_read),
+        cmocka_unit_test(values_out_of_range_say_why),
+        cmocka_unit_test(a_value_is_checked_against_the_same_range),
+        cmocka_unit_test(help_gives_range_and_default),
+        cmocka_unit_test(quoting_escapes_what_a_terminal_would_act_on),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
