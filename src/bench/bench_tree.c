@@ -17,6 +17,7 @@
 #include "bench/bench_progress.h"
 #include "scene/scene.h"
 #include "util/atomic_file.h"
+#include "util/params.h"
 
 /* Timed steps shrink so that a cell takes about this long: never below 3 for the tree, 1 for a
  * direct step. */
@@ -340,7 +341,7 @@ int bench_tree_run(const BenchTreeOptions *o)
 {
     Context c = {.o = o,
                  .backend = o->backend,
-                 .theta = o->theta > 0 ? o->theta : SIM_THETA_DEFAULT,
+                 .theta = params_theta(o->theta),
                  .samples = o->samples > 0 ? o->samples : BENCH_TREE_SAMPLES,
                  .repeats = o->repeats > 0 ? o->repeats : 10,
                  .out = o->out ? o->out : stdout};
