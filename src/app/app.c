@@ -10,7 +10,6 @@
 #include <GLFW/glfw3.h>
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,25 +18,6 @@
 #include "app/readout.h"
 #include "util/clock.h"
 
-
-/* A message on screen, fading after a few seconds; longer ones are cut. */
-void app_notify(App *a, const char *fmt, ...)
-                {
-                va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(a->msg.notice, sizeof a->msg.notice, fmt, ap);
-    va_end(ap);
-    a->msg.notice_at = clock_seconds();
-}
-
-void app_say(const App *a, const char *fmt, ...)
-             {
-             if (a->opt.quiet) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-}
 
 /* ---- the frame's steps, in the order app_frame takes them ---- */
 
@@ -90,6 +70,16 @@ static void app_after_advance(App *a, const FramePlan *f)
     }
     u->ladder_touring = a->tour.active ? (int)a->tour.rung : SIM_KERNEL_DEFAULT;
     u->sim_time = app_run_time(a);
+}
+
+/* A backend that stopped on an error: the CPU carries on from the last checkpoint, and the presets
+ * it cannot take leave the list. False when the CPU cannot run either. */
+static bool app_fall_back(App *a)
+{
+    char err[512];
+    if (app_fall_back_to_cpu(a) != 0) return false;
+    app_offer_presets_for(a, false, "CUDA stopped", err, sizeof err);
+    return true;
 }
 
 /* The camera's own motion (a glide, auto-rotation), then the body it follows. */
@@ -229,7 +219,7 @@ static bool app_frame(App *a)
     app_take_requests(a, &f);
     if (!a->run.sim) return app_stop(a, 1); /* a reset or preset that failed */
     app_apply_controls(a);
-    if (!app_advance(a, &f) && app_fall_back_to_cpu(a) != 0) return app_stop(a, 1);
+    if (!app_advance(a, &f) && !app_fall_back(a)) return app_stop(a, 1);
     app_after_advance(a, &f);
     app_observe(a, f.t);
     app_tree_overlay(a, f.t);

@@ -1,6 +1,6 @@
 /* The viewer's state, shared by the files of src/app that run it: app.c (start, the frame, finish),
  * run.c (the run's lifecycle), requests.c, input.c, observe.c, preset_apply.c, follow.c,
- * recording.c and tree_overlay.c. Private to them: nothing outside src/app includes it.
+ * recording.c, tree_overlay.c and messages.c. Private to them: nothing outside src/app includes it.
  *
  * opt is what the user asked for and is only read after the start; what runs now (the scene, the
  * saved run it came from, the force method after a preset, the panel or a fall-back) is in run. */
@@ -209,7 +209,7 @@ typedef struct FramePlan {
     int steps;       /* steps the advance ran */
 } FramePlan;
 
-/* app.c: messages. A notice is on screen a few seconds; say() prints unless --quiet. */
+/* messages.c: a notice is on screen a few seconds; app_say() prints unless --quiet. */
 void app_notify(App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void app_say(const App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "1 step", "4 steps". */
@@ -246,6 +246,7 @@ void app_apply_controls(App *a);
 void app_input_attach(App *a, GLFWwindow *win);
 
 /* observe.c: energy, the force checks, the checkpoint, the monitor line. */
+void app_observe_restart(App *a, Bodies *first);
 void app_observe(App *a, double t);
 void app_check_forces(App *a);
 void app_method_name(const App *a, char *buf, size_t len);

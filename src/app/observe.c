@@ -11,6 +11,26 @@
 #include "app/app_internal.h"
 #include "util/clock.h"
 
+/* A new run's baseline: its first state (taken over from first), whose energy the run is held
+ * against, and no measurement of the run before. */
+void app_observe_restart(App *a, Bodies *first)
+{
+    bodies_free(&a->obs.initial);
+    a->obs.initial = *first; /* E0 is measured on it, with whatever softening is in force */
+    a->obs.half_mass0 = bodies_mass_radius(first, 0.5);
+    a->obs.e0_softening = NAN;
+    a->obs.next_energy_at = 0;
+    a->ui.energy_valid = false;
+    a->ui.diag = NULL;
+    a->ui.force_check = NULL;
+    if (a->obs.watch) force_watch_forget(a->obs.watch);
+    a->ui.live_error = NULL;
+    a->obs.watch_next = 0;
+    a->obs.energy_history_count = 0;
+    a->ui.energy_history_count = 0;
+    a->msg.alarm[0] = '\0';
+}
+
 /* The energy of the run's first state with softening eps, on the backend that runs (a second,
  * short-lived simulation of it): E0 stays the energy at t = 0 when the softening changes. */
 static bool app_initial_energy(App *a, float eps, double *e0)

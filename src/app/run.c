@@ -148,20 +148,7 @@ int app_reset(App *a, char *err, size_t errlen)
     a->run.seed = d.seed;
     a->run.time_base = a->run.have_loaded ? a->run.loaded.time : 0;
     a->run.step_base = a->run.have_loaded ? a->run.loaded.step : 0;
-    bodies_free(&a->obs.initial);
-    a->obs.initial = b; /* E0 is measured on it, with whatever softening is in force */
-    a->obs.half_mass0 = bodies_mass_radius(&b, 0.5);
-    a->obs.e0_softening = NAN;
-    a->obs.next_energy_at = 0;
-    a->ui.energy_valid = false;
-    a->ui.diag = NULL;
-    a->ui.force_check = NULL;
-    if (a->obs.watch) force_watch_forget(a->obs.watch);
-    a->ui.live_error = NULL;
-    a->obs.watch_next = 0;
-    a->obs.energy_history_count = 0;
-    a->ui.energy_history_count = 0;
-    a->msg.alarm[0] = '\0';
+    app_observe_restart(a, &b);
     if (a->run.diverged_pause) a->ui.paused = a->run.diverged_pause = false;
     a->host.valid = false;
     undo_clear(&a->run.undo);
@@ -201,7 +188,6 @@ int app_fall_back_to_cpu(App *a)
     a->ui.cuda = false;
     a->ui.backend = sim_backend_name(SIM_BACKEND_CPU);
     snprintf(a->run.device, sizeof a->run.device, "%s", sim_device_name(a->run.sim));
-    app_offer_presets_for(a, false, "CUDA stopped", err, sizeof err);
     snprintf(a->run.backend_note, sizeof a->run.backend_note, "CUDA stopped (%.150s): CPU backend from t = %.4g.", what,
              a->run.time_base);
     app_notify(a, "%s", a->run.backend_note);
