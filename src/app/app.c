@@ -4,8 +4,11 @@
  *   buffer) [-> fall back to the CPU] -> after the advance -> observe -> tree overlay -> camera
  *   -> draw -> rates -> capture -> UI -> readout -> present
  *
- * The state they share is App (app_internal.h); the run's lifecycle is run.c, the keys and mouse
- * input.c, the requests requests.c, the measurements observe.c. */
+ * The state they share is App (app_internal.h). Beside this file: run.c (reset, load, the CPU
+ * fall-back, the force method chosen at run time, undo, save), requests.c (every request of the
+ * keys and the panel, taken once a frame), input.c (keys, mouse), observe.c (energy, force checks,
+ * alarms), host_copy.c (the run's clock and the checkpoint), preset_apply.c, follow.c,
+ * recording.c, tree_overlay.c, messages.c. */
 #include <GL/glew.h>
 #include <GLFW/glfw3.h>
 

@@ -1,6 +1,6 @@
 /* The viewer's state, shared by the files of src/app that run it: app.c (start, the frame, finish),
  * run.c (the run's lifecycle), requests.c, input.c, observe.c, preset_apply.c, follow.c,
- * recording.c, tree_overlay.c and messages.c. Private to them: nothing outside src/app includes it.
+ * recording.c, tree_overlay.c, host_copy.c and messages.c. Private to them: nothing outside src/app includes it.
  *
  * opt is what the user asked for and is only read after the start; what runs now (the scene, the
  * saved run it came from, the force method after a preset, the panel or a fall-back) is in run. */
@@ -218,12 +218,14 @@ static inline const char *plural(long long count, const char *one, const char *m
     return count == 1 ? one : many;
 }
 
-/* run.c: the run's lifecycle. */
-void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len);
-SimParams app_ui_params(const App *a);
+/* host_copy.c: the run's clock; the host copy of its state, which is also the checkpoint. */
 double app_run_time(const App *a);
 long long app_run_step(const App *a);
 void app_read_state(App *a);
+
+/* run.c: the run's lifecycle. */
+void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len);
+SimParams app_ui_params(const App *a);
 float app_theta_default(const App *a);
 SimParams app_scene_defaults(const App *a);
 int app_reset(App *a, char *err, size_t errlen);

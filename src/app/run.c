@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "app/app_internal.h"
-#include "util/clock.h"
 
 /* "dt 0.0100, softening 0.0500, damping 1 (off)", and theta while the tree runs. */
 void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len)
@@ -23,21 +22,6 @@ void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len
 SimParams app_ui_params(const App *a)
 {
     return (SimParams){.dt = a->ui.dt, .softening = a->ui.softening, .damping = a->ui.damping, .theta = a->ui.theta};
-}
-
-double app_run_time(const App *a) { return a->run.time_base + sim_stats(a->run.sim).time; }
-
-long long app_run_step(const App *a) { return a->run.step_base + sim_stats(a->run.sim).total_steps; }
-
-/* Copies the simulation's state to the host; it is also the checkpoint a fall-back starts from. */
-void app_read_state(App *a)
-{
-    if (sim_error(a->run.sim)) return;
-    sim_read(a->run.sim, &a->host.bodies);
-    a->host.valid = true;
-    a->host.time = app_run_time(a);
-    a->host.step = app_run_step(a);
-    a->host.read_at = clock_seconds();
 }
 
 /* The opening angle of the command line, else the default. */
