@@ -145,6 +145,7 @@ typedef struct AppKeyRequests {
     bool save;       /* S */
     bool record;     /* V: start or stop a recording */
     bool screenshot; /* P: a screenshot of the next frame, without the panel */
+    int preset_step; /* [ and ]: the presets back or forward, by this many */
 } AppKeyRequests;
 
 typedef struct AppMessages {

@@ -54,8 +54,8 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
         break;
     case GLFW_KEY_S: a->req.save = true; break;
     case GLFW_KEY_V: a->req.record = true; break;
-    case GLFW_KEY_LEFT_BRACKET: app_step_preset(a, -1); break;
-    case GLFW_KEY_RIGHT_BRACKET: app_step_preset(a, +1); break;
+    case GLFW_KEY_LEFT_BRACKET: a->req.preset_step--; break;
+    case GLFW_KEY_RIGHT_BRACKET: a->req.preset_step++; break;
     case GLFW_KEY_C:
         u->cycling = !u->cycling;
         a->presets.cycle_next = clock_seconds() + u->cycle_seconds;

@@ -54,6 +54,11 @@ void app_take_requests(App *a, FramePlan *f)
     char err[512];
     f->step_once = take(&u->step_once);
     f->screenshot = take(&a->req.screenshot);
+    const int preset_step = take_value(&a->req.preset_step);
+    if (preset_step != 0) {
+        app_step_preset(a, preset_step);
+        if (!a->run.sim) return;
+    }
     if (take(&u->reset)) {
         app_handle_reset(a);
         if (!a->run.sim) return;
