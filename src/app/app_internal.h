@@ -1,0 +1,278 @@
+/* The viewer's state, shared by the files of src/app that run it: app.c (start, the frame, finish),
+ * run.c (the run's lifecycle), requests.c, input.c, observe.c, preset_apply.c, follow.c,
+ * recording.c, tree_overlay.c, host_copy.c and messages.c. Private to them: nothing outside src/app includes it.
+ *
+ * opt is what the user asked for and is only read after the start; what runs now (the scene, the
+ * saved run it came from, the force method after a preset, the panel or a fall-back) is in run. */
+#ifndef STARBURST_APP_INTERNAL_H
+#define STARBURST_APP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "app/app.h"
+#include "app/ladder_tour.h"
+#include "app/presets.h"
+#include "app/record.h"
+#include "app/state.h"
+#include "app/undo.h"
+#include "render/camera.h"
+#include "render/context.h"
+#include "sim/diag.h"
+#include "sim/force_watch.h"
+#include "ui/ui.h"
+
+#define CPU_DEFAULT_BODIES 4096
+#define DEFAULT_BODIES 16384
+/* A message stays this long, then fades out over a second. */
+#define NOTICE_SECONDS 4.0
+/* A conservative run whose energy is off by more than this is no longer to be trusted. */
+#define ENERGY_ALARM 1e-2
+/* The bodies are leaving the view when the half-mass radius grows this many times. */
+#define SPREAD_ALARM 4.0
+/* The CUDA backend's state is copied to the host at least this often, so that the CPU can carry
+ * on from it if CUDA fails. */
+#define CHECKPOINT_SECONDS 1.0
+/* The tree overlay copies the cells of a changing tree at most this often, and at most this many
+ * (a million bodies hold some 10^5 cells in 8 levels: a wall of lines, and 24 vertices each). */
+#define TREE_OVERLAY_SECONDS 0.1
+#define TREE_OVERLAY_MAX_BOXES 65536
+/* The live force error: bodies sampled, and how often (more seldom where taking the method's
+ * accelerations costs the frame loop more than a twentieth of its time). */
+#define LIVE_ERROR_SAMPLES 256
+#define LIVE_ERROR_SECONDS 2.0
+/* The longest advance the ladder's tour may ask of a rung: the window stays responsive. */
+#define LADDER_TOUR_MAX_S 1.0
+
+/* What runs now: the simulation, the scene it was built from, and its clock. */
+typedef struct AppRun {
+    Sim *sim;
+    SceneInfo info;
+    SceneDesc scene;       /* the scene of the last reset: the command line's, or a preset's */
+    const char *load_path; /* the saved run it starts from (R returns to it), or NULL */
+    SimForce force;        /* the method asked for now: --force, a preset's, the panel's or the ladder's */
+    SimBackend backend;    /* the backend asked for now: the CPU after a fall-back */
+    bool kernel_picked;    /* a kernel named by --kernel or picked in the UI; else the default for each N */
+    /* The run's clock: the simulation counts from its creation (or the last sim_load); these
+     * are the time and steps before that (a loaded run's, an undo's). */
+    double time_base;
+    long long step_base;
+    /* The scene of the last reset (a new scene takes its own dt and softening). */
+    int last_scene, last_n;
+    uint64_t seed;         /* of the scene running now */
+    char scene_file[1024]; /* the TIPSY file or saved run of the preset applied last */
+    /* Where a loaded run stood when it was saved. */
+    SavedRun loaded;
+    bool have_loaded;
+    SimParams params;    /* what the simulation received last */
+    float speed_scale;   /* the colour ramp's top speed */
+    bool diverged_pause; /* paused because the run diverged */
+    UndoHistory undo;
+    char backend_note[300]; /* why this backend runs, shown again after each reset */
+    char device[160];
+} AppRun;
+
+/* A host copy of the state: diagnostics, camera follow, and the checkpoint the CPU carries on
+ * from if CUDA fails. */
+typedef struct AppHostCopy {
+    Bodies bodies;
+    bool valid;
+    double time, read_at;
+    long long step;
+} AppHostCopy;
+
+/* What is measured on the run: energy against its first state, the force checks, the alarms'
+ * inputs. */
+typedef struct AppObserve {
+    /* Energy: E0 is the energy of the run's first state (the scene's, or the loaded one) with
+     * the softening in force, measured now and then. */
+    Bodies initial;
+    double e0;
+    float e0_softening;
+    double half_mass0; /* half-mass radius of the first state */
+    double next_energy_at, energy_cost;
+    float energy_history[240];
+    int energy_history_count;
+    Diagnostics diag;
+    ForceCheck force_check;
+    /* The live force error: the f64 half in a worker thread. */
+    ForceWatch *watch;
+    ForceCheck live_error;
+    char live_what[64], live_what_pending[64]; /* the method measured, and the one under way */
+    double watch_next;
+    char method[160]; /* the HUD's line on the tree's interactions */
+} AppObserve;
+
+/* Presets: those this run can take, and the cycle through them. */
+typedef struct AppPresets {
+    PresetList list; /* those this run can take (app_offered) */
+    const char **names;
+    char path[4096];
+    /* What the presets are offered for: -1 = not yet known, 0 = the CPU backend, 1 = the CUDA
+     * backend; on it, the presets whose bodies the GPU did not hold at the start. */
+    int cuda;
+    char cuda_why[256]; /* why CUDA does not run, where it does not */
+    char withheld[16][64];
+    int withheld_count;
+    double cycle_next;
+} AppPresets;
+
+/* Camera follow: the centre of mass sampled a few times a second, approached smoothly. */
+typedef struct AppFollow {
+    int mode; /* 0 nothing, 1 galaxy A, 2 galaxy B, 3 the whole system */
+    float target[3];
+    bool valid;
+    double next;
+} AppFollow;
+
+/* The tree overlay (T): the cells of the last tree, copied from the simulation while shown and
+ * the tree has changed, at most every TREE_OVERLAY_SECONDS. */
+typedef struct AppTreeOverlay {
+    SimTreeBox *cells;
+    RenderBox *boxes;
+    int drawn;      /* boxes handed to the renderer */
+    bool capped;    /* fewer levels drawn than asked: too many cells */
+    const Sim *sim; /* what the boxes were copied from: the simulation, */
+    long long step; /* its step count, */
+    int levels;     /* the levels asked for, */
+    int force;      /* and its method */
+    double next;
+    char note[160];
+} AppTreeOverlay;
+
+/* Requests raised by the keys that the UI model does not carry; taken in app_take_requests. */
+typedef struct AppKeyRequests {
+    bool save;       /* S */
+    bool record;     /* V: start or stop a recording */
+    bool screenshot; /* P: a screenshot of the next frame, without the panel */
+    int preset_step; /* [ and ]: the presets back or forward, by this many */
+} AppKeyRequests;
+
+typedef struct AppMessages {
+    char notice[256];
+    double notice_at;
+    char alarm[256];
+} AppMessages;
+
+typedef struct AppLoop {
+    int frames; /* 0 = until closed */
+    int frame;
+    int status;
+    double start, last, last_progress;
+    const char *readout; /* STARBURST_READOUT: a file of the app's state, rewritten every frame */
+} AppLoop;
+
+typedef struct App {
+    AppOptions opt; /* as asked; read only after app_start */
+    RenderContext *ctx;
+    Renderer *renderer;
+    int renderer_capacity;
+    Camera camera;
+    UiModel ui;
+    bool ui_attached;
+    LadderTour tour; /* K: every rung of the ladder timed in turn */
+    AppRun run;
+    AppHostCopy host;
+    AppObserve obs;
+    AppPresets presets;
+    AppFollow follow;
+    AppTreeOverlay tree;
+    AppKeyRequests req;
+    AppMessages msg;
+    struct {
+        Recorder *recorder;  /* a recording in progress (--record, or V in a window) */
+        char screenshot[300]; /* the last screenshot written */
+    } rec;
+    struct {
+        bool orbiting, panning;
+        double x, y;
+    } mouse;
+    /* Lecture mode goes full screen; leaving it restores what was before. */
+    struct {
+        bool shown, fullscreen_before;
+    } lecture;
+    struct {
+        double since;
+        int frames;
+        long long steps;
+    } rates; /* over the last half second */
+    AppLoop loop;
+} App;
+
+/* One frame's plan: its clock, whether it is the last, and the steps it runs. */
+typedef struct FramePlan {
+    double t;        /* clock_seconds() at the frame's start */
+    float seconds;   /* since the last frame */
+    bool closing;    /* the window is closing: this frame is drawn, then the loop ends */
+    bool last_frame; /* closing, or the last of --frames */
+    bool step_once;  /* '.' or the Step button: one step while paused */
+    bool screenshot; /* P: the frame as drawn to a new PNG */
+    int steps;       /* steps the advance ran */
+} FramePlan;
+
+/* messages.c: a notice is on screen a few seconds; app_say() prints unless --quiet. */
+void app_notify(App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void app_say(const App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "1 step", "4 steps". */
+static inline const char *plural(long long count, const char *one, const char *many)
+{
+    return count == 1 ? one : many;
+}
+
+/* host_copy.c: the run's clock; the host copy of its state, which is also the checkpoint. */
+double app_run_time(const App *a);
+long long app_run_step(const App *a);
+void app_read_state(App *a);
+
+/* run.c: the run's lifecycle. */
+void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len);
+SimParams app_ui_params(const App *a);
+float app_theta_default(const App *a);
+SimParams app_scene_defaults(const App *a);
+int app_reset(App *a, char *err, size_t errlen);
+int app_fall_back_to_cpu(App *a);
+void app_handle_reset(App *a);
+void app_set_force(App *a, SimForce f);
+int app_rung(const App *a);
+bool app_run_rung(App *a, int r);
+int app_save_run(App *a, const char *path);
+void app_remember(App *a, const SimParams *before);
+void app_restore_defaults(App *a);
+void app_undo(App *a);
+int app_check_device(const App *a, char *err, size_t errlen);
+
+/* requests.c: every request of the keys and the panel, taken once a frame. */
+void app_take_requests(App *a, FramePlan *f);
+void app_apply_controls(App *a);
+
+/* input.c: the window's keys and mouse. */
+void app_input_attach(App *a, GLFWwindow *win);
+
+/* observe.c: energy, the force checks, the checkpoint, the monitor line. */
+void app_observe_restart(App *a, Bodies *first);
+void app_observe(App *a, double t);
+void app_check_forces(App *a);
+void app_method_name(const App *a, char *buf, size_t len);
+void app_monitor(App *a, int frame);
+
+/* preset_apply.c */
+int app_load_presets(App *a, char *err, size_t errlen);
+int app_offer_presets_for(App *a, bool cuda, const char *why, char *err, size_t errlen);
+int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen);
+void app_step_preset(App *a, int delta);
+void app_save_preset(App *a);
+
+/* follow.c */
+void app_follow(App *a, double t, float seconds);
+void app_cycle_follow(App *a);
+
+/* recording.c: recordings, screenshots, the last frame's PNG. */
+void app_start_recording(App *a, const char *path);
+int app_stop_recording(App *a);
+bool app_capture_frame(App *a, const FramePlan *f);
+
+/* tree_overlay.c */
+void app_say_tree(App *a);
+void app_tree_overlay(App *a, double t);
+
+#endif

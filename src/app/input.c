@@ -1,0 +1,111 @@
+/* The window's keys and mouse. Keys raise requests (taken by app_take_requests) or flip a view
+ * setting; the mouse moves the camera. Ours are installed before the UI's, which chains to them. */
+#include <GL/glew.h>
+#include <GLFW/glfw3.h>
+
+#include "app/app_internal.h"
+#include "util/clock.h"
+
+static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
+{
+    App *a = glfwGetWindowUserPointer(w);
+    if (action != GLFW_PRESS || (a->ui_attached && ui_wants_keyboard())) return;
+    UiModel *u = &a->ui;
+    switch (key) {
+    case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(w, GLFW_TRUE); break;
+    case GLFW_KEY_SPACE:
+        u->paused = !u->paused;
+        app_notify(a, u->paused ? "Paused (space resumes)" : "Running");
+        break;
+    case GLFW_KEY_PERIOD: u->step_once = true; break;
+    case GLFW_KEY_R: u->reset = true; break;
+    case GLFW_KEY_BACKSPACE: u->defaults = true; break;
+    case GLFW_KEY_Z:
+        if (mods & GLFW_MOD_CONTROL) u->undo = true;
+        break;
+    case GLFW_KEY_H: u->visible = !u->visible; break;
+    case GLFW_KEY_F:
+        render_context_set_fullscreen(a->ctx, !render_context_fullscreen(a->ctx));
+        app_notify(a, render_context_fullscreen(a->ctx) ? "Full screen (F leaves)" : "Window");
+        break;
+    case GLFW_KEY_A:
+        u->auto_rotate = !u->auto_rotate;
+        app_notify(a, u->auto_rotate ? "Auto-rotation on" : "Auto-rotation off");
+        break;
+    case GLFW_KEY_G: app_cycle_follow(a); break;
+    case GLFW_KEY_L: u->lecture = !u->lecture; break;
+    case GLFW_KEY_D:
+        u->show_halo = !u->show_halo;
+        app_notify(a, u->show_halo ? "Dark-matter halo shown" : "Dark-matter halo hidden");
+        break;
+    case GLFW_KEY_M:
+        u->color_mode = (u->color_mode + 1) % COLOR_MODE_COUNT;
+        app_notify(a, "Colour by %s", renderer_color_mode_name((ColorMode)u->color_mode));
+        break;
+    case GLFW_KEY_K: u->measure_ladder = true; break;
+    case GLFW_KEY_T:
+        u->show_tree = !u->show_tree;
+        app_say_tree(a);
+        break;
+    case GLFW_KEY_P: a->req.screenshot = true; break;
+    case GLFW_KEY_HOME:
+        u->reset_camera = true;
+        app_notify(a, "Camera reset");
+        break;
+    case GLFW_KEY_S: a->req.save = true; break;
+    case GLFW_KEY_V: a->req.record = true; break;
+    case GLFW_KEY_LEFT_BRACKET: a->req.preset_step--; break;
+    case GLFW_KEY_RIGHT_BRACKET: a->req.preset_step++; break;
+    case GLFW_KEY_C:
+        u->cycling = !u->cycling;
+        a->presets.cycle_next = clock_seconds() + u->cycle_seconds;
+        if (u->cycling) app_notify(a, "Cycling through the presets every %.0f s (C stops)", u->cycle_seconds);
+        else app_notify(a, "Preset cycling off");
+        break;
+    default: break;
+    }
+}
+
+static void on_mouse_button(GLFWwindow *w, int button, int action, int mods)
+{
+    App *a = glfwGetWindowUserPointer(w);
+    if (action == GLFW_RELEASE) {
+        a->mouse.orbiting = a->mouse.panning = false;
+        return;
+    }
+    if (a->ui_attached && ui_wants_mouse()) return;
+    glfwGetCursorPos(w, &a->mouse.x, &a->mouse.y);
+    bool pan = button == GLFW_MOUSE_BUTTON_RIGHT || button == GLFW_MOUSE_BUTTON_MIDDLE ||
+               (button == GLFW_MOUSE_BUTTON_LEFT && (mods & GLFW_MOD_SHIFT));
+    a->mouse.panning = pan;
+    a->mouse.orbiting = !pan && button == GLFW_MOUSE_BUTTON_LEFT;
+}
+
+static void on_cursor(GLFWwindow *w, double x, double y)
+{
+    App *a = glfwGetWindowUserPointer(w);
+    float dx = (float)(x - a->mouse.x), dy = (float)(y - a->mouse.y);
+    a->mouse.x = x;
+    a->mouse.y = y;
+    int width, height;
+    glfwGetWindowSize(w, &width, &height);
+    if (a->mouse.orbiting) camera_orbit(&a->camera, dx, dy);
+    if (a->mouse.panning) camera_pan(&a->camera, dx, dy, height);
+}
+
+static void on_scroll(GLFWwindow *w, double dx, double dy)
+{
+    App *a = glfwGetWindowUserPointer(w);
+    if (a->ui_attached && ui_wants_mouse()) return;
+    camera_zoom(&a->camera, (float)dy);
+}
+
+/* Installs the callbacks on the window; app is what they act on. */
+void app_input_attach(App *a, GLFWwindow *win)
+{
+    glfwSetWindowUserPointer(win, a);
+    glfwSetKeyCallback(win, on_key);
+    glfwSetMouseButtonCallback(win, on_mouse_button);
+    glfwSetCursorPosCallback(win, on_cursor);
+    glfwSetScrollCallback(win, on_scroll);
+}

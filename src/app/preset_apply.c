@@ -1,0 +1,219 @@
+/* The presets a run offers and takes: the file found and read, those this backend cannot take
+ * left out (and why), a preset applied (scene, parameters, view), stepped through, and what runs
+ * now saved as a new one. presets.c reads and writes the file itself. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/app_internal.h"
+
+static const char *find_presets_file(char *buf, size_t len)
+{
+    /* Beside the program (build/../assets), else the source tree it was built from. */
+    char exe[4096];
+    ssize_t got = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (got > 0) {
+        exe[got] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            if (snprintf(buf, len, "%s/../assets/presets.ini", exe) < (int)len && access(buf, R_OK) == 0)
+                return buf;
+        }
+    }
+    snprintf(buf, len, "%s/assets/presets.ini", STARBURST_SOURCE_DIR);
+    return buf;
+}
+
+/* Whether this run can take preset p: one that asks for the CUDA backend needs it; on the CUDA
+ * backend, the GPU must hold its bodies with its force method (checked while nothing else takes
+ * GPU memory: at the start, when check_memory is true; later, the names withheld then stay out).
+ * False with the reason in why. */
+static bool app_offered(const App *a, const Preset *p, bool check_memory, char *why, size_t len)
+{
+    if (a->presets.cuda < 0) return true;
+    if ((p->set & PRESET_CUDA) && !a->presets.cuda) {
+        snprintf(why, len, "it needs the CUDA backend, and this run is on the CPU (%s)",
+                 a->presets.cuda_why[0] ? a->presets.cuda_why : "--backend cpu");
+        return false;
+    }
+    for (int i = 0; i < a->presets.withheld_count; i++)
+        if (strcmp(a->presets.withheld[i], p->name) == 0) {
+            snprintf(why, len, "the GPU did not hold its bodies at the start");
+            return false;
+        }
+    const int n = a->opt.scene.n ? a->opt.scene.n : p->scene.n;
+    if (!a->presets.cuda || !check_memory || n <= 0 || p->source != PRESET_SOURCE_SCENE) return true;
+    const SimDesc d = {.backend = SIM_BACKEND_CUDA,
+                       .kernel = a->opt.kernel,
+                       .precision = a->opt.precision,
+                       .force = p->set & PRESET_FORCE ? p->force : a->opt.force,
+                       .position_vbo = 1};
+    return sim_check(&d, n, why, len) == 0;
+}
+
+/* Takes the presets this run cannot take out of the list; with tell, says which and why. */
+static void app_offer_presets(App *a, bool check_memory, bool tell)
+{
+    int kept = 0;
+    for (int i = 0; i < a->presets.list.count; i++) {
+        const Preset *p = &a->presets.list.items[i];
+        char why[400];
+        if (app_offered(a, p, check_memory, why, sizeof why)) {
+            a->presets.list.items[kept++] = *p;
+            continue;
+        }
+        if (tell) app_say(a, "starburst: preset '%s' is not offered: %s\n", p->name, why);
+        if (check_memory && a->presets.cuda > 0 && a->presets.withheld_count < 16)
+            snprintf(a->presets.withheld[a->presets.withheld_count++], sizeof a->presets.withheld[0], "%s", p->name);
+    }
+    a->presets.list.count = kept;
+    for (int i = 0; i < kept; i++) a->presets.names[i] = a->presets.list.items[i].name;
+    a->ui.preset_count = kept;
+}
+
+int app_load_presets(App *a, char *err, size_t errlen)
+{
+    presets_free(&a->presets.list);
+    free(a->presets.names);
+    a->presets.names = NULL;
+    a->ui.preset_names = NULL;
+    a->ui.preset_count = 0;
+    if (a->opt.presets_path) snprintf(a->presets.path, sizeof a->presets.path, "%s", a->opt.presets_path);
+    else find_presets_file(a->presets.path, sizeof a->presets.path);
+    if (presets_load(a->presets.path, &a->presets.list, err, errlen) != 0) return -1;
+    a->presets.names = calloc((size_t)a->presets.list.count + 1, sizeof *a->presets.names);
+    if (!a->presets.names) return -1;
+    for (int i = 0; i < a->presets.list.count; i++) a->presets.names[i] = a->presets.list.items[i].name;
+    a->ui.preset_names = a->presets.names;
+    a->ui.preset_count = a->presets.list.count;
+    app_offer_presets(a, false, false);
+    return 0;
+}
+
+/* The presets for the backend now known (at the start, or after a hand-over to the CPU): those it
+ * cannot take leave the list. A --preset that names one is refused: 0, or -1 with err. */
+int app_offer_presets_for(App *a, bool cuda, const char *why, char *err, size_t errlen)
+{
+    const bool start = !a->run.sim;
+    a->presets.cuda = cuda;
+    snprintf(a->presets.cuda_why, sizeof a->presets.cuda_why, "%s", cuda ? "" : why);
+    if (!a->presets.names) return 0; /* no presets file */
+    char name[64] = "";
+    if (a->ui.preset >= 0 && a->ui.preset < a->presets.list.count)
+        snprintf(name, sizeof name, "%s", a->presets.list.items[a->ui.preset].name);
+    const Preset *asked = start && a->opt.preset ? presets_find(&a->presets.list, a->opt.preset) : NULL;
+    char reason[400];
+    if (asked && !app_offered(a, asked, true, reason, sizeof reason)) {
+        snprintf(err, errlen, "--preset: '%s' is not offered here: %s", asked->name, reason);
+        return -1;
+    }
+    app_offer_presets(a, start && cuda, start);
+    const Preset *still = name[0] ? presets_find(&a->presets.list, name) : NULL;
+    a->ui.preset = still ? (int)(still - a->presets.list.items) : -1;
+    return 0;
+}
+
+/* Resets into preset i; the camera glides to the preset's view over `glide` seconds. */
+int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
+{
+    const Preset *p = &a->presets.list.items[i];
+    /* The preset list is read again after a save: the app keeps its own copy of a file name. */
+    snprintf(a->run.scene_file, sizeof a->run.scene_file, "%s", p->file);
+    a->run.scene = p->scene;
+    a->run.load_path = p->source == PRESET_SOURCE_LOAD ? a->run.scene_file : NULL;
+    a->run.have_loaded = false;
+    if (p->source == PRESET_SOURCE_TIPSY || p->source == PRESET_SOURCE_TIPSY_COLLIDE)
+        a->run.scene.tipsy_path = a->run.scene_file;
+    if (p->scene.kind < SCENE_TIPSY) a->ui.scene = (int)p->scene.kind;
+    if (a->opt.scene.n) a->ui.n = a->opt.scene.n; /* -n on the command line wins */
+    else a->ui.n = p->scene.n ? p->scene.n : (a->ui.cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES);
+    a->ui.seed = (int)(p->scene.seed ? p->scene.seed : 1);
+    a->run.force = p->set & PRESET_FORCE ? p->force : a->opt.force;
+    a->run.last_n = -1; /* a preset starts from its scene's suggestions */
+    if (app_reset(a, err, errlen) != 0) return -1;
+    a->ui.preset = i;
+    if (p->set & PRESET_DT) a->ui.dt = p->dt;
+    if (p->set & PRESET_SOFTENING) a->ui.softening = p->softening;
+    a->ui.damping = p->set & PRESET_DAMPING ? p->damping : 1.0f;
+    a->ui.theta = p->set & PRESET_THETA ? p->theta : app_theta_default(a);
+    if (p->set & PRESET_STEPS) a->ui.steps_per_frame = p->steps_per_frame;
+    if (p->set & PRESET_EXPOSURE) a->ui.exposure = p->exposure;
+    if (p->set & PRESET_POINT_SIZE) a->ui.point_size = p->point_size;
+    if (p->set & PRESET_COLOR) a->ui.color_mode = p->color_mode;
+    if (p->set & PRESET_AUTO_ROTATE) a->ui.auto_rotate = p->auto_rotate;
+    Camera home;
+    camera_init(&home, a->run.info.extent);
+    const float origin[3] = {0, 0, 0};
+    float yaw = p->set & PRESET_CAMERA ? p->camera_yaw * (float)M_PI / 180 : home.yaw;
+    float pitch = p->set & PRESET_CAMERA ? p->camera_pitch * (float)M_PI / 180 : home.pitch;
+    float distance = p->set & PRESET_CAMERA && p->camera_distance > 0 ? p->camera_distance * home.distance
+                                                                       : home.distance;
+    camera_glide(&a->camera, origin, yaw, pitch, distance, glide);
+    app_notify(a, "Preset: %s (%d bodies)", p->name, sim_count(a->run.sim));
+    return 0;
+}
+
+void app_step_preset(App *a, int delta)
+{
+    if (a->presets.list.count == 0) {
+        app_notify(a, "No presets (%s)", a->presets.path);
+        return;
+    }
+    const int count = a->presets.list.count;
+    int i = a->ui.preset < 0 ? (delta > 0 ? 0 : count - 1) : ((a->ui.preset + delta) % count + count) % count;
+    char err[512];
+    if (app_apply_preset(a, i, 1.5f, err, sizeof err) != 0) app_notify(a, "%s", err);
+}
+
+/* What runs now, as a preset named in the UI, appended to the presets file: the scene as it was
+ * built (kind, body count, seed), or the file it came from, with the live parameters and view. */
+void app_save_preset(App *a)
+{
+    Preset p = {.scene = a->run.scene};
+    snprintf(p.name, sizeof p.name, "%s", a->ui.preset_name);
+    p.scene.tipsy_path = NULL;
+    if (a->run.load_path) {
+        p.source = PRESET_SOURCE_LOAD;
+        snprintf(p.file, sizeof p.file, "%s", a->run.load_path);
+    } else if (a->run.scene.kind >= SCENE_TIPSY) {
+        p.source = a->run.scene.kind == SCENE_TIPSY ? PRESET_SOURCE_TIPSY : PRESET_SOURCE_TIPSY_COLLIDE;
+        snprintf(p.file, sizeof p.file, "%s", a->run.scene.tipsy_path);
+    } else {
+        p.scene.kind = (SceneKind)a->run.last_scene;
+        p.scene.n = sim_count(a->run.sim);
+        p.scene.seed = a->run.seed;
+    }
+    p.dt = a->ui.dt;
+    p.softening = a->ui.softening;
+    p.damping = a->ui.damping;
+    p.theta = a->ui.theta;
+    p.steps_per_frame = a->ui.steps_per_frame;
+    p.exposure = a->ui.exposure;
+    p.point_size = a->ui.point_size;
+    p.color_mode = a->ui.color_mode;
+    p.auto_rotate = a->ui.auto_rotate;
+    Camera home;
+    camera_init(&home, a->run.info.extent);
+    p.camera_yaw = a->camera.yaw * 180 / (float)M_PI;
+    p.camera_pitch = a->camera.pitch * 180 / (float)M_PI;
+    p.camera_distance = a->camera.distance / home.distance;
+    p.set = PRESET_DT | PRESET_SOFTENING | PRESET_DAMPING | PRESET_THETA | PRESET_STEPS | PRESET_EXPOSURE |
+            PRESET_POINT_SIZE | PRESET_COLOR | PRESET_CAMERA | PRESET_AUTO_ROTATE;
+    if (a->run.force != SIM_FORCE_AUTO) {
+        p.force = a->run.force;
+        p.set |= PRESET_FORCE;
+    }
+    char err[512];
+    if (presets_append(a->presets.path, &p, err, sizeof err) != 0) {
+        app_notify(a, "Not saved: %s", err);
+        return;
+    }
+    int keep = a->ui.preset;
+    if (app_load_presets(a, err, sizeof err) != 0) app_notify(a, "%s", err);
+    else app_notify(a, "Saved preset '%s' to %s", p.name, a->presets.path);
+    app_say(a, "starburst: %s\n", a->msg.notice);
+    a->ui.preset = keep < a->presets.list.count ? keep : -1;
+}

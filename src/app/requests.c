@@ -1,0 +1,133 @@
+/* The requests of the keys and the panel, each taken here, once a frame, with take(); then the
+ * panel's controls applied to the simulation, the camera and the window. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app/app_internal.h"
+
+/* Lowers a one-frame request flag; true when it was raised. */
+static bool take(bool *flag)
+{
+    const bool raised = *flag;
+    *flag = false;
+    return raised;
+}
+
+/* The same for a request that carries a value: the value, 0 when none was raised. */
+static int take_value(int *request)
+{
+    const int value = *request;
+    *request = 0;
+    return value;
+}
+
+/* The ladder's pick of the tree, or of a direct kernel while the tree runs: kept for resets. */
+static void app_pick_rung(App *a, int force)
+{
+    if (a->ui.cuda && force == SIM_FORCE_TREE && app_run_rung(a, UI_RUNG_TREE)) a->run.force = SIM_FORCE_TREE;
+    if (a->ui.cuda && force == SIM_FORCE_DIRECT && app_run_rung(a, a->ui.kernel)) {
+        a->run.force = SIM_FORCE_DIRECT;
+        a->run.kernel_picked = true;
+    }
+}
+
+/* The kernel combo, or a new launch shape (threads per body, block size) applied. */
+static void app_pick_kernel(App *a, bool apply_shape)
+{
+    if ((a->ui.kernel != (int)sim_kernel(a->run.sim) || apply_shape) && a->ui.cuda) {
+        char err[256];
+        if (a->ui.kernel != (int)sim_kernel(a->run.sim)) a->run.kernel_picked = true;
+        if (sim_set_kernel(a->run.sim, (SimKernel)a->ui.kernel, a->ui.threads_per_body, a->ui.block_size, err,
+                           sizeof err) != 0) {
+            app_notify(a, "%s", err);
+            a->ui.kernel = (int)sim_kernel(a->run.sim);
+        }
+    }
+}
+
+/* Every request of the UI and the keys, each taken here, once, before the frame advances; those
+ * served later in the frame (a single step, a screenshot) go into its plan. A reset or a preset
+ * that fails leaves no simulation: the frame then ends the run. */
+void app_take_requests(App *a, FramePlan *f)
+{
+    UiModel *u = &a->ui;
+    char err[512];
+    f->step_once = take(&u->step_once);
+    f->screenshot = take(&a->req.screenshot);
+    const int preset_step = take_value(&a->req.preset_step);
+    if (preset_step != 0) {
+        app_step_preset(a, preset_step);
+        if (!a->run.sim) return;
+    }
+    if (take(&u->reset)) {
+        app_handle_reset(a);
+        if (!a->run.sim) return;
+    }
+    const bool preset = take(&u->apply_preset);
+    if (preset || (u->cycling && f->t >= a->presets.cycle_next && a->presets.list.count > 0)) {
+        if (!preset) app_step_preset(a, +1);
+        else if (app_apply_preset(a, u->preset, 1.5f, err, sizeof err) != 0)
+            app_notify(a, "%s", err);
+        a->presets.cycle_next = f->t + u->cycle_seconds;
+        if (!a->run.sim) return;
+    }
+    if (take(&u->apply_force)) app_set_force(a, (SimForce)u->force_wanted);
+    if (take(&u->edit_began)) app_remember(a, &u->before);
+    if (take(&u->defaults)) app_restore_defaults(a);
+    if (take(&u->undo)) app_undo(a);
+    if (take(&a->req.record)) {
+        if (a->rec.recorder) app_stop_recording(a);
+        else app_start_recording(a, NULL);
+    }
+    if (take(&a->req.save)) app_save_run(a, a->opt.save_path);
+    if (take(&u->check_forces)) app_check_forces(a);
+    if (take(&u->save_preset)) app_save_preset(a);
+    if (take(&u->measure_ladder)) {
+        if (!u->cuda)
+            app_notify(a, "The kernel ladder is the CUDA backend's; this run is on the %s.", u->backend);
+        else if (!a->tour.active)
+            app_run_rung(a, ladder_tour_start(&a->tour, app_rung(a)));
+    }
+    app_pick_rung(a, take_value(&u->ladder_force));
+    app_pick_kernel(a, take(&u->apply_shape));
+    if (take(&u->reset_camera)) camera_reset(&a->camera);
+}
+
+/* L: lecture mode goes full screen; leaving it gives back the window it came from. */
+static void app_set_lecture(App *a, bool on)
+{
+    a->ui.lecture = on;
+    a->lecture.shown = on;
+    if (on) {
+        a->lecture.fullscreen_before = render_context_fullscreen(a->ctx);
+        render_context_set_fullscreen(a->ctx, true);
+    } else {
+        render_context_set_fullscreen(a->ctx, a->lecture.fullscreen_before);
+    }
+}
+
+/* The panel's settings as they stand after the requests: the names and shape the HUD shows, the
+ * camera's rotation, lecture mode. */
+void app_apply_controls(App *a)
+{
+    a->ui.tree = sim_force(a->run.sim) == SIM_FORCE_TREE;
+    sim_launch_shape(a->run.sim, &a->ui.shape_q, &a->ui.shape_block);
+    a->ui.kernel_name = sim_kernel_name(sim_kernel(a->run.sim));
+    a->ui.force = (int)a->run.force;
+    /* The HUD's interactions/s count N^2 a step, as the direct sum does; the tree says what it
+     * really evaluates. */
+    a->ui.method = NULL;
+    if (sim_force(a->run.sim) == SIM_FORCE_TREE) {
+        char name[64];
+        app_method_name(a, name, sizeof name);
+        const int len = snprintf(a->obs.method, sizeof a->obs.method, "%s: %.0f interactions a body (of %d)", name,
+                                 sim_stats(a->run.sim).interactions_per_body, sim_count(a->run.sim));
+        /* The live force error, where it was measured on this method. */
+        if (a->ui.live_error && strcmp(a->obs.live_what, name) == 0 && len > 0 && len < (int)sizeof a->obs.method)
+            snprintf(a->obs.method + len, sizeof a->obs.method - (size_t)len, "; force error p99 %.1e",
+                     a->obs.live_error.p99);
+        a->ui.method = a->obs.method;
+    }
+    a->camera.auto_rotate = a->ui.auto_rotate ? 0.1f : 0.0f;
+    if (a->ui.lecture != a->lecture.shown) app_set_lecture(a, a->ui.lecture);
+}
