@@ -20,6 +20,7 @@
 #include "app/app_internal.h"
 #include "app/readout.h"
 #include "util/clock.h"
+#include "util/params.h"
 
 
 /* ---- the frame's steps, in the order app_frame takes them ---- */
@@ -261,7 +262,7 @@ static void app_init_ui_model(App *a)
     u->auto_rotate = o->auto_rotate;
     u->show_halo = o->show_halo;
     u->force = (int)o->force;
-    u->theta = o->theta > 0 ? o->theta : SIM_THETA_DEFAULT;
+    u->theta = params_theta(o->theta);
     u->tree_levels = 4;
     u->lecture = o->lecture;
     a->lecture.shown = o->lecture; /* --lecture opens full screen already */

@@ -20,7 +20,7 @@ typedef struct AppOptions {
     SimPrecision precision;
     int threads_per_body, block_size;
     SimForce force; /* direct, tree or auto (0) */
-    float theta;    /* tree opening angle; 0 = SIM_THETA_DEFAULT */
+    float theta;    /* tree opening angle; 0 = the default (params_theta) */
     /* Display. */
     bool headless, fullscreen, vsync, no_ui;
     int width, height;

@@ -10,6 +10,7 @@
 
 #include "app/app_internal.h"
 #include "util/clock.h"
+#include "util/params.h"
 
 /* A new run's baseline: its first state (taken over from first), whose energy the run is held
  * against, and no measurement of the run before. */
@@ -112,7 +113,7 @@ void app_check_forces(App *a)
 void app_method_name(const App *a, char *buf, size_t len)
 {
     if (sim_force(a->run.sim) == SIM_FORCE_TREE)
-        snprintf(buf, len, "tree, theta %.2f", a->run.params.theta > 0 ? a->run.params.theta : SIM_THETA_DEFAULT);
+        snprintf(buf, len, "tree, theta %.2f", params_theta(a->run.params.theta));
     else if (a->ui.cuda)
         snprintf(buf, len, "kernel %s", sim_kernel_name(sim_kernel(a->run.sim)));
     else

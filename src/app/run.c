@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "app/app_internal.h"
+#include "util/params.h"
 
 /* "dt 0.0100, softening 0.0500, damping 1 (off)", and theta while the tree runs. */
 void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len)
@@ -25,7 +26,7 @@ SimParams app_ui_params(const App *a)
 }
 
 /* The opening angle of the command line, else the default. */
-float app_theta_default(const App *a) { return a->opt.theta > 0 ? a->opt.theta : SIM_THETA_DEFAULT; }
+float app_theta_default(const App *a) { return params_theta(a->opt.theta); }
 
 /* The parameters the scene starts with: its own, or a loaded run's; theta from the command line
  * where the run has none. */
