@@ -21,6 +21,7 @@
 #include "app/readout.h"
 #include "app/record.h"
 #include "app/state.h"
+#include "app/stop_signal.h"
 #include "app/undo.h"
 #include "render/camera.h"
 #include "render/capture.h"
@@ -1494,8 +1495,9 @@ static bool app_frame(App *a)
 {
     const AppOptions *opt = &a->opt;
     render_context_poll(a->ctx);
-    /* A closing window still draws this frame, so a screenshot asked for has something. */
-    const bool closing = render_context_should_close(a->ctx);
+    /* A closing window still draws this frame, so a screenshot asked for has something; a stop
+     * asked for by a signal ends the run the same way. */
+    const bool closing = render_context_should_close(a->ctx) || stop_signal_requested();
     const double t = clock_seconds();
     const float seconds = (float)(t - a->last);
     a->last = t;
@@ -1718,10 +1720,11 @@ int app_run(const AppOptions *opt)
     App *a = &app;
     int status = app_start(a);
     if (status == 0) {
+        stop_signal_install();
         while (app_frame(a)) {
         }
         status = app_finish(a, a->status);
     }
     app_destroy(a);
-    return status;
+    return stop_signal_finish(status, opt->save_path, opt->quiet);
 }
