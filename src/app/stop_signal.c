@@ -1,7 +1,8 @@
 /* Stop requests by signal. The handler does the least that is async-signal-safe: it stores the
  * signal's number in a volatile sig_atomic_t; or, when a stop is already asked for, it puts the
  * signal's default action back and raises it again, which ends the program as soon as the
- * handler returns (the signal is blocked inside its own handler).
+ * handler returns (the signal is blocked inside its own handler). sigaction and raise are both
+ * async-signal-safe.
  *
  * The program ends by the signal rather than by exit(128 + n): a shell running a script waits for
  * its foreground child, and when Ctrl+C reached both it stops the script only if the child died
@@ -18,17 +19,26 @@ enum { STOP_SIGNAL_COUNT = sizeof stop_signals / sizeof stop_signals[0] };
 
 static volatile sig_atomic_t requested;
 
+static void set_action(int sig, void (*handler)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+}
+
 static void on_stop_signal(int sig)
 {
     if (requested == 0) {
         requested = sig;
+        /* Ctrl+C reaches a `| tee` as well, and a closing terminal takes its pipes with it: from
+         * now on a write to a pipe with no reader fails instead of ending the program before the
+         * save. */
+        set_action(SIGPIPE, SIG_IGN);
         return;
     }
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, NULL);
+    set_action(sig, SIG_DFL);
     raise(sig);
 }
 
@@ -75,11 +85,7 @@ int stop_signal_finish(int status, const char *save_path, bool quiet)
     }
     /* Raising the signal ends the program without the flush that exit() does. */
     fflush(NULL);
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, NULL);
+    set_action(sig, SIG_DFL);
     sigset_t only;
     sigemptyset(&only);
     sigaddset(&only, sig);

@@ -4,8 +4,10 @@
  * sees it was interrupted (a shell reads 128 + the signal number, and a shell script stops). A
  * second signal while the first is being handled ends the program at once, without a save.
  *
- * The handler only records the signal's number; the frame loop polls for it. A signal ignored
- * when the program started (nohup ignores SIGHUP) stays ignored. */
+ * The handler only records the signal's number (and, the first time, has SIGPIPE ignored, so
+ * that output to a pipe that the signal closed cannot end the program before its save); the frame
+ * loop polls for it. A signal ignored when the program started (nohup ignores SIGHUP) stays
+ * ignored. */
 #ifndef STARBURST_STOP_SIGNAL_H
 #define STARBURST_STOP_SIGNAL_H
 

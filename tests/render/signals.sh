@@ -45,6 +45,8 @@ finish() {
     [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
     exit $?
 }
+# A test stopped from outside takes its program with it.
+trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; exit 1' INT TERM HUP
 abort() {
     fail "$*"
     [ -n "${name:-}" ] && [ -f "$name.log" ] && { echo "--- the program's output:"; tr '\r' '\n' <"$name.log" | tail -n 20; }
@@ -76,7 +78,7 @@ taken() {
 }
 
 # Starts the program in the background as run NAME with these options, under a time limit, and
-# waits until it has drawn FRAMES frames. A background job of a script starts with SIGINT
+# waits until it has drawn FRAMES frames. Its output goes to NAME.log, or to $logto. A background job of a script starts with SIGINT
 # ignored, which the program would keep: env puts the three signals back to their defaults
 # (IGNORE names one to leave ignored, as nohup does).
 start() {
@@ -86,19 +88,22 @@ start() {
     [ -n "$ignore" ] && defaults=${defaults/$ignore/} && defaults=${defaults//,,/,} && defaults=${defaults#,} && defaults=${defaults%,}
     rm -f "$name.readout" "$name.log"
     STARBURST_READOUT=$PWD/$name.readout timeout -s KILL 300 env ${ignore:+--ignore-signal=$ignore} \
-        --default-signal="$defaults" "$app" $display "$@" >"$name.log" 2>&1 &
+        --default-signal="$defaults" "$app" $display "$@" >"${logto:-$name.log}" 2>&1 &
     tpid=$!
     wait_for "its process" child_known
     wait_for "$frames frames" frame_at_least "$frames"
 }
 # Sends SIG and waits, 60 s at most, for the program's end; sets rc.
+# (The shell's own note of a job ended by a signal, "Hangup", is not shown.)
 stop() {
     kill -"$1" "$pid"
-    local deadline=$((SECONDS + 60))
-    while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.02; done
-    kill -0 "$pid" 2>/dev/null && { fail "$name: still running 60 s after SIG$1"; kill -KILL "$pid"; }
-    wait "$tpid" 2>/dev/null
-    rc=$?
+    {
+        local deadline=$((SECONDS + 60))
+        while kill -0 "$pid" && [ $SECONDS -lt $deadline ]; do sleep 0.02; done
+        kill -0 "$pid" && { fail "$name: still running 60 s after SIG$1"; kill -KILL "$pid"; }
+        wait "$tpid"
+        rc=$?
+    } 2>/dev/null
     tpid= pid=
 }
 said() { tr '\r' '\n' <"$name.log" | grep -qF "$1"; }
@@ -186,6 +191,17 @@ else
     expect_end INT "interrupted by SIGINT: saved window.tipsy"
     expect_resumes
     if "$checker" window.png --clusters 2 >/dev/null; then ok "window: the screenshot shows the two galaxies"; else fail "window: no screenshot of the scene"; fi
+
+    # Output into a pipe whose reader is gone by the time of the signal (Ctrl+C ends a `| tee`
+    # too): the run is still saved and ends by SIGINT, not by SIGPIPE.
+    mkfifo pipe.fifo || abort "mkfifo"
+    timeout 300 cat pipe.fifo >pipe.log &
+    reader=$!
+    logto=pipe.fifo start pipe 3 "" "${run[@]}" --save pipe.tipsy
+    kill "$reader" && wait "$reader" 2>/dev/null
+    stop INT
+    if [ "$rc" -eq 130 ]; then ok "pipe: with its reader gone, SIGINT ends it with status 130"; else fail "pipe: with its reader gone, SIGINT ends it with status $rc, not 130"; fi
+    expect_resumes
 
     # A window, paused (space): the loop still ends on SIGTERM, with the paused step saved.
     if command -v xdotool >/dev/null 2>&1; then

@@ -1,6 +1,8 @@
 /* Stop requests by signal: the first is recorded, a second ends the program at once, an ignored
- * signal stays ignored, and the end of a stopped run dies of its signal. Each case runs in a
- * child process of its own, since the handlers and the request are the process's. */
+ * signal stays ignored, a pipe without a reader no longer ends a stopping program, and the end of
+ * a stopped run dies of its signal. Each case runs in a child process of its own, since the
+ * handlers and the request are the process's. */
+#include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -16,7 +18,8 @@
 
 #include "app/stop_signal.h"
 
-/* Runs body in a child with the three signals at their defaults; returns its wait status. */
+/* Runs body in a child with the three signals and SIGPIPE at their defaults; returns its wait
+ * status. */
 static int in_child(int (*body)(void))
 {
     fflush(NULL);
@@ -26,6 +29,7 @@ static int in_child(int (*body)(void))
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
         _exit(body());
     }
     int status = 0;
@@ -44,6 +48,26 @@ static int first_signal_is_recorded(void)
 static void records_the_first_signal(void **state)
 {
     const int status = in_child(first_signal_is_recorded);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* After a stop request, a write to a pipe whose reader is gone fails instead of ending the
+ * program before its save. */
+static int pipe_without_reader(void)
+{
+    int fds[2];
+    if (pipe(fds) != 0) return 12;
+    close(fds[0]);
+    stop_signal_install();
+    raise(SIGINT);
+    if (write(fds[1], "x", 1) != -1 || errno != EPIPE) return 13;
+    return 0;
+}
+
+static void a_closed_pipe_does_not_end_a_stopping_run(void **state)
+{
+    const int status = in_child(pipe_without_reader);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
 }
@@ -121,6 +145,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(records_the_first_signal),
+        cmocka_unit_test(a_closed_pipe_does_not_end_a_stopping_run),
         cmocka_unit_test(a_second_signal_ends_at_once),
         cmocka_unit_test(an_ignored_signal_stays_ignored),
         cmocka_unit_test(a_stopped_run_dies_of_its_signal),
