@@ -19,6 +19,7 @@
 
 #include "app/app_internal.h"
 #include "app/readout.h"
+#include "app/stop_signal.h"
 #include "util/clock.h"
 #include "util/params.h"
 
@@ -30,8 +31,9 @@ static FramePlan app_plan_frame(App *a)
 {
     render_context_poll(a->ctx);
     FramePlan f = {.t = clock_seconds()};
-    /* A closing window still draws this frame, so a screenshot asked for has something. */
-    f.closing = render_context_should_close(a->ctx);
+    /* A closing window still draws this frame, so a screenshot asked for has something; a stop
+     * asked for by a signal ends the run the same way. */
+    f.closing = render_context_should_close(a->ctx) || stop_signal_requested();
     f.seconds = (float)(f.t - a->loop.last);
     f.last_frame = f.closing || (a->loop.frames > 0 && a->loop.frame + 1 == a->loop.frames);
     a->loop.last = f.t;
@@ -452,10 +454,11 @@ int app_run(const AppOptions *opt)
     App *a = &app;
     int status = app_start(a);
     if (status == 0) {
+        stop_signal_install();
         while (app_frame(a)) {
         }
         status = app_finish(a, a->loop.status);
     }
     app_destroy(a);
-    return status;
+    return stop_signal_finish(status, opt->save_path, opt->quiet);
 }
