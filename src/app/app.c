@@ -246,6 +246,10 @@ static int app_reset(App *a, char *err, size_t errlen)
     SceneInfo info;
     if (a->opt.load_path) {
         if (state_load(a->opt.load_path, &b, &a->loaded, err, errlen) != 0) return -1;
+        if (a->loaded.recovered[0]) {
+            notify(a, "%s", a->loaded.recovered);
+            fprintf(stderr, "starburst: %s\n", a->notice);
+        }
         a->have_loaded = true;
         /* Framed by the radius of 90 % of the mass; dt and softening as saved. */
         info = (SceneInfo){.dt = a->loaded.params.dt > 0 ? a->loaded.params.dt : 0.01f,

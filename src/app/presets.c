@@ -9,6 +9,7 @@
 
 #include "render/renderer.h"
 #include "util/atomic_file.h"
+#include "util/input_file.h"
 
 typedef struct Parser {
     PresetList *list;
@@ -160,9 +161,10 @@ int presets_load(const char *path, PresetList *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     Parser ps = {.list = out, .path = path};
-    FILE *f = fopen(path, "r");
+    char why[160];
+    FILE *f = input_file_open(path, why, sizeof why);
     if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: %s", path, why);
         return -1;
     }
     int rc = ini_parse_file(f, on_entry, &ps);
