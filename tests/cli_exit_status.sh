@@ -60,7 +60,7 @@ expect 2 "--mass-ratio: '100' is too large: expected 0.05 to 20" --tipsy-collide
 expect 2 "--steps-per-frame: '2000' is too large" --steps-per-frame 2000
 expect 2 "unknown option '--bogus\\e[2J'" "--bogus$esc[2J"
 # The presets file: a folder, values out of range, a binary file's bytes.
-expect 2 "$tmp: a folder, not a presets file" --presets "$tmp"
+expect 2 "$tmp: not a regular file: a folder" --presets "$tmp"
 printf '[Fast]\ndt = 1e30\n' >"$tmp/fast.ini"
 expect 2 "fast.ini:2: dt = '1e30' is too large" --presets "$tmp/fast.ini"
 printf '[Heavy]\nmass_ratio = 100\n' >"$tmp/heavy.ini"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "app/paths.h"
 #include "bench/bench.h"
 
 int main(int argc, char **argv)
@@ -14,7 +15,7 @@ int main(int argc, char **argv)
     app_default_options(&o);
     int rc = app_parse_args(&o, argc, argv, err, sizeof err);
     if (rc == 1) return 0;
-    if (rc != 0) {
+    if (rc != 0 || app_check_paths(&o, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s\n", err);
         return 2;
     }

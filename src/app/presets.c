@@ -10,6 +10,7 @@
 
 #include "render/renderer.h"
 #include "util/atomic_file.h"
+#include "util/input_file.h"
 #include "util/params.h"
 
 typedef struct Parser {
@@ -173,15 +174,16 @@ int presets_load(const char *path, PresetList *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     Parser ps = {.list = out, .path = path};
-    /* A folder reads as an empty file, and a FIFO would wait for a writer: both are refused. */
+    /* A folder is named as one; input_file_open refuses a FIFO and the like without waiting on it. */
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "%s: %s, not a presets file", path, S_ISDIR(st.st_mode) ? "a folder" : "not a regular file");
         return -1;
     }
-    FILE *f = fopen(path, "r");
+    char why[160];
+    FILE *f = input_file_open(path, why, sizeof why);
     if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: %s", path, why);
         return -1;
     }
     int rc = ini_parse_file(f, on_entry, &ps);

@@ -61,6 +61,10 @@ int app_reset(App *a, char *err, size_t errlen)
     SceneInfo info;
     if (a->run.load_path) {
         if (state_load(a->run.load_path, &b, &a->run.loaded, err, errlen) != 0) return -1;
+        if (a->run.loaded.recovered[0]) {
+            app_notify(a, "%s", a->run.loaded.recovered);
+            fprintf(stderr, "starburst: %s\n", a->msg.notice);
+        }
         a->run.have_loaded = true;
         /* Framed by the radius of 90 % of the mass; dt and softening as saved. */
         info = (SceneInfo){.dt = a->run.loaded.params.dt > 0 ? a->run.loaded.params.dt : 0.01f,

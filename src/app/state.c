@@ -1,9 +1,26 @@
+/* The save as a pair, under any interruption. A save writes run.tipsy.tmp-X and run.tipsy.ini.tmp-Y
+ * in full, keeps the old run.tipsy as run.tipsy.old-Z (a hard link), renames the TIPSY file into
+ * place and then the ini, the commit record (util/atomic_file.c gives the order and the flushes),
+ * and once both are in place removes every .tmp- and .old- file beside them, an earlier
+ * interrupted save's too. The ini records the size and FNV-1a checksum of its TIPSY file, so a
+ * loader can tell which files belong together. Killed anywhere, the folder holds one of:
+ *   - the old pair, which agrees (with new files half written or complete beside it);
+ *   - the new TIPSY file and the old ini, which disagree, with the new ini complete as
+ *     run.tipsy.ini.tmp-Y and the old TIPSY file as run.tipsy.old-Z;
+ *   - the new pair, which agrees (with run.tipsy.old-Z perhaps still beside it).
+ * state_load takes, in this order: the TIPSY file with its ini when they agree; the TIPSY file
+ * with a run.tipsy.ini.tmp-* that records it (the save finished, forwards); an ini of an older
+ * save, which records no checksum; the ini with a run.tipsy.old-* it records (the save undone,
+ * backwards). Among leftovers of several interrupted saves, the newest that fits wins. Loading
+ * writes nothing: the next save to the same name tidies up. A TIPSY file without an ini and
+ * without such leftovers is refused: its settings are not known (--tipsy opens it alone). */
 #include "app/state.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,15 +29,16 @@
 
 #include "scene/tipsy.h"
 #include "util/atomic_file.h"
+#include "util/input_file.h"
 #include "util/params.h"
 
-static int sidecar_path(char *buf, size_t len, const char *path, char *err, size_t errlen)
+/* path with ".ini" after it, in a new allocation (NULL when out of memory). */
+static char *sidecar_of(const char *path)
 {
-    if (snprintf(buf, len, "%s.ini", path) >= (int)len) {
-        snprintf(err, errlen, "%s: path too long", path);
-        return -1;
-    }
-    return 0;
+    size_t len = strlen(path) + sizeof ".ini";
+    char *ini = malloc(len);
+    if (ini) snprintf(ini, len, "%s.ini", path);
+    return ini;
 }
 
 /* 64-bit FNV-1a over a file's bytes: enough to tell one TIPSY file from another (no defence
@@ -36,21 +54,30 @@ static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t len)
 
 int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err, size_t errlen)
 {
-    char ini[4200], why[256];
-    if (sidecar_path(ini, sizeof ini, path, err, errlen) != 0) return -1;
+    char why[256];
+    /* Through a symbolic link, the pair goes beside the file it ends at. */
+    char *target = atomic_file_target(path), *ini = target ? sidecar_of(target) : NULL;
+    char *ini_target = ini ? atomic_file_target(ini) : NULL;
+    if (!ini_target) {
+        snprintf(err, errlen, "%s: cannot write: out of memory", path);
+        free(target);
+        free(ini);
+        return -1;
+    }
     size_t len;
+    int rc = -1;
     unsigned char *bytes = tipsy_encode(b, run->time, &len, why, sizeof why);
     if (!bytes) {
         snprintf(err, errlen, "%s: %s", path, why);
-        return -1;
+        goto done;
     }
     uint64_t sum = fnv1a(FNV_OFFSET, bytes, len);
-    AtomicFile *files[2] = {atomic_file_open(path, err, errlen), NULL};
-    if (files[0]) files[1] = atomic_file_open(ini, err, errlen);
+    AtomicFile *files[2] = {atomic_file_open(target, err, errlen), NULL};
+    if (files[0]) files[1] = atomic_file_open(ini_target, err, errlen);
     if (!files[1]) {
         atomic_file_abort(files[0]);
         free(bytes);
-        return -1;
+        goto done;
     }
     atomic_file_write(files[0], bytes, len);
     free(bytes);
@@ -67,9 +94,17 @@ int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err
                        "; the TIPSY file these belong to: its size, and the 64-bit FNV-1a of its bytes\n"
                        "tipsy_bytes = %zu\ntipsy_checksum = 0x%016llx\n",
                        run->steps_per_frame, run->step, run->time, len, (unsigned long long)sum);
-    /* The TIPSY file is renamed first: a crash before the ini follows leaves a pair whose
-     * checksum disagrees, which state_load refuses. */
-    return atomic_file_commit_all(files, 2, err, errlen);
+    /* The TIPSY file is renamed first and the ini last, the commit record (see the top). */
+    rc = atomic_file_commit_all(files, 2, err, errlen);
+    if (rc == 0) {
+        atomic_file_remove_leftovers(target);
+        atomic_file_remove_leftovers(ini_target);
+    }
+done:
+    free(target);
+    free(ini);
+    free(ini_target);
+    return rc;
 }
 
 typedef struct SidecarParser {
@@ -145,9 +180,10 @@ bad:
 /* The size and checksum of path's bytes. 0, or -1 with err. */
 static int file_digest(const char *path, long long *size, uint64_t *sum, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
+    char why[160];
+    FILE *f = input_file_open(path, why, sizeof why);
     if (!f) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot read %s: %s", path, why);
         return -1;
     }
     unsigned char buf[16384];
@@ -164,51 +200,212 @@ static int file_digest(const char *path, long long *size, uint64_t *sum, char *e
     return failed ? -1 : 0;
 }
 
-/* Whether path is the TIPSY file the ini was written with; older saves record nothing to check. */
-static int check_pair(const char *path, const char *ini, const SidecarParser *ps, char *err, size_t errlen)
+/* One ini read: the settings, and the TIPSY file it records (has_pair false for an older save). */
+typedef struct Settings {
+    SavedRun run;
+    bool has_pair;
+    long long tipsy_bytes;
+    uint64_t tipsy_checksum;
+} Settings;
+
+/* Reads the ini at path into s, its run starting as base. 0; 1 where path does not exist; -1
+ * with err. */
+static int read_settings(const char *path, const SavedRun *base, Settings *s, char *err, size_t errlen)
 {
-    if (!ps->has_bytes && !ps->has_checksum) return 0;
-    if (ps->has_bytes != ps->has_checksum) {
-        snprintf(err, errlen, "%s: gives %s without %s", ini, ps->has_bytes ? "tipsy_bytes" : "tipsy_checksum",
-                 ps->has_bytes ? "tipsy_checksum" : "tipsy_bytes");
+    memset(s, 0, sizeof *s);
+    s->run = *base;
+    char why[160];
+    FILE *f = input_file_open(path, why, sizeof why);
+    if (!f) {
+        if (errno == ENOENT) return 1;
+        snprintf(err, errlen, "cannot read %s: %s", path, why);
         return -1;
     }
+    SidecarParser ps = {.run = &s->run};
+    int rc = ini_parse_file(f, on_sidecar, &ps);
+    fclose(f);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s:%d: %.200s", path, rc, ps.what[0] ? ps.what : "not a valid INI line");
+        return -1;
+    }
+    if (!(s->run.params.dt > 0)) {
+        snprintf(err, errlen, "%s: no dt", path);
+        return -1;
+    }
+    if (ps.has_bytes != ps.has_checksum) {
+        snprintf(err, errlen, "%s: gives %s without %s", path, ps.has_bytes ? "tipsy_bytes" : "tipsy_checksum",
+                 ps.has_bytes ? "tipsy_checksum" : "tipsy_bytes");
+        return -1;
+    }
+    s->has_pair = ps.has_bytes;
+    s->tipsy_bytes = ps.tipsy_bytes;
+    s->tipsy_checksum = ps.tipsy_checksum;
+    return 0;
+}
+
+static bool records(const Settings *s, long long size, uint64_t sum)
+{
+    return s->has_pair && s->tipsy_bytes == size && s->tipsy_checksum == sum;
+}
+
+/* A search among the leftovers of an interrupted save for the other half of a pair. */
+typedef struct Search {
+    const SavedRun *base;
+    long long size; /* forwards: the TIPSY file's digest; backwards: the one the ini records */
+    uint64_t sum;
+    Settings found; /* forwards: the settings of the ini found */
+    char name[4200];
+} Search;
+
+/* Forwards: an ini left under a temporary name that records the TIPSY file in place. */
+static int ini_records_tipsy(void *user, const char *name)
+{
+    Search *s = user;
+    char ignored[256];
+    if (read_settings(name, s->base, &s->found, ignored, sizeof ignored) != 0 || !records(&s->found, s->size, s->sum))
+        return 0;
+    snprintf(s->name, sizeof s->name, "%s", name);
+    return 1;
+}
+
+/* Backwards: an old TIPSY file kept by the save, the one the ini in place records. */
+static int tipsy_is_recorded(void *user, const char *name)
+{
+    Search *s = user;
+    char ignored[256];
+    long long size;
+    uint64_t sum;
+    if (file_digest(name, &size, &sum, ignored, sizeof ignored) != 0 || size != s->size || sum != s->sum) return 0;
+    snprintf(s->name, sizeof s->name, "%s", name);
+    return 1;
+}
+
+/* The line saying what a load recovered (a long path may cut it short). */
+static void recovered(SavedRun *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void recovered(SavedRun *run, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(run->recovered, sizeof run->recovered, fmt, ap);
+    va_end(ap);
+}
+
+/* A TIPSY file whose settings are missing: -1 with err. */
+static int refuse_alone(const char *path, const char *ini, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: no settings beside it (%s is missing): --load continues a run saved with its "
+             "settings; --tipsy opens a TIPSY file alone", path, ini);
+    return -1;
+}
+
+/* Loads path with its settings, or the pair an interrupted save left (see the top). On success
+ * b holds the bodies and run the settings. */
+static int load_pair(const char *path, const char *ini, const char *ini_target, const char *target, Bodies *b,
+                     SavedRun *run, char *err, size_t errlen)
+{
+    double time = 0;
+    if (tipsy_read(path, b, &time, err, errlen) != 0) return -1;
+    const SavedRun base = {.params = {.damping = 1}, .time = time};
+    Settings in_place;
+    const int got = read_settings(ini, &base, &in_place, err, errlen);
+    if (got < 0) return -1;
     long long size;
     uint64_t sum;
     if (file_digest(path, &size, &sum, err, errlen) != 0) return -1;
-    if (size == ps->tipsy_bytes && sum == ps->tipsy_checksum) return 0;
+    if (got == 0 && records(&in_place, size, sum)) {
+        *run = in_place.run;
+        return 0;
+    }
+    Search search = {.base = &base, .size = size, .sum = sum};
+    if (atomic_file_leftovers(ini_target, ".tmp-", ini_records_tipsy, &search)) {
+        *run = search.found.run;
+        recovered(run, "recovered from an interrupted save: %s (step %lld) with its settings from %s; saving to %s "
+                       "again tidies up",
+                  path, run->step, search.name, path);
+        return 0;
+    }
+    if (got == 1) return refuse_alone(path, ini, err, errlen);
+    if (!in_place.has_pair) {
+        *run = in_place.run; /* an older save: nothing to check */
+        return 0;
+    }
+    search = (Search){.size = in_place.tipsy_bytes, .sum = in_place.tipsy_checksum};
+    if (atomic_file_leftovers(target, ".old-", tipsy_is_recorded, &search)) {
+        bodies_free(b);
+        if (tipsy_read(search.name, b, &time, err, errlen) != 0) return -1;
+        *run = in_place.run;
+        recovered(run, "recovered from an interrupted save: the previous save, %s (step %lld) with %s; saving to %s "
+                       "again tidies up",
+                  search.name, run->step, ini, path);
+        return 0;
+    }
     snprintf(err, errlen,
              "%s: does not match %s (saved separately or interrupted): %lld bytes, checksum 0x%016llx, the ini "
              "says %lld bytes, checksum 0x%016llx",
-             path, ini, size, (unsigned long long)sum, ps->tipsy_bytes, (unsigned long long)ps->tipsy_checksum);
+             path, ini, size, (unsigned long long)sum, in_place.tipsy_bytes,
+             (unsigned long long)in_place.tipsy_checksum);
+    return -1;
+}
+
+/* The names of a save at path: the file its links end at, its ini, and the file that ini's links
+ * end at. 0, or -1 with err (out of memory). */
+static int pair_names(const char *path, char **target, char **ini, char **ini_target, char *err, size_t errlen)
+{
+    *target = atomic_file_target(path);
+    *ini = *target ? sidecar_of(*target) : NULL;
+    *ini_target = *ini ? atomic_file_target(*ini) : NULL;
+    if (*ini_target) return 0;
+    snprintf(err, errlen, "%s: cannot read: out of memory", path);
+    free(*target);
+    free(*ini);
     return -1;
 }
 
 int state_load(const char *path, Bodies *b, SavedRun *run, char *err, size_t errlen)
 {
     memset(run, 0, sizeof *run);
-    double time = 0;
-    if (tipsy_read(path, b, &time, err, errlen) != 0) return -1;
-    run->time = time;
-    run->params.damping = 1;
-    char ini[4200];
-    if (sidecar_path(ini, sizeof ini, path, err, errlen) != 0) goto fail;
-    FILE *f = fopen(ini, "r");
-    if (!f) return 0; /* a plain TIPSY file: the caller's defaults */
-    SidecarParser ps = {.run = run};
-    int rc = ini_parse_file(f, on_sidecar, &ps);
+    memset(b, 0, sizeof *b);
+    char *target, *ini, *ini_target;
+    if (pair_names(path, &target, &ini, &ini_target, err, errlen) != 0) return -1;
+    int rc = load_pair(path, ini, ini_target, target, b, run, err, errlen);
+    if (rc != 0) bodies_free(b);
+    free(target);
+    free(ini);
+    free(ini_target);
+    return rc;
+}
+
+static int any(void *user, const char *name)
+{
+    (void)user;
+    (void)name;
+    return 1;
+}
+
+int state_check(const char *path, char *err, size_t errlen)
+{
+    char *target, *ini, *ini_target, why[160];
+    if (pair_names(path, &target, &ini, &ini_target, err, errlen) != 0) return -1;
+    int rc = -1;
+    FILE *f = input_file_open(path, why, sizeof why);
+    if (!f) {
+        snprintf(err, errlen, "cannot read %s: %s", path, why);
+        goto done;
+    }
     fclose(f);
-    if (rc != 0) {
-        snprintf(err, errlen, "%s:%d: %s", ini, rc, ps.what[0] ? ps.what : "not a valid INI line");
-        goto fail;
+    if ((f = input_file_open(ini, why, sizeof why))) {
+        fclose(f);
+        rc = 0;
+    } else if (errno != ENOENT) {
+        snprintf(err, errlen, "cannot read %s: %s", ini, why);
+    } else if (atomic_file_leftovers(ini_target, ".tmp-", any, NULL)) {
+        rc = 0; /* state_load finds out whether what an interrupted save left makes a pair */
+    } else {
+        refuse_alone(path, ini, err, errlen);
     }
-    if (!(run->params.dt > 0)) {
-        snprintf(err, errlen, "%s: no dt", ini);
-        goto fail;
-    }
-    if (check_pair(path, ini, &ps, err, errlen) != 0) goto fail;
-    return 0;
-fail:
-    bodies_free(b);
-    return -1;
+done:
+    free(target);
+    free(ini);
+    free(ini_target);
+    return rc;
 }

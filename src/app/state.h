@@ -1,9 +1,11 @@
 /* Saving and loading a whole run: the bodies as a TIPSY file (positions, velocities, masses, ids)
  * and beside it FILE.ini with the parameters, so that a loaded run continues as if it had never
  * stopped. The two are one save: both are written in full before either replaces its old file
- * (util/atomic_file.h), and the ini records the TIPSY file's size and checksum, so that a pair
- * that does not belong together (a crash between the two renames, or a file copied over by hand)
- * is refused on loading rather than run. */
+ * (util/atomic_file.h), and the ini records the TIPSY file's size and checksum. A save cut off at
+ * any point loads as the old save or the new one, each with its own settings (state.c says how);
+ * a pair that does not belong together otherwise (a file copied over by hand) is refused rather
+ * than run, and so is a TIPSY file without its ini. A path that is a symbolic link is followed:
+ * the pair lies beside the file the link ends at. */
 #ifndef STARBURST_STATE_H
 #define STARBURST_STATE_H
 
@@ -17,15 +19,23 @@ typedef struct SavedRun {
     int steps_per_frame;
     long long step; /* steps run before the save */
     double time;    /* simulated time at the save */
+    /* Filled by state_load: empty, or one line saying which files it loaded after a save that
+     * was interrupted ("recovered from an interrupted save: ..."). */
+    char recovered[640];
 } SavedRun;
 
 /* Writes path (TIPSY) and path.ini. 0, or -1 with err; earlier files are intact on failure and
- * no temporary file is left. */
+ * no temporary file is left. A save that succeeds removes what interrupted saves to path left. */
 int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err, size_t errlen);
-/* Reads path into b (allocated here) and path.ini into run. Without path.ini, run->params.dt is
- * 0 (the caller picks defaults) and time comes from the TIPSY header. An ini that records a
- * size and checksum other than path's is refused ("run.tipsy: does not match run.tipsy.ini ...");
- * one of an older save, without them, is not checked. 0, or -1 with err. */
+/* Reads path into b (allocated here) and path.ini into run. Without path.ini, refused ("...: no
+ * settings beside it"); an ini that records a size and checksum other than path's is refused
+ * ("run.tipsy: does not match run.tipsy.ini ..."), unless an interrupted save left the other half
+ * of a pair beside them (run->recovered then says which); an ini of an older save, without them,
+ * is not checked. 0, or -1 with err. */
 int state_load(const char *path, Bodies *b, SavedRun *run, char *err, size_t errlen);
+/* What can be known of a save before anything opens, without reading it: path and its ini are
+ * readable regular files, or the ini is missing and an interrupted save left one. 0, or -1 with
+ * err ("cannot read run.tipsy.ini: Permission denied"). */
+int state_check(const char *path, char *err, size_t errlen);
 
 #endif

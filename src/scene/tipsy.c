@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "util/atomic_file.h"
+#include "util/input_file.h"
 
 #define TIPSY_HEADER 32
 #define TIPSY_DARK 36
@@ -224,14 +225,15 @@ int tipsy_read(const char *path, Bodies *out, double *time, char *err, size_t er
 int tipsy_read_meta(const char *path, Bodies *out, TipsyMeta *meta, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
+    char why[160];
+    FILE *f = input_file_open(path, why, sizeof why);
     if (!f) {
-        snprintf(err, errlen, "tipsy: %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "tipsy: %s: %s", path, why);
         return -1;
     }
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "tipsy: %s: not a regular file", path);
+    if (fstat(fileno(f), &st) != 0) {
+        snprintf(err, errlen, "tipsy: %s: %s", path, strerror(errno));
         fclose(f);
         return -1;
     }

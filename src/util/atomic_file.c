@@ -1,11 +1,29 @@
 /* Atomic replacement of files: a temporary file beside the target, opened with O_EXCL under a
  * name no other writer picks (mkstemp would do that too, but makes every file 0600), then fsync,
- * rename and an fsync of the folder. A group of files is renamed in order; before each rename but
- * the last, a hard link keeps the old target, so that a failed rename can put it back. */
+ * rename and an fsync of the folder.
+ *
+ * A group of files that must agree (a saved run: run.tipsy and its settings run.tipsy.ini) is
+ * committed so that a crash at any point (any write, fsync, link, rename or unlink) leaves one of
+ * two states a reader can tell apart:
+ *   1. every new file is written and flushed under its temporary name, PATH.tmp-XXXXXX;
+ *   2. every target but the last gets a hard link to its old content, PATH.old-XXXXXX, and the
+ *      folder is flushed: the temporary names and the links are on disk;
+ *   3. the targets are renamed in order, the folder flushed after each, so that after a power cut
+ *      too a later rename is never on disk without the earlier ones; the last rename is the
+ *      commit record;
+ *   4. the links to the old contents are removed, and the folder flushed.
+ * Killed before the first rename of step 3, every target is old. Killed after the last, every
+ * target is new (links of step 4 may remain). Killed in between, the first targets are new and
+ * the rest old; the new contents of the rest are complete under their temporary names and the old
+ * contents of the first under their links, so a reader can finish the group (the new ones) or
+ * undo it (the old ones): state.c finds out which by the checksum the settings record. A later
+ * successful commit removes what an interrupted one left (atomic_file_remove_leftovers). */
 #include "util/atomic_file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -13,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,10 +78,37 @@ static void free_file(AtomicFile *f)
     free(f);
 }
 
+/* Symbolic links followed one by one, as the kernel would, a relative one from the folder it lies
+ * in; the last name need not exist. */
+#define LINK_HOPS 40
+
+char *atomic_file_target(const char *path)
+{
+    char *cur = strdup(path);
+    for (int hop = 0; cur && hop < LINK_HOPS; hop++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
+        char link[PATH_MAX];
+        ssize_t got = readlink(cur, link, sizeof link - 1);
+        if (got < 0) return cur;
+        link[got] = '\0';
+        const char *slash = strrchr(cur, '/');
+        size_t keep = link[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+        char *next = malloc(keep + (size_t)got + 1);
+        if (next) {
+            memcpy(next, cur, keep);
+            memcpy(next + keep, link, (size_t)got + 1);
+        }
+        free(cur);
+        cur = next;
+    }
+    return cur; /* a loop of links: opening it reports ELOOP */
+}
+
 AtomicFile *atomic_file_open(const char *path, char *err, size_t errlen)
 {
     AtomicFile *f = calloc(1, sizeof *f);
-    if (!f || !(f->path = strdup(path))) {
+    if (!f || !(f->path = atomic_file_target(path))) {
         free(f);
         snprintf(err, errlen, "%s: cannot write: out of memory", path);
         return NULL;
@@ -190,6 +236,18 @@ static char *keep_old(const char *path, bool *existed)
     return NULL;
 }
 
+/* Flushes each distinct folder of the group's targets. 0, or -1 with err (when err is not NULL). */
+static int sync_folders(AtomicFile *const *files, int n, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++) seen = same_folder(files[i]->path, files[j]->path);
+        if (!seen && sync_folder(files[i]->path, rc ? NULL : err, rc ? 0 : errlen) != 0) rc = -1;
+    }
+    return rc;
+}
+
 int atomic_file_commit_all(AtomicFile *const *files, int n, char *err, size_t errlen)
 {
     int rc = 0, renamed = 0;
@@ -203,12 +261,17 @@ int atomic_file_commit_all(AtomicFile *const *files, int n, char *err, size_t er
         if (finish(files[i], rc ? NULL : err, rc ? 0 : errlen) != 0) rc = -1;
     /* The last rename has none after it that could fail: its old target needs no copy. */
     for (int i = 0; rc == 0 && i < n - 1; i++) old[i] = keep_old(files[i]->path, &existed[i]);
-    for (; rc == 0 && renamed < n; renamed++)
+    /* A group's new files and old links are on disk before any target changes (steps 1 and 2). */
+    if (rc == 0 && n > 1 && sync_folders(files, n, err, errlen) != 0) rc = -1;
+    for (; rc == 0 && renamed < n; renamed++) {
         if (rename(files[renamed]->tmp, files[renamed]->path) != 0) {
             snprintf(err, errlen, "%s: cannot replace: %s", files[renamed]->path, strerror(errno));
             rc = -1;
             break;
         }
+        /* Each rename on disk before the next, so that the last stays the commit record. */
+        if (renamed < n - 1) sync_folders(files + renamed, 1, NULL, 0);
+    }
     if (rc != 0) {
         /* Back to the old targets, newest first; a target without a copy stays new. */
         for (int i = renamed - 1; i >= 0; i--) {
@@ -225,11 +288,7 @@ int atomic_file_commit_all(AtomicFile *const *files, int n, char *err, size_t er
     }
     for (int i = 0; old && i < n; i++)
         if (old[i]) unlink(old[i]);
-    for (int i = 0; i < n; i++) {
-        bool seen = false;
-        for (int j = 0; j < i && !seen; j++) seen = same_folder(files[i]->path, files[j]->path);
-        if (!seen && sync_folder(files[i]->path, rc ? NULL : err, rc ? 0 : errlen) != 0) rc = -1;
-    }
+    if (sync_folders(files, n, rc ? NULL : err, rc ? 0 : errlen) != 0) rc = -1;
     for (int i = 0; i < n; i++) {
         if (old) free(old[i]);
         free_file(files[i]);
@@ -268,4 +327,77 @@ int atomic_file_replace(const char *tmp, const char *path, char *err, size_t err
         return -1;
     }
     return sync_folder(path, err, errlen);
+}
+
+/* Leftovers of one target: a name, and when it last changed. */
+typedef struct Leftover {
+    char *name;
+    struct timespec mtime;
+} Leftover;
+
+static int newest_first(const void *pa, const void *pb)
+{
+    const struct timespec *a = &((const Leftover *)pa)->mtime, *b = &((const Leftover *)pb)->mtime;
+    if (a->tv_sec != b->tv_sec) return a->tv_sec < b->tv_sec ? 1 : -1;
+    return a->tv_nsec < b->tv_nsec ? 1 : a->tv_nsec > b->tv_nsec ? -1 : 0;
+}
+
+int atomic_file_leftovers(const char *path, const char *tag, int (*visit)(void *user, const char *name), void *user)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t dirlen = slash ? (size_t)(slash - path) : 0, baselen = strlen(base), taglen = strlen(tag);
+    char *dir = malloc(dirlen + 2);
+    if (!dir) return 0;
+    if (!slash) strcpy(dir, ".");
+    else if (dirlen == 0) strcpy(dir, "/");
+    else snprintf(dir, dirlen + 1, "%s", path);
+    DIR *d = opendir(dir);
+    free(dir);
+    if (!d) return 0;
+    Leftover *list = NULL;
+    int count = 0, cap = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        const char *name = e->d_name;
+        if (strlen(name) != baselen + taglen + 6 || strncmp(name, base, baselen) != 0 ||
+            strncmp(name + baselen, tag, taglen) != 0)
+            continue;
+        if (count == cap) {
+            Leftover *grown = realloc(list, sizeof *list * (size_t)(cap = cap ? 2 * cap : 4));
+            if (!grown) break;
+            list = grown;
+        }
+        size_t len = dirlen + strlen(name) + 2;
+        char *full = malloc(len);
+        if (!full) break;
+        snprintf(full, len, "%.*s%s%s", (int)dirlen, path, slash ? "/" : "", name);
+        struct stat st;
+        if (lstat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(full);
+            continue;
+        }
+        list[count++] = (Leftover){full, st.st_mtim};
+    }
+    closedir(d);
+    if (count > 1) qsort(list, (size_t)count, sizeof *list, newest_first);
+    int rc = 0;
+    for (int i = 0; i < count; i++) {
+        if (rc == 0) rc = visit(user, list[i].name);
+        free(list[i].name);
+    }
+    free(list);
+    return rc;
+}
+
+static int remove_one(void *user, const char *name)
+{
+    (void)user;
+    unlink(name);
+    return 0;
+}
+
+void atomic_file_remove_leftovers(const char *path)
+{
+    atomic_file_leftovers(path, ".tmp-", remove_one, NULL);
+    atomic_file_leftovers(path, ".old-", remove_one, NULL);
 }

@@ -1,6 +1,7 @@
 /* The atomic-write helper: a commit replaces the target whole with the user's umask, and an abort
  * or any failure leaves the target as it was and nothing beside it; a group that fails part way
  * puts back the targets it had already replaced. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -255,6 +256,92 @@ static void replace_puts_a_finished_file_in_place(void **state)
     assert_holds(path, "newer");
 }
 
+/* A link, and a link to it by a relative path: the commit replaces the file the chain ends at
+ * and leaves both links; a dangling link gets its file made. */
+static void commit_writes_through_links(void **state)
+{
+    const char *dir = folder("links");
+    char sub[300];
+    snprintf(sub, sizeof sub, "%s", in(dir, "real"));
+    assert_int_equal(mkdir(sub, 0777), 0);
+    const char *file = in(sub, "out.txt"), *first = in(dir, "first"), *second = in(dir, "second");
+    put(file, "old");
+    assert_int_equal(symlink(file, first), 0);
+    assert_int_equal(symlink("first", second), 0);
+    char *target = atomic_file_target(second);
+    assert_string_equal(target, file);
+    free(target);
+    commit(second, "new");
+    assert_holds(file, "new");
+    struct stat st;
+    assert_int_equal(lstat(first, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(lstat(second, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(count_entries(sub), 1);
+
+    const char *dangling = in(dir, "dangling");
+    assert_int_equal(symlink("real/made.txt", dangling), 0);
+    commit(dangling, "made");
+    assert_holds(in(sub, "made.txt"), "made");
+    assert_int_equal(lstat(dangling, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+}
+
+static int collect(void *user, const char *name)
+{
+    char *seen = user;
+    const char *dash = strrchr(name, '-');
+    strcat(seen, dash ? dash + 1 : name);
+    strcat(seen, " ");
+    return 0;
+}
+
+/* What interrupted commits left: only path + tag + six characters, the newest first; removing
+ * them leaves every other file alone. */
+static void leftovers_are_found_and_removed(void **state)
+{
+    const char *dir = folder("leftovers");
+    char path[512];
+    snprintf(path, sizeof path, "%s", in(dir, "run.tipsy"));
+    static const char *const names[] = {"run.tipsy.tmp-aaaaaa", "run.tipsy.tmp-bbbbbb", "run.tipsy.old-cccccc",
+                                        "run.tipsy.ini.tmp-dddddd", "run.tipsy.tmp-toolong", "run.tipsy",
+                                        "other.tipsy.tmp-eeeeee"};
+    for (int i = 0; i < 7; i++) put(in(dir, names[i]), names[i]);
+    struct timespec times[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = 1000}};
+    assert_int_equal(utimensat(AT_FDCWD, in(dir, names[0]), times, 0), 0);
+    char seen[256] = "";
+    assert_int_equal(atomic_file_leftovers(path, ".tmp-", collect, seen), 0);
+    assert_string_equal(seen, "bbbbbb aaaaaa ");
+    seen[0] = '\0';
+    assert_int_equal(atomic_file_leftovers(path, ".old-", collect, seen), 0);
+    assert_string_equal(seen, "cccccc ");
+    atomic_file_remove_leftovers(path);
+    assert_int_equal(count_entries(dir), 4);
+    assert_int_equal(access(in(dir, "run.tipsy.ini.tmp-dddddd"), F_OK), 0);
+    assert_int_equal(access(in(dir, "run.tipsy.tmp-toolong"), F_OK), 0);
+    assert_int_equal(access(in(dir, "other.tipsy.tmp-eeeeee"), F_OK), 0);
+}
+
+/* A group's targets are renamed in order, and none keeps a link to its old content once all
+ * are in place. */
+static void group_leaves_no_links(void **state)
+{
+    const char *dir = folder("group-links");
+    const char *a = in(dir, "a"), *b = in(dir, "b");
+    put(a, "old a");
+    put(b, "old b");
+    char err[512] = "";
+    AtomicFile *files[2] = {atomic_file_open(a, err, sizeof err), atomic_file_open(b, err, sizeof err)};
+    atomic_file_printf(files[0], "new a");
+    atomic_file_printf(files[1], "new b");
+    if (atomic_file_commit_all(files, 2, err, sizeof err) != 0) fail_msg("%s", err);
+    struct stat st;
+    assert_int_equal(stat(a, &st), 0);
+    assert_int_equal(st.st_nlink, 1);
+    assert_int_equal(count_entries(dir), 2);
+}
+
 static int setup(void **state) { return mkdtemp(root) ? 0 : -1; }
 
 static int teardown(void **state)
@@ -277,6 +364,9 @@ int main(void)
         cmocka_unit_test(failed_group_puts_back_what_it_replaced),
         cmocka_unit_test(failed_member_stops_the_group),
         cmocka_unit_test(replace_puts_a_finished_file_in_place),
+        cmocka_unit_test(commit_writes_through_links),
+        cmocka_unit_test(leftovers_are_found_and_removed),
+        cmocka_unit_test(group_leaves_no_links),
     };
     return test_exit_status(cmocka_run_group_tests(tests, setup, teardown));
 }

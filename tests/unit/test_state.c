@@ -1,7 +1,11 @@
 /* Saved runs: a run saved at step 500 and loaded again continues bit for bit like the run that
- * never stopped; a save that cannot be written leaves the earlier files intact. */
+ * never stopped; a save that cannot be written leaves the earlier files intact; a save cut off
+ * between its renames loads as the new pair or the old one; settings that cannot be read, a FIFO
+ * or a missing ini are refused; a save through a symbolic link writes beside its target. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +14,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -272,7 +277,8 @@ static void changed_tipsy_is_refused(void **state)
     assert_non_null(strstr(err, sizes));
 }
 
-/* A save interrupted between its two renames leaves the new TIPSY file beside the old ini. */
+/* Another save's TIPSY file in place beside the ini, and nothing left beside them by a save that
+ * would make a pair: refused; with that save's ini in place, it loads. */
 static void interrupted_save_is_refused(void **state)
 {
     char path[512], newer[512];
@@ -384,6 +390,207 @@ static void save_onto_a_folder_changes_nothing(void **state)
     bodies_free(&b);
 }
 
+/* The middle of a save, made by hand: the new TIPSY file in place beside the old ini, the old
+ * TIPSY file kept as run.tipsy.old-XXXXXX and, where with_ini, the new ini complete under its
+ * temporary name. Returns the folder's run.tipsy. */
+static const char *half_saved(const char *sub, bool with_ini)
+{
+    static char path[512];
+    char newer[512], keep[600], tmp_ini[600], newer_ini[600];
+    snprintf(path, sizeof path, "%s", save_in(sub, "run.tipsy", 1, 10));
+    snprintf(newer, sizeof newer, "%s", save_in(sub, "newer.tipsy", 2, 20));
+    snprintf(keep, sizeof keep, "%s.old-abc123", path);
+    snprintf(tmp_ini, sizeof tmp_ini, "%s.ini.tmp-def456", path);
+    snprintf(newer_ini, sizeof newer_ini, "%s.ini", newer);
+    assert_int_equal(link(path, keep), 0);
+    if (with_ini) assert_int_equal(rename(newer_ini, tmp_ini), 0);
+    else assert_int_equal(unlink(newer_ini), 0);
+    assert_int_equal(rename(newer, path), 0);
+    return path;
+}
+
+static void expect_step(const char *path, long long step, const char *recovered)
+{
+    Bodies b;
+    SavedRun r;
+    char err[1024] = "";
+    if (state_load(path, &b, &r, err, sizeof err) != 0) fail_msg("%s", err);
+    print_message("%s\n", r.recovered[0] ? r.recovered : "(nothing recovered)");
+    assert_int_equal(r.step, step);
+    assert_int_equal(b.n, 64);
+    if (recovered) assert_non_null(strstr(r.recovered, recovered));
+    else assert_string_equal(r.recovered, "");
+    bodies_free(&b);
+}
+
+/* Killed between its two renames, a save loads as the new pair: its ini is complete under its
+ * temporary name. A following save removes what was left. */
+static void interrupted_save_rolls_forward(void **state)
+{
+    const char *path = half_saved("forward", true);
+    expect_step(path, 20, "recovered from an interrupted save: ");
+    expect_step(path, 20, "with its settings from ");
+    char folder[400];
+    snprintf(folder, sizeof folder, "%s/forward", dir);
+    assert_int_equal(count_entries(folder), 4); /* the pair and the two left over */
+
+    Bodies b;
+    SavedRun r;
+    char err[1024] = "";
+    if (state_load(path, &b, &r, err, sizeof err) != 0) fail_msg("%s", err);
+    r.step = 30;
+    if (state_save(path, &b, &r, err, sizeof err) != 0) fail_msg("%s", err);
+    bodies_free(&b);
+    assert_int_equal(count_entries(folder), 2);
+    expect_step(path, 30, NULL);
+}
+
+/* Where the new ini is gone, the old pair loads: the old TIPSY file that the ini in place
+ * records, from its link. */
+static void interrupted_save_rolls_back(void **state)
+{
+    const char *path = half_saved("back", false);
+    expect_step(path, 10, "the previous save, ");
+    Bodies b, first;
+    SavedRun r;
+    SceneInfo info;
+    char err[1024] = "";
+    if (state_load(path, &b, &r, err, sizeof err) != 0) fail_msg("%s", err);
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_PLUMMER, .n = 64, .seed = 1}, &first, &info, err, sizeof err), 0);
+    assert_memory_equal(b.pos, first.pos, 4 * (size_t)b.n * sizeof(float));
+    bodies_free(&b);
+    bodies_free(&first);
+}
+
+/* Leftovers of several interrupted saves that fit: the newest wins. One that does not fit (a
+ * half-written ini) is passed over. */
+static void newest_leftover_wins(void **state)
+{
+    const char *path = half_saved("newest", true);
+    char tmp_ini[600], other[600], partial[600];
+    snprintf(tmp_ini, sizeof tmp_ini, "%s.ini.tmp-def456", path);
+    snprintf(other, sizeof other, "%s.ini.tmp-zzz999", path);
+    snprintf(partial, sizeof partial, "%s.ini.tmp-partly", path);
+    long size;
+    char *text = read_file(tmp_ini, &size);
+    assert_non_null(text);
+    char *step = strstr(text, "\nstep = 20\n");
+    assert_non_null(step);
+    step[9] = '1'; /* step = 21 */
+    spit(other, text, size);
+    spit(partial, text, strstr(text, "tipsy_checksum") - text + 20);
+    free(text);
+    /* The first is older by a minute, the half-written one the newest of all. */
+    struct timespec times[2] = {{.tv_nsec = UTIME_OMIT}, {.tv_sec = time(NULL) - 60}};
+    assert_int_equal(utimensat(AT_FDCWD, tmp_ini, times, 0), 0);
+    expect_step(path, 21, "ini.tmp-zzz999");
+    times[1].tv_sec = time(NULL) + 60;
+    assert_int_equal(utimensat(AT_FDCWD, tmp_ini, times, 0), 0);
+    expect_step(path, 20, "ini.tmp-def456");
+}
+
+/* A TIPSY file without its settings is refused by --load's check and by the load; with the ini
+ * that an interrupted first save left under its temporary name, it loads. */
+static void tipsy_without_ini_is_refused(void **state)
+{
+    char folder[400], path[512], tmp_ini[600], err[1024] = "";
+    snprintf(folder, sizeof folder, "%s/alone", dir);
+    assert_int_equal(mkdir(folder, 0777), 0);
+    snprintf(path, sizeof path, "%s/run.tipsy", folder);
+    Bodies b, back;
+    SceneInfo info;
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_PLUMMER, .n = 64, .seed = 5}, &b, &info, err, sizeof err), 0);
+    assert_int_equal(tipsy_write(path, &b, 0, err, sizeof err), 0);
+    SavedRun r;
+    assert_int_equal(state_check(path, err, sizeof err), -1);
+    print_message("%s\n", err);
+    assert_non_null(strstr(err, "run.tipsy: no settings beside it (" ));
+    assert_non_null(strstr(err, "run.tipsy.ini is missing"));
+    assert_int_equal(state_load(path, &back, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no settings beside it"));
+
+    /* The first save of this name, killed between its renames. */
+    const char *other = save_in("alone-other", "run.tipsy", 5, 40);
+    char other_ini[600];
+    snprintf(other_ini, sizeof other_ini, "%s.ini", other);
+    snprintf(tmp_ini, sizeof tmp_ini, "%s.ini.tmp-ab12cd", path);
+    assert_int_equal(rename(other_ini, tmp_ini), 0);
+    assert_int_equal(state_check(path, err, sizeof err), 0);
+    expect_step(path, 40, "recovered from an interrupted save");
+    bodies_free(&b);
+}
+
+/* An ini that cannot be read is an error that says why, never a run with other settings. */
+static void unreadable_ini_is_refused(void **state)
+{
+    const char *path = save_in("unreadable", "run.tipsy", 1, 0);
+    char ini[600], err[1024] = "";
+    snprintf(ini, sizeof ini, "%s.ini", path);
+    Bodies b;
+    SavedRun r;
+    if (geteuid() != 0) {
+        assert_int_equal(chmod(ini, 0), 0);
+        assert_int_equal(state_check(path, err, sizeof err), -1);
+        assert_non_null(strstr(err, "cannot read "));
+        assert_non_null(strstr(err, "run.tipsy.ini: Permission denied"));
+        assert_int_equal(state_load(path, &b, &r, err, sizeof err), -1);
+        assert_non_null(strstr(err, "run.tipsy.ini: Permission denied"));
+    }
+    assert_int_equal(unlink(ini), 0);
+    assert_int_equal(mkdir(ini, 0777), 0);
+    assert_int_equal(state_check(path, err, sizeof err), -1);
+    print_message("%s\n", err);
+    assert_non_null(strstr(err, "run.tipsy.ini: not a regular file: a folder"));
+    assert_int_equal(state_load(path, &b, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot read "));
+    assert_non_null(strstr(err, "run.tipsy.ini: not a regular file: a folder"));
+}
+
+/* A save and its ini in a FIFO's place: refused at once, not waited on. */
+static void fifo_is_refused(void **state)
+{
+    char folder[400], path[512], err[1024] = "";
+    snprintf(folder, sizeof folder, "%s/fifo", dir);
+    assert_int_equal(mkdir(folder, 0777), 0);
+    snprintf(path, sizeof path, "%s/run.tipsy", folder);
+    assert_int_equal(mkfifo(path, 0666), 0);
+    alarm(20); /* a read that waits ends the test */
+    Bodies b;
+    SavedRun r;
+    assert_int_equal(state_check(path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "run.tipsy: not a regular file: a FIFO"));
+    assert_int_equal(state_load(path, &b, &r, err, sizeof err), -1);
+    print_message("%s\n", err);
+    assert_non_null(strstr(err, "run.tipsy: not a regular file: a FIFO"));
+    alarm(0);
+}
+
+/* A save to a symbolic link writes the pair beside the file the link ends at; the link stays and
+ * loads. */
+static void save_writes_through_a_link(void **state)
+{
+    char folder[400], real[512], link_path[512], err[1024] = "";
+    snprintf(folder, sizeof folder, "%s/link", dir);
+    assert_int_equal(mkdir(folder, 0777), 0);
+    snprintf(real, sizeof real, "%s/runs", folder);
+    assert_int_equal(mkdir(real, 0777), 0);
+    snprintf(link_path, sizeof link_path, "%s/latest.tipsy", folder);
+    assert_int_equal(symlink("runs/real.tipsy", link_path), 0);
+    Bodies b;
+    SceneInfo info;
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_PLUMMER, .n = 64}, &b, &info, err, sizeof err), 0);
+    SavedRun r = {.params = {.dt = 0.01f, .damping = 1}, .steps_per_frame = 1, .step = 9};
+    for (int twice = 0; twice < 2; twice++)
+        if (state_save(link_path, &b, &r, err, sizeof err) != 0) fail_msg("%s", err);
+    struct stat st;
+    assert_int_equal(lstat(link_path, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(count_entries(folder), 2); /* the link and runs/ */
+    assert_int_equal(count_entries(real), 2);   /* real.tipsy and real.tipsy.ini */
+    expect_step(link_path, 9, NULL);
+    bodies_free(&b);
+}
+
 static int setup(void **state) { return mkdtemp(dir) ? 0 : -1; }
 
 static int teardown(void **state)
@@ -406,6 +613,13 @@ int main(void)
         cmocka_unit_test(older_ini_loads),
         cmocka_unit_test(failed_second_rename_puts_back_the_tipsy),
         cmocka_unit_test(save_onto_a_folder_changes_nothing),
+        cmocka_unit_test(interrupted_save_rolls_forward),
+        cmocka_unit_test(interrupted_save_rolls_back),
+        cmocka_unit_test(newest_leftover_wins),
+        cmocka_unit_test(tipsy_without_ini_is_refused),
+        cmocka_unit_test(unreadable_ini_is_refused),
+        cmocka_unit_test(fifo_is_refused),
+        cmocka_unit_test(save_writes_through_a_link),
     };
     return test_exit_status(cmocka_run_group_tests(tests, setup, teardown));
 }
