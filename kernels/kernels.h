@@ -1,6 +1,7 @@
 /* C launchers for the CUDA kernels: the force ladder, the leapfrog drift, energy, and the timing
- * core of the bench. Every launcher returns the launch's cudaError_t (cudaGetLastError after
- * the launch), so a caller checks one value; none synchronises unless it says so.
+ * core of the bench. Every launcher returns the launch's cudaError_t (taken through CUDA_CHECK,
+ * cuda_check.h), so a caller checks one value; none synchronises unless it says so. Nothing here
+ * includes src/: the simulation maps its own kernel and precision names onto these.
  *
  * Body arrays are n float4: positions (x, y, z, mass), velocities (vx, vy, vz, 0), accelerations
  * (ax, ay, az, 0). Softening below NBODY_MIN_EPS2 is raised to it: the self term and zero-mass

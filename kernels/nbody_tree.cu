@@ -10,7 +10,8 @@
  * when the group's box stays at least l / theta + delta from the cell's centre of mass (delta: its
  * distance from the cell's geometric centre), else opened; the accepted cells and the bodies of
  * opened leaves gather in lists in shared memory and are summed as dense tiles, the bodies with
- * the direct kernel's softened pair term.
+ * the direct kernel's softened pair term. The keys, the cell limits and a cell's softened term
+ * are the CPU tree's too: tree_geometry.h.
  *
  * The work split. Box: a grid-stride reduction, then one block. Keys, the gather of positions in
  * key order, the split of a level and the multipoles of a level: a thread per body or per cell.
@@ -664,7 +665,7 @@ struct NbodyTree {
 
 extern "C" size_t nbody_tree_bytes(int n)
 {
-    Layout l;
+    Layout l = {};
     if (n < 1 || layout_for(n, &l) != cudaSuccess) return 0;
     return l.total;
 }
@@ -707,7 +708,7 @@ extern "C" NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen)
         return NULL;
     }
     CudaStatus st = {};
-    Layout l;
+    Layout l = {};
     if (!CUDA_CHECK(&st, layout_for(max_n, &l)) || !CUDA_CHECK(&st, cudaMalloc(&t->memory, l.total)) ||
         !CUDA_CHECK(&st, cudaMallocHost((void **)&t->host_count, sizeof(int))) ||
         !CUDA_CHECK(&st, cudaEventCreate(&t->events[0])) || !CUDA_CHECK(&st, cudaEventCreate(&t->events[1])) ||
