@@ -1,6 +1,7 @@
 /* C launchers for the CUDA kernels: the force ladder, the leapfrog drift, energy, and the timing
- * core of the bench. Every launcher returns the launch's cudaError_t (cudaGetLastError after
- * the launch), so a caller checks one value; none synchronises unless it says so.
+ * core of the bench. Every launcher returns the launch's cudaError_t (taken through CUDA_CHECK,
+ * cuda_check.h), so a caller checks one value; none synchronises unless it says so. Nothing here
+ * includes src/: the simulation maps its own kernel and precision names onto these.
  *
  * Body arrays are n float4: positions (x, y, z, mass), velocities (vx, vy, vz, 0), accelerations
  * (ax, ay, az, 0). Softening below NBODY_MIN_EPS2 is raised to it: the self term and zero-mass
@@ -12,13 +13,32 @@
 
 #include <cuda_runtime_api.h>
 
-#include "sim/sim.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define NBODY_MIN_EPS2 1e-24f
+
+/* The force ladder, in the order of the tuning story (nbody_forces.cu says what each step adds). */
+typedef enum NbodyKernel {
+    NBODY_KERNEL_DEFAULT = 0, /* mtpb */
+    NBODY_KERNEL_NAIVE,
+    NBODY_KERNEL_REGISTERS,
+    NBODY_KERNEL_TILED,
+    NBODY_KERNEL_TILED_UNROLLED,
+    NBODY_KERNEL_MTPB,
+    NBODY_KERNEL_SYMMETRIC,
+    NBODY_KERNEL_COUNT
+} NbodyKernel;
+
+typedef enum NbodyPrecision {
+    NBODY_PRECISION_FLOAT = 0,
+    NBODY_PRECISION_DOUBLE, /* the mtpb kernel in fp64 arithmetic */
+} NbodyPrecision;
+
+/* "default", "naive", "registers", "tiled", "tiled-unrolled", "mtpb", "symmetric"; "?" when out of
+ * range. */
+const char *nbody_kernel_name(NbodyKernel k);
 
 /* Launch shape. q: threads per body (mtpb: 1, 2, 4, ..., 32; other kernels: 1). block: threads
  * per block, a power of two from 32 to 1024 and at least q. r: bodies per thread (mtpb: 1 or 2;
@@ -33,8 +53,8 @@ typedef struct NbodyShape {
  * next drift gives it); where speed is given, speed = |v|; where nonfinite is given, a kick that
  * writes a non-finite velocity sets *nonfinite = 1. vel = NULL stores a alone. */
 typedef struct NbodyForces {
-    SimKernel kernel;       /* SIM_KERNEL_DEFAULT = mtpb */
-    SimPrecision precision; /* DOUBLE runs the fp64 mtpb kernel (kernel must be mtpb) */
+    NbodyKernel kernel;       /* NBODY_KERNEL_DEFAULT = mtpb */
+    NbodyPrecision precision; /* DOUBLE runs the fp64 mtpb kernel (kernel must be mtpb) */
     NbodyShape shape;
     int n;
     double eps2; /* the fp64 kernel takes it as it is, the float ones rounded to float */
@@ -55,16 +75,16 @@ cudaError_t nbody_forces_launch(const NbodyForces *f, cudaStream_t stream);
  * per body to give every multiprocessor enough warps, the least tail imbalance, and two bodies
  * per thread where the bodies alone fill the GPU. q or block > 0 are kept as given (check the
  * result with nbody_shape_check). Pure arithmetic: needs no device. */
-NbodyShape nbody_choose_shape(int n, int sm_count, SimPrecision precision, int q, int block);
+NbodyShape nbody_choose_shape(int n, int sm_count, NbodyPrecision precision, int q, int block);
 /* Checks a shape for a kernel and precision; returns 0, or -1 with one line in err. */
-int nbody_shape_check(SimKernel kernel, SimPrecision precision, NbodyShape shape, char *err, size_t errlen);
+int nbody_shape_check(NbodyKernel kernel, NbodyPrecision precision, NbodyShape shape, char *err, size_t errlen);
 /* The symmetric kernel's shape for n bodies: the number of parts that balances its tasks best
  * over sm_count multiprocessors, with pair sums of at most max_bytes (0 = no limit; one part
  * always qualifies). Pure arithmetic: needs no device. */
 NbodyShape nbody_symmetric_shape(int n, int sm_count, size_t max_bytes);
 /* The device scratch a launch of kernel with shape needs for n bodies (the symmetric kernel's
  * pair sums, (parts + 1) parts B float4); 0 for the other kernels. */
-size_t nbody_pair_sums_bytes(SimKernel kernel, NbodyShape shape, int n);
+size_t nbody_pair_sums_bytes(NbodyKernel kernel, NbodyShape shape, int n);
 /* The shape of a non-mtpb kernel: q = 1, r = 1, block as given or 256. */
 NbodyShape nbody_plain_shape(int block);
 
@@ -96,7 +116,7 @@ cudaError_t nbody_bench_create(NbodyBench **b, int n, unsigned seed);
 void nbody_bench_destroy(NbodyBench *b);
 /* Median over `repeats` timed launches, after a warm-up, of the force + kick launches
  * (force_ms) and of a whole step, drift + force + kick (step_ms). */
-cudaError_t nbody_bench_time(NbodyBench *b, SimKernel kernel, SimPrecision precision, NbodyShape shape,
+cudaError_t nbody_bench_time(NbodyBench *b, NbodyKernel kernel, NbodyPrecision precision, NbodyShape shape,
                              int repeats, double *force_ms, double *step_ms);
 /* FP32 instructions per second the device sustains on independent FFMA chains. */
 cudaError_t nbody_bench_fp32_peak(double *fp32_instr_per_s);

@@ -150,7 +150,7 @@ extern "C" void nbody_bench_destroy(NbodyBench *b)
 
 /* The steps are timed with zero dt and zero kick so the bodies stay where they are: every launch
  * sees the same inputs. */
-extern "C" cudaError_t nbody_bench_time(NbodyBench *b, SimKernel kernel, SimPrecision precision, NbodyShape shape,
+extern "C" cudaError_t nbody_bench_time(NbodyBench *b, NbodyKernel kernel, NbodyPrecision precision, NbodyShape shape,
                                         int repeats, double *force_ms, double *step_ms)
 {
     NbodyForces f = {};

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include "cuda_check.h"
 #include "kernels.h"
 
 namespace nbody {
@@ -44,6 +45,14 @@ __device__ __forceinline__ float rsqrt_ftz(float x)
     float y;
     asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
+}
+
+/* What a launcher returns after its launches: their error, taken through CUDA_CHECK. */
+inline cudaError_t launch_error()
+{
+    CudaStatus st = {};
+    CUDA_CHECK(&st, cudaGetLastError());
+    return st.error;
 }
 
 /* The symmetric kernel (nbody_symmetric.cu): its launch, pair sums kernel then sum + kick, and

@@ -240,7 +240,7 @@ void launch_mtpb(const NbodyForces *f, float eps2, Epilogue e, cudaStream_t s)
 template <int Q, bool KICK>
 void launch_mtpb_q(const NbodyForces *f, float eps2, Epilogue e, cudaStream_t s)
 {
-    if (f->precision == SIM_PRECISION_DOUBLE) {
+    if (f->precision == NBODY_PRECISION_DOUBLE) {
         const double eps2d = f->eps2 > 1e-24 ? f->eps2 : 1e-24;
         forces5_mtpb_f64<Q, KICK>
             <<<blocks_for(f->n, f->shape.block / Q), f->shape.block, 0, s>>>(f->pos, f->n, eps2d, f->acc64, e);
@@ -265,16 +265,16 @@ void launch(const NbodyForces *f, Epilogue e, cudaStream_t s)
     const float eps2 = float_eps2(f);
     const size_t tile_bytes = (size_t)block * sizeof(float4);
     switch (f->kernel) {
-    case SIM_KERNEL_NAIVE:
+    case NBODY_KERNEL_NAIVE:
         forces1_naive<KICK><<<blocks_for(n, block), block, 0, s>>>(f->pos, n, eps2, e);
         break;
-    case SIM_KERNEL_REGISTERS:
+    case NBODY_KERNEL_REGISTERS:
         forces2_registers<KICK><<<blocks_for(n, block), block, 0, s>>>(f->pos, n, eps2, e);
         break;
-    case SIM_KERNEL_TILED:
+    case NBODY_KERNEL_TILED:
         forces3_tiled<KICK><<<blocks_for(n, block), block, tile_bytes, s>>>(f->pos, n, eps2, e);
         break;
-    case SIM_KERNEL_TILED_UNROLLED:
+    case NBODY_KERNEL_TILED_UNROLLED:
         forces4_tiled_unrolled<KICK><<<blocks_for(n, block), block, tile_bytes, s>>>(f->pos, n, eps2, e);
         break;
     default:
@@ -293,36 +293,43 @@ bool power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
 } // namespace
 
+extern "C" const char *nbody_kernel_name(NbodyKernel k)
+{
+    static const char *const names[NBODY_KERNEL_COUNT] = {"default", "naive", "registers", "tiled",
+                                                          "tiled-unrolled", "mtpb", "symmetric"};
+    return k >= 0 && k < NBODY_KERNEL_COUNT ? names[k] : "?";
+}
+
 extern "C" cudaError_t nbody_forces_launch(const NbodyForces *f, cudaStream_t stream)
 {
     char why[160];
-    SimKernel k = f->kernel == SIM_KERNEL_DEFAULT ? SIM_KERNEL_MTPB : f->kernel;
+    NbodyKernel k = f->kernel == NBODY_KERNEL_DEFAULT ? NBODY_KERNEL_MTPB : f->kernel;
     if (f->n < 1 || nbody_shape_check(k, f->precision, f->shape, why, sizeof why) != 0) return cudaErrorInvalidValue;
-    if (f->acc64 && f->precision != SIM_PRECISION_DOUBLE) return cudaErrorInvalidValue;
+    if (f->acc64 && f->precision != NBODY_PRECISION_DOUBLE) return cudaErrorInvalidValue;
     NbodyForces g = *f;
     g.kernel = k;
-    if (k == SIM_KERNEL_SYMMETRIC) return nbody::launch_symmetric(&g, float_eps2(f), stream);
+    if (k == NBODY_KERNEL_SYMMETRIC) return nbody::launch_symmetric(&g, float_eps2(f), stream);
     Epilogue e = {f->acc, f->vel, f->speed, f->half_kick, f->next_kick, f->damping, f->nonfinite};
     if (f->vel)
         launch<true>(&g, e, stream);
     else
         launch<false>(&g, e, stream);
-    return cudaGetLastError();
+    return nbody::launch_error();
 }
 
-extern "C" int nbody_shape_check(SimKernel kernel, SimPrecision precision, NbodyShape shape, char *err,
+extern "C" int nbody_shape_check(NbodyKernel kernel, NbodyPrecision precision, NbodyShape shape, char *err,
                                  size_t errlen)
 {
     if (!power_of_two(shape.block) || shape.block < 32 || shape.block > 1024) {
         snprintf(err, errlen, "block size %d: a power of two from 32 to 1024 is needed", shape.block);
         return -1;
     }
-    if (precision == SIM_PRECISION_DOUBLE && kernel != SIM_KERNEL_MTPB && kernel != SIM_KERNEL_DEFAULT) {
-        snprintf(err, errlen, "double precision runs the mtpb kernel only, not %s", sim_kernel_name(kernel));
+    if (precision == NBODY_PRECISION_DOUBLE && kernel != NBODY_KERNEL_MTPB && kernel != NBODY_KERNEL_DEFAULT) {
+        snprintf(err, errlen, "double precision runs the mtpb kernel only, not %s", nbody_kernel_name(kernel));
         return -1;
     }
-    if (kernel == SIM_KERNEL_SYMMETRIC) return nbody::symmetric_check(shape, err, errlen);
-    if (kernel != SIM_KERNEL_MTPB && kernel != SIM_KERNEL_DEFAULT) {
+    if (kernel == NBODY_KERNEL_SYMMETRIC) return nbody::symmetric_check(shape, err, errlen);
+    if (kernel != NBODY_KERNEL_MTPB && kernel != NBODY_KERNEL_DEFAULT) {
         if (shape.q != 1 || shape.r != 1 || shape.parts != 0) {
             snprintf(err, errlen, "%d threads per body: only the mtpb kernel splits a body across threads",
                      shape.q);
@@ -338,7 +345,7 @@ extern "C" int nbody_shape_check(SimKernel kernel, SimPrecision precision, Nbody
         snprintf(err, errlen, "%d threads per body do not fit a block of %d threads", shape.q, shape.block);
         return -1;
     }
-    if (shape.r != 1 && (shape.r != 2 || precision == SIM_PRECISION_DOUBLE)) {
+    if (shape.r != 1 && (shape.r != 2 || precision == NBODY_PRECISION_DOUBLE)) {
         snprintf(err, errlen, "%d bodies per thread: mtpb takes 1 or 2 (1 in double precision)", shape.r);
         return -1;
     }
@@ -379,7 +386,7 @@ static double shape_cost(int n, int sm_count, int q, int block, int r)
     return (double)busiest * bodies / rate * overhead;
 }
 
-extern "C" NbodyShape nbody_choose_shape(int n, int sm_count, SimPrecision precision, int q, int block)
+extern "C" NbodyShape nbody_choose_shape(int n, int sm_count, NbodyPrecision precision, int q, int block)
 {
     static const int blocks[] = {256, 512};
     NbodyShape best = {q > 0 ? q : 1, block > 0 ? block : 256, 1, 0};
@@ -389,7 +396,7 @@ extern "C" NbodyShape nbody_choose_shape(int n, int sm_count, SimPrecision preci
     bool found = false;
     for (int bi = 0; bi < 2; bi++) {
         int b = block > 0 ? block : blocks[bi];
-        for (int r = 1; r <= (precision == SIM_PRECISION_DOUBLE ? 1 : 2); r++) {
+        for (int r = 1; r <= (precision == NBODY_PRECISION_DOUBLE ? 1 : 2); r++) {
             for (int qq = 1; qq <= 32 && qq <= b; qq *= 2) {
                 if (q > 0 && qq != q) continue;
                 double c = shape_cost(n, sm_count, qq, b, r);

@@ -107,20 +107,20 @@ extern "C" cudaError_t nbody_drift_launch(float4 *pos, float4 *vel, const float4
         drift<true><<<blocks(n), BLOCK, 0, stream>>>(pos, vel, acc, n, dt, half_kick, nonfinite);
     else
         drift<false><<<blocks(n), BLOCK, 0, stream>>>(pos, vel, acc, n, dt, 0.0f, nonfinite);
-    return cudaGetLastError();
+    return nbody::launch_error();
 }
 
 extern "C" cudaError_t nbody_speed_launch(const float4 *vel, float *out, int n, cudaStream_t stream)
 {
     speed<<<blocks(n), BLOCK, 0, stream>>>(vel, out, n);
-    return cudaGetLastError();
+    return nbody::launch_error();
 }
 
 extern "C" cudaError_t nbody_kick_launch(const NbodyForces *f, cudaStream_t stream)
 {
     const nbody::Epilogue e = {f->acc, f->vel, f->speed, f->half_kick, f->next_kick, f->damping, f->nonfinite};
     kick<<<blocks(f->n), BLOCK, 0, stream>>>(e, f->n);
-    return cudaGetLastError();
+    return nbody::launch_error();
 }
 
 extern "C" int nbody_energy_blocks(int n) { return blocks(n); }

@@ -246,7 +246,7 @@ cudaError_t launch_symmetric(const NbodyForces *f, float eps2, cudaStream_t stre
         symmetric_sum<true><<<blocks, 256, 0, stream>>>(f->pair_sums, f->n, slot, parts + 1, e);
     else
         symmetric_sum<false><<<blocks, 256, 0, stream>>>(f->pair_sums, f->n, slot, parts + 1, e);
-    return cudaGetLastError();
+    return launch_error();
 }
 
 int symmetric_check(NbodyShape shape, char *err, size_t errlen)
@@ -290,8 +290,8 @@ extern "C" NbodyShape nbody_symmetric_shape(int n, int sm_count, size_t max_byte
     return best;
 }
 
-extern "C" size_t nbody_pair_sums_bytes(SimKernel kernel, NbodyShape shape, int n)
+extern "C" size_t nbody_pair_sums_bytes(NbodyKernel kernel, NbodyShape shape, int n)
 {
-    if (kernel != SIM_KERNEL_SYMMETRIC || shape.parts < 1) return 0;
+    if (kernel != NBODY_KERNEL_SYMMETRIC || shape.parts < 1) return 0;
     return sums_bytes(n < 1 ? 1 : n, shape.parts);
 }

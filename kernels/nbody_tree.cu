@@ -10,7 +10,8 @@
  * when the group's box stays at least l / theta + delta from the cell's centre of mass (delta: its
  * distance from the cell's geometric centre), else opened; the accepted cells and the bodies of
  * opened leaves gather in lists in shared memory and are summed as dense tiles, the bodies with
- * the direct kernel's softened pair term.
+ * the direct kernel's softened pair term. The keys, the cell limits and a cell's softened term
+ * are the CPU tree's too: tree_geometry.h.
  *
  * The work split. Box: a grid-stride reduction, then one block. Keys, the gather of positions in
  * key order, the split of a level and the multipoles of a level: a thread per body or per cell.
@@ -72,29 +73,6 @@ struct Root {
     float x, y, z, side; /* the cube that holds every body: its low corner and side */
 };
 
-/* Every third bit of a 64-bit word from the low 21 bits of v, and back. */
-__device__ __forceinline__ uint64_t spread3(uint32_t v)
-{
-    uint64_t x = v & 0x1fffffu;
-    x = (x | x << 32) & 0x1f00000000ffffull;
-    x = (x | x << 16) & 0x1f0000ff0000ffull;
-    x = (x | x << 8) & 0x100f00f00f00f00full;
-    x = (x | x << 4) & 0x10c30c30c30c30c3ull;
-    x = (x | x << 2) & 0x1249249249249249ull;
-    return x;
-}
-
-__device__ __forceinline__ uint32_t compact3(uint64_t x)
-{
-    x &= 0x1249249249249249ull;
-    x = (x ^ (x >> 2)) & 0x10c30c30c30c30c3ull;
-    x = (x ^ (x >> 4)) & 0x100f00f00f00f00full;
-    x = (x ^ (x >> 8)) & 0x1f0000ff0000ffull;
-    x = (x ^ (x >> 16)) & 0x1f00000000ffffull;
-    x = (x ^ (x >> 32)) & 0x1fffffull;
-    return (uint32_t)x;
-}
-
 /* The digit of the key that picks a child of a level-L cell (a cell at level L + 1). */
 __device__ __forceinline__ int child_digit(uint64_t key, int level)
 {
@@ -110,9 +88,9 @@ __device__ __forceinline__ Cube cell_cube(const Root &rt, uint64_t key, int leve
 {
     const float l = rt.side / (float)(1 << level);
     const int shift = LEVELS - level;
-    return Cube{rt.x + ((float)(compact3(key >> 2) >> shift) + 0.5f) * l,
-                rt.y + ((float)(compact3(key >> 1) >> shift) + 0.5f) * l,
-                rt.z + ((float)(compact3(key) >> shift) + 0.5f) * l, l};
+    return Cube{rt.x + ((float)(nbody_compact3(key >> 2) >> shift) + 0.5f) * l,
+                rt.y + ((float)(nbody_compact3(key >> 1) >> shift) + 0.5f) * l,
+                rt.z + ((float)(nbody_compact3(key) >> shift) + 0.5f) * l, l};
 }
 
 /* Per block: min and max of x, y, z over a grid-stride share of the bodies. */
@@ -177,7 +155,7 @@ __global__ void morton_keys(const float4 *__restrict__ pos, int n, const Root *_
     uint32_t ix = (uint32_t)fminf(fmaxf((p.x - r.x) * scale, 0.0f), top);
     uint32_t iy = (uint32_t)fminf(fmaxf((p.y - r.y) * scale, 0.0f), top);
     uint32_t iz = (uint32_t)fminf(fmaxf((p.z - r.z) * scale, 0.0f), top);
-    keys[i] = spread3(ix) << 2 | spread3(iy) << 1 | spread3(iz);
+    keys[i] = nbody_morton_key(ix, iy, iz);
     index[i] = i;
 }
 
@@ -390,27 +368,18 @@ __device__ __forceinline__ void body_term(float4 p, float px, float py, float pz
     az = fmaf(dz, s, az);
 }
 
-/* A cell's monopole and quadrupole at the body, d = com - x, u = 1 / (|d|^2 + eps2):
- * a = u^(3/2) d (M + 5/2 (d.Q.d - T eps2) u^2) - u^(5/2) Q.d, the gradient of the second-order
- * expansion of the softened potential sum -m / sqrt(|x - x_j|^2 + eps2) about the centre of mass.
- * The T term (T = sum m |d_j|^2) is what softening adds: the softened kernel is not harmonic, so
- * the trace that a traceless Q drops does not vanish. b.w holds T eps2 (the tile's copy). */
+/* A cell's term (tree_geometry.h) from a tile: c = (com, mass), a = (Qxx, Qyy, Qzz, Qxy),
+ * b = (Qxz, Qyz, -, T eps2). */
 __device__ __forceinline__ void cell_term(float4 c, float4 a, float4 b, float px, float py, float pz, float eps2,
                                           float &ax, float &ay, float &az)
 {
     float dx = c.x - px, dy = c.y - py, dz = c.z - pz;
     float r2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));
-    float inv = rsqrt_ftz(r2);
-    float u = inv * inv, inv3 = u * inv;
-    float qx = fmaf(a.x, dx, fmaf(a.w, dy, b.x * dz));
-    float qy = fmaf(a.w, dx, fmaf(a.y, dy, b.y * dz));
-    float qz = fmaf(b.x, dx, fmaf(b.y, dy, a.z * dz));
-    float h = fmaf(dz, qz, fmaf(dy, qy, fmaf(dx, qx, -b.w)));
-    float g = inv3 * fmaf(2.5f * h, u * u, c.w);
-    float k = -inv3 * u;
-    ax = fmaf(k, qx, fmaf(g, dx, ax));
-    ay = fmaf(k, qy, fmaf(g, dy, ay));
-    az = fmaf(k, qz, fmaf(g, dz, az));
+    NbodyAccel s = nbody_cell_term(NbodyAccel{ax, ay, az}, dx, dy, dz, rsqrt_ftz(r2), c.w, a.x, a.y, a.z, a.w, b.x,
+                                   b.y, b.w);
+    ax = s.x;
+    ay = s.y;
+    az = s.z;
 }
 
 /* Exclusive prefix sum of v over the warp; total gets the sum. */
@@ -640,10 +609,10 @@ cudaError_t layout_for(int n, Layout *l)
     size_t sort_bytes = 0, scan_bytes = 0;
     cub::DoubleBuffer<unsigned long long> kb(nullptr, nullptr);
     cub::DoubleBuffer<int> vb(nullptr, nullptr);
-    cudaError_t e = cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, kb, vb, n, 0, KEY_BITS);
-    if (e != cudaSuccess) return e;
-    e = cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (int *)nullptr, (int *)nullptr, (int)cells);
-    if (e != cudaSuccess) return e;
+    CudaStatus st = {};
+    if (!CUDA_CHECK(&st, cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, kb, vb, n, 0, KEY_BITS)) ||
+        !CUDA_CHECK(&st, cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (int *)nullptr, (int *)nullptr, (int)cells)))
+        return st.error;
     l->keys = align_up(2 * (size_t)n * sizeof(unsigned long long));
     l->index = align_up(2 * (size_t)n * sizeof(int));
     l->spos = align_up((size_t)n * sizeof(float4));
@@ -696,7 +665,7 @@ struct NbodyTree {
 
 extern "C" size_t nbody_tree_bytes(int n)
 {
-    Layout l;
+    Layout l = {};
     if (n < 1 || layout_for(n, &l) != cudaSuccess) return 0;
     return l.total;
 }
@@ -739,7 +708,7 @@ extern "C" NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen)
         return NULL;
     }
     CudaStatus st = {};
-    Layout l;
+    Layout l = {};
     if (!CUDA_CHECK(&st, layout_for(max_n, &l)) || !CUDA_CHECK(&st, cudaMalloc(&t->memory, l.total)) ||
         !CUDA_CHECK(&st, cudaMallocHost((void **)&t->host_count, sizeof(int))) ||
         !CUDA_CHECK(&st, cudaEventCreate(&t->events[0])) || !CUDA_CHECK(&st, cudaEventCreate(&t->events[1])) ||
@@ -889,15 +858,17 @@ extern "C" void nbody_tree_stats(const NbodyTree *t, NbodyTreeStats *out)
     out->depth = t->depth;
     if (!t->timed) return;
     unsigned long long counts[2] = {0, 0};
-    if (cudaEventSynchronize(t->events[2]) != cudaSuccess ||
-        cudaMemcpy(counts, t->counts, sizeof counts, cudaMemcpyDeviceToHost) != cudaSuccess) {
-        (void)cudaGetLastError();
+    float build_ms = 0.0f, walk_ms = 0.0f;
+    CudaStatus st = {};
+    if (!CUDA_CHECK(&st, cudaEventSynchronize(t->events[2])) ||
+        !CUDA_CHECK(&st, cudaMemcpy(counts, t->counts, sizeof counts, cudaMemcpyDeviceToHost)) ||
+        !CUDA_CHECK(&st, cudaEventElapsedTime(&build_ms, t->events[0], t->events[1])) ||
+        !CUDA_CHECK(&st, cudaEventElapsedTime(&walk_ms, t->events[1], t->events[2])))
         return;
-    }
     out->body_body = (double)counts[0] / t->n;
     out->body_cell = (double)counts[1] / t->n;
-    cudaEventElapsedTime(&out->build_ms, t->events[0], t->events[1]);
-    cudaEventElapsedTime(&out->walk_ms, t->events[1], t->events[2]);
+    out->build_ms = build_ms;
+    out->walk_ms = walk_ms;
 }
 
 /* The cells as boxes, for a picture of the tree. */

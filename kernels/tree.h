@@ -22,25 +22,15 @@
 
 #include <cuda_runtime_api.h>
 
+#include "tree_geometry.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define NBODY_TREE_THETA 0.4f /* the default opening angle: see tests/gpu/test_cuda_tree.c */
-#define NBODY_TREE_LEAF 16    /* a cell with more bodies is split, down to the deepest level */
-#define NBODY_TREE_GROUP 32   /* at most this many bodies share one walk (a warp) */
-#define NBODY_TREE_LEVELS 21  /* 63-bit keys: 21 levels below the root; coincident bodies share a leaf */
+#define NBODY_TREE_GROUP 32 /* at most this many bodies share one walk (a warp) */
 
 typedef struct NbodyTree NbodyTree;
-
-typedef struct NbodyTreeStats {
-    int n;                  /* bodies of the last call */
-    int cells;              /* cells of its tree */
-    int depth;              /* deepest level that holds a cell (the root is 0) */
-    double body_body;       /* direct interactions per body */
-    double body_cell;       /* multipole interactions per body */
-    float build_ms, walk_ms; /* box + keys + sort + tree + multipoles; walk + scatter (cudaEvents) */
-} NbodyTreeStats;
 
 /* The device memory a tree for n bodies takes, in bytes: everything nbody_tree_create allocates
  * for max_n = n. Asks the current device for the sort's scratch size. */
@@ -60,12 +50,6 @@ cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2
 
 /* The last call's tree and counts. Waits for that call to finish. */
 void nbody_tree_stats(const NbodyTree *t, NbodyTreeStats *out);
-
-/* One cell: the cube of side 2 * half about (x, y, z), its level (the root is 0), its bodies. */
-typedef struct NbodyTreeBox {
-    float x, y, z, half;
-    int level, bodies;
-} NbodyTreeBox;
 
 /* The cells of levels 0 .. max_level of the last call's tree, the root first, then level by level:
  * the first cap of them into out (host memory); *total gets how many there are in all, *depth the

@@ -1,7 +1,8 @@
 /* What sim_tree_boxes must give on every backend, as checks the CPU tests (unit) and the CUDA tests
  * (gpu) run alike: the root holds every body; the cells of a level are disjoint cubes of one size,
  * each inside a cell of the level above; every body lies in a cell of each level down to the leaf
- * that holds it, and a cell holds the bodies it says; max_level and cap cut as they should.
+ * that holds it, and a cell holds the bodies it says; the tree's stats count the same cells and
+ * levels; max_level and cap cut as they should.
  * Include after <cmocka.h>. */
 #ifndef STARBURST_TEST_TREE_BOXES_CHECKS_H
 #define STARBURST_TEST_TREE_BOXES_CHECKS_H
@@ -55,6 +56,12 @@ static inline int check_tree_boxes(Sim *s, const char *what)
     int depth = -1;
     const int total = sim_tree_boxes(s, 64, NULL, 0, &depth);
     assert_true(total >= 1);
+    /* The last force call's counts describe the same tree. */
+    SimTreeStats stats;
+    assert_true(sim_tree_stats(s, &stats));
+    assert_int_equal(stats.n, n);
+    assert_int_equal(stats.cells, total);
+    assert_int_equal(stats.depth, depth);
     SimTreeBox *box = malloc((size_t)total * sizeof *box);
     int *first = calloc((size_t)depth + 3, sizeof *first); /* level l: [first[l], first[l + 1]) */
     assert_true(box && first);

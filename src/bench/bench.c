@@ -119,19 +119,19 @@ int bench_chart_png(const Chart *chart, const char *path, char *err, size_t errl
 
 typedef struct BenchKernel {
     const char *name;
-    SimKernel kernel;
-    SimPrecision precision;
+    NbodyKernel kernel;
+    NbodyPrecision precision;
     double rate; /* interactions/s at the largest N timed so far; 0 = none yet */
 } BenchKernel;
 
 static const BenchKernel all_kernels[] = {
-    {"naive", SIM_KERNEL_NAIVE, SIM_PRECISION_FLOAT, 0},
-    {"registers", SIM_KERNEL_REGISTERS, SIM_PRECISION_FLOAT, 0},
-    {"tiled", SIM_KERNEL_TILED, SIM_PRECISION_FLOAT, 0},
-    {"tiled-unrolled", SIM_KERNEL_TILED_UNROLLED, SIM_PRECISION_FLOAT, 0},
-    {"mtpb", SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT, 0},
-    {"symmetric", SIM_KERNEL_SYMMETRIC, SIM_PRECISION_FLOAT, 0},
-    {"mtpb-f64", SIM_KERNEL_MTPB, SIM_PRECISION_DOUBLE, 0},
+    {"naive", NBODY_KERNEL_NAIVE, NBODY_PRECISION_FLOAT, 0},
+    {"registers", NBODY_KERNEL_REGISTERS, NBODY_PRECISION_FLOAT, 0},
+    {"tiled", NBODY_KERNEL_TILED, NBODY_PRECISION_FLOAT, 0},
+    {"tiled-unrolled", NBODY_KERNEL_TILED_UNROLLED, NBODY_PRECISION_FLOAT, 0},
+    {"mtpb", NBODY_KERNEL_MTPB, NBODY_PRECISION_FLOAT, 0},
+    {"symmetric", NBODY_KERNEL_SYMMETRIC, NBODY_PRECISION_FLOAT, 0},
+    {"mtpb-f64", NBODY_KERNEL_MTPB, NBODY_PRECISION_DOUBLE, 0},
 };
 #define ALL_KERNELS ((int)(sizeof all_kernels / sizeof all_kernels[0]))
 
@@ -140,11 +140,11 @@ static const BenchKernel all_kernels[] = {
 /* Repeats shrink so that one cell takes about this long, but never below 3. */
 #define BENCH_CELL_S 3.0
 
-static void shape_text(NbodyShape s, SimKernel k, char *buf, size_t len)
+static void shape_text(NbodyShape s, NbodyKernel k, char *buf, size_t len)
 {
-    if (k == SIM_KERNEL_MTPB)
+    if (k == NBODY_KERNEL_MTPB)
         snprintf(buf, len, "q%d b%d r%d", s.q, s.block, s.r);
-    else if (k == SIM_KERNEL_SYMMETRIC)
+    else if (k == NBODY_KERNEL_SYMMETRIC)
         snprintf(buf, len, "%d parts b%d", s.parts, s.block);
     else
         snprintf(buf, len, "b%d", s.block);
@@ -193,15 +193,15 @@ static int time_cell(BenchTable *t, BenchProgress *progress, NbodyBench *b, Benc
                                    .ms = step_ms,
                                    .force_ms = force_ms,
                                    .interactions_per_s = *rate,
-                                   .peak_fraction = *rate / peak * (k->kernel == SIM_KERNEL_SYMMETRIC ? 8.0 / 12.0 : 1.0)});
+                                   .peak_fraction = *rate / peak * (k->kernel == NBODY_KERNEL_SYMMETRIC ? 8.0 / 12.0 : 1.0)});
     return 0;
 }
 
 /* The default launch shape of kernel k at n bodies (the options' q and block where given). */
 static NbodyShape default_shape(const BenchOptions *o, const BenchKernel *k, int n, int sms)
 {
-    if (k->kernel == SIM_KERNEL_MTPB) return nbody_choose_shape(n, sms, k->precision, o->threads_per_body, o->block_size);
-    if (k->kernel == SIM_KERNEL_SYMMETRIC) return nbody_symmetric_shape(n, sms, 0);
+    if (k->kernel == NBODY_KERNEL_MTPB) return nbody_choose_shape(n, sms, k->precision, o->threads_per_body, o->block_size);
+    if (k->kernel == NBODY_KERNEL_SYMMETRIC) return nbody_symmetric_shape(n, sms, 0);
     return nbody_plain_shape(0);
 }
 
@@ -385,7 +385,7 @@ static int sweep_n(const SweepContext *c)
  * blocks are fixed by its design). */
 static bool block_sweeps(const BenchKernel *k)
 {
-    return k->kernel != SIM_KERNEL_NAIVE && k->kernel != SIM_KERNEL_REGISTERS && k->kernel != SIM_KERNEL_SYMMETRIC;
+    return k->kernel != NBODY_KERNEL_NAIVE && k->kernel != NBODY_KERNEL_REGISTERS && k->kernel != NBODY_KERNEL_SYMMETRIC;
 }
 
 /* (b) Threads per block at N = 131,072, for the kernels that tile (mtpb at its best q there). */
@@ -406,7 +406,7 @@ static int sweep_block(const SweepContext *c)
         BenchKernel kernel = c->kernels[k];
         if (!block_sweeps(&kernel)) continue;
         for (int block = SWEEP_BLOCK_FIRST; block <= SWEEP_BLOCK_LAST && rc == 0; block *= 2) {
-            NbodyShape s = kernel.kernel == SIM_KERNEL_MTPB
+            NbodyShape s = kernel.kernel == NBODY_KERNEL_MTPB
                                ? nbody_choose_shape(SWEEP_BLOCK_N, c->sms, kernel.precision, c->o->threads_per_body, block)
                                : nbody_plain_shape(block);
             char why[160];
@@ -452,9 +452,9 @@ static int sweep_q(const SweepContext *c)
         }
         for (int k = 0; k < c->nk && rc == 0; k++) {
             BenchKernel kernel = c->kernels[k];
-            if (kernel.kernel != SIM_KERNEL_MTPB) continue;
+            if (kernel.kernel != NBODY_KERNEL_MTPB) continue;
             char series[48];
-            snprintf(series, sizeof series, "%sN = %d", kernel.precision == SIM_PRECISION_DOUBLE ? "f64, " : "", ns[i]);
+            snprintf(series, sizeof series, "%sN = %d", kernel.precision == NBODY_PRECISION_DOUBLE ? "f64, " : "", ns[i]);
             for (int q = SWEEP_Q_FIRST; q <= SWEEP_Q_LAST && rc == 0; q *= 2) {
                 NbodyShape s = {q, block, 1, 0};
                 char why[160];
@@ -493,7 +493,7 @@ static int sweep_cells(const SweepContext *c)
     int cells = sweep_ns(c->o, ns) * c->nk;
     for (int k = 0; k < c->nk; k++) {
         if (block_sweeps(&c->kernels[k])) cells += doublings(SWEEP_BLOCK_FIRST, SWEEP_BLOCK_LAST);
-        if (c->kernels[k].kernel == SIM_KERNEL_MTPB) cells += SWEEP_Q_NS * doublings(SWEEP_Q_FIRST, SWEEP_Q_LAST);
+        if (c->kernels[k].kernel == NBODY_KERNEL_MTPB) cells += SWEEP_Q_NS * doublings(SWEEP_Q_FIRST, SWEEP_Q_LAST);
     }
     return cells;
 }

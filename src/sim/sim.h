@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "sim/bodies.h"
+#include "tree_geometry.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,12 +68,9 @@ typedef enum SimForce {
  * direct kernel's 131,072 takes 6.25. `starburst bench --force tree` times both whole steps
  * through this API and prints the crossover this is to be set from. */
 #define SIM_TREE_MIN_BODIES_CUDA 131072
-/* The opening angle SimParams.theta = 0 stands for. The test opens a cell when d < l/theta +
- * delta with l the cell's side (not its radius), so theta here is stricter than a radius-based
- * one. At 0.4 the relative force error against f64 has a median of 4e-5 to 8e-5 and a 99th
- * percentile below 3e-4 on the Plummer, collision, galaxy_20K and clustered tests; at 0.5 the
- * median is 1.0e-4 to 1.8e-4 (tests/unit/test_tree.c). */
-#define SIM_THETA_DEFAULT 0.4f
+/* The opening angle SimParams.theta = 0 stands for: both trees' default (kernels/tree_geometry.h
+ * says how it was chosen). */
+#define SIM_THETA_DEFAULT NBODY_TREE_THETA
 
 typedef enum SimPrecision {
     SIM_PRECISION_FLOAT = 0,
@@ -113,13 +111,9 @@ typedef struct SimStats {
                                      step; 0 for the direct sum */
 } SimStats;
 
-/* The tree's last force call (the last step's, after an advance). */
-typedef struct SimTreeStats {
-    double build_ms;  /* bounding box, keys, sort, cells, multipoles (GPU: CUDA events; CPU: wall) */
-    double walk_ms;   /* the walk and its sums (GPU: with the scatter back to the bodies' order) */
-    double body_body; /* body-body interactions per body */
-    double body_cell; /* body-cell (multipole) interactions per body */
-} SimTreeStats;
+/* The tree's last force call (the last step's, after an advance): bodies, cells, depth,
+ * interactions per body and the times of build and walk, as both backends' trees report them. */
+typedef NbodyTreeStats SimTreeStats;
 
 typedef struct SimEnergy {
     double kinetic, potential; /* summed in double; potential with the run's softening */
@@ -165,7 +159,7 @@ void sim_launch_shape(const Sim *s, int *threads_per_body, int *block_size);
 /* The force method in use (never SIM_FORCE_AUTO). */
 SimForce sim_force(const Sim *s);
 /* Switches the force method while running (auto resolves by N and backend). Returns 0, or -1
- * with one line in err (the CUDA backend has no tree yet). */
+ * with one line in err (the CUDA backend's tree needs device memory it may not find). */
 int sim_set_force(Sim *s, SimForce f, char *err, size_t errlen);
 /* The tree's last force call; false (and *out zeroed) when the tree is not the method or has not
  * run since it became the method. */
@@ -176,11 +170,7 @@ int sim_force_from_name(const char *name);
 
 /* One cell of the tree: the cube of side 2 * half about (x, y, z), its level (the root is 0) and
  * the bodies it holds. */
-typedef struct SimTreeBox {
-    float x, y, z, half;
-    int level;
-    int bodies;
-} SimTreeBox;
+typedef NbodyTreeBox SimTreeBox;
 /* The cells of levels 0 .. max_level of the tree that the last force evaluation built, the root
  * first, then level by level. Writes the first cap of them (at most) into out and returns how many
  * there are in all, so that a caller can size out; 0 while the direct sum runs or before the

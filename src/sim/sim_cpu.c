@@ -275,7 +275,10 @@ static bool cpu_tree_stats(const void *impl, SimTreeStats *out)
     const SimCpu *c = impl;
     const TreeCpuStats *t = &c->tree_stats;
     if (t->body_body + t->body_cell == 0) return false;
-    *out = (SimTreeStats){.build_ms = t->build_ms,
+    *out = (SimTreeStats){.n = c->n,
+                          .cells = t->cells,
+                          .depth = t->depth,
+                          .build_ms = t->build_ms,
                           .walk_ms = t->walk_ms,
                           .body_body = (double)t->body_body / c->n,
                           .body_cell = (double)t->body_cell / c->n};

@@ -52,6 +52,25 @@ typedef struct SimCuda {
     CudaStatus status; /* the first error; every later call of the backend then does nothing */
 } SimCuda;
 
+/* The simulation's kernel and precision as the kernels name them. */
+static NbodyKernel sc_kernel(SimKernel k)
+{
+    switch (k) {
+    case SIM_KERNEL_NAIVE: return NBODY_KERNEL_NAIVE;
+    case SIM_KERNEL_REGISTERS: return NBODY_KERNEL_REGISTERS;
+    case SIM_KERNEL_TILED: return NBODY_KERNEL_TILED;
+    case SIM_KERNEL_TILED_UNROLLED: return NBODY_KERNEL_TILED_UNROLLED;
+    case SIM_KERNEL_MTPB: return NBODY_KERNEL_MTPB;
+    case SIM_KERNEL_SYMMETRIC: return NBODY_KERNEL_SYMMETRIC;
+    default: return NBODY_KERNEL_DEFAULT;
+    }
+}
+
+static NbodyPrecision sc_precision(SimPrecision p)
+{
+    return p == SIM_PRECISION_DOUBLE ? NBODY_PRECISION_DOUBLE : NBODY_PRECISION_FLOAT;
+}
+
 static bool sc_failed(const SimCuda *c) { return c->status.message[0] != '\0'; }
 
 /* A failure of our own (not a CUDA call's), kept like one. */
@@ -83,7 +102,7 @@ static bool sc_map(SimCuda *c, float4 **pos, float **speed)
     if ((c->res_pos < 0 || sc_mapped(c, c->res_pos, n * sizeof(float4), "position", (void **)pos)) &&
         (c->res_speed < 0 || sc_mapped(c, c->res_speed, n * sizeof(float), "speed", (void **)speed)))
         return true;
-    cudaGraphicsUnmapResources(c->nres, c->res, c->stream);
+    CUDA_CHECK(&c->status, cudaGraphicsUnmapResources(c->nres, c->res, c->stream));
     return false;
 }
 
@@ -101,20 +120,20 @@ static SimForce sc_resolve_force(SimForce f, int n)
 static float sc_theta(float theta) { return params_theta(theta); }
 
 /* The accelerations of f->pos into f->acc, and the kick where f->vel is given: one fused launch of
- * the direct kernel, or the tree's force call and then the kick. */
-static cudaError_t sc_launch(SimCuda *c, const NbodyForces *f, float theta)
+ * the direct kernel, or the tree's force call and then the kick. False after a failure (kept). */
+static bool sc_launch(SimCuda *c, const NbodyForces *f, float theta)
 {
-    if (c->force != SIM_FORCE_TREE) return nbody_forces_launch(f, c->stream);
-    cudaError_t e = nbody_tree_forces(c->tree, f->pos, f->n, (float)f->eps2, sc_theta(theta), f->acc, c->stream);
-    if (e == cudaSuccess && f->vel) e = nbody_kick_launch(f, c->stream);
-    return e;
+    if (c->force != SIM_FORCE_TREE) return CUDA_CHECK(&c->status, nbody_forces_launch(f, c->stream));
+    return CUDA_CHECK(&c->status,
+                      nbody_tree_forces(c->tree, f->pos, f->n, (float)f->eps2, sc_theta(theta), f->acc, c->stream)) &&
+           (!f->vel || CUDA_CHECK(&c->status, nbody_kick_launch(f, c->stream)));
 }
 
 static NbodyForces sc_forces(const SimCuda *c, const float4 *pos, float softening)
 {
     NbodyForces f = {
-        .kernel = c->kernel,
-        .precision = c->precision,
+        .kernel = sc_kernel(c->kernel),
+        .precision = sc_precision(c->precision),
         .shape = c->shape,
         .n = c->n,
         .eps2 = (double)softening * softening,
@@ -138,7 +157,7 @@ static SimKernel sc_resolve(const SimCuda *c, SimKernel k, int q, int block)
 /* The symmetric kernel's least scratch for n bodies: one part. */
 static size_t sc_least_sums(long long n)
 {
-    return nbody_pair_sums_bytes(SIM_KERNEL_SYMMETRIC, nbody_symmetric_shape((int)n, 1, 1), (int)n);
+    return nbody_pair_sums_bytes(NBODY_KERNEL_SYMMETRIC, nbody_symmetric_shape((int)n, 1, 1), (int)n);
 }
 
 /* The launch shape for kernel k with the caller's threads per body and block size (0 = chosen).
@@ -156,7 +175,7 @@ static int sc_shape(const SimCuda *c, SimKernel k, int q, int block, size_t sums
         if (q > 0) s.q = q;
         if (block > 0) s.block = block;
     } else if (k == SIM_KERNEL_MTPB) {
-        s = nbody_choose_shape(c->n, c->sm_count, c->precision, q, block);
+        s = nbody_choose_shape(c->n, c->sm_count, sc_precision(c->precision), q, block);
     } else {
         if (q > 1) {
             snprintf(err, errlen, "%d threads per body: only the mtpb kernel splits a body across threads", q);
@@ -164,7 +183,7 @@ static int sc_shape(const SimCuda *c, SimKernel k, int q, int block, size_t sums
         }
         s = nbody_plain_shape(block);
     }
-    if (nbody_shape_check(k, c->precision, s, err, errlen) != 0) return -1;
+    if (nbody_shape_check(sc_kernel(k), sc_precision(c->precision), s, err, errlen) != 0) return -1;
     *out = s;
     return 0;
 }
@@ -173,14 +192,13 @@ static int sc_shape(const SimCuda *c, SimKernel k, int q, int block, size_t sums
  * one kept too when the new one cannot be had). Returns 0, or -1 with err. */
 static int sc_size_sums(SimCuda *c, SimKernel k, NbodyShape s, char *err, size_t errlen)
 {
-    const size_t need = nbody_pair_sums_bytes(k, s, c->n);
+    const size_t need = nbody_pair_sums_bytes(sc_kernel(k), s, c->n);
     if (need <= c->pair_sums_bytes) return 0;
     void *p = NULL;
-    cudaError_t e = cudaMalloc(&p, need);
-    if (e != cudaSuccess) {
-        cudaGetLastError();
+    CudaStatus st = {0};
+    if (!CUDA_CHECK(&st, cudaMalloc(&p, need))) {
         snprintf(err, errlen, "the %s kernel needs %.0f MiB of GPU memory for %d bodies: %s", sim_kernel_name(k),
-                 need / 1048576.0, c->n, cudaGetErrorString(e));
+                 need / 1048576.0, c->n, st.message);
         return -1;
     }
     cudaFree(c->pair_sums);
@@ -205,6 +223,23 @@ static bool sc_upload(SimCuda *c, const Bodies *b)
     memcpy(c->tags, b->tag, (size_t)c->n);
     c->acc_softening = NAN;
     return true;
+}
+
+/* The CUDA device that runs the current GL context, or false with why naming the renderer. */
+static bool sc_gl_device(int *device, char *why, size_t whylen)
+{
+    unsigned int count = 0;
+    int devices[4];
+    CudaStatus st = {0};
+    if (CUDA_CHECK(&st, cudaGLGetDevices(&count, devices, 4, cudaGLDeviceListAll)) && count > 0) {
+        *device = devices[0];
+        return true;
+    }
+    const char *renderer = (const char *)glGetString(GL_RENDERER);
+    snprintf(why, whylen, "the OpenGL context runs on %s, not on a CUDA device (%s): CUDA-GL interop needs NVIDIA's "
+                          "OpenGL driver",
+             renderer ? renderer : "an unknown renderer", st.message[0] ? st.message : "no device listed");
+    return false;
 }
 
 static void cuda_destroy(void *impl)
@@ -287,18 +322,10 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     /* With a GL buffer, run on the device that drives the GL context. */
     int device = 0;
     if (interop) {
-        unsigned int count = 0;
-        int devices[4];
-        cudaError_t e = cudaGLGetDevices(&count, devices, 4, cudaGLDeviceListAll);
-        if (e != cudaSuccess || count == 0) {
-            snprintf(err, errlen, "the GL context does not run on a CUDA device (%s): CUDA-GL interop needs "
-                                  "NVIDIA's OpenGL driver",
-                     e != cudaSuccess ? cudaGetErrorString(e) : "no device listed");
-            cudaGetLastError();
+        if (!sc_gl_device(&device, err, errlen)) {
             cuda_destroy(c);
             return NULL;
         }
-        device = devices[0];
         if (!CUDA_CHECK(&c->status, cudaSetDevice(device))) goto fail;
     } else if (!CUDA_CHECK(&c->status, cudaGetDevice(&device))) {
         goto fail;
@@ -385,7 +412,7 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
          * tree's opening angle) changed. */
         const bool theta_changed = c->force == SIM_FORCE_TREE && c->acc_theta != sc_theta(p->theta);
         if (!(c->acc_softening == p->softening) || theta_changed) {
-            ok = CUDA_CHECK(&c->status, sc_launch(c, &f, p->theta));
+            ok = sc_launch(c, &f, p->theta);
             if (ok) {
                 c->acc_softening = p->softening;
                 c->acc_theta = sc_theta(p->theta);
@@ -409,7 +436,7 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
             f.half_kick = 0.5f * p->dt;
             f.next_kick = last ? 0.0f : 0.5f * p->dt;
             f.speed = last ? speed : NULL;
-            if (ok) ok = CUDA_CHECK(&c->status, sc_launch(c, &f, p->theta));
+            if (ok) ok = sc_launch(c, &f, p->theta);
         }
         bool timed = ok && CUDA_CHECK(&c->status, cudaEventRecord(c->steps_end, c->stream));
         if (ok)
@@ -487,7 +514,7 @@ static void cuda_accelerations(void *impl, float softening, float *acc3)
         f.acc = c->scratch;
         /* Poisoned with NaN so an element the kernel skips cannot pass for a result. */
         ok = CUDA_CHECK(&c->status, cudaMemsetAsync(c->scratch, 0xff, bytes, c->stream)) &&
-             CUDA_CHECK(&c->status, sc_launch(c, &f, c->acc_theta)) &&
+             sc_launch(c, &f, c->acc_theta) &&
              CUDA_CHECK(&c->status, cudaMemcpyAsync(host, c->scratch, bytes, cudaMemcpyDeviceToHost, c->stream));
         sc_unmap(c);
         ok = CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream)) && ok;
@@ -508,7 +535,8 @@ static int cuda_set_kernel(void *impl, SimKernel k, int q, int block, char *err,
     NbodyShape s;
     k = sc_resolve(c, k, q, block);
     size_t free_bytes = 0, total_bytes = 0;
-    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) free_bytes = 0;
+    CudaStatus st = {0};
+    if (!CUDA_CHECK(&st, cudaMemGetInfo(&free_bytes, &total_bytes))) free_bytes = 0;
     if (sc_shape(c, k, q, block, free_bytes / 10 * 9, &s, err, errlen) != 0) return -1;
     if (sc_size_sums(c, k, s, err, errlen) != 0) return -1;
     c->kernel = k;
@@ -530,7 +558,8 @@ static double cuda_gpu_ms(const void *impl) { return ((const SimCuda *)impl)->gp
 
 static bool cuda_device_memory(const void *impl, size_t *free_bytes, size_t *total_bytes)
 {
-    return cudaMemGetInfo(free_bytes, total_bytes) == cudaSuccess;
+    CudaStatus st = {0};
+    return CUDA_CHECK(&st, cudaMemGetInfo(free_bytes, total_bytes));
 }
 
 static bool cuda_finite(const void *impl) { return !((const SimCuda *)impl)->diverged; }
@@ -544,29 +573,28 @@ static const char *cuda_error(const void *impl)
 bool sim_cuda_probe(char *why, size_t whylen)
 {
     int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0) {
+    CudaStatus st = {0};
+    if (!CUDA_CHECK(&st, cudaGetDeviceCount(&count)) || count == 0) {
         /* Without NVIDIA's driver the runtime says "driver version is insufficient": say what it means. */
-        if (e == cudaErrorInsufficientDriver && cudaDriverGetVersion(&count) == cudaSuccess && count == 0)
+        int driver = 0;
+        CudaStatus dst = {0};
+        if (st.error == cudaErrorInsufficientDriver && CUDA_CHECK(&dst, cudaDriverGetVersion(&driver)) && driver == 0)
             snprintf(why, whylen, "no NVIDIA driver");
-        else if (e == cudaErrorNoDevice || e == cudaSuccess)
+        else if (st.error == cudaErrorNoDevice || st.error == cudaSuccess)
             snprintf(why, whylen, "no NVIDIA GPU found");
         else
-            snprintf(why, whylen, "%s", cudaGetErrorString(e));
-        cudaGetLastError();
+            snprintf(why, whylen, "%s", st.message);
         return false;
     }
-    e = nbody_kernels_check();
-    if (e != cudaSuccess) {
+    if (!CUDA_CHECK(&st, nbody_kernels_check())) {
         int dev = 0;
         struct cudaDeviceProp p;
-        cudaGetDevice(&dev);
-        if (cudaGetDeviceProperties(&p, dev) == cudaSuccess)
+        CudaStatus pst = {0};
+        if (CUDA_CHECK(&pst, cudaGetDevice(&dev)) && CUDA_CHECK(&pst, cudaGetDeviceProperties(&p, dev)))
             snprintf(why, whylen, "the kernels cannot run on %s, compute capability %d.%d (%s)", p.name, p.major,
-                     p.minor, cudaGetErrorString(e));
+                     p.minor, st.message);
         else
-            snprintf(why, whylen, "the kernels cannot run here (%s)", cudaGetErrorString(e));
-        cudaGetLastError();
+            snprintf(why, whylen, "the kernels cannot run here (%s)", st.message);
         return false;
     }
     return true;
@@ -579,8 +607,8 @@ static int cuda_set_force(void *impl, SimForce f, char *err, size_t errlen)
     f = sc_resolve_force(f, c->n);
     if (f == SIM_FORCE_TREE && !c->tree) {
         size_t free_bytes = 0, total_bytes = 0;
-        if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) free_bytes = 0;
-        cudaGetLastError();
+        CudaStatus st = {0};
+        if (!CUDA_CHECK(&st, cudaMemGetInfo(&free_bytes, &total_bytes))) free_bytes = 0;
         if (nbody_tree_bytes(c->n) > free_bytes / 10 * 9) {
             snprintf(err, errlen, "the tree for %d bodies needs %.0f MiB of GPU memory, %.0f MiB are free", c->n,
                      nbody_tree_bytes(c->n) / 1048576.0, free_bytes / 1048576.0);
@@ -612,31 +640,20 @@ static bool cuda_tree_stats(const void *impl, SimTreeStats *out)
 {
     const SimCuda *c = impl;
     if (c->force != SIM_FORCE_TREE || !c->tree || sc_failed(c)) return false;
-    NbodyTreeStats st;
+    SimTreeStats st;
     nbody_tree_stats(c->tree, &st);
     if (!(st.body_body + st.body_cell > 0)) return false; /* no timed call yet */
-    *out = (SimTreeStats){.build_ms = st.build_ms, .walk_ms = st.walk_ms, .body_body = st.body_body,
-                          .body_cell = st.body_cell};
+    *out = st;
     return true;
 }
 
-/* The cells come from the device through a host copy of the tree's own records. */
+/* The cells come from the device as they are: SimTreeBox is the tree's own record. */
 static int cuda_tree_boxes(void *impl, int max_level, SimTreeBox *out, int cap, int *depth)
 {
     SimCuda *c = impl;
     if (c->force != SIM_FORCE_TREE || !c->tree || sc_failed(c)) return 0;
-    NbodyTreeBox *boxes = cap > 0 ? malloc((size_t)cap * sizeof *boxes) : NULL;
-    if (cap > 0 && !boxes) return 0;
     int total = 0;
-    if (!CUDA_CHECK(&c->status, nbody_tree_boxes(c->tree, max_level, boxes, cap, &total, depth, c->stream))) total = 0;
-    for (int i = 0; i < total && i < cap; i++)
-        out[i] = (SimTreeBox){.x = boxes[i].x,
-                              .y = boxes[i].y,
-                              .z = boxes[i].z,
-                              .half = boxes[i].half,
-                              .level = boxes[i].level,
-                              .bodies = boxes[i].bodies};
-    free(boxes);
+    if (!CUDA_CHECK(&c->status, nbody_tree_boxes(c->tree, max_level, out, cap, &total, depth, c->stream))) total = 0;
     return total;
 }
 
@@ -665,16 +682,8 @@ const SimBackendImpl sim_cuda_impl = {
 
 bool sim_cuda_gl_probe(char *why, size_t whylen)
 {
-    unsigned int count = 0;
-    int devices[4];
-    cudaError_t e = cudaGLGetDevices(&count, devices, 4, cudaGLDeviceListAll);
-    cudaGetLastError();
-    if (e == cudaSuccess && count > 0) return true;
-    snprintf(why, whylen, "the OpenGL context runs on %s, not on a CUDA device (%s): CUDA-GL interop needs NVIDIA's "
-                          "OpenGL driver",
-             (const char *)glGetString(GL_RENDERER) ? (const char *)glGetString(GL_RENDERER) : "an unknown renderer",
-             e != cudaSuccess ? cudaGetErrorString(e) : "no device listed");
-    return false;
+    int device = 0;
+    return sc_gl_device(&device, why, whylen);
 }
 
 int sim_cuda_check(const SimDesc *desc, int n, char *err, size_t errlen)

@@ -5,7 +5,7 @@
  * breadth first, level by level, from the sorted keys. A cell is a range of sorted bodies that
  * share a key prefix of 3L bits (L = its level), so its children are the runs of the next 3 bits
  * inside its range, found by binary search: no pointers to chase and no locks. A cell splits only
- * while it holds more than TREE_CPU_LEAF bodies and is above level 21, so coincident bodies end
+ * while it holds more than NBODY_TREE_LEAF bodies and is above level 21, so coincident bodies end
  * in one (large) leaf instead of splitting forever. Multipoles go bottom up in double (children
  * come after their parent in the breadth-first order, so a reverse sweep sees children first):
  * mass, centre of mass and the second moment S about it (the parallel-axis rule moves a child's
@@ -20,13 +20,9 @@
  * group is always opened. The lists are gathered into dense arrays and every body of the group
  * sums them in full, body list then cell list, vectorised like the direct kernel.
  *
- * Softening in the multipoles. The direct sum uses the Plummer kernel g(r) = (r^2 + eps^2)^-1/2.
- * A cell's term is the second-order Taylor expansion of sum_j m_j g(|x - x_j|) about its centre
- * of mass with that same kernel, so at eps = 0 it is the classical monopole + quadrupole and for
- * eps > 0 it tends to the direct sum as the cell shrinks. The softened kernel is not harmonic, so
- * the trace of S matters: with D = com - x, h = (|D|^2 + eps^2)^-1/2, q = D.S.D, T = tr S,
- *   a = D (M h^3 + h^5 (7.5 h^2 q - 1.5 T)) - 3 h^5 S D
- * (the traceless quadrupole Q = 3S - T I alone gives this only at eps = 0).
+ * A cell's term, softened like the direct sum, is the GPU tree's too: nbody_cell_term in
+ * kernels/tree_geometry.h, with the keys and the cell limits. The walk reads the traceless
+ * quadrupole Q = 3S - T I and the trace T = tr S, rounded to float from the double S.
  *
  * Work split: tree building and multipoles are serial (a few per cent of a step); groups are
  * spread over OpenMP threads, each writing only its own bodies' accelerations.
@@ -35,6 +31,7 @@
  * keys alone; each body sums its lists in list order on one thread, and the multipoles are summed
  * serially in a fixed order. So the same input gives the same bits on any number of threads. */
 #include "sim/tree_cpu.h"
+#include "tree_geometry.h"
 #include "util/clock.h"
 
 #include <math.h>
@@ -57,7 +54,7 @@ typedef struct Node {
 /* One thread's lists, gathered into dense arrays for the evaluation. */
 typedef struct Lists {
     float *bx, *by, *bz, *bm;                          /* bodies: capacity n */
-    float *cx, *cy, *cz, *cm, *sxx, *sxy, *sxz, *syy, *syz, *szz, *tr; /* cells: capacity nodes */
+    float *cx, *cy, *cz, *cm, *qxx, *qyy, *qzz, *qxy, *qxz, *qyz, *teps2; /* cells: capacity nodes */
     int body_cap, cell_cap;
 } Lists;
 
@@ -67,9 +64,9 @@ struct TreeCpu {
     int *idx, *idx_tmp;
     float *x, *y, *z, *m; /* sorted bodies */
     Node *node;
-    /* Per node, for the walk: centre of mass, mass, S (xx xy xz yy yz zz), trace, the opening
-     * radius squared. */
-    float *ncx, *ncy, *ncz, *nm, *ns, *ntr, *nopen2;
+    /* Per node, for the walk: centre of mass, mass, Q (xx yy zz xy xz yz), T, the opening radius
+     * squared. */
+    float *ncx, *ncy, *ncz, *nm, *nq, *ntr, *nopen2;
     double *dmass, *dcom, *ds; /* the multipoles' double accumulators */
     int *group;
     long long *group_work; /* per group: body-body, then body-cell interactions */
@@ -82,7 +79,7 @@ struct TreeCpu {
 static void lists_free(Lists *l)
 {
     float **f[] = {&l->bx, &l->by, &l->bz, &l->bm, &l->cx, &l->cy, &l->cz, &l->cm,
-                   &l->sxx, &l->sxy, &l->sxz, &l->syy, &l->syz, &l->szz, &l->tr};
+                   &l->qxx, &l->qyy, &l->qzz, &l->qxy, &l->qxz, &l->qyz, &l->teps2};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         free(*f[i]);
         *f[i] = NULL;
@@ -98,7 +95,7 @@ void tree_cpu_destroy(TreeCpu *t)
     free(t->key), free(t->key_tmp), free(t->idx), free(t->idx_tmp);
     free(t->x), free(t->y), free(t->z), free(t->m);
     free(t->node);
-    free(t->ncx), free(t->ncy), free(t->ncz), free(t->nm), free(t->ns), free(t->ntr), free(t->nopen2);
+    free(t->ncx), free(t->ncy), free(t->ncz), free(t->nm), free(t->nq), free(t->ntr), free(t->nopen2);
     free(t->dmass), free(t->dcom), free(t->ds);
     free(t->group), free(t->group_work);
     for (int i = 0; i < t->nthreads; i++) lists_free(&t->lists[i]);
@@ -135,7 +132,7 @@ static int reserve_nodes(TreeCpu *t, int count)
     if (c < (size_t)count) c = (size_t)count;
     if (c < 64) c = 64;
     if (grow(&t->node, c * sizeof(Node)) || grow(&t->ncx, c * sizeof(float)) || grow(&t->ncy, c * sizeof(float)) ||
-        grow(&t->ncz, c * sizeof(float)) || grow(&t->nm, c * sizeof(float)) || grow(&t->ns, 6 * c * sizeof(float)) ||
+        grow(&t->ncz, c * sizeof(float)) || grow(&t->nm, c * sizeof(float)) || grow(&t->nq, 6 * c * sizeof(float)) ||
         grow(&t->ntr, c * sizeof(float)) || grow(&t->nopen2, c * sizeof(float)) ||
         grow(&t->dmass, c * sizeof(double)) || grow(&t->dcom, 3 * c * sizeof(double)) ||
         grow(&t->ds, 6 * c * sizeof(double)))
@@ -160,9 +157,9 @@ static int reserve_lists(TreeCpu *t, int threads, int bodies, int cells)
         }
         if (cells > l->cell_cap) {
             const size_t b = (size_t)cells * sizeof(float);
-            if (grow(&l->cx, b) || grow(&l->cy, b) || grow(&l->cz, b) || grow(&l->cm, b) || grow(&l->sxx, b) ||
-                grow(&l->sxy, b) || grow(&l->sxz, b) || grow(&l->syy, b) || grow(&l->syz, b) || grow(&l->szz, b) ||
-                grow(&l->tr, b))
+            if (grow(&l->cx, b) || grow(&l->cy, b) || grow(&l->cz, b) || grow(&l->cm, b) || grow(&l->qxx, b) ||
+                grow(&l->qyy, b) || grow(&l->qzz, b) || grow(&l->qxy, b) || grow(&l->qxz, b) || grow(&l->qyz, b) ||
+                grow(&l->teps2, b))
                 return -1;
             l->cell_cap = cells;
         }
@@ -170,26 +167,14 @@ static int reserve_lists(TreeCpu *t, int threads, int bodies, int cells)
     return 0;
 }
 
-/* The 21 low bits of v moved to every third bit. */
-static uint64_t spread3(uint64_t v)
-{
-    v &= 0x1fffff;
-    v = (v | v << 32) & 0x1f00000000ffffull;
-    v = (v | v << 16) & 0x1f0000ff0000ffull;
-    v = (v | v << 8) & 0x100f00f00f00f00full;
-    v = (v | v << 4) & 0x10c30c30c30c30c3ull;
-    v = (v | v << 2) & 0x1249249249249249ull;
-    return v;
-}
-
 /* Quantises a coordinate to 21 bits; NaN and values outside the cube are clamped (no undefined
  * float-to-integer conversion on a diverged run). */
-static uint64_t quantise(float v, double lo, double scale)
+static uint32_t quantise(float v, double lo, double scale)
 {
     double q = ((double)v - lo) * scale;
     if (!(q > 0)) return 0;
-    if (q >= (double)(1 << TREE_CPU_MAX_LEVEL)) return (1u << TREE_CPU_MAX_LEVEL) - 1;
-    return (uint64_t)q;
+    if (q >= (double)(1 << NBODY_TREE_LEVELS)) return (1u << NBODY_TREE_LEVELS) - 1;
+    return (uint32_t)q;
 }
 
 /* The bounding cube: lo corner and side; side 1 about the data when it has no extent or no
@@ -260,8 +245,8 @@ static int build(TreeCpu *t, int n, const double lo[3], double side)
     int count = 1;
     for (int i = 0; i < count; i++) {
         Node *p = &t->node[i];
-        if (p->end - p->begin <= TREE_CPU_LEAF || p->level == TREE_CPU_MAX_LEVEL) continue;
-        const int level = p->level + 1, shift = 3 * (TREE_CPU_MAX_LEVEL - level);
+        if (p->end - p->begin <= NBODY_TREE_LEAF || p->level == NBODY_TREE_LEVELS) continue;
+        const int level = p->level + 1, shift = 3 * (NBODY_TREE_LEVELS - level);
         if (reserve_nodes(t, count + 8)) return -1;
         p = &t->node[i]; /* the array may have moved */
         const double quarter = side / (double)(1u << level) / 2;
@@ -284,7 +269,7 @@ static int build(TreeCpu *t, int n, const double lo[3], double side)
 }
 
 /* Mass, centre of mass and S per node, children before parents; then the float copies the walk
- * reads and the opening radius (l / theta + delta)^2. */
+ * reads (Q = 3S - T I and T) and the opening radius (l / theta + delta)^2. */
 static void multipoles(TreeCpu *t, double side, float theta)
 {
     for (int i = t->nnodes - 1; i >= 0; i--) {
@@ -327,8 +312,11 @@ static void multipoles(TreeCpu *t, double side, float theta)
         for (int k = 0; k < 6; k++) t->ds[6 * i + k] = s[k];
         t->ncx[i] = (float)com[0], t->ncy[i] = (float)com[1], t->ncz[i] = (float)com[2];
         t->nm[i] = (float)M;
-        for (int k = 0; k < 6; k++) t->ns[6 * i + k] = (float)s[k];
-        t->ntr[i] = (float)(s[0] + s[3] + s[5]);
+        const double tr = s[0] + s[3] + s[5];
+        float *q = t->nq + 6 * i;
+        q[0] = (float)(3 * s[0] - tr), q[1] = (float)(3 * s[3] - tr), q[2] = (float)(3 * s[5] - tr);
+        q[3] = (float)(3 * s[1]), q[4] = (float)(3 * s[2]), q[5] = (float)(3 * s[4]);
+        t->ntr[i] = (float)tr;
         const double dx = com[0] - c->centre[0], dy = com[1] - c->centre[1], dz = com[2] - c->centre[2];
         const double l = side / (double)(1u << c->level);
         const double r = l / theta + sqrt(dx * dx + dy * dy + dz * dz);
@@ -376,14 +364,14 @@ static void sum_bodies(const float *bx, const float *by, const float *bz, const 
     }
 }
 
-/* a = D (M h^3 + h^5 (7.5 h^2 q - 1.5 T)) - 3 h^5 S D, as derived at the top. An accepted cell is
- * never at distance 0, so r2 > 0. */
+/* The cells' terms, nbody_cell_term (kernels/tree_geometry.h). An accepted cell is never at
+ * distance 0, so r2 > 0. */
 __attribute__((target_clones("avx512f", "avx2", "default")))
 static void sum_cells(const Lists *l, int nc, const float *gx, const float *gy, const float *gz, int gn, float eps2,
                       float *ax_out, float *ay_out, float *az_out)
 {
-    const float *cx = l->cx, *cy = l->cy, *cz = l->cz, *cm = l->cm, *sxx = l->sxx, *sxy = l->sxy, *sxz = l->sxz,
-                *syy = l->syy, *syz = l->syz, *szz = l->szz, *tr = l->tr;
+    const float *cx = l->cx, *cy = l->cy, *cz = l->cz, *cm = l->cm, *qxx = l->qxx, *qyy = l->qyy, *qzz = l->qzz,
+                *qxy = l->qxy, *qxz = l->qxz, *qyz = l->qyz, *teps2 = l->teps2;
     for (int i = 0; i < gn; i++) {
         const float xi = gx[i], yi = gy[i], zi = gz[i];
         float ax = 0, ay = 0, az = 0;
@@ -391,16 +379,11 @@ static void sum_cells(const Lists *l, int nc, const float *gx, const float *gy, 
         for (int j = 0; j < nc; j++) {
             const float dx = cx[j] - xi, dy = cy[j] - yi, dz = cz[j] - zi;
             const float r2 = dx * dx + dy * dy + dz * dz + eps2;
-            const float h = 1.0f / sqrtf(r2), h2 = h * h, h3 = h2 * h, h5 = h3 * h2;
-            const float sx = sxx[j] * dx + sxy[j] * dy + sxz[j] * dz;
-            const float sy = sxy[j] * dx + syy[j] * dy + syz[j] * dz;
-            const float sz = sxz[j] * dx + syz[j] * dy + szz[j] * dz;
-            const float q = dx * sx + dy * sy + dz * sz;
-            const float radial = cm[j] * h3 + h5 * (7.5f * h2 * q - 1.5f * tr[j]);
-            const float tangential = -3.0f * h5;
-            ax += dx * radial + sx * tangential;
-            ay += dy * radial + sy * tangential;
-            az += dz * radial + sz * tangential;
+            const NbodyAccel a = nbody_cell_term((NbodyAccel){0, 0, 0}, dx, dy, dz, 1.0f / sqrtf(r2), cm[j], qxx[j],
+                                                 qyy[j], qzz[j], qxy[j], qxz[j], qyz[j], teps2[j]);
+            ax += a.x;
+            ay += a.y;
+            az += a.z;
         }
         ax_out[i] += ax, ay_out[i] += ay, az_out[i] += az;
     }
@@ -433,10 +416,10 @@ static void walk_group(const TreeCpu *t, const Node *g, Lists *l, float eps2, fl
             const float d0 = gap(lo[0], hi[0], t->ncx[i]), d1 = gap(lo[1], hi[1], t->ncy[i]),
                         d2 = gap(lo[2], hi[2], t->ncz[i]);
             if (d0 * d0 + d1 * d1 + d2 * d2 > t->nopen2[i]) {
-                const float *s = t->ns + 6 * i;
+                const float *q = t->nq + 6 * i;
                 l->cx[nc] = t->ncx[i], l->cy[nc] = t->ncy[i], l->cz[nc] = t->ncz[i], l->cm[nc] = t->nm[i];
-                l->sxx[nc] = s[0], l->sxy[nc] = s[1], l->sxz[nc] = s[2];
-                l->syy[nc] = s[3], l->syz[nc] = s[4], l->szz[nc] = s[5], l->tr[nc] = t->ntr[i];
+                l->qxx[nc] = q[0], l->qyy[nc] = q[1], l->qzz[nc] = q[2];
+                l->qxy[nc] = q[3], l->qxz[nc] = q[4], l->qyz[nc] = q[5], l->teps2[nc] = t->ntr[i] * eps2;
                 nc++;
                 continue;
             }
@@ -479,11 +462,11 @@ int tree_cpu_forces(TreeCpu *t, const float *pos4, int n, float eps, float theta
     if (reserve_bodies(t, n)) return -1;
     double lo[3], side;
     bounding_cube(pos4, n, lo, &side);
-    const double scale = (double)(1u << TREE_CPU_MAX_LEVEL) / side;
+    const double scale = (double)(1u << NBODY_TREE_LEVELS) / side;
     for (int i = 0; i < n; i++) {
         const float *p = pos4 + 4 * i;
-        t->key[i] = spread3(quantise(p[0], lo[0], scale)) << 2 | spread3(quantise(p[1], lo[1], scale)) << 1 |
-                    spread3(quantise(p[2], lo[2], scale));
+        t->key[i] = nbody_morton_key(quantise(p[0], lo[0], scale), quantise(p[1], lo[1], scale),
+                                     quantise(p[2], lo[2], scale));
         t->idx[i] = i;
     }
     radix_sort(t, n);
@@ -507,6 +490,8 @@ int tree_cpu_forces(TreeCpu *t, const float *pos4, int n, float eps, float theta
         stats->body_body += t->group_work[2 * g];
         stats->body_cell += t->group_work[2 * g + 1];
     }
+    stats->cells = t->nnodes;
+    stats->depth = t->node[t->nnodes - 1].level;
     stats->build_ms = t1 - t0;
     stats->walk_ms = (1e3 * clock_seconds()) - t1;
     t->built_nodes = t->nnodes;

@@ -7,21 +7,20 @@
 
 typedef struct TreeCpu TreeCpu;
 
-/* Bodies per leaf at most (a leaf at the deepest level holds any number: coincident bodies). */
-#define TREE_CPU_LEAF 16
-/* Bodies per group of the walk at most (a deepest leaf may be larger). */
+/* Bodies per group of the walk at most (a deepest leaf may be larger). The leaf size and the
+ * levels are both trees' own: NBODY_TREE_LEAF, NBODY_TREE_LEVELS (kernels/tree_geometry.h). */
 #define TREE_CPU_GROUP 64
-/* Levels below the root: 21 bits per axis of a 63-bit Morton key. */
-#define TREE_CPU_MAX_LEVEL 21
 
 /* NULL when out of memory. The state keeps its buffers from step to step. */
 TreeCpu *tree_cpu_create(void);
 void tree_cpu_destroy(TreeCpu *t);
 
-/* What one force call did: interactions evaluated in all (not per body), and wall time of the
- * build (box, keys, sort, cells, multipoles, groups) and of the walk (lists and their sums). */
+/* What one force call did: interactions evaluated in all (not per body), the tree's cells and
+ * deepest level, and wall time of the build (box, keys, sort, cells, multipoles, groups) and of
+ * the walk (lists and their sums). */
 typedef struct TreeCpuStats {
     long long body_body, body_cell;
+    int cells, depth;
     double build_ms, walk_ms;
 } TreeCpuStats;
 

@@ -116,11 +116,11 @@ static void check_fp64_sums(const Bodies *b, const Reference *ref, float eps, co
     cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(pos, b->pos, (size_t)n * sizeof(float4), cudaMemcpyHostToDevice)));
     double *got = malloc(3 * (size_t)n * sizeof *got);
     assert_non_null(got);
-    const NbodyShape shapes[] = {nbody_choose_shape(n, 132, SIM_PRECISION_DOUBLE, 0, 0), {1, 256, 1, 0},
+    const NbodyShape shapes[] = {nbody_choose_shape(n, 132, NBODY_PRECISION_DOUBLE, 0, 0), {1, 256, 1, 0},
                                  {32, 256, 1, 0}};
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
-        NbodyForces f = {.kernel = SIM_KERNEL_MTPB,
-                         .precision = SIM_PRECISION_DOUBLE,
+        NbodyForces f = {.kernel = NBODY_KERNEL_MTPB,
+                         .precision = NBODY_PRECISION_DOUBLE,
                          .shape = shapes[si],
                          .n = n,
                          .eps2 = (double)eps * eps,
@@ -222,7 +222,7 @@ static void test_ladder(void **state)
 
 /* One fused launch at a given shape: accelerations against the reference, and the kick, damping
  * and speeds against what they must be given those accelerations; the divergence flag stays down. */
-static void check_launch(const Bodies *b, const Reference *ref, float eps, SimKernel k, SimPrecision p,
+static void check_launch(const Bodies *b, const Reference *ref, float eps, NbodyKernel k, NbodyPrecision p,
                          NbodyShape shape, float4 *pos, float4 *acc, float4 *vel, float *speed, int *nonfinite)
 {
     const int n = b->n;
@@ -263,8 +263,8 @@ static void check_launch(const Bodies *b, const Reference *ref, float eps, SimKe
     for (int i = 0; i < n; i++)
         for (int c = 0; c < 3; c++) a3[3 * i + c] = a4[4 * i + c];
     char what[128];
-    snprintf(what, sizeof what, "%s%s N = %d, q %d block %d r %d parts %d", sim_kernel_name(k),
-             p == SIM_PRECISION_DOUBLE ? " fp64" : "", n, shape.q, shape.block, shape.r, shape.parts);
+    snprintf(what, sizeof what, "%s%s N = %d, q %d block %d r %d parts %d", nbody_kernel_name(k),
+             p == NBODY_PRECISION_DOUBLE ? " fp64" : "", n, shape.q, shape.block, shape.r, shape.parts);
     check_acc(what, a3, ref);
     if (raised != 0) fail_msg("%s: the divergence flag is %d after a finite kick", what, raised);
     for (int i = 0; i < n; i++) {
@@ -314,15 +314,15 @@ static void test_launch_shapes(void **state)
         cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(pos, b.pos, (size_t)n * sizeof(float4), cudaMemcpyHostToDevice)));
         for (size_t bi = 0; bi < sizeof blocks / sizeof blocks[0]; bi++) {
             const int block = blocks[bi];
-            for (int k = SIM_KERNEL_NAIVE; k < SIM_KERNEL_MTPB; k++)
-                check_launch(&b, &ref, eps, (SimKernel)k, SIM_PRECISION_FLOAT, (NbodyShape){1, block, 1, 0}, pos, acc,
+            for (int k = NBODY_KERNEL_NAIVE; k < NBODY_KERNEL_MTPB; k++)
+                check_launch(&b, &ref, eps, (NbodyKernel)k, NBODY_PRECISION_FLOAT, (NbodyShape){1, block, 1, 0}, pos, acc,
                              vel, speed, nonfinite);
             for (int q = 1; q <= 32 && q <= block && block <= 512; q *= 2) {
                 for (int r = 1; r <= 2; r++)
-                    check_launch(&b, &ref, eps, SIM_KERNEL_MTPB, SIM_PRECISION_FLOAT, (NbodyShape){q, block, r, 0}, pos,
+                    check_launch(&b, &ref, eps, NBODY_KERNEL_MTPB, NBODY_PRECISION_FLOAT, (NbodyShape){q, block, r, 0}, pos,
                                  acc, vel, speed, nonfinite);
                 if (block <= 512)
-                    check_launch(&b, &ref, eps, SIM_KERNEL_MTPB, SIM_PRECISION_DOUBLE, (NbodyShape){q, block, 1, 0},
+                    check_launch(&b, &ref, eps, NBODY_KERNEL_MTPB, NBODY_PRECISION_DOUBLE, (NbodyShape){q, block, 1, 0},
                                  pos, acc, vel, speed, nonfinite);
             }
         }
@@ -330,7 +330,7 @@ static void test_launch_shapes(void **state)
         for (size_t pi = 0; pi < sizeof parts / sizeof parts[0]; pi++) {
             NbodyShape sym = nbody_symmetric_shape(n, 132, 0);
             sym.parts = parts[pi];
-            check_launch(&b, &ref, eps, SIM_KERNEL_SYMMETRIC, SIM_PRECISION_FLOAT, sym, pos, acc, vel, speed,
+            check_launch(&b, &ref, eps, NBODY_KERNEL_SYMMETRIC, NBODY_PRECISION_FLOAT, sym, pos, acc, vel, speed,
                          nonfinite);
         }
         cuda_ok(CUDA_CHECK(&cuda, cudaFree(pos)));
@@ -343,6 +343,27 @@ static void test_launch_shapes(void **state)
     }
 }
 
+/* The kernels name their ladder as the simulation does: the panel, the command line and the
+ * kernels' own messages speak of one kernel by one name. Needs no device. */
+static void test_kernel_names(void **state)
+{
+    (void)state;
+    static const struct {
+        SimKernel sim;
+        NbodyKernel nbody;
+    } pairs[] = {
+        {SIM_KERNEL_DEFAULT, NBODY_KERNEL_DEFAULT},     {SIM_KERNEL_NAIVE, NBODY_KERNEL_NAIVE},
+        {SIM_KERNEL_REGISTERS, NBODY_KERNEL_REGISTERS}, {SIM_KERNEL_TILED, NBODY_KERNEL_TILED},
+        {SIM_KERNEL_TILED_UNROLLED, NBODY_KERNEL_TILED_UNROLLED}, {SIM_KERNEL_MTPB, NBODY_KERNEL_MTPB},
+        {SIM_KERNEL_SYMMETRIC, NBODY_KERNEL_SYMMETRIC},
+    };
+    assert_int_equal(sizeof pairs / sizeof pairs[0], SIM_KERNEL_COUNT);
+    assert_int_equal(NBODY_KERNEL_COUNT, SIM_KERNEL_COUNT);
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        assert_string_equal(nbody_kernel_name(pairs[i].nbody), sim_kernel_name(pairs[i].sim));
+    assert_string_equal(nbody_kernel_name(NBODY_KERNEL_COUNT), "?");
+}
+
 /* The default shape: valid for any N and SM count, keeps what the caller fixed, and fills the
  * GPU (16K bodies with one thread each would leave half an H100 idle). Needs no device. */
 static void test_default_shape(void **state)
@@ -352,16 +373,16 @@ static void test_default_shape(void **state)
     char err[256];
     for (size_t si = 0; si < sizeof sms / sizeof sms[0]; si++)
         for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
-            for (int p = SIM_PRECISION_FLOAT; p <= SIM_PRECISION_DOUBLE; p++) {
-                NbodyShape s = nbody_choose_shape(ns[ni], sms[si], (SimPrecision)p, 0, 0);
-                if (nbody_shape_check(SIM_KERNEL_MTPB, (SimPrecision)p, s, err, sizeof err) != 0)
+            for (int p = NBODY_PRECISION_FLOAT; p <= NBODY_PRECISION_DOUBLE; p++) {
+                NbodyShape s = nbody_choose_shape(ns[ni], sms[si], (NbodyPrecision)p, 0, 0);
+                if (nbody_shape_check(NBODY_KERNEL_MTPB, (NbodyPrecision)p, s, err, sizeof err) != 0)
                     fail_msg("N = %d on %d SMs: %s", ns[ni], sms[si], err);
-                NbodyShape fixed = nbody_choose_shape(ns[ni], sms[si], (SimPrecision)p, 4, 128);
+                NbodyShape fixed = nbody_choose_shape(ns[ni], sms[si], (NbodyPrecision)p, 4, 128);
                 assert_int_equal(fixed.q, 4);
                 assert_int_equal(fixed.block, 128);
             }
     for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
-        NbodyShape s = nbody_choose_shape(ns[ni], 132, SIM_PRECISION_FLOAT, 0, 0);
+        NbodyShape s = nbody_choose_shape(ns[ni], 132, NBODY_PRECISION_FLOAT, 0, 0);
         print_message("N = %7d on 132 SMs: q %2d block %d r %d\n", ns[ni], s.q, s.block, s.r);
     }
     /* The symmetric kernel: a valid split that covers every body, within the memory it is given,
@@ -370,25 +391,25 @@ static void test_default_shape(void **state)
         for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
             const int n = ns[ni];
             NbodyShape s = nbody_symmetric_shape(n, sms[si], 0);
-            if (nbody_shape_check(SIM_KERNEL_SYMMETRIC, SIM_PRECISION_FLOAT, s, err, sizeof err) != 0)
+            if (nbody_shape_check(NBODY_KERNEL_SYMMETRIC, NBODY_PRECISION_FLOAT, s, err, sizeof err) != 0)
                 fail_msg("symmetric, N = %d on %d SMs: %s", n, sms[si], err);
-            const size_t bytes = nbody_pair_sums_bytes(SIM_KERNEL_SYMMETRIC, s, n);
+            const size_t bytes = nbody_pair_sums_bytes(NBODY_KERNEL_SYMMETRIC, s, n);
             /* (parts + 1) parts B float4 with parts B >= n */
             assert_true(bytes / sizeof(float) / 4 >= (size_t)(s.parts + 1) * (size_t)n);
             if (n >= 16384 && sms[si] <= 132) assert_true(s.parts * (s.parts + 1) / 2 >= sms[si]);
             NbodyShape tight = nbody_symmetric_shape(n, sms[si], bytes / 2);
-            if (tight.parts > 1) assert_true(nbody_pair_sums_bytes(SIM_KERNEL_SYMMETRIC, tight, n) <= bytes / 2);
+            if (tight.parts > 1) assert_true(nbody_pair_sums_bytes(NBODY_KERNEL_SYMMETRIC, tight, n) <= bytes / 2);
             assert_int_equal(nbody_symmetric_shape(n, sms[si], 1).parts, 1);
         }
     for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
         NbodyShape s = nbody_symmetric_shape(ns[ni], 132, 0);
         print_message("N = %7d on 132 SMs: symmetric in %d parts, %.1f MiB of pair sums\n", ns[ni], s.parts,
-                      nbody_pair_sums_bytes(SIM_KERNEL_SYMMETRIC, s, ns[ni]) / 1048576.0);
+                      nbody_pair_sums_bytes(NBODY_KERNEL_SYMMETRIC, s, ns[ni]) / 1048576.0);
     }
-    NbodyShape s16k = nbody_choose_shape(16384, 132, SIM_PRECISION_FLOAT, 0, 0);
+    NbodyShape s16k = nbody_choose_shape(16384, 132, NBODY_PRECISION_FLOAT, 0, 0);
     assert_true((long long)16384 * s16k.q / s16k.r >= 132 * 512);
-    assert_int_equal(nbody_choose_shape(1048576, 132, SIM_PRECISION_FLOAT, 0, 0).q, 1);
-    assert_int_equal(nbody_choose_shape(16384, 132, SIM_PRECISION_DOUBLE, 0, 0).r, 1);
+    assert_int_equal(nbody_choose_shape(1048576, 132, NBODY_PRECISION_FLOAT, 0, 0).q, 1);
+    assert_int_equal(nbody_choose_shape(16384, 132, NBODY_PRECISION_DOUBLE, 0, 0).r, 1);
 }
 
 #endif
@@ -518,7 +539,7 @@ int main(void)
     enum { CASES = 14 };
     static LadderCase cases[CASES];
     static char names[CASES][48];
-    struct CMUnitTest tests[CASES + 4];
+    struct CMUnitTest tests[CASES + 5];
     int t = 0;
     for (int i = 0; i < 7; i++) {
         cases[i] = (LadderCase){"random", random_ns[i]};
@@ -533,6 +554,7 @@ int main(void)
 #ifdef STARBURST_HAVE_CUDA
     tests[t++] = (struct CMUnitTest){.name = "launch_shapes", .test_func = test_launch_shapes};
     tests[t++] = (struct CMUnitTest){.name = "default_shape", .test_func = test_default_shape};
+    tests[t++] = (struct CMUnitTest){.name = "kernel_names", .test_func = test_kernel_names};
 #endif
     return test_exit_status(_cmocka_run_group_tests("cuda_forces", tests, (size_t)t, NULL, NULL));
 }
