@@ -21,6 +21,7 @@
 #include "app/readout.h"
 #include "app/record.h"
 #include "app/state.h"
+#include "app/ui_names.h"
 #include "app/undo.h"
 #include "render/camera.h"
 #include "render/capture.h"
@@ -323,10 +324,10 @@ static int app_reset(App *a, char *err, size_t errlen)
     a->e0_softening = NAN;
     a->next_energy_at = 0;
     a->ui.energy_valid = false;
-    a->ui.diag = NULL;
-    a->ui.force_check = NULL;
+    ui_show_diagnostics(&a->ui, NULL);
+    ui_show_force_check(&a->ui, NULL);
     if (a->watch) force_watch_forget(a->watch);
-    a->ui.live_error = NULL;
+    ui_show_live_error(&a->ui, NULL);
     a->watch_next = 0;
     a->energy_history_count = 0;
     a->ui.energy_history_count = 0;
@@ -381,7 +382,7 @@ static void app_measure_energy(App *a, double t)
     a->ui.energy_error = a->e0 != 0 ? (total - a->e0) / fabs(a->e0) : 0;
     a->ui.energy_valid = true;
     diag_measure(&a->state, e, &a->diag);
-    a->ui.diag = &a->diag;
+    ui_show_diagnostics(&a->ui, &a->diag);
     const int cap = (int)(sizeof a->energy_history / sizeof a->energy_history[0]);
     if (a->energy_history_count == cap) {
         memmove(a->energy_history, a->energy_history + 1, (size_t)(cap - 1) * sizeof a->energy_history[0]);
@@ -414,7 +415,7 @@ static void app_check_forces(App *a)
         notify(a, "Force check: out of memory");
         return;
     }
-    a->ui.force_check = &a->force_check;
+    ui_show_force_check(&a->ui, &a->force_check);
     say(a, "starburst: force check of %s on %d bodies: median %.3g, 99%% %.3g, 99.9%% %.3g, worst %.3g, rms %.3g\n",
         sim_force(a->sim) == SIM_FORCE_TREE ? "the tree" : sim_kernel_name(sim_kernel(a->sim)),
         a->force_check.samples, a->force_check.median, a->force_check.p99,
@@ -439,7 +440,7 @@ static void app_watch_forces(App *a, double t)
     if (!a->watch) return;
     if (force_watch_take(a->watch, &a->live_error)) {
         snprintf(a->live_what, sizeof a->live_what, "%s", a->live_what_pending);
-        a->ui.live_error = &a->live_error;
+        ui_show_live_error(&a->ui, &a->live_error);
         a->ui.live_error_what = a->live_what;
     }
     a->ui.live_error_measuring = force_watch_busy(a->watch);
@@ -1227,7 +1228,7 @@ static void app_apply_controls(App *a)
         const int len = snprintf(a->method, sizeof a->method, "%s: %.0f interactions a body (of %d)", name,
                                  sim_stats(a->sim).interactions_per_body, sim_count(a->sim));
         /* The live force error, where it was measured on this method. */
-        if (a->ui.live_error && strcmp(a->live_what, name) == 0 && len > 0 && len < (int)sizeof a->method)
+        if (a->ui.live_error_valid && strcmp(a->live_what, name) == 0 && len > 0 && len < (int)sizeof a->method)
             snprintf(a->method + len, sizeof a->method - (size_t)len, "; force error p99 %.1e", a->live_error.p99);
         a->ui.method = a->method;
     }
@@ -1302,6 +1303,7 @@ static void app_init_ui_model(App *a)
     u->preset = -1;
     u->cycle_seconds = o->cycle_seconds > 0 ? o->cycle_seconds : 30;
     u->cycling = o->cycle_seconds > 0;
+    ui_names_fill(u);
 }
 
 static void app_destroy(App *a)
@@ -1373,7 +1375,9 @@ static void app_handle_requests(App *a, double t)
         if (!a->sim) return;
     }
     if (take(&u->apply_force)) app_set_force(a, (SimForce)u->force_wanted);
-    if (take(&u->edit_began)) app_remember(a, &u->before);
+    if (take(&u->edit_began))
+        app_remember(a, &(SimParams){.dt = u->before.dt, .softening = u->before.softening,
+                                     .damping = u->before.damping, .theta = u->before.theta});
     if (take(&u->defaults)) app_restore_defaults(a);
     if (take(&u->undo)) app_undo(a);
     if (take(&a->record_toggle)) {
