@@ -20,6 +20,7 @@
 #include "app/app_internal.h"
 #include "app/readout.h"
 #include "app/stop_signal.h"
+#include "app/ui_names.h"
 #include "util/clock.h"
 #include "util/params.h"
 
@@ -274,6 +275,7 @@ static void app_init_ui_model(App *a)
     u->preset = -1;
     u->cycle_seconds = o->cycle_seconds > 0 ? o->cycle_seconds : 30;
     u->cycling = o->cycle_seconds > 0;
+    ui_names_fill(u);
 }
 
 /* Everything before the first frame; 0, or the exit status. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "app/app_internal.h"
+#include "app/ui_names.h"
 #include "util/clock.h"
 #include "util/params.h"
 
@@ -22,10 +23,10 @@ void app_observe_restart(App *a, Bodies *first)
     a->obs.e0_softening = NAN;
     a->obs.next_energy_at = 0;
     a->ui.energy_valid = false;
-    a->ui.diag = NULL;
-    a->ui.force_check = NULL;
+    ui_show_diagnostics(&a->ui, NULL);
+    ui_show_force_check(&a->ui, NULL);
     if (a->obs.watch) force_watch_forget(a->obs.watch);
-    a->ui.live_error = NULL;
+    ui_show_live_error(&a->ui, NULL);
     a->obs.watch_next = 0;
     a->obs.energy_history_count = 0;
     a->ui.energy_history_count = 0;
@@ -69,7 +70,7 @@ static void app_measure_energy(App *a, double t)
     a->ui.energy_error = a->obs.e0 != 0 ? (total - a->obs.e0) / fabs(a->obs.e0) : 0;
     a->ui.energy_valid = true;
     diag_measure(&a->host.bodies, e, &a->obs.diag);
-    a->ui.diag = &a->obs.diag;
+    ui_show_diagnostics(&a->ui, &a->obs.diag);
     const int cap = (int)(sizeof a->obs.energy_history / sizeof a->obs.energy_history[0]);
     if (a->obs.energy_history_count == cap) {
         memmove(a->obs.energy_history, a->obs.energy_history + 1, (size_t)(cap - 1) * sizeof a->obs.energy_history[0]);
@@ -102,7 +103,7 @@ void app_check_forces(App *a)
         app_notify(a, "Force check: out of memory");
         return;
     }
-    a->ui.force_check = &a->obs.force_check;
+    ui_show_force_check(&a->ui, &a->obs.force_check);
     app_say(a, "starburst: force check of %s on %d bodies: median %.3g, 99%% %.3g, 99.9%% %.3g, worst %.3g, rms %.3g\n",
             sim_force(a->run.sim) == SIM_FORCE_TREE ? "the tree" : sim_kernel_name(sim_kernel(a->run.sim)),
             a->obs.force_check.samples, a->obs.force_check.median, a->obs.force_check.p99,
@@ -127,7 +128,7 @@ static void app_watch_forces(App *a, double t)
     if (!a->obs.watch) return;
     if (force_watch_take(a->obs.watch, &a->obs.live_error)) {
         snprintf(a->obs.live_what, sizeof a->obs.live_what, "%s", a->obs.live_what_pending);
-        a->ui.live_error = &a->obs.live_error;
+        ui_show_live_error(&a->ui, &a->obs.live_error);
         a->ui.live_error_what = a->obs.live_what;
     }
     a->ui.live_error_measuring = force_watch_busy(a->obs.watch);

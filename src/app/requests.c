@@ -72,7 +72,9 @@ void app_take_requests(App *a, FramePlan *f)
         if (!a->run.sim) return;
     }
     if (take(&u->apply_force)) app_set_force(a, (SimForce)u->force_wanted);
-    if (take(&u->edit_began)) app_remember(a, &u->before);
+    if (take(&u->edit_began))
+        app_remember(a, &(SimParams){.dt = u->before.dt, .softening = u->before.softening,
+                                     .damping = u->before.damping, .theta = u->before.theta});
     if (take(&u->defaults)) app_restore_defaults(a);
     if (take(&u->undo)) app_undo(a);
     if (take(&a->req.record)) {
@@ -123,7 +125,7 @@ void app_apply_controls(App *a)
         const int len = snprintf(a->obs.method, sizeof a->obs.method, "%s: %.0f interactions a body (of %d)", name,
                                  sim_stats(a->run.sim).interactions_per_body, sim_count(a->run.sim));
         /* The live force error, where it was measured on this method. */
-        if (a->ui.live_error && strcmp(a->obs.live_what, name) == 0 && len > 0 && len < (int)sizeof a->obs.method)
+        if (a->ui.live_error_valid && strcmp(a->obs.live_what, name) == 0 && len > 0 && len < (int)sizeof a->obs.method)
             snprintf(a->obs.method + len, sizeof a->obs.method - (size_t)len, "; force error p99 %.1e",
                      a->obs.live_error.p99);
         a->ui.method = a->obs.method;

@@ -1,12 +1,14 @@
-/* On-screen controls and HUD: a C API over Dear ImGui, bridged by ui_imgui.cpp (charts for
- * reports are bench/chart.h's). The app owns a UiModel; the UI edits its controls in place and raises
- * one-frame action flags. */
+/* On-screen controls and HUD: a C API over Dear ImGui. ui_imgui.cpp is the bridge (ImGui's
+ * context, input and frame) and draws the panel; hud.cpp the HUD in its normal and lecture layouts,
+ * ladder.cpp the kernel ladder's bars and launch shape, widgets.cpp the controls of our own and the
+ * readout of where they sit, format.cpp numbers as the HUD writes them. The UI includes no other
+ * module: the app owns a UiModel and fills in the names, ranges and measurements it shows, in the
+ * UI's own types (src/app/ui_names.c); the UI edits its controls in place and raises one-frame
+ * action flags. */
 #ifndef STARBURST_UI_H
 #define STARBURST_UI_H
 
 #include <stdbool.h>
-
-#include "sim/diag.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -14,10 +16,67 @@ extern "C" {
 
 typedef struct GLFWwindow GLFWwindow;
 
-/* The kernel ladder's rungs: the direct kernels by SimKernel (SIM_KERNEL_NAIVE up to the last),
- * then the tree, the force method that leaves the N^2 sum behind. */
-#define UI_RUNG_TREE ((int)SIM_KERNEL_COUNT)
-#define UI_RUNGS (SIM_KERNEL_COUNT + 1)
+/* The force methods, numbered as SimForce (src/app/ui_names.c checks that they agree). */
+typedef enum UiForce { UI_FORCE_AUTO = 0, UI_FORCE_DIRECT, UI_FORCE_TREE, UI_FORCE_COUNT } UiForce;
+
+/* The direct kernels, numbered as SimKernel (checked there too): 0 is the backend's choice,
+ * the rungs run from UI_KERNEL_FIRST to UI_KERNELS - 1. */
+#define UI_KERNEL_DEFAULT 0
+#define UI_KERNEL_FIRST 1
+#define UI_KERNELS 7
+
+/* The kernel ladder's rungs: the direct kernels, then the tree, the force method that leaves
+ * the N^2 sum behind. */
+#define UI_RUNG_TREE UI_KERNELS
+#define UI_RUNGS (UI_KERNELS + 1)
+
+/* What the panel offers, named by the app once (ui_names_fill). */
+#define UI_CHOICES_MAX 8
+typedef struct UiNames {
+    const char *kernel[UI_KERNELS];      /* by kernel number */
+    int kernel_auto;                     /* the kernel UI_KERNEL_DEFAULT is shown as */
+    int kernel_split;                    /* the one kernel that splits a body across threads */
+    int kernel_own_block;                /* the one kernel whose block size is part of its design */
+    const char *force[UI_FORCE_COUNT];   /* by UiForce */
+    const char *scene[UI_CHOICES_MAX];   /* the built-in scenes, by SceneKind */
+    int scene_count;
+    const char *color[UI_CHOICES_MAX];   /* the colour modes, by ColorMode */
+    int color_count;
+} UiNames;
+
+typedef struct UiRange {
+    float lo, hi;
+} UiRange;
+
+typedef struct UiIntRange {
+    int lo, hi;
+} UiIntRange;
+
+/* The ends of the panel's sliders and fields. */
+typedef struct UiRanges {
+    UiRange dt, softening, damping, theta;
+    UiIntRange steps_per_frame, bodies;
+    UiRange point_size, exposure, cycle_seconds;
+} UiRanges;
+
+/* The parameters an edit of dt, softening, damping or theta can be undone for (as SimParams). */
+typedef struct UiParams {
+    float dt, softening, damping, theta;
+} UiParams;
+
+/* The run's conserved quantities and virial ratio (as sim/diag.h's Diagnostics). */
+typedef struct UiDiagnostics {
+    double kinetic, potential, total;
+    double momentum[3];
+    double angular_momentum[3];
+    double virial;
+} UiDiagnostics;
+
+/* A force method's error against the f64 sum on a sample of bodies (as sim/diag.h's ForceCheck). */
+typedef struct UiForceError {
+    int samples;
+    double rms, p999, worst, median, p99;
+} UiForceError;
 
 /* Where a control was drawn in the last frame, in window pixels: the readout that lets a test
  * drive the real window as a hand does (src/app/readout.c). */
@@ -31,24 +90,27 @@ typedef struct UiWidget {
 #define UI_TREE_LEVELS_MAX 8
 
 typedef struct UiModel {
+    /* Filled once by the app (ui_names_fill). */
+    UiNames names;
+    UiRanges ranges;
     /* Live controls. */
     float dt, softening, damping;
-    float theta;          /* the tree's opening angle, 0.05 .. 1.5 */
-    int force;            /* SimForce asked for: auto, direct or tree */
+    float theta;          /* the tree's opening angle, in ranges.theta */
+    int force;            /* UiForce asked for: auto, direct or tree */
     int steps_per_frame;
     float point_size, exposure;
-    int color_mode; /* ColorMode */
+    int color_mode;       /* by names.color */
     bool paused;
     bool auto_rotate;
     bool show_halo;
     bool show_tree;       /* T: the cells of the tree over the bodies */
     int tree_levels;      /* the deepest level of cells drawn, 0 .. UI_TREE_LEVELS_MAX */
-    int kernel;           /* SimKernel, CUDA backend only */
+    int kernel;           /* by names.kernel, CUDA backend only */
     int threads_per_body; /* launch shape asked for: q of mtpb (0 = auto, 1 .. 32) */
     int block_size;       /* threads per block (0 = auto, 64 .. 1024) */
     bool lecture;         /* L: large type, a large HUD and the kernel-ladder panel */
     /* Applied on reset. */
-    int scene;            /* SceneKind (the built-in ones) */
+    int scene;            /* by names.scene (the built-in ones) */
     int n;
     int seed;
     /* Presets: names from the presets file; the one in use, or -1. */
@@ -70,7 +132,7 @@ typedef struct UiModel {
     bool undo;            /* take back the last parameter change, state included */
     /* Raised when an edit of dt, softening, damping or theta begins, with their values before it. */
     bool edit_began;
-    SimParams before;
+    UiParams before;
     int undo_depth;       /* changes that can be undone */
     /* HUD, read only. */
     double fps, steps_per_s, interactions_per_s, gflops;
@@ -85,22 +147,25 @@ typedef struct UiModel {
     float notice_alpha;  /* 1 while it is fresh, falling to 0 as it fades */
     const char *alarm;   /* a run gone wrong, shown large until it is mended; NULL = none */
     int shape_q, shape_block; /* launch shape running now; 0 = not applicable */
-    /* Kernel ladder: interactions/s measured per rung at the current N, indexed by SimKernel and
+    /* Kernel ladder: interactions/s measured per rung at the current N, indexed by kernel and
      * UI_RUNG_TREE; 0 = not measured yet. The tree's is N^2-equivalent: N^2 / its step time. */
     double ladder_rate[UI_RUNGS];
     double ladder_tree_per_body; /* interactions a body the tree evaluated when its rate was taken */
     bool tree;           /* the tree is the force method: the ladder's last rung runs */
-    int ladder_force;    /* raised by the ladder: SIM_FORCE_TREE or SIM_FORCE_DIRECT to switch to; 0 = none */
+    int ladder_force;    /* raised by the ladder: UI_FORCE_TREE or UI_FORCE_DIRECT to switch to; 0 = none */
     bool measure_ladder; /* K or the ladder's button: time every rung in turn */
-    int ladder_touring;  /* the rung being timed by that tour; SIM_KERNEL_DEFAULT (0) = no tour */
+    int ladder_touring;  /* the rung being timed by that tour; UI_KERNEL_DEFAULT (0) = no tour */
     /* Diagnostics panel. */
-    const Diagnostics *diag;        /* NULL until measured */
+    bool diag_valid;                /* false until measured */
+    UiDiagnostics diag;
     const float *energy_history;    /* dE/E0 samples, oldest first */
     int energy_history_count;
-    const ForceCheck *force_check;  /* NULL until run */
+    bool force_check_valid;         /* false until run */
+    UiForceError force_check;
     /* The running method's force error against f64 on a sample of bodies, measured every few
      * seconds while the Diagnostics section is open or the tree runs (sim/force_watch.h). */
-    const ForceCheck *live_error;   /* NULL until the first result */
+    bool live_error_valid;          /* false until the first result */
+    UiForceError live_error;
     const char *live_error_what;    /* the method it measured: "tree, theta 0.40", "kernel symmetric" */
     bool live_error_measuring;      /* a measurement is under way */
     bool diagnostics_open;          /* raised by ui_frame while the Diagnostics section is open */

@@ -17,6 +17,7 @@
 
 #include "test_skip.h"
 
+#include "app/ui_names.h"
 #include "render/capture.h"
 #include "render/context.h"
 #include "ui/ui.h"
@@ -99,6 +100,7 @@ static void lecture_mode_and_back(void **state)
         .kernel_name = "mtpb", .shape_q = 4, .shape_block = 256, .sim_time = 1.25, .energy_valid = true,
         .energy_error = 2.1e-6,
     };
+    ui_names_fill(&m);
     m.interactions_per_s = m.steps_per_s * 131072.0 * 131072.0;
     m.gflops = m.interactions_per_s * 20e-9;
     m.ladder_rate[SIM_KERNEL_NAIVE] = 3.6e10;
@@ -160,6 +162,7 @@ static void tree_rung_on_stage(void **state)
         .fps = 20, .steps_per_s = 20, .bodies = 1048576, .backend = "cuda", .device = "NVIDIA H100 80GB HBM3",
         .kernel_name = "symmetric", .method = "tree, theta 0.40: 3702 interactions a body (of 1048576)",
     };
+    ui_names_fill(&m);
     m.interactions_per_s = m.steps_per_s * 1048576.0 * 1048576.0;
     m.gflops = m.interactions_per_s * 20e-9;
     m.ladder_rate[SIM_KERNEL_NAIVE] = 1.7e11;

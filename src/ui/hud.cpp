@@ -1,0 +1,94 @@
+// The HUD, top left: the rates, the run and its messages. The lecture layout puts the rate the
+// ladder is about in huge type and writes less, larger.
+#include <stdio.h>
+
+#include "ui/ui_internal.h"
+
+// What the run needs said now: a flag the hall can read (a run gone wrong, and the key that
+// mends it), then the latest message, fading out.
+static void hud_messages(const UiModel *m, float wrap)
+{
+    ImGui::PushTextWrapPos(wrap);
+    if (m->alarm) {
+        ImGui::PushFont(ui_look.lecture ? ui_look.huge : ui_look.large);
+        ImGui::TextColored(alarm_color, "%s", m->alarm);
+        ImGui::PopFont();
+    }
+    if (m->notice && m->notice_alpha > 0) {
+        ImVec4 c = notice_color;
+        c.w = m->notice_alpha;
+        ImGui::TextColored(c, "%s", m->notice);
+    }
+    ImGui::PopTextWrapPos();
+}
+
+void ui_hud(const UiModel *m)
+{
+    const float pad = px(10.0f);
+    ImGui::SetNextWindowPos(ImVec2(pad, pad), ImGuiCond_Always);
+    ImGui::SetNextWindowBgAlpha(0.35f);
+    if (ImGui::Begin("##hud", nullptr, overlay_flags)) {
+        ImGui::Text("%.0f fps (%.1f ms)", m->fps, m->fps > 0 ? 1000.0 / m->fps : 0.0);
+        char rate[32];
+        // A tree sums far fewer pairs: its rates are those of the N^2 sum it stands for, and say so.
+        ImGui::Text("%.0f %s   %s interactions/s   %.1f GFLOP/s%s", m->steps_per_s,
+                    ui_per_s(m->steps_per_s, "step/s", "steps/s"), ui_compact_exp(m->interactions_per_s, rate, sizeof rate),
+                    m->gflops, m->tree ? " (N^2 equivalent)" : "");
+        ImGui::Text("N %d   %s  %s", m->bodies, m->backend ? m->backend : "?", m->device ? m->device : "");
+        if (m->cuda && m->kernel_name && !m->method) {
+            ImGui::SameLine();
+            ImGui::Text("  kernel %s", m->kernel_name);
+        }
+        if (m->method) ImGui::TextUnformatted(m->method);
+        ImGui::Text("t %.3f", m->sim_time);
+        if (m->energy_valid) {
+            ImGui::SameLine();
+            ImGui::Text("  dE/E0 %+.2e", m->energy_error);
+            if (m->damping < 1.0f) {
+                ImGui::SameLine();
+                ImGui::TextColored(warning_color, "(damped: not conservative)");
+            }
+        }
+        hud_messages(m, ImGui::GetIO().DisplaySize.x * 0.45f);
+    }
+    ImGui::End();
+}
+
+// The lecture HUD: the rate the ladder is about in huge type, read from the back of a hall.
+void ui_lecture_hud(const UiModel *m)
+{
+    const float pad = px(10.0f);
+    ImGui::SetNextWindowPos(ImVec2(pad, pad), ImGuiCond_Always);
+    ImGui::SetNextWindowBgAlpha(0.45f);
+    if (ImGui::Begin("##hud", nullptr, overlay_flags)) {
+        char text[48];
+        ImGui::PushFont(ui_look.huge);
+        ImGui::TextUnformatted(ui_compact_exp(m->interactions_per_s, text, sizeof text));
+        ImGui::PopFont();
+        // The unit sits on the big number's baseline.
+        ImGui::SameLine();
+        ImGui::SetCursorPosY(ImGui::GetCursorPosY() + ui_look.huge->Ascent - ImGui::GetFont()->Ascent);
+        ImGui::TextUnformatted(m->tree ? "N^2-equivalent interactions/s" : "interactions/s");
+        if (m->gflops >= 1000) snprintf(text, sizeof text, "%.1f TFLOP/s", m->gflops * 1e-3);
+        else snprintf(text, sizeof text, "%.1f GFLOP/s", m->gflops);
+        ImGui::Text("%s   %.0f %s   %.0f fps", text, m->steps_per_s, ui_per_s(m->steps_per_s, "step/s", "steps/s"),
+                    m->fps);
+        if ((m->cuda && m->kernel_name) || m->tree) {
+            ImGui::TextColored(accent_color, "%s", m->tree ? "tree" : m->kernel_name);
+            ImGui::SameLine();
+        }
+        ImGui::Text("N %s   %s", ui_grouped(m->bodies, text, sizeof text), m->device ? m->device : "");
+        // Read from the back of the hall: full brightness, not the dim grey of secondary text.
+        ImGui::Text("t %.2f", m->sim_time);
+        if (m->energy_valid) {
+            ImGui::SameLine();
+            ImGui::Text("  dE/E0 %+.1e", m->energy_error);
+            if (m->damping < 1.0f) {
+                ImGui::SameLine();
+                ImGui::TextColored(warning_color, "  (damped)");
+            }
+        }
+        hud_messages(m, ImGui::GetIO().DisplaySize.x * 0.5f);
+    }
+    ImGui::End();
+}

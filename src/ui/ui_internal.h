@@ -1,0 +1,79 @@
+// What the UI's files share: the look of the current mode (set by the bridge between frames),
+// sizes and colours, and the pieces ui_frame draws from. C++, for src/ui alone.
+#ifndef STARBURST_UI_INTERNAL_H
+#define STARBURST_UI_INTERNAL_H
+
+#include <stddef.h>
+
+#include <imgui.h>
+
+#include "ui/ui.h"
+
+// Lecture mode: type and spacing this many times their normal size.
+#define LECTURE_SCALE 2.0f
+
+// ImGui keeps one global context, so the mode it is styled for is global too (ui_imgui.cpp).
+struct UiLook {
+    float scale;  // the window's content scale, or the one asked for
+    bool lecture; // the mode the style and fonts are set for
+    ImFont *normal, *large, *huge;
+};
+extern UiLook ui_look;
+
+// Sizes in the units of the current mode: pixels at normal scale, larger in lecture mode.
+static inline float px(float v) { return v * ui_look.scale * (ui_look.lecture ? LECTURE_SCALE : 1.0f); }
+
+// Entry i of a list of count names; "?" where the app has filled in none.
+static inline const char *ui_name(const char *const *names, int count, int i)
+{
+    return i >= 0 && i < count && names[i] ? names[i] : "?";
+}
+
+static const ImVec4 notice_color(1.0f, 0.85f, 0.2f, 1.0f);
+static const ImVec4 warning_color(1.0f, 0.55f, 0.3f, 1.0f);
+static const ImVec4 alarm_color(1.0f, 0.35f, 0.3f, 1.0f);
+static const ImVec4 accent_color(1.0f, 0.72f, 0.25f, 1.0f);
+
+static const ImGuiWindowFlags overlay_flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                                              ImGuiWindowFlags_NoSavedSettings |
+                                              ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav |
+                                              ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoInputs;
+
+// format.cpp: numbers as the HUD and the ladder write them.
+const char *ui_compact_exp(double x, char *buf, size_t len);
+const char *ui_grouped(int n, char *buf, size_t len);
+const char *ui_per_s(double rate, const char *one, const char *many);
+
+// hud.cpp: the HUD, top left, in the normal and the lecture layout.
+void ui_hud(const UiModel *m);
+void ui_lecture_hud(const UiModel *m);
+
+// ladder.cpp: the kernel ladder, in the panel's section or (lecture mode) a window of its own.
+int ui_active_kernel(const UiModel *m);
+void ui_ladder_contents(UiModel *m, float track_width);
+void ui_ladder_window(UiModel *m);
+
+// widgets.cpp: sliders whose handle maps onto the value by a rule of ours. ImGui 1.86's
+// logarithmic slider takes its zero cut-off from the display format's precision: with "%e" the
+// cut-off was 10, so any click set dt or softening to 10. Here the slider moves a position t in
+// [0, 1] and the rule turns it into the value, so every value of the range is a handle position
+// away.
+typedef enum SliderRule {
+    RULE_LOG,     // lo .. hi, equal ratios per pixel
+    RULE_LINEAR,  // lo .. hi, equal steps per pixel, two decimals shown
+    RULE_DAMPING, // 1 - 10^-x for x from -log10(1 - lo) to 6, and 1 (off) at the right end
+} SliderRule;
+
+typedef struct SliderSpec {
+    SliderRule rule;
+    float lo, hi;
+} SliderSpec;
+
+bool ui_rule_slider(const char *label, float *v, const SliderSpec *s, bool *began);
+// A slider over a list of choices (0 shown as "auto"), by their index.
+bool ui_choice_slider(const char *label, int *value, const int *choices, int count);
+// The readout of where the controls sit (UiModel.widgets).
+void ui_note_rect(UiModel *m, const char *name, ImVec2 a, ImVec2 b);
+void ui_note_widget(UiModel *m, const char *name, bool box = false);
+
+#endif

@@ -1,0 +1,133 @@
+// The controls of our own: sliders whose handle maps onto the value by a rule, sliders over a list
+// of choices, and the readout of where each control sits on screen.
+#include <math.h>
+#include <stdio.h>
+
+#include "ui/ui_internal.h"
+
+// Power-of-two choices with 0 = auto, on a slider of their index.
+bool ui_choice_slider(const char *label, int *value, const int *choices, int count)
+{
+    int i = 0;
+    while (i < count && choices[i] != *value) i++;
+    if (i == count) i = 0;
+    char shown[16];
+    if (choices[i] == 0) snprintf(shown, sizeof shown, "auto");
+    else snprintf(shown, sizeof shown, "%d", choices[i]);
+    if (!ImGui::SliderInt(label, &i, 0, count - 1, shown, ImGuiSliderFlags_NoInput)) return false;
+    *value = choices[i];
+    return true;
+}
+
+#define DAMPING_FINEST 6.0f // 1 - 1e-6: the closest to 1 before off
+
+static float slider_t(const SliderSpec *s, float v)
+{
+    float t;
+    if (s->rule == RULE_DAMPING) {
+        if (v >= 1.0f) return 1.0f;
+        const float x0 = -log10f(1.0f - s->lo), x = -log10f(1.0f - v);
+        t = (x - x0) / (DAMPING_FINEST - x0);
+    } else if (s->rule == RULE_LINEAR) {
+        t = (v - s->lo) / (s->hi - s->lo);
+    } else {
+        t = logf(v / s->lo) / logf(s->hi / s->lo);
+    }
+    return isfinite(t) ? fminf(fmaxf(t, 0.0f), 1.0f) : 0.0f;
+}
+
+static float slider_value(const SliderSpec *s, float t)
+{
+    if (s->rule == RULE_DAMPING) {
+        if (t >= 1.0f) return 1.0f;
+        const float x0 = -log10f(1.0f - s->lo);
+        return fminf(1.0f - powf(10.0f, -(x0 + t * (DAMPING_FINEST - x0))), 1.0f);
+    }
+    if (s->rule == RULE_LINEAR) return fminf(fmaxf(s->lo + t * (s->hi - s->lo), s->lo), s->hi);
+    return fminf(fmaxf(s->lo * powf(s->hi / s->lo, t), s->lo), s->hi);
+}
+
+// Three significant figures ("0.0200", "0.0800", "1.50e-05"); damping with the digits that
+// tell its nines apart ("0.9990", "0.999950"), and "1 (off)"; a linear rule two decimals.
+static void slider_text(const SliderSpec *s, float v, char *buf, size_t len)
+{
+    if (s->rule == RULE_DAMPING) {
+        if (v >= 1.0f) {
+            snprintf(buf, len, "1 (off)");
+            return;
+        }
+        int decimals = (int)floorf(-log10f(1.0f - v)) + 2;
+        snprintf(buf, len, "%.*f", decimals < 2 ? 2 : decimals > 8 ? 8 : decimals, v);
+        return;
+    }
+    if (s->rule == RULE_LINEAR) {
+        snprintf(buf, len, "%.2f", v);
+        return;
+    }
+    if (v >= 1e-3f && v < 1e4f) {
+        int decimals = 2 - (int)floorf(log10f(v));
+        snprintf(buf, len, "%.*f", decimals < 0 ? 0 : decimals, v);
+    } else {
+        snprintf(buf, len, "%.2e", v);
+    }
+}
+
+// The slider of spec s over *v. Ctrl+click types a value instead (clamped to the range). True
+// when *v changed; *began is raised when an edit starts (the value before it is still *v then).
+bool ui_rule_slider(const char *label, float *v, const SliderSpec *s, bool *began)
+{
+    // State kept by value: a pointer into ImGui's storage moves when another key is added.
+    ImGuiStorage *store = ImGui::GetStateStorage();
+    const ImGuiID key = ImGui::GetID(label), typed_key = ImGui::GetID("typed value");
+    const int typing = store->GetInt(key, 0); // frames since typing began + 1; 0 = sliding
+    if (typing > 0) {
+        float typed = typing == 1 ? *v : store->GetFloat(typed_key, *v);
+        ImGui::PushID("typed");
+        if (typing == 1) ImGui::SetKeyboardFocusHere();
+        ImGui::InputFloat(label, &typed, 0.0f, 0.0f, "%g", ImGuiInputTextFlags_AutoSelectAll);
+        const bool done = ImGui::IsItemDeactivated() || (typing > 3 && !ImGui::IsItemActive());
+        const bool edited = ImGui::IsItemDeactivatedAfterEdit();
+        ImGui::PopID();
+        store->SetFloat(typed_key, typed);
+        store->SetInt(key, done ? 0 : typing + 1);
+        if (!done || !edited || !isfinite(typed)) return false;
+        const float value = fminf(fmaxf(typed, s->lo), s->hi);
+        if (value == *v) return false;
+        *began = true;
+        *v = value;
+        return true;
+    }
+    char shown[48];
+    slider_text(s, *v, shown, sizeof shown);
+    float t = slider_t(s, *v);
+    const bool moved = ImGui::SliderFloat(label, &t, 0.0f, 1.0f, shown,
+                                          ImGuiSliderFlags_NoInput | ImGuiSliderFlags_NoRoundToFormat |
+                                              ImGuiSliderFlags_AlwaysClamp);
+    if (ImGui::IsItemActivated() && ImGui::GetIO().KeyCtrl) {
+        store->SetInt(key, 1); // the click that asked for typing moves nothing
+        return false;
+    }
+    if (ImGui::IsItemActivated()) *began = true;
+    if (!moved) return false;
+    *v = slider_value(s, t);
+    return true;
+}
+
+// Where a control sits on screen, for the readout that lets tests drive the window by hand.
+// A slider's or field's box alone, without the label beside it.
+void ui_note_rect(UiModel *m, const char *name, ImVec2 a, ImVec2 b)
+{
+    if (m->widget_count >= UI_MAX_WIDGETS) return;
+    UiWidget *w = &m->widgets[m->widget_count++];
+    snprintf(w->name, sizeof w->name, "%s", name);
+    w->x0 = a.x;
+    w->y0 = a.y;
+    w->x1 = b.x;
+    w->y1 = b.y;
+}
+
+void ui_note_widget(UiModel *m, const char *name, bool box)
+{
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    ui_note_rect(m, name, a, box ? ImVec2(a.x + ImGui::CalcItemWidth(), b.y) : b);
+}
