@@ -38,6 +38,7 @@ static FramePlan app_plan_frame(App *a)
     f.seconds = (float)(f.t - a->loop.last);
     f.last_frame = f.closing || (a->loop.frames > 0 && a->loop.frame + 1 == a->loop.frames);
     a->loop.last = f.t;
+    run_clock_frame(&a->loop.clock, f.t);
     return f;
 }
 
@@ -197,14 +198,12 @@ static void app_write_readout(App *a)
     }
 }
 
-/* --frames: a line of progress a second. */
+/* --frames: a line of progress a second on a terminal, every few seconds into a log. */
 static void app_report_progress(App *a, double t)
 {
-    if (a->loop.frames > 0 && t - a->loop.last_progress >= 1.0) {
-        a->loop.last_progress = t;
-        app_say(a, "starburst: frame %d/%d, %.0f fps, %.0f %s\r", a->loop.frame + 1, a->loop.frames, a->ui.fps,
-                a->ui.steps_per_s, plural(lround(a->ui.steps_per_s), "step/s", "steps/s"));
-    }
+    if (a->loop.frames > 0)
+        app_progress(a, t, "starburst: frame %d/%d, %.0f fps, %.0f %s", a->loop.frame + 1, a->loop.frames, a->ui.fps,
+                     a->ui.steps_per_s, plural(lround(a->ui.steps_per_s), "step/s", "steps/s"));
 }
 
 /* Ends the loop with an exit status. */
@@ -414,16 +413,18 @@ static int app_start(App *a)
     const char *readout = getenv("STARBURST_READOUT");
     a->loop.readout = readout && *readout ? readout : NULL;
     a->loop.start = a->loop.last = a->loop.last_progress = a->rates.since = clock_seconds();
+    run_clock_start(&a->loop.clock, a->loop.start);
     return 0;
 }
 
 /* After the last frame: the recording finalised, the run saved where asked. */
 static int app_finish(App *a, int status)
 {
-    if (a->loop.frames > 0) app_say(a, "\n");
+    app_progress_end(a);
     if (a->rec.recorder && app_stop_recording(a) != 0) status = 1;
     if (a->opt.save_path && a->run.sim && app_save_run(a, a->opt.save_path) != 0) status = 1;
-    const double elapsed = clock_seconds() - a->loop.start;
+    /* The time the run ran: not the time it was stopped (ctrl+Z) for. */
+    const double elapsed = run_clock_seconds(&a->loop.clock, clock_seconds());
     if (a->run.sim) {
         const long long steps = sim_stats(a->run.sim).total_steps;
         app_say(a, "starburst: %lld %s in %.2f s (%.0f %s)\n", steps, plural(steps, "step", "steps"), elapsed,

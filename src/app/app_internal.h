@@ -14,6 +14,7 @@
 #include "app/ladder_tour.h"
 #include "app/presets.h"
 #include "app/record.h"
+#include "app/run_clock.h"
 #include "app/state.h"
 #include "app/undo.h"
 #include "render/camera.h"
@@ -24,6 +25,8 @@
 
 #define CPU_DEFAULT_BODIES 4096
 #define DEFAULT_BODIES 16384
+/* A log (stderr not a terminal) gets a line of progress this often. */
+#define PROGRESS_LOG_SECONDS 5.0
 /* A message stays this long, then fades out over a second. */
 #define NOTICE_SECONDS 4.0
 /* A conservative run whose energy is off by more than this is no longer to be trusted. */
@@ -152,6 +155,8 @@ typedef struct AppMessages {
     char notice[256];
     double notice_at;
     char alarm[256];
+    /* The progress line: stderr a terminal (asked once), and the line written in place left open. */
+    bool tty_known, tty, progress_open;
 } AppMessages;
 
 typedef struct AppLoop {
@@ -159,6 +164,7 @@ typedef struct AppLoop {
     int frame;
     int status;
     double start, last, last_progress;
+    RunClock clock; /* the time the loop ran, less the time the process was stopped */
     const char *readout; /* STARBURST_READOUT: a file of the app's state, rewritten every frame */
 } AppLoop;
 
@@ -213,6 +219,10 @@ typedef struct FramePlan {
 /* messages.c: a notice is on screen a few seconds; app_say() prints unless --quiet. */
 void app_notify(App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void app_say(const App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A line of progress at t: on a terminal, one a second, written over the last (\r); elsewhere (a
+ * log), a line of its own every PROGRESS_LOG_SECONDS. app_progress_end ends a line left open. */
+void app_progress(App *a, double t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void app_progress_end(App *a);
 /* "1 step", "4 steps". */
 static inline const char *plural(long long count, const char *one, const char *many)
 {

@@ -54,8 +54,9 @@ static bool app_offered(const App *a, const Preset *p, bool check_memory, char *
     return sim_check(&d, n, why, len) == 0;
 }
 
-/* Takes the presets this run cannot take out of the list; with tell, says which and why. */
-static void app_offer_presets(App *a, bool check_memory, bool tell)
+/* Takes the presets this run cannot take out of the list, silently: only a --preset that names one
+ * is told why (app_offer_presets_for). */
+static void app_offer_presets(App *a, bool check_memory)
 {
     int kept = 0;
     for (int i = 0; i < a->presets.list.count; i++) {
@@ -65,7 +66,6 @@ static void app_offer_presets(App *a, bool check_memory, bool tell)
             a->presets.list.items[kept++] = *p;
             continue;
         }
-        if (tell) app_say(a, "starburst: preset '%s' is not offered: %s\n", p->name, why);
         if (check_memory && a->presets.cuda > 0 && a->presets.withheld_count < 16)
             snprintf(a->presets.withheld[a->presets.withheld_count++], sizeof a->presets.withheld[0], "%s", p->name);
     }
@@ -89,7 +89,7 @@ int app_load_presets(App *a, char *err, size_t errlen)
     for (int i = 0; i < a->presets.list.count; i++) a->presets.names[i] = a->presets.list.items[i].name;
     a->ui.preset_names = a->presets.names;
     a->ui.preset_count = a->presets.list.count;
-    app_offer_presets(a, false, false);
+    app_offer_presets(a, false);
     return 0;
 }
 
@@ -110,7 +110,7 @@ int app_offer_presets_for(App *a, bool cuda, const char *why, char *err, size_t 
         snprintf(err, errlen, "--preset: '%s' is not offered here: %s", asked->name, reason);
         return -1;
     }
-    app_offer_presets(a, start && cuda, start);
+    app_offer_presets(a, start && cuda);
     const Preset *still = name[0] ? presets_find(&a->presets.list, name) : NULL;
     a->ui.preset = still ? (int)(still - a->presets.list.items) : -1;
     return 0;

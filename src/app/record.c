@@ -23,6 +23,7 @@
 #include "app/record.h"
 #include "render/capture.h"
 #include "util/atomic_file.h"
+#include "util/clock.h"
 
 extern char **environ;
 
@@ -35,6 +36,7 @@ struct Recorder {
     bool made_folder;
     int width, height, fps;
     int frames;
+    double opened, last_frame; /* clock_seconds() at the start and at the last frame added */
     uint8_t *frame;    /* a frame centred on the recording's size, when sizes differ */
     uint8_t *readback; /* recorder_capture's pixels */
     size_t readback_size;
@@ -330,6 +332,7 @@ Recorder *recorder_open(const RecorderDesc *desc, char *err, size_t errlen)
         return NULL;
     }
     r->pipe = r->log = -1;
+    r->opened = r->last_frame = clock_seconds();
     r->width = desc->width;
     r->height = desc->height;
     r->fps = desc->fps ? desc->fps : 60;
@@ -412,6 +415,7 @@ int recorder_frame(Recorder *r, const uint8_t *rgb, int width, int height, char 
         }
     }
     r->frames++;
+    r->last_frame = clock_seconds();
     return 0;
 }
 
@@ -444,6 +448,12 @@ int recorder_capture(Recorder *r, unsigned int framebuffer, int width, int heigh
     return recorder_frame(r, r->readback, width, height, err, errlen);
 }
 
+/* The video's length, which is not the time it took to record: "0.6 s of video at 60 fps". */
+static void describe_length(const Recorder *r, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.1f s of video at %d fps", (double)r->frames / r->fps, r->fps);
+}
+
 static int close_video(Recorder *r, char *msg, size_t msglen)
 {
     if (r->failure[0]) {
@@ -473,8 +483,10 @@ static int close_video(Recorder *r, char *msg, size_t msglen)
         snprintf(msg, msglen, "recording: %s", err);
         return -1;
     }
-    snprintf(msg, msglen, "recorded %d frames (%.1f s at %d fps) to %s", r->frames, (double)r->frames / r->fps,
-             r->fps, r->path);
+    char length[96];
+    describe_length(r, length, sizeof length);
+    snprintf(msg, msglen, "recorded %d frames over %.1f s to %s: %s", r->frames, r->last_frame - r->opened, r->path,
+             length);
     return 0;
 }
 
@@ -490,8 +502,10 @@ static int close_folder(Recorder *r, char *msg, size_t msglen)
         snprintf(msg, msglen, "recording: no frames recorded in %s", r->path);
         return 0;
     }
-    snprintf(msg, msglen, "recorded %d frames (%.1f s at %d fps) to %s/frame_000001.png .. frame_%06d.png",
-             r->frames, (double)r->frames / r->fps, r->fps, r->path, r->frames);
+    char length[96];
+    describe_length(r, length, sizeof length);
+    snprintf(msg, msglen, "recorded %d frames over %.1f s to %s/frame_000001.png .. frame_%06d.png: %s", r->frames,
+             r->last_frame - r->opened, r->path, r->frames, length);
     return 0;
 }
 

@@ -35,7 +35,8 @@ int recorder_frame(Recorder *r, const uint8_t *rgb, int width, int height, char 
 int recorder_capture(Recorder *r, unsigned int framebuffer, int width, int height, char *err, size_t errlen);
 /* Finishes the recording and frees r (NULL is a no-op returning 0). A video: ends ffmpeg's input,
  * waits for it and renames its file onto the target. 0 with msg saying what was written
- * ("recorded 300 frames (5.0 s at 60 fps) to out.mp4"), or -1 with msg saying what failed; a
+ * ("recorded 300 frames over 12.3 s to out.mp4: 5.0 s of video at 60 fps": the time from
+ * the start to the last frame, then the video's length), or -1 with msg saying what failed; a
  * video that failed leaves the target as it was. */
 int recorder_close(Recorder *r, char *msg, size_t msglen);
 

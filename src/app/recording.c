@@ -81,11 +81,10 @@ bool app_capture_frame(App *a, const FramePlan *f)
     if (a->rec.recorder) {
         int w, h;
         render_context_size(a->ctx, &w, &h);
+        /* The failure is said once, by app_stop_recording: here for V, at the finish for --record,
+         * which ends the run. */
         if (recorder_capture(a->rec.recorder, render_context_framebuffer(a->ctx), w, h, err, sizeof err) != 0) {
-            if (a->opt.record_dir) {
-                fprintf(stderr, "starburst: %s\n", err);
-                return false;
-            }
+            if (a->opt.record_dir) return false;
             app_stop_recording(a);
         }
     }

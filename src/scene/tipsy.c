@@ -1,6 +1,9 @@
-/* TIPSY binary snapshots, little-endian (the variant NVIDIA's samples read). Every field is
- * decoded byte by byte, so the code reads the same on hosts of either byte order, and every size
- * is worked out in 64 bits before anything is allocated.
+/* TIPSY binary snapshots. Starburst writes the little-endian variant NVIDIA's samples read, and
+ * reads it and the standard one, big-endian (XDR), which tipsy and pkdgrav write: every field of
+ * the format is a 4-byte word but the header's time (8 bytes), so a big-endian file becomes a
+ * little-endian one by reversing those words in place. The header's ndim, 3, says which order a
+ * file is in. Every field is decoded byte by byte, so the code reads the same on hosts of either
+ * byte order, and every size is worked out in 64 bits before anything is allocated.
  *
  * What Starburst writes, other readers ignore: phi holds each body's index; a star's metals
  * holds its tag byte (component, and galaxy << 2); dark particles of galaxy 1 come after those
@@ -9,6 +12,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +84,34 @@ static void put_f64(unsigned char *p, double d)
     memcpy(&u, &d, 8);
     put_u32(p, (uint32_t)u);
     put_u32(p + 4, (uint32_t)(u >> 32));
+}
+
+/* Reverses the bytes of each 4-byte word in p[0 .. len). */
+static void swap_words(unsigned char *p, size_t len)
+{
+    for (size_t i = 0; i + 4 <= len; i += 4) {
+        unsigned char b0 = p[i], b1 = p[i + 1];
+        p[i] = p[i + 3];
+        p[i + 1] = p[i + 2];
+        p[i + 2] = b1;
+        p[i + 3] = b0;
+    }
+}
+
+/* True where ndim is 3 only when read big-endian; hb is then turned into a little-endian header
+ * (the time's 8 bytes reversed, then each word). */
+static bool header_is_big_endian(unsigned char *hb)
+{
+    if (get_i32(hb + 12) == 3) return false;
+    unsigned char ndim[4] = {hb[15], hb[14], hb[13], hb[12]};
+    if (get_i32(ndim) != 3) return false;
+    for (int k = 0; k < 4; k++) {
+        unsigned char t = hb[k];
+        hb[k] = hb[7 - k];
+        hb[7 - k] = t;
+    }
+    swap_words(hb + 8, TIPSY_HEADER - 8);
+    return true;
 }
 
 typedef struct TipsyHeader {
@@ -249,6 +281,7 @@ int tipsy_read_meta(const char *path, Bodies *out, TipsyMeta *meta, char *err, s
         fclose(f);
         return -1;
     }
+    const bool big_endian = header_is_big_endian(hb);
     TipsyHeader h = {get_f64(hb), get_i32(hb + 8), get_i32(hb + 12), get_i32(hb + 16),
                      get_i32(hb + 20), get_i32(hb + 24), get_u32(hb + 28)};
     if (check_header(path, &h, size, err, errlen) != 0) {
@@ -271,6 +304,7 @@ int tipsy_read_meta(const char *path, Bodies *out, TipsyMeta *meta, char *err, s
         snprintf(err, errlen, "tipsy: %s: read failed after the header", path);
         goto done;
     }
+    if (big_endian) swap_words(data, bytes);
     float eps_dark = 0, eps_star = 0;
     for (int i = 0; i < n; i++) {
         int dark = i < h.ndark;

@@ -1,4 +1,5 @@
-/* TIPSY binary snapshots, little-endian, the variant NVIDIA's samples read:
+/* TIPSY binary snapshots, little-endian, the variant NVIDIA's samples read (the reader also takes
+ * the standard big-endian XDR variant, told apart by ndim):
  * a 32-byte header (double time; int nbodies, ndim, nsph, ndark, nstar; 4 bytes padding), then
  * ndark dark particles (float mass, pos[3], vel[3], eps; int phi) and nstar star particles
  * (float mass, pos[3], vel[3], metals, tform, eps; int phi). phi carries an id. */

@@ -18,6 +18,7 @@
 #include "test_skip.h"
 
 #include "app/record.h"
+#include "util/clock.h"
 
 static char dir[] = "/tmp/starburst-record-XXXXXX";
 static char *saved_path_env;
@@ -69,6 +70,32 @@ static int restore_path(void **state)
 {
     setenv("PATH", saved_path_env, 1);
     return 0;
+}
+
+/* The closing line tells the time the recording took apart from the video's length: 6 frames,
+ * 0.1 s apart, are 0.1 s of video at 60 fps recorded over 0.5 s. */
+static void close_says_the_time_taken_and_the_length(void **state)
+{
+    (void)state;
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/timed", dir);
+    Recorder *r = recorder_open(&(RecorderDesc){.path = path, .width = 8, .height = 8}, err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    uint8_t rgb[8 * 8 * 3] = {0};
+    for (int i = 0; i < 6; i++) {
+        double t = clock_seconds();
+        while (i > 0 && clock_seconds() - t < 0.1) usleep(5000);
+        if (recorder_frame(r, rgb, 8, 8, err, sizeof err) != 0) fail_msg("%s", err);
+    }
+    assert_int_equal(recorder_close(r, err, sizeof err), 0);
+    print_message("%s\n", err);
+    double over = -1;
+    const char *at = strstr(err, " over ");
+    assert_non_null(at);
+    assert_int_equal(sscanf(at, " over %lf s", &over), 1);
+    assert_true(over >= 0.5 && over < 60);
+    assert_non_null(strstr(err, "6 frames"));
+    assert_non_null(strstr(err, "0.1 s of video at 60 fps"));
 }
 
 static void png_folder_loads_back(void **state)
@@ -281,6 +308,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(png_folder_loads_back),
+        cmocka_unit_test(close_says_the_time_taken_and_the_length),
         cmocka_unit_test(resized_frames_are_centred),
         cmocka_unit_test(missing_parent_is_refused),
         cmocka_unit_test_teardown(absent_ffmpeg_is_named, restore_path),

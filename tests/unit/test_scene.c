@@ -376,6 +376,25 @@ static void tipsy_scenes_follow_the_file(void **state)
 
 /* A file without softenings (as Starburst writes them): the TIPSY scene scales the run from the
  * galaxy itself, and for our own disk that should land near what the disk scene suggests. */
+/* A file of massless bodies is refused for what it is, as a galaxy and as a collision. */
+static void massless_tipsy_is_refused(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/starburst-scene-XXXXXX", path[64], err[256] = "";
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/massless.bin", dir);
+    Bodies disk;
+    SceneInfo own;
+    build(&(SceneDesc){.kind = SCENE_DISK, .n = 500}, &disk, &own);
+    for (int i = 0; i < disk.n; i++) disk.pos[4 * (size_t)i + 3] = 0.0f;
+    if (tipsy_write(path, &disk, 0.0, err, sizeof err) != 0) fail_msg("%s", err);
+    bodies_free(&disk);
+    expect_refused(&(SceneDesc){.kind = SCENE_TIPSY, .tipsy_path = path}, "every body has zero mass");
+    expect_refused(&(SceneDesc){.kind = SCENE_TIPSY_COLLIDE, .tipsy_path = path}, "every body has zero mass");
+    unlink(path);
+    rmdir(dir);
+}
+
 static void tipsy_scene_scales_a_file_by_its_galaxy(void **state)
 {
     (void)state;
@@ -413,6 +432,7 @@ int main(void)
         cmocka_unit_test(names_round_trip),
         cmocka_unit_test(tipsy_scenes_follow_the_file),
         cmocka_unit_test(tipsy_scene_scales_a_file_by_its_galaxy),
+        cmocka_unit_test(massless_tipsy_is_refused),
     };
     return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -1,0 +1,116 @@
+#!/bin/bash
+# What a headless run says into a log: progress as lines of their own (no \r: that is for a
+# terminal), no word about presets it was not asked for, an exit summary whose rate leaves out the
+# time the process was stopped (SIGSTOP / SIGCONT, as ctrl+Z and fg do), and a recording that
+# fails on a full disk said once. Every wait is for a condition (a line in the log, the readout,
+# the process's state in /proc), never a fixed sleep.
+# usage: headless_messages.sh APP OUT_DIR
+set -u
+if [ $# -ne 2 ]; then
+    echo "usage: headless_messages.sh APP OUT_DIR" >&2
+    exit 2
+fi
+app=$1 out=$2
+rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
+passed=0 failed=0 pid=
+
+fail() {
+    echo "FAIL: $*"
+    failed=$((failed + 1))
+}
+ok() {
+    echo "ok: $*"
+    passed=$((passed + 1))
+}
+finish() {
+    [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+    exit $?
+}
+trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; exit 1' INT TERM HUP
+abort() {
+    fail "$*"
+    [ -f run.log ] && { echo "--- the program's output:"; cat -v run.log | tail -n 20; }
+    finish
+}
+# Polls until "$@" succeeds, or 120 s pass; the program must live.
+wait_for() {
+    local what=$1
+    shift
+    local deadline=$((SECONDS + 120))
+    until "$@"; do
+        kill -0 "$pid" 2>/dev/null || abort "the program ended while waiting for $what"
+        [ $SECONDS -ge $deadline ] && abort "timed out waiting for $what"
+        sleep 0.02
+    done
+}
+frame() { awk '$1 == "frame" { print $2; exit }' run.readout 2>/dev/null; }
+frame_above() { local f; f=$(frame); [ -n "$f" ] && [ "$f" -gt "$1" ]; }
+progress_said() { grep -q "starburst: frame [0-9]*/" run.log; }
+# The process's state, the field after the name in /proc/PID/stat: T while stopped.
+state() { sed 's/.*) //' /proc/"$pid"/stat 2>/dev/null | cut -d' ' -f1; }
+is_stopped() { [ "$(state)" = T ]; }
+is_running() { local s; s=$(state); [ -n "$s" ] && [ "$s" != T ]; }
+now() { date +%s.%N; }
+stopped_for() { awk -v a="$stopped_at" -v b="$(now)" -v s="$1" 'BEGIN { exit !(b - a >= s) }'; }
+
+# A run on the CPU, its stderr a file, stopped from outside for a few seconds and then ended.
+begin=$(now)
+STARBURST_READOUT=$PWD/run.readout "$app" --headless --backend cpu --size 96x64 -n 256 --frames 10000000 \
+    2>run.log >/dev/null &
+pid=$!
+wait_for "a line of progress" progress_said
+if grep -q $'\r' run.log; then fail "the log holds a carriage return: $(cat -v run.log | grep -m1 '\^M')"; else ok "progress into a log comes as lines, no \\r"; fi
+if grep -q "not offered" run.log; then fail "a CPU start speaks of presets it was not asked for: $(grep -m1 'not offered' run.log)"; else ok "no word of presets not asked for"; fi
+
+wait_for "a frame drawn" frame_above 0
+kill -STOP "$pid"
+wait_for "the stop" is_stopped
+stopped_at=$(now)
+# The stop to leave out of the rate: 4 s with the process in state T.
+wait_for "4 s stopped" stopped_for 4
+is_stopped || abort "the program went on while stopped"
+stopped=$(awk -v a="$stopped_at" -v b="$(now)" 'BEGIN { print b - a }')
+at=$(frame)
+kill -CONT "$pid"
+wait_for "it to go on" is_running
+wait_for "frames after the stop" frame_above "$((at + 2))"
+kill -TERM "$pid"
+wait "$pid" 2>/dev/null
+rc=$?
+pid=
+wall=$(awk -v a="$begin" -v b="$(now)" 'BEGIN { print b - a }')
+[ "$rc" -eq 143 ] || fail "SIGTERM ended it with status $rc, not 143"
+summary=$(grep -m1 -E "starburst: [0-9]+ steps? in [0-9.]+ s" run.log)
+took=$(printf '%s\n' "$summary" | sed -E 's/.* in ([0-9.]+) s.*/\1/')
+if [ -z "$summary" ]; then
+    fail "no exit summary: $(cat -v run.log | tail -n 3)"
+elif awk -v t="$took" -v w="$wall" -v s="$stopped" 'BEGIN { exit !(t <= w - s + 0.5) }'; then
+    ok "stopped ${stopped} s of ${wall} s: the summary counts $took s ('$summary')"
+else
+    fail "stopped ${stopped} s of ${wall} s, yet the summary counts $took s: '$summary'"
+fi
+
+# A recording onto a full disk: a 256 KiB tmpfs in a user namespace where one can be had, else
+# a file-size limit (the write fails with EFBIG instead of ENOSPC, through the same path).
+rm -rf disk && mkdir disk
+record=(--headless --backend cpu --size 320x240 -n 256 --frames 200 --record disk/frames)
+if unshare -rm true 2>/dev/null; then
+    how="a full tmpfs"
+    timeout 120 unshare -rm sh -c 'mount -t tmpfs -o size=256k none disk && exec "$@"' sh "$app" "${record[@]}" \
+        2>full.log >/dev/null
+    rc=$?
+else
+    how="a file-size limit"
+    (trap '' XFSZ; ulimit -f 256; exec timeout 120 "$app" "${record[@]}") 2>full.log >/dev/null
+    rc=$?
+fi
+said=$(grep -c "recording: disk/frames/frame_" full.log)
+if [ "$rc" -eq 1 ] && [ "$said" -eq 1 ]; then
+    ok "recording onto $how: exit 1, said once: $(grep "recording: disk" full.log)"
+else
+    fail "recording onto $how: exit $rc, the failure said $said times:"
+    cat -v full.log
+fi
+finish
