@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/sim.h" /* SIM_THETA_DEFAULT: the opening angle the tree's accuracy is measured at */
+#include "tree_geometry.h" /* NBODY_TREE_THETA: the opening angle the tree's accuracy is measured at */
 
 /* dt up to 10 and softening up to 100 model units, as the command line has always taken; the mass
  * ratios the collision scenes build (0.05 to 20); 2^26 bodies, what a scene and a TIPSY file hold.
@@ -16,7 +16,7 @@ static const Param table[PARAM_COUNT] = {
     [PARAM_DT] = {"dt", "--dt", "model time units", 0, 10, true, false, 0.01, "the scene's"},
     [PARAM_SOFTENING] = {"softening", "--softening", "model length units", 0, 100, false, false, 0, "the scene's"},
     [PARAM_DAMPING] = {"damping", "--damping", "velocity factor per step", 0, 1, true, false, 1, "1, off"},
-    [PARAM_THETA] = {"theta", "--theta", "cell size / distance", 0.05, 1.5, false, false, SIM_THETA_DEFAULT, NULL},
+    [PARAM_THETA] = {"theta", "--theta", "cell size / distance", 0.05, 1.5, false, false, NBODY_TREE_THETA, NULL},
     [PARAM_MASS_RATIO] = {"mass_ratio", "--mass-ratio", "mass of galaxy B / galaxy A", 0.05, 20, false, false, 1,
                           NULL},
     [PARAM_BODIES] = {"bodies", "--bodies", "", 1, 64 * 1024 * 1024, false, true, 16384,
