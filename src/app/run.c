@@ -53,10 +53,10 @@ void app_default_settings(App *a)
     UiModel *u = &a->ui;
     u->damping = o->damping > 0 ? o->damping : scene.damping;
     u->theta = o->theta > 0 ? o->theta : scene.theta;
-    u->steps_per_frame = o->steps_per_frame > 0                                  ? o->steps_per_frame
-                         : a->run.have_loaded && a->run.loaded.steps_per_frame > 0 ? a->run.loaded.steps_per_frame
-                         : a->ui.cuda ? (int)params_get(PARAM_STEPS_PER_FRAME)->fallback
-                                      : 1; /* the CPU's steps are many times slower */
+    if (o->steps_per_frame > 0) u->steps_per_frame = o->steps_per_frame;
+    else if (a->run.have_loaded && a->run.loaded.steps_per_frame > 0) u->steps_per_frame = a->run.loaded.steps_per_frame;
+    else if (a->ui.cuda) u->steps_per_frame = (int)params_get(PARAM_STEPS_PER_FRAME)->fallback;
+    else u->steps_per_frame = 1; /* a CPU step takes many times longer */
     u->point_size = o->point_size > 0 ? o->point_size : (float)params_get(PARAM_POINT_SIZE)->fallback;
     u->exposure = o->exposure > 0 ? o->exposure : (float)params_get(PARAM_EXPOSURE)->fallback;
     u->color_mode = (int)o->color_mode;
@@ -73,7 +73,8 @@ void app_say_gpu_only_options(const App *a)
     if (o->backend != SIM_BACKEND_AUTO || a->run.backend != SIM_BACKEND_CPU) return;
     char given[4][48];
     int count = 0;
-    if (o->kernel != SIM_KERNEL_DEFAULT) snprintf(given[count++], sizeof given[0], "--kernel %s", sim_kernel_name(o->kernel));
+    if (o->kernel != SIM_KERNEL_DEFAULT)
+        snprintf(given[count++], sizeof given[0], "--kernel %s", sim_kernel_name(o->kernel));
     if (o->precision == SIM_PRECISION_DOUBLE) snprintf(given[count++], sizeof given[0], "--precision double");
     if (o->threads_per_body > 0)
         snprintf(given[count++], sizeof given[0], "--threads-per-body %d", o->threads_per_body);
