@@ -258,11 +258,6 @@ static void app_init_ui_model(App *a)
     u->measure_ladder = o->measure_ladder;
     u->ladder_touring = SIM_KERNEL_DEFAULT;
     a->run.kernel_picked = o->kernel != SIM_KERNEL_DEFAULT;
-    u->point_size = o->point_size > 0 ? o->point_size : 1.0f;
-    u->exposure = o->exposure > 0 ? o->exposure : 1.0f;
-    u->color_mode = (int)o->color_mode;
-    u->auto_rotate = o->auto_rotate;
-    u->show_halo = o->show_halo;
     u->force = (int)o->force;
     u->theta = params_theta(o->theta);
     u->tree_levels = 4;
@@ -359,6 +354,7 @@ static int app_start(App *a)
         app_notify(a, "%s", a->run.backend_note);
         app_say(a, "starburst: %s\n", a->msg.notice);
     }
+    app_say_gpu_only_options(a);
     if (opt->record_dir) {
         app_start_recording(a, opt->record_dir);
         if (!a->rec.recorder) return 2;
@@ -370,12 +366,7 @@ static int app_start(App *a)
     }
     a->obs.watch = force_watch_create(err, sizeof err);
     if (!a->obs.watch) app_say(a, "starburst: no live force error: %s\n", err);
-    a->ui.damping = opt->damping > 0 ? opt->damping : (a->run.have_loaded ? app_scene_defaults(a).damping : 1.0f);
-    a->ui.theta = opt->theta > 0 ? opt->theta : app_scene_defaults(a).theta;
-    a->ui.steps_per_frame = opt->steps_per_frame > 0                         ? opt->steps_per_frame
-                            : a->run.have_loaded && a->run.loaded.steps_per_frame > 0 ? a->run.loaded.steps_per_frame
-                            : a->ui.cuda                                      ? 4
-                                                                              : 1;
+    app_default_settings(a);
     camera_init(&a->camera, a->run.info.extent);
     if (preset >= 0 && app_apply_preset(a, preset, 0, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s\n", err);

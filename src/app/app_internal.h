@@ -64,6 +64,7 @@ typedef struct AppRun {
     int last_scene, last_n;
     uint64_t seed;         /* of the scene running now */
     char scene_file[1024]; /* the TIPSY file or saved run of the preset applied last */
+    bool dark_only;        /* the bodies are all dark matter (a halo-only file): the halo is shown */
     /* Where a loaded run stood when it was saved. */
     SavedRun loaded;
     bool have_loaded;
@@ -239,6 +240,8 @@ void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len
 SimParams app_ui_params(const App *a);
 float app_theta_default(const App *a);
 SimParams app_scene_defaults(const App *a);
+void app_default_settings(App *a);
+void app_say_gpu_only_options(const App *a);
 int app_reset(App *a, char *err, size_t errlen);
 int app_fall_back_to_cpu(App *a);
 void app_handle_reset(App *a);
@@ -269,6 +272,7 @@ void app_monitor(App *a, int frame);
 int app_load_presets(App *a, char *err, size_t errlen);
 int app_offer_presets_for(App *a, bool cuda, const char *why, char *err, size_t errlen);
 int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen);
+void app_say_preset_failed(App *a, int i, const char *err);
 void app_step_preset(App *a, int delta);
 void app_save_preset(App *a);
 

@@ -116,10 +116,55 @@ int app_offer_presets_for(App *a, bool cuda, const char *why, char *err, size_t 
     return 0;
 }
 
-/* Resets into preset i; the camera glides to the preset's view over `glide` seconds. */
+/* What a preset changes before its reset: kept, so that one that fails leaves the run as it was. */
+typedef struct RunChoice {
+    SceneDesc scene;
+    const char *load_path;
+    char scene_file[sizeof ((AppRun *)0)->scene_file];
+    SavedRun loaded;
+    bool have_loaded;
+    SimForce force;
+    int last_n, ui_scene, ui_n, ui_seed;
+} RunChoice;
+
+static void run_choice_keep(const App *a, RunChoice *c)
+{
+    *c = (RunChoice){.scene = a->run.scene,
+                     .load_path = a->run.load_path,
+                     .loaded = a->run.loaded,
+                     .have_loaded = a->run.have_loaded,
+                     .force = a->run.force,
+                     .last_n = a->run.last_n,
+                     .ui_scene = a->ui.scene,
+                     .ui_n = a->ui.n,
+                     .ui_seed = a->ui.seed};
+    memcpy(c->scene_file, a->run.scene_file, sizeof c->scene_file);
+}
+
+/* The choice kept, back in force. The scene's paths point into scene_file, or at the options. */
+static void run_choice_restore(App *a, const RunChoice *c)
+{
+    memcpy(a->run.scene_file, c->scene_file, sizeof c->scene_file);
+    a->run.scene = c->scene;
+    a->run.load_path = c->load_path;
+    a->run.loaded = c->loaded;
+    a->run.have_loaded = c->have_loaded;
+    a->run.force = c->force;
+    a->run.last_n = c->last_n;
+    a->ui.scene = c->ui_scene;
+    a->ui.n = c->ui_n;
+    a->ui.seed = c->ui_seed;
+}
+
+/* Resets into preset i; the camera glides to the preset's view over `glide` seconds. Every view
+ * and run setting the preset leaves out takes its default (app_default_settings), so a preset
+ * looks the same each time it is shown. A preset that fails (its file unreadable, say) becomes
+ * the one selected, so that ] goes on past it, and the run goes on as it was: -1 with err. */
 int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
 {
     const Preset *p = &a->presets.list.items[i];
+    RunChoice before;
+    run_choice_keep(a, &before);
     /* The preset list is read again after a save: the app keeps its own copy of a file name. */
     snprintf(a->run.scene_file, sizeof a->run.scene_file, "%s", p->file);
     a->run.scene = p->scene;
@@ -133,12 +178,22 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
     a->ui.seed = (int)(p->scene.seed ? p->scene.seed : 1);
     a->run.force = p->set & PRESET_FORCE ? p->force : a->opt.force;
     a->run.last_n = -1; /* a preset starts from its scene's suggestions */
-    if (app_reset(a, err, errlen) != 0) return -1;
     a->ui.preset = i;
+    if (app_reset(a, err, errlen) != 0) {
+        run_choice_restore(a, &before);
+        /* Where the old simulation went with the attempt, its scene starts again. */
+        char again[256];
+        if (!a->run.sim && app_reset(a, again, sizeof again) != 0) {
+            const size_t used = strlen(err);
+            snprintf(err + used, errlen - used, "; the run before it failed too: %s", again);
+        }
+        return -1;
+    }
+    app_default_settings(a);
     if (p->set & PRESET_DT) a->ui.dt = p->dt;
     if (p->set & PRESET_SOFTENING) a->ui.softening = p->softening;
-    a->ui.damping = p->set & PRESET_DAMPING ? p->damping : 1.0f;
-    a->ui.theta = p->set & PRESET_THETA ? p->theta : app_theta_default(a);
+    if (p->set & PRESET_DAMPING) a->ui.damping = p->damping;
+    if (p->set & PRESET_THETA) a->ui.theta = p->theta;
     if (p->set & PRESET_STEPS) a->ui.steps_per_frame = p->steps_per_frame;
     if (p->set & PRESET_EXPOSURE) a->ui.exposure = p->exposure;
     if (p->set & PRESET_POINT_SIZE) a->ui.point_size = p->point_size;
@@ -152,10 +207,20 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
     float distance = p->set & PRESET_CAMERA && p->camera_distance > 0 ? p->camera_distance * home.distance
                                                                        : home.distance;
     camera_glide(&a->camera, origin, yaw, pitch, distance, glide);
-    app_notify(a, "Preset: %s (%d bodies)", p->name, sim_count(a->run.sim));
+    app_notify(a, "Preset: %s (%d bodies)%s", p->name, sim_count(a->run.sim),
+               a->run.dark_only ? "; all bodies are dark matter: shown; D hides them" : "");
     return 0;
 }
 
+/* A preset that failed: said once, on screen and on stderr. */
+void app_say_preset_failed(App *a, int i, const char *err)
+{
+    app_notify(a, "Preset '%s' not applied: %s", a->presets.list.items[i].name, err);
+    fprintf(stderr, "starburst: %s\n", a->msg.notice);
+}
+
+/* [ and ], and the cycle: the presets back or forward. One that fails is said once and passed:
+ * the next step goes on from it. */
 void app_step_preset(App *a, int delta)
 {
     if (a->presets.list.count == 0) {
@@ -165,7 +230,7 @@ void app_step_preset(App *a, int delta)
     const int count = a->presets.list.count;
     int i = a->ui.preset < 0 ? (delta > 0 ? 0 : count - 1) : ((a->ui.preset + delta) % count + count) % count;
     char err[512];
-    if (app_apply_preset(a, i, 1.5f, err, sizeof err) != 0) app_notify(a, "%s", err);
+    if (app_apply_preset(a, i, 1.5f, err, sizeof err) != 0) app_say_preset_failed(a, i, err);
 }
 
 /* What runs now, as a preset named in the UI, appended to the presets file: the scene as it was

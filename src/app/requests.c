@@ -46,8 +46,9 @@ static void app_pick_kernel(App *a, bool apply_shape)
 }
 
 /* Every request of the UI and the keys, each taken here, once, before the frame advances; those
- * served later in the frame (a single step, a screenshot) go into its plan. A reset or a preset
- * that fails leaves no simulation: the frame then ends the run. */
+ * served later in the frame (a single step, a screenshot) go into its plan. A preset that fails
+ * leaves the run as it was; a reset that fails, or a preset whose failure took the run before it
+ * along, leaves no simulation: the frame then ends the run. */
 void app_take_requests(App *a, FramePlan *f)
 {
     UiModel *u = &a->ui;
@@ -67,7 +68,7 @@ void app_take_requests(App *a, FramePlan *f)
     if (preset || (u->cycling && f->t >= a->presets.cycle_next && a->presets.list.count > 0)) {
         if (!preset) app_step_preset(a, +1);
         else if (app_apply_preset(a, u->preset, 1.5f, err, sizeof err) != 0)
-            app_notify(a, "%s", err);
+            app_say_preset_failed(a, u->preset, err);
         a->presets.cycle_next = f->t + u->cycle_seconds;
         if (!a->run.sim) return;
     }
@@ -95,7 +96,8 @@ void app_take_requests(App *a, FramePlan *f)
     if (take(&u->reset_camera)) camera_reset(&a->camera);
 }
 
-/* L: lecture mode goes full screen; leaving it gives back the window it came from. */
+/* L: lecture mode goes full screen; leaving it gives back the window it came from. Its kernel
+ * ladder is the CUDA backend's: on the CPU, the notice says why it is not there, as K's does. */
 static void app_set_lecture(App *a, bool on)
 {
     a->ui.lecture = on;
@@ -103,6 +105,9 @@ static void app_set_lecture(App *a, bool on)
     if (on) {
         a->lecture.fullscreen_before = render_context_fullscreen(a->ctx);
         render_context_set_fullscreen(a->ctx, true);
+        if (!a->ui.cuda)
+            app_notify(a, "Lecture mode: the kernel ladder is the CUDA backend's; this run is on the %s.",
+                       a->ui.backend);
     } else {
         render_context_set_fullscreen(a->ctx, a->lecture.fullscreen_before);
     }

@@ -42,6 +42,54 @@ SimParams app_scene_defaults(const App *a)
         .dt = a->run.info.dt, .softening = a->run.info.softening, .damping = 1.0f, .theta = app_theta_default(a)};
 }
 
+/* Where nothing names them, the view and run settings the run starts with: the command line's,
+ * else the scene's (a loaded run's damping, theta and steps a frame), else the table's. The start
+ * and every preset take them, so that a preset looks the same whatever was shown before it. The
+ * halo is shown where the bodies are all dark matter: there is nothing else to see. */
+void app_default_settings(App *a)
+{
+    const AppOptions *o = &a->opt;
+    const SimParams scene = app_scene_defaults(a);
+    UiModel *u = &a->ui;
+    u->damping = o->damping > 0 ? o->damping : scene.damping;
+    u->theta = o->theta > 0 ? o->theta : scene.theta;
+    if (o->steps_per_frame > 0) u->steps_per_frame = o->steps_per_frame;
+    else if (a->run.have_loaded && a->run.loaded.steps_per_frame > 0) u->steps_per_frame = a->run.loaded.steps_per_frame;
+    else if (a->ui.cuda) u->steps_per_frame = (int)params_get(PARAM_STEPS_PER_FRAME)->fallback;
+    else u->steps_per_frame = 1; /* a CPU step takes many times longer */
+    u->point_size = o->point_size > 0 ? o->point_size : (float)params_get(PARAM_POINT_SIZE)->fallback;
+    u->exposure = o->exposure > 0 ? o->exposure : (float)params_get(PARAM_EXPOSURE)->fallback;
+    u->color_mode = (int)o->color_mode;
+    u->auto_rotate = o->auto_rotate;
+    u->show_halo = o->show_halo || a->run.dark_only;
+}
+
+/* --kernel, --precision double and the launch shapes, asked for on --backend auto where the CPU
+ * runs: said once at the start (the CPU has one kernel, in float). Refusing them would stop a
+ * saved command line on a machine without a GPU. */
+void app_say_gpu_only_options(const App *a)
+{
+    const AppOptions *o = &a->opt;
+    if (o->backend != SIM_BACKEND_AUTO || a->run.backend != SIM_BACKEND_CPU) return;
+    char given[4][48];
+    int count = 0;
+    if (o->kernel != SIM_KERNEL_DEFAULT)
+        snprintf(given[count++], sizeof given[0], "--kernel %s", sim_kernel_name(o->kernel));
+    if (o->precision == SIM_PRECISION_DOUBLE) snprintf(given[count++], sizeof given[0], "--precision double");
+    if (o->threads_per_body > 0)
+        snprintf(given[count++], sizeof given[0], "--threads-per-body %d", o->threads_per_body);
+    if (o->block_size > 0) snprintf(given[count++], sizeof given[0], "--block-size %d", o->block_size);
+    if (count == 0) return;
+    char list[220] = "";
+    size_t used = 0;
+    for (int i = 0; i < count && used < sizeof list; i++) {
+        const char *sep = i == 0 ? "" : i == count - 1 ? " and " : ", ";
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", sep, given[i]);
+    }
+    app_say(a, "starburst: no CUDA device: running on the CPU; %s %s to the GPU only\n", list,
+            count == 1 ? "applies" : "apply");
+}
+
 /* Builds the scene in the UI model's settings and (re)creates the simulation on it. */
 int app_reset(App *a, char *err, size_t errlen)
 {
@@ -87,6 +135,7 @@ int app_reset(App *a, char *err, size_t errlen)
         renderer_destroy(a->renderer);
         a->renderer = renderer_create(&(RendererDesc){.max_bodies = b.n, .shader_dir = a->opt.shader_dir}, err, errlen);
         if (!a->renderer) {
+            a->renderer_capacity = 0;
             bodies_free(&b);
             return -1;
         }
@@ -130,6 +179,16 @@ int app_reset(App *a, char *err, size_t errlen)
     if (d.kind != (SceneKind)a->run.last_scene || b.n != a->run.last_n) {
         a->ui.dt = a->opt.dt > 0 && a->run.last_n == 0 ? a->opt.dt : info.dt;
         a->ui.softening = a->opt.softening >= 0 && a->run.last_n == 0 ? a->opt.softening : info.softening;
+    }
+    /* Bodies that are all dark matter (a halo-only file) would leave the screen black: a new
+     * scene of them shows the halo and says so. */
+    bool stars = !b.tag;
+    for (int i = 0; i < b.n && !stars; i++) stars = BODY_TAG_COMPONENT(b.tag[i]) != BODY_HALO;
+    a->run.dark_only = b.n > 0 && !stars;
+    if (a->run.dark_only && (d.kind != (SceneKind)a->run.last_scene || b.n != a->run.last_n)) {
+        a->ui.show_halo = true;
+        app_notify(a, "All bodies are dark matter: shown; D hides them");
+        app_say(a, "starburst: %s\n", a->msg.notice);
     }
     if (b.n != a->run.last_n) memset(a->ui.ladder_rate, 0, sizeof a->ui.ladder_rate);
     a->run.last_scene = (int)d.kind;
