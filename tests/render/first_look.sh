@@ -5,6 +5,7 @@
 # - a TIPSY file of dark-matter bodies only is shown (the halo display on), and the notice says so.
 # usage: first_look.sh APP OUT_DIR DATA_DIR   (DATA_DIR holds galaxy_20K.bin)
 set -u
+. "$(dirname "$0")/checks.sh"
 if [ $# -ne 3 ]; then
     echo "usage: first_look.sh APP OUT_DIR DATA_DIR" >&2
     exit 2
@@ -12,16 +13,8 @@ fi
 app=$(realpath "$1") out=$2 data=$(realpath -m "$3")
 rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
 passed=0 failed=0 skipped=0
-fail() {
-    echo "FAIL: $*"
-    failed=$((failed + 1))
-}
-ok() {
-    echo "ok: $*"
-    passed=$((passed + 1))
-}
 # The readout's value of key (the words after it).
-rv() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' readout.txt 2>/dev/null; }
+rv() { readout_value readout.txt "$1"; }
 common=(--headless --size 64x64 --frames 2)
 
 # ---- The GPU's options where auto falls back to the CPU ----

@@ -6,6 +6,7 @@
 # the process's state in /proc), never a fixed sleep.
 # usage: headless_messages.sh APP OUT_DIR
 set -u
+. "$(dirname "$0")/checks.sh"
 if [ $# -ne 2 ]; then
     echo "usage: headless_messages.sh APP OUT_DIR" >&2
     exit 2
@@ -14,18 +15,9 @@ app=$1 out=$2
 rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
 passed=0 failed=0 pid=
 
-fail() {
-    echo "FAIL: $*"
-    failed=$((failed + 1))
-}
-ok() {
-    echo "ok: $*"
-    passed=$((passed + 1))
-}
 finish() {
     [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+    report
     exit $?
 }
 trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; exit 1' INT TERM HUP
@@ -36,14 +28,13 @@ abort() {
 }
 # Polls until "$@" succeeds, or 120 s pass; the program must live.
 wait_for() {
-    local what=$1
+    local what=$1 rc
     shift
-    local deadline=$((SECONDS + 120))
-    until "$@"; do
-        kill -0 "$pid" 2>/dev/null || abort "the program ended while waiting for $what"
-        [ $SECONDS -ge $deadline ] && abort "timed out waiting for $what"
-        sleep 0.02
-    done
+    wait_until "$pid" 120 "$@"
+    rc=$?
+    [ $rc -eq 2 ] && abort "the program ended while waiting for $what"
+    [ $rc -eq 1 ] && abort "timed out waiting for $what"
+    return $rc
 }
 frame() { awk '$1 == "frame" { print $2; exit }' run.readout 2>/dev/null; }
 frame_above() { local f; f=$(frame); [ -n "$f" ] && [ "$f" -gt "$1" ]; }

@@ -10,6 +10,7 @@
 # Every wait is for a condition, never a sleep.
 # usage: presets_window.sh APP OUT_DIR   (under xvfb-run)
 set -u
+. "$(dirname "$0")/checks.sh"
 if [ $# -ne 2 ]; then
     echo "usage: presets_window.sh APP OUT_DIR" >&2
     exit 2
@@ -28,18 +29,9 @@ readout=$PWD/readout.txt
 passed=0 failed=0
 pid=
 
-fail() {
-    echo "FAIL: $*"
-    failed=$((failed + 1))
-}
-ok() {
-    echo "ok: $*"
-    passed=$((passed + 1))
-}
 finish() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+    report
     exit $?
 }
 abort() {
@@ -49,18 +41,16 @@ abort() {
     pid=
     finish
 }
-rv() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$readout" 2>/dev/null; }
+rv() { readout_value "$readout" "$1"; }
 # Polls until "$@" succeeds, or 60 s pass (a loaded machine draws slowly). The program must live.
 wait_for() {
-    local what=$1
+    local what=$1 rc
     shift
-    local deadline=$((SECONDS + 60))
-    until "$@"; do
-        kill -0 "$pid" 2>/dev/null || abort "the program ended while waiting for $what"
-        [ $SECONDS -ge $deadline ] && { fail "timed out waiting for $what"; return 1; }
-        sleep 0.02
-    done
-    return 0
+    wait_until "$pid" 60 "$@"
+    rc=$?
+    [ $rc -eq 2 ] && abort "the program ended while waiting for $what"
+    [ $rc -eq 1 ] && fail "timed out waiting for $what"
+    return $rc
 }
 frame_at_least() { local f; f=$(rv frame); [ -n "$f" ] && [ "$f" -ge "$1" ]; }
 frames() {

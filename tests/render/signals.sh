@@ -7,6 +7,7 @@
 # and paused. Every wait is for a condition (a readout, a pending signal taken), never a sleep.
 # usage: signals.sh headless|window APP OUT_DIR CHECK_IMAGE   (window: under xvfb-run)
 set -u
+. "$(dirname "$0")/checks.sh"
 if [ $# -ne 4 ]; then
     echo "usage: signals.sh headless|window APP OUT_DIR CHECK_IMAGE" >&2
     exit 2
@@ -30,19 +31,10 @@ rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
 passed=0 failed=0
 tpid= pid=
 
-fail() {
-    echo "FAIL: $*"
-    failed=$((failed + 1))
-}
-ok() {
-    echo "ok: $*"
-    passed=$((passed + 1))
-}
 finish() {
     [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
     [ -n "$tpid" ] && wait "$tpid" 2>/dev/null
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+    report
     exit $?
 }
 # A test stopped from outside takes its program with it.
@@ -58,14 +50,13 @@ signum() { kill -l "$1"; }
 rv() { awk -v k="$1" '$1 == k { print $2; exit }' "$name.readout" 2>/dev/null; }
 # Polls until "$@" succeeds, or 60 s pass; the program must live.
 wait_for() {
-    local what=$1
+    local what=$1 rc
     shift
-    local deadline=$((SECONDS + 60))
-    until "$@"; do
-        kill -0 "$tpid" 2>/dev/null || abort "$name: the program ended while waiting for $what"
-        [ $SECONDS -ge $deadline ] && abort "$name: timed out waiting for $what"
-        sleep 0.02
-    done
+    wait_until "$tpid" 60 "$@"
+    rc=$?
+    [ $rc -eq 2 ] && abort "$name: the program ended while waiting for $what"
+    [ $rc -eq 1 ] && abort "$name: timed out waiting for $what"
+    return $rc
 }
 frame_at_least() { local f; f=$(rv frame); [ -n "$f" ] && [ "$f" -ge "$1" ]; }
 child_known() { pid=$(pgrep -P "$tpid" | head -n 1); [ -n "$pid" ]; }

@@ -7,6 +7,7 @@
 # wait is for a condition (the window mapped, frames drawn, a value read back), never a sleep.
 # usage: window_controls.sh APP SOURCE_DIR OUT_DIR CHECK_IMAGE   (under xvfb-run)
 set -u
+. "$(dirname "$0")/checks.sh"
 if [ $# -ne 4 ]; then
     echo "usage: window_controls.sh APP SOURCE_DIR OUT_DIR CHECK_IMAGE" >&2
     exit 2
@@ -26,18 +27,9 @@ readout=$out/readout.txt
 passed=0 failed=0
 pid=
 
-fail() {
-    echo "FAIL: $*"
-    failed=$((failed + 1))
-}
-ok() {
-    echo "ok: $*"
-    passed=$((passed + 1))
-}
 finish() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+    report
     exit $?
 }
 # A test that cannot go on ends here, with what the program said.
@@ -50,22 +42,20 @@ abort() {
 }
 
 # The readout's value of key (the words after it).
-rv() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$readout" 2>/dev/null; }
+rv() { readout_value "$readout" "$1"; }
 # awk as a calculator and a test: calc EXPR prints it, is EXPR exits 0 when it holds.
 calc() { awk "BEGIN { printf \"%.9g\", $1 }"; }
 is() { awk "BEGIN { exit !($1) }"; }
 
 # Polls until "$@" succeeds, or 60 s pass (a loaded machine draws slowly). The program must live.
 wait_for() {
-    local what=$1
+    local what=$1 rc
     shift
-    local deadline=$((SECONDS + 60))
-    until "$@"; do
-        kill -0 "$pid" 2>/dev/null || abort "the program ended while waiting for $what"
-        [ $SECONDS -ge $deadline ] && { fail "timed out waiting for $what"; return 1; }
-        sleep 0.02
-    done
-    return 0
+    wait_until "$pid" 60 "$@"
+    rc=$?
+    [ $rc -eq 2 ] && abort "the program ended while waiting for $what"
+    [ $rc -eq 1 ] && fail "timed out waiting for $what"
+    return $rc
 }
 frame_at_least() { local f; f=$(rv frame); [ -n "$f" ] && [ "$f" -ge "$1" ]; }
 # Waits until n more frames were drawn: the program has seen what was sent before.
