@@ -33,7 +33,11 @@
  *
  * Memory. Cells at one level are disjoint and nonempty, and only cells of more than LEAF bodies
  * are split, so a tree of n bodies holds at most n leaves and n / (LEAF + 1) split cells a level
- * for each of the LEVELS levels that can split: the cell arrays are sized for that up front. */
+ * for each of the LEVELS levels that can split: the cell arrays are sized for that up front.
+ *
+ * One file: the build, the multipoles, the walk and the overlay's boxes share the device layout
+ * (Layout) and its launch helpers, which a split would have to publish in a header of their own;
+ * the geometry both trees share is tree_geometry.h. */
 #include "cuda_check.h"
 #include "kernels.h"
 #include "nbody_common.cuh"

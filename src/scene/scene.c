@@ -1,6 +1,8 @@
 /* Initial conditions. Every scene draws from its own seeded xoshiro stream in a fixed order, in
  * double precision, and ends recentred (centre of mass at the origin, at rest), so a SceneDesc
- * gives the same bodies bit for bit. G = 1 throughout. */
+ * gives the same bodies bit for bit. G = 1 throughout. One file for the built and the read scenes
+ * alike: the TIPSY scenes (rescaled, rotated, set on the same parabolic orbits) share placing,
+ * orbits and recentring with the built ones, and galaxy.c holds the one model both sample. */
 #include "scene/scene.h"
 
 #include <math.h>
