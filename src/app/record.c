@@ -528,6 +528,7 @@ int recorder_new_path(char *buf, size_t len)
 
 int recorder_new_name(char *buf, size_t len, const char *ext)
 {
+    if (!buf || len == 0) return -1;
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);
