@@ -171,7 +171,7 @@ static void put_ring(Bodies *b, int n, double eps)
         double phi;
         do phi = 2.0 * PI * uniform();
         while ((1.0 + eps) * uniform() > 1.0 + eps * cos(2.0 * phi));
-        put_disk(b, i, sqrt(4.41 + 3.0 * uniform()), phi, 0.1, 1.0 / n); /* R = 2.1 .. 2.9 */
+        put_disk(b, i, sqrt(4.41 + 4.0 * uniform()), phi, 0.1, 1.0 / n); /* R = 2.1 .. 2.9 */
     }
 }
 
@@ -207,6 +207,40 @@ static void fourier_noise_and_known_m2(void **state)
         if (k == 2) assert_true(fabs(m.ring.fourier[k] - eps / 2) < noise);
         else assert_true(m.ring.fourier[k] < noise);
     }
+    bodies_free(&b);
+}
+
+/* Toomre's Q where every factor is known: a light ring (R^2 uniform over 2.1^2 .. 2.9^2, mass
+ * 0.01, sigma_R 0.1, rotation 1 with dispersion 0.1, sigma_z 0.05) about a point of mass 1.
+ * kappa^2 = (M(<2.5) + 2.5 dM/dR) / 2.5^3 with M(<2.5) = 1 + 0.01 (2.5^2 - 2.1^2) / (2.9^2 - 2.1^2)
+ * and dM/dR = 0.01 over the annulus 2-3, Sigma = 0.01 / (pi (3^2 - 2^2)). Each measured moment
+ * is within four standard errors: sigma / sqrt(2N) for a dispersion, sigma / sqrt N for a mean. */
+static void toomre_q_of_a_ring_about_a_point_mass(void **state)
+{
+    (void)state;
+    rng_state = 6;
+    const int n = N_SAMPLE;
+    Bodies b;
+    assert_int_equal(bodies_alloc(&b, n + 1), 0);
+    put_ring(&b, n, 0.0);
+    for (int i = 0; i < n; i++) b.pos[4 * i + 3] = (float)(0.01 / n);
+    put(&b, n, (double[3]){0, 0, 0}, (double[3]){0, 0, 0}, 1.0, BODY_BULGE);
+    StructureMeasure m;
+    measure(&b, &m);
+    const StructureRing *r = &m.ring;
+    const double m_in = 1.0 + 0.01 * (6.25 - 4.41) / (8.41 - 4.41), kappa = sqrt((m_in + 2.5 * 0.01) / pow(2.5, 3));
+    const double sigma = 0.01 / (PI * 5.0), q = 0.1 * kappa / (3.36 * sigma);
+    print_message("ring: sigma_R %.5f (0.1), v_phi %.5f (1), sigma_z %.5f (0.05), Sigma %.6f (%.6f), kappa %.5f (%.5f), "
+                  "Q %.4f (%.4f)\n",
+                  r->sigma_r, r->mean_vphi, r->sigma_z, r->surface_density, sigma, r->kappa, kappa, r->toomre_q, q);
+    assert_int_equal(r->count, n);
+    assert_true(fabs(r->sigma_r - 0.1) < 4 * 0.1 / sqrt(2.0 * n));
+    assert_true(fabs(r->mean_vphi - 1.0) < 4 * 0.1 / sqrt(n));
+    assert_true(fabs(r->mean_vr) < 4 * 0.1 / sqrt(n));
+    assert_true(fabs(r->sigma_z - 0.05) < 4 * 0.05 / sqrt(2.0 * n));
+    assert_true(fabs(r->surface_density / sigma - 1) < 1e-5);
+    assert_true(fabs(r->kappa / kappa - 1) < 1e-4);
+    assert_true(fabs(r->toomre_q / q - 1) < 4 / sqrt(2.0 * n));
     bodies_free(&b);
 }
 
@@ -405,6 +439,7 @@ int main(void)
         cmocka_unit_test(exponential_disk_half_mass_and_thickness),
         cmocka_unit_test(hernquist_half_mass_and_mass_beyond),
         cmocka_unit_test(fourier_noise_and_known_m2),
+        cmocka_unit_test(toomre_q_of_a_ring_about_a_point_mass),
         cmocka_unit_test(tilted_galaxy_measures_the_same),
         cmocka_unit_test(scene_disk_matches_its_model),
         cmocka_unit_test(galaxy_index_selects),
