@@ -18,12 +18,14 @@ extern "C" {
 /* W is summed pair by pair up to this many bodies of the galaxy unless the desc says otherwise. */
 #define STRUCTURE_VIRIAL_MAX_N 32768
 
-/* Zero fields mean "default". */
+/* Zero fields mean "default", but for galaxy (0 is the first galaxy; a NULL desc measures every
+ * body with the defaults). */
 typedef struct StructureDesc {
     int galaxy;           /* BODY_TAG_GALAXY 0 or 1; -1 = every body */
     double softening;     /* Plummer softening of the run, for W */
     double ring[2];       /* annulus [R_in, R_out) of the disk plane for Q and A_m; default 2 to 3 */
-    double beyond;        /* radius for the mass fractions beyond it; default 1.5 x 12 = 18 */
+    double beyond;        /* radius for the mass fractions beyond it; default 18, 1.5 times the
+                             built-in halo's cut (scene/galaxy.c) */
     int virial_max_n;     /* W by pairs when the galaxy has at most this many bodies; 0 = default,
                              negative = never (potential and virial are then 0) */
 } StructureDesc;
