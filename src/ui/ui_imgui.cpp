@@ -130,7 +130,7 @@ static void parameter_slider(UiModel *m, const char *label, float *v, SliderRule
     const SliderSpec spec = {rule, range.lo, range.hi};
     const UiParams before = {.dt = m->dt, .softening = m->softening, .damping = m->damping, .theta = m->theta};
     bool began = false;
-    ui_rule_slider(label, v, &spec, &began);
+    ui_rule_slider(m, label, v, &spec, &began);
     ui_note_widget(m, label, true);
     if (began && !m->edit_began) {
         m->edit_began = true;
@@ -193,7 +193,7 @@ static void simulation_section(UiModel *m)
     parameter_slider(m, "damping", &m->damping, RULE_DAMPING, m->ranges.damping);
     force_combo(m);
     theta_slider(m);
-    ImGui::SliderInt("steps/frame", &m->steps_per_frame, m->ranges.steps_per_frame.lo, m->ranges.steps_per_frame.hi);
+    ui_slider_int(m, "steps/frame", &m->steps_per_frame, m->ranges.steps_per_frame.lo, m->ranges.steps_per_frame.hi);
     ui_note_widget(m, "steps/frame", true);
     if (m->cuda) {
         int k = ui_active_kernel(m);
@@ -262,7 +262,7 @@ static void presets_section(UiModel *m)
     ui_note_widget(m, "cycle");
     ImGui::SameLine();
     ImGui::PushItemWidth(px(90.0f));
-    ImGui::SliderFloat("seconds", &m->cycle_seconds, m->ranges.cycle_seconds.lo, m->ranges.cycle_seconds.hi, "%.0f s");
+    ui_slider_float(m, "seconds", &m->cycle_seconds, m->ranges.cycle_seconds.lo, m->ranges.cycle_seconds.hi, "%.0f s");
     ui_note_widget(m, "seconds", true);
     ImGui::PopItemWidth();
     ImGui::InputText("name", m->preset_name, sizeof m->preset_name);
@@ -328,7 +328,7 @@ static void tree_controls(UiModel *m)
     ImGui::Checkbox("show tree", &m->show_tree);
     ui_note_widget(m, "show tree");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("The cells of the tree that summed the last forces (T)");
-    ImGui::SliderInt("tree levels", &m->tree_levels, 0, UI_TREE_LEVELS_MAX, "0 - %d", ImGuiSliderFlags_NoInput);
+    ui_slider_int(m, "tree levels", &m->tree_levels, 0, UI_TREE_LEVELS_MAX, "0 - %d", ImGuiSliderFlags_NoInput);
     ui_note_widget(m, "tree levels", true);
     if (m->tree_note) {
         ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + px(260.0f));
@@ -341,9 +341,9 @@ static void view_section(UiModel *m)
 {
     if (!ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) return;
     const ImGuiSliderFlags log = ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_NoRoundToFormat;
-    ImGui::SliderFloat("point size", &m->point_size, m->ranges.point_size.lo, m->ranges.point_size.hi, "%.2f", log);
+    ui_slider_float(m, "point size", &m->point_size, m->ranges.point_size.lo, m->ranges.point_size.hi, "%.2f", log);
     ui_note_widget(m, "point size", true);
-    ImGui::SliderFloat("exposure", &m->exposure, m->ranges.exposure.lo, m->ranges.exposure.hi, "%.2f", log);
+    ui_slider_float(m, "exposure", &m->exposure, m->ranges.exposure.lo, m->ranges.exposure.hi, "%.2f", log);
     ui_note_widget(m, "exposure", true);
     const UiNames *names = &m->names;
     if (ImGui::BeginCombo("colour", ui_name(names->color, names->color_count, m->color_mode))) {
@@ -426,6 +426,7 @@ extern "C" void ui_frame(UiModel *m)
 {
     if (!ui.created) return;
     m->widget_count = 0;
+    m->hud[0] = '\0';
     set_mode(m->lecture);
     ImGui_ImplOpenGL3_NewFrame();
     if (ui.glfw) {
