@@ -403,12 +403,14 @@ static void panel(UiModel *m)
     const ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
     const bool open = ImGui::Begin("Controls", nullptr, flags);
-    // The title bar (its arrow folds and unfolds the panel), and where the controls show.
+    // The title bar (its arrow folds and unfolds the panel), the whole panel, and the part of it
+    // where the controls show (cut to the screen).
     const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
     ui_note_rect(m, "panel title", at, ImVec2(at.x + size.x, at.y + ImGui::GetFrameHeight()));
     if (open) {
+        ui_note_rect(m, "panel", at, ImVec2(at.x + size.x, at.y + size.y));
         const ImRect shown = ImGui::GetCurrentWindow()->InnerClipRect;
-        ui_note_rect(m, "panel", shown.Min, shown.Max);
+        ui_note_rect(m, "panel view", shown.Min, shown.Max);
         ImGui::PushItemWidth(px(150.0f));
         simulation_section(m);
         if (!ui_look.lecture) ladder_section(m);
