@@ -24,14 +24,13 @@ static void hud_text(UiModel *m, const ImVec4 *color, const char *format, ...)
 
 // The backend and the device it runs on, each said once: "cuda  NVIDIA H100", but the CPU
 // backend's device already names it ("CPU, 2 threads").
-static const char *backend_device(const UiModel *m)
+static const char *backend_device(const UiModel *m, char *buf, size_t len)
 {
     const char *backend = m->backend ? m->backend : "?", *device = m->device ? m->device : "";
     const size_t n = strlen(backend);
     if (n > 0 && strncasecmp(device, backend, n) == 0 && !isalnum((unsigned char)device[n])) return device;
-    static char both[128];
-    snprintf(both, sizeof both, "%s  %s", backend, device);
-    return both;
+    snprintf(buf, len, "%s  %s", backend, device);
+    return buf;
 }
 
 // What the run needs said now: a flag the hall can read (a run gone wrong, and the key that
@@ -64,7 +63,8 @@ void ui_hud(UiModel *m)
         hud_text(m, nullptr, "%.0f %s   %s interactions/s   %.1f GFLOP/s%s", m->steps_per_s,
                     ui_per_s(m->steps_per_s, "step/s", "steps/s"), ui_compact_exp(m->interactions_per_s, rate, sizeof rate),
                     m->gflops, m->tree ? " (N^2 equivalent)" : "");
-        hud_text(m, nullptr, "N %d   %s", m->bodies, backend_device(m));
+        char both[128];
+        hud_text(m, nullptr, "N %d   %s", m->bodies, backend_device(m, both, sizeof both));
         if (m->cuda && m->kernel_name && !m->method) {
             ImGui::SameLine();
             hud_text(m, nullptr, "  kernel %s", m->kernel_name);

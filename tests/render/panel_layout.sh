@@ -164,8 +164,13 @@ else
 fi
 widget panel_view
 PX0=$X0 PY0=$Y0 PX1=$X1 PY1=$Y1
-# Fully inside the panel's visible part.
-shown() { widget "$1" && awk "BEGIN { exit !($X0 >= $PX0 && $Y0 >= $PY0 && $X1 <= $PX1 + 0.5 && $Y1 <= $PY1 + 0.5) }"; }
+# Fully inside the panel's visible part in the same frame (the panel widens as the Diagnostics
+# section's lines grow).
+shown() {
+    widget panel_view || return 1
+    local v0=$X0 w0=$Y0 v1=$X1 w1=$Y1
+    widget "$1" && awk "BEGIN { exit !($X0 >= $v0 && $Y0 >= $w0 && $X1 <= $v1 + 0.5 && $Y1 <= $w1 + 0.5) }"
+}
 wheel() {
     xdotool mousemove --window "$wid" "$(awk "BEGIN { print int(($PX0 + $PX1) / 2) }")" \
         "$(awk "BEGIN { print int(($PY0 + $PY1) / 2) }")"
