@@ -41,6 +41,7 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
     atomic_file_printf(f, "alarm %d\n", r->alarm && r->alarm[0]);
     put_text(f, "alarm_text", r->alarm);
     put_text(f, "notice", r->notice);
+    put_text(f, "hud", u->hud);
     for (int i = 0; i < u->widget_count; i++) {
         const UiWidget *w = &u->widgets[i];
         char name[sizeof w->name];

@@ -1,8 +1,37 @@
 // The HUD, top left: the rates, the run and its messages. The lecture layout puts the rate the
 // ladder is about in huge type and writes less, larger.
+#include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <strings.h>
 
 #include "ui/ui_internal.h"
+
+// A line of the HUD, drawn (in color, where given) and added to m->hud for the readout.
+static void hud_text(UiModel *m, const ImVec4 *color, const char *format, ...)
+{
+    char line[160];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(line, sizeof line, format, args);
+    va_end(args);
+    if (color) ImGui::TextColored(*color, "%s", line);
+    else ImGui::TextUnformatted(line);
+    const size_t used = strlen(m->hud);
+    snprintf(m->hud + used, sizeof m->hud - used, "%s%s", used ? "  " : "", line);
+}
+
+// The backend and the device it runs on, each said once: "cuda  NVIDIA H100", but the CPU
+// backend's device already names it ("CPU, 2 threads").
+static const char *backend_device(const UiModel *m, char *buf, size_t len)
+{
+    const char *backend = m->backend ? m->backend : "?", *device = m->device ? m->device : "";
+    const size_t n = strlen(backend);
+    if (n > 0 && strncasecmp(device, backend, n) == 0 && !isalnum((unsigned char)device[n])) return device;
+    snprintf(buf, len, "%s  %s", backend, device);
+    return buf;
+}
 
 // What the run needs said now: a flag the hall can read (a run gone wrong, and the key that
 // mends it), then the latest message, fading out.
@@ -22,31 +51,32 @@ static void hud_messages(const UiModel *m, float wrap)
     ImGui::PopTextWrapPos();
 }
 
-void ui_hud(const UiModel *m)
+void ui_hud(UiModel *m)
 {
     const float pad = px(10.0f);
     ImGui::SetNextWindowPos(ImVec2(pad, pad), ImGuiCond_Always);
     ImGui::SetNextWindowBgAlpha(0.35f);
     if (ImGui::Begin("##hud", nullptr, overlay_flags)) {
-        ImGui::Text("%.0f fps (%.1f ms)", m->fps, m->fps > 0 ? 1000.0 / m->fps : 0.0);
+        hud_text(m, nullptr, "%.0f fps (%.1f ms)", m->fps, m->fps > 0 ? 1000.0 / m->fps : 0.0);
         char rate[32];
         // A tree sums far fewer pairs: its rates are those of the N^2 sum it stands for, and say so.
-        ImGui::Text("%.0f %s   %s interactions/s   %.1f GFLOP/s%s", m->steps_per_s,
+        hud_text(m, nullptr, "%.0f %s   %s interactions/s   %.1f GFLOP/s%s", m->steps_per_s,
                     ui_per_s(m->steps_per_s, "step/s", "steps/s"), ui_compact_exp(m->interactions_per_s, rate, sizeof rate),
                     m->gflops, m->tree ? " (N^2 equivalent)" : "");
-        ImGui::Text("N %d   %s  %s", m->bodies, m->backend ? m->backend : "?", m->device ? m->device : "");
+        char both[128];
+        hud_text(m, nullptr, "N %d   %s", m->bodies, backend_device(m, both, sizeof both));
         if (m->cuda && m->kernel_name && !m->method) {
             ImGui::SameLine();
-            ImGui::Text("  kernel %s", m->kernel_name);
+            hud_text(m, nullptr, "  kernel %s", m->kernel_name);
         }
-        if (m->method) ImGui::TextUnformatted(m->method);
-        ImGui::Text("t %.3f", m->sim_time);
+        if (m->method) hud_text(m, nullptr, "%s", m->method);
+        hud_text(m, nullptr, "t %.3f", m->sim_time);
         if (m->energy_valid) {
             ImGui::SameLine();
-            ImGui::Text("  dE/E0 %+.2e", m->energy_error);
+            hud_text(m, nullptr, "  dE/E0 %+.2e", m->energy_error);
             if (m->damping < 1.0f) {
                 ImGui::SameLine();
-                ImGui::TextColored(warning_color, "(damped: not conservative)");
+                hud_text(m, &warning_color, "(damped: not conservative)");
             }
         }
         hud_messages(m, ImGui::GetIO().DisplaySize.x * 0.45f);
@@ -55,7 +85,7 @@ void ui_hud(const UiModel *m)
 }
 
 // The lecture HUD: the rate the ladder is about in huge type, read from the back of a hall.
-void ui_lecture_hud(const UiModel *m)
+void ui_lecture_hud(UiModel *m)
 {
     const float pad = px(10.0f);
     ImGui::SetNextWindowPos(ImVec2(pad, pad), ImGuiCond_Always);
@@ -63,29 +93,29 @@ void ui_lecture_hud(const UiModel *m)
     if (ImGui::Begin("##hud", nullptr, overlay_flags)) {
         char text[48];
         ImGui::PushFont(ui_look.huge);
-        ImGui::TextUnformatted(ui_compact_exp(m->interactions_per_s, text, sizeof text));
+        hud_text(m, nullptr, "%s", ui_compact_exp(m->interactions_per_s, text, sizeof text));
         ImGui::PopFont();
         // The unit sits on the big number's baseline.
         ImGui::SameLine();
         ImGui::SetCursorPosY(ImGui::GetCursorPosY() + ui_look.huge->Ascent - ImGui::GetFont()->Ascent);
-        ImGui::TextUnformatted(m->tree ? "N^2-equivalent interactions/s" : "interactions/s");
+        hud_text(m, nullptr, "%s", m->tree ? "N^2-equivalent interactions/s" : "interactions/s");
         if (m->gflops >= 1000) snprintf(text, sizeof text, "%.1f TFLOP/s", m->gflops * 1e-3);
         else snprintf(text, sizeof text, "%.1f GFLOP/s", m->gflops);
-        ImGui::Text("%s   %.0f %s   %.0f fps", text, m->steps_per_s, ui_per_s(m->steps_per_s, "step/s", "steps/s"),
+        hud_text(m, nullptr, "%s   %.0f %s   %.0f fps", text, m->steps_per_s, ui_per_s(m->steps_per_s, "step/s", "steps/s"),
                     m->fps);
         if ((m->cuda && m->kernel_name) || m->tree) {
-            ImGui::TextColored(accent_color, "%s", m->tree ? "tree" : m->kernel_name);
+            hud_text(m, &accent_color, "%s", m->tree ? "tree" : m->kernel_name);
             ImGui::SameLine();
         }
-        ImGui::Text("N %s   %s", ui_grouped(m->bodies, text, sizeof text), m->device ? m->device : "");
+        hud_text(m, nullptr, "N %s   %s", ui_grouped(m->bodies, text, sizeof text), m->device ? m->device : "");
         // Read from the back of the hall: full brightness, not the dim grey of secondary text.
-        ImGui::Text("t %.2f", m->sim_time);
+        hud_text(m, nullptr, "t %.2f", m->sim_time);
         if (m->energy_valid) {
             ImGui::SameLine();
-            ImGui::Text("  dE/E0 %+.1e", m->energy_error);
+            hud_text(m, nullptr, "  dE/E0 %+.1e", m->energy_error);
             if (m->damping < 1.0f) {
                 ImGui::SameLine();
-                ImGui::TextColored(warning_color, "  (damped)");
+                hud_text(m, &warning_color, "  (damped)");
             }
         }
         hud_messages(m, ImGui::GetIO().DisplaySize.x * 0.5f);

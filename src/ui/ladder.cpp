@@ -91,12 +91,12 @@ static void shape_controls(UiModel *m)
     static const int q_choices[] = {0, 1, 2, 4, 8, 16, 32};
     static const int block_choices[] = {0, 64, 128, 256, 512, 1024};
     ImGui::BeginDisabled(ui_active_kernel(m) != m->names.kernel_split);
-    if (ui_choice_slider("threads per body", &m->threads_per_body, q_choices, IM_ARRAYSIZE(q_choices)))
+    if (ui_choice_slider(m, "threads per body", &m->threads_per_body, q_choices, IM_ARRAYSIZE(q_choices)))
         m->apply_shape = true;
     ImGui::EndDisabled();
     // The symmetric kernel's blocks are part of its design: 8 warps that share a task.
     ImGui::BeginDisabled(ui_active_kernel(m) == m->names.kernel_own_block);
-    if (ui_choice_slider("block size", &m->block_size, block_choices, IM_ARRAYSIZE(block_choices)))
+    if (ui_choice_slider(m, "block size", &m->block_size, block_choices, IM_ARRAYSIZE(block_choices)))
         m->apply_shape = true;
     ImGui::EndDisabled();
     if (m->shape_block > 0) {

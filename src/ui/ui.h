@@ -80,7 +80,7 @@ typedef struct UiForceError {
 
 /* Where a control was drawn in the last frame, in window pixels: the readout that lets a test
  * drive the real window as a hand does (src/app/readout.c). */
-#define UI_MAX_WIDGETS 48
+#define UI_MAX_WIDGETS 96
 typedef struct UiWidget {
     char name[24];
     float x0, y0, x1, y1;
@@ -174,6 +174,7 @@ typedef struct UiModel {
     /* Controls as drawn in the last frame (filled by ui_frame). */
     UiWidget widgets[UI_MAX_WIDGETS];
     int widget_count;
+    char hud[512];       /* the HUD's lines as drawn in the last frame, run together (for the readout) */
 } UiModel;
 
 /* Attaches Dear ImGui to the window (GLFW + OpenGL3 backends). GLFW's backend chains to the

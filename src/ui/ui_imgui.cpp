@@ -8,8 +8,11 @@
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 
+#include <float.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <imgui_internal.h>
 
 #include "ui/font.h"
 #include "ui/ui.h"
@@ -130,7 +133,7 @@ static void parameter_slider(UiModel *m, const char *label, float *v, SliderRule
     const SliderSpec spec = {rule, range.lo, range.hi};
     const UiParams before = {.dt = m->dt, .softening = m->softening, .damping = m->damping, .theta = m->theta};
     bool began = false;
-    ui_rule_slider(label, v, &spec, &began);
+    ui_rule_slider(m, label, v, &spec, &began);
     ui_note_widget(m, label, true);
     if (began && !m->edit_began) {
         m->edit_began = true;
@@ -185,15 +188,23 @@ static void theta_slider(UiModel *m)
         ImGui::SetTooltip("theta is the tree's opening angle: the direct sum has none.\nChoose tree under force.");
 }
 
+// A section's header, noted for the readout; true while the section is open.
+static bool section(UiModel *m, const char *title, const char *name, ImGuiTreeNodeFlags flags = 0)
+{
+    const bool open = ImGui::CollapsingHeader(title, flags);
+    ui_note_widget(m, name);
+    return open;
+}
+
 static void simulation_section(UiModel *m)
 {
-    if (!ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    if (!section(m, "Simulation", "Simulation", ImGuiTreeNodeFlags_DefaultOpen)) return;
     parameter_slider(m, "dt", &m->dt, RULE_LOG, m->ranges.dt);
     parameter_slider(m, "softening", &m->softening, RULE_LOG, m->ranges.softening);
     parameter_slider(m, "damping", &m->damping, RULE_DAMPING, m->ranges.damping);
     force_combo(m);
     theta_slider(m);
-    ImGui::SliderInt("steps/frame", &m->steps_per_frame, m->ranges.steps_per_frame.lo, m->ranges.steps_per_frame.hi);
+    ui_slider_int(m, "steps/frame", &m->steps_per_frame, m->ranges.steps_per_frame.lo, m->ranges.steps_per_frame.hi);
     ui_note_widget(m, "steps/frame", true);
     if (m->cuda) {
         int k = ui_active_kernel(m);
@@ -229,25 +240,26 @@ static void ladder_section(UiModel *m)
 }
 static void scene_section(UiModel *m)
 {
-    if (!ImGui::CollapsingHeader("Scene (applied on reset)")) return;
+    if (!section(m, "Scene (applied on reset)", "Scene")) return;
     const UiNames *names = &m->names;
     if (ImGui::BeginCombo("scene", ui_name(names->scene, names->scene_count, m->scene))) {
         for (int k = 0; k < names->scene_count; k++)
             if (ImGui::Selectable(ui_name(names->scene, names->scene_count, k), k == m->scene)) m->scene = k;
         ImGui::EndCombo();
     }
+    ui_note_widget(m, "scene", true);
     if (ImGui::InputInt("bodies", &m->n, 1024, 16384)) {
         if (m->n < m->ranges.bodies.lo) m->n = m->ranges.bodies.lo;
         if (m->n > m->ranges.bodies.hi) m->n = m->ranges.bodies.hi;
     }
+    ui_note_widget(m, "bodies", true);
     if (ImGui::InputInt("seed", &m->seed) && m->seed < 0) m->seed = 0;
+    ui_note_widget(m, "seed", true);
 }
 
 static void presets_section(UiModel *m)
 {
-    const bool open = ImGui::CollapsingHeader("Presets");
-    ui_note_widget(m, "Presets");
-    if (!open) return;
+    if (!section(m, "Presets", "Presets")) return;
     const char *current = m->preset >= 0 && m->preset < m->preset_count ? m->preset_names[m->preset] : "(none)";
     if (ImGui::BeginCombo("preset", current)) {
         for (int i = 0; i < m->preset_count; i++)
@@ -262,7 +274,7 @@ static void presets_section(UiModel *m)
     ui_note_widget(m, "cycle");
     ImGui::SameLine();
     ImGui::PushItemWidth(px(90.0f));
-    ImGui::SliderFloat("seconds", &m->cycle_seconds, m->ranges.cycle_seconds.lo, m->ranges.cycle_seconds.hi, "%.0f s");
+    ui_slider_float(m, "seconds", &m->cycle_seconds, m->ranges.cycle_seconds.lo, m->ranges.cycle_seconds.hi, "%.0f s");
     ui_note_widget(m, "seconds", true);
     ImGui::PopItemWidth();
     ImGui::InputText("name", m->preset_name, sizeof m->preset_name);
@@ -291,7 +303,7 @@ static void live_error_lines(const UiModel *m)
 
 static void diagnostics_section(UiModel *m)
 {
-    m->diagnostics_open = ImGui::CollapsingHeader("Diagnostics");
+    m->diagnostics_open = section(m, "Diagnostics", "Diagnostics");
     if (!m->diagnostics_open) return;
     const UiDiagnostics *d = m->diag_valid ? &m->diag : nullptr;
     if (d) {
@@ -315,6 +327,7 @@ static void diagnostics_section(UiModel *m)
     }
     live_error_lines(m);
     if (ImGui::Button("Check forces against f64")) m->check_forces = true;
+    ui_note_widget(m, "check forces");
     if (m->force_check_valid) {
         const UiForceError *f = &m->force_check;
         ImGui::Text("%d bodies: median %.2e  99%% %.2e", f->samples, f->median, f->p99);
@@ -328,7 +341,7 @@ static void tree_controls(UiModel *m)
     ImGui::Checkbox("show tree", &m->show_tree);
     ui_note_widget(m, "show tree");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("The cells of the tree that summed the last forces (T)");
-    ImGui::SliderInt("tree levels", &m->tree_levels, 0, UI_TREE_LEVELS_MAX, "0 - %d", ImGuiSliderFlags_NoInput);
+    ui_slider_int(m, "tree levels", &m->tree_levels, 0, UI_TREE_LEVELS_MAX, "0 - %d", ImGuiSliderFlags_NoInput);
     ui_note_widget(m, "tree levels", true);
     if (m->tree_note) {
         ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + px(260.0f));
@@ -339,11 +352,11 @@ static void tree_controls(UiModel *m)
 
 static void view_section(UiModel *m)
 {
-    if (!ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    if (!section(m, "View", "View", ImGuiTreeNodeFlags_DefaultOpen)) return;
     const ImGuiSliderFlags log = ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_NoRoundToFormat;
-    ImGui::SliderFloat("point size", &m->point_size, m->ranges.point_size.lo, m->ranges.point_size.hi, "%.2f", log);
+    ui_slider_float(m, "point size", &m->point_size, m->ranges.point_size.lo, m->ranges.point_size.hi, "%.2f", log);
     ui_note_widget(m, "point size", true);
-    ImGui::SliderFloat("exposure", &m->exposure, m->ranges.exposure.lo, m->ranges.exposure.hi, "%.2f", log);
+    ui_slider_float(m, "exposure", &m->exposure, m->ranges.exposure.lo, m->ranges.exposure.hi, "%.2f", log);
     ui_note_widget(m, "exposure", true);
     const UiNames *names = &m->names;
     if (ImGui::BeginCombo("colour", ui_name(names->color, names->color_count, m->color_mode))) {
@@ -384,9 +397,20 @@ static void panel(UiModel *m)
         ImGui::SetNextWindowCollapsed(ui_look.lecture, ImGuiCond_Always);
         ui.mode_changed = false;
     }
+    // No taller than the screen: what does not fit scrolls inside (lecture type at 1280x720 is
+    // twice the height of the screen).
+    ImGui::SetNextWindowSizeConstraints(ImVec2(0.0f, 0.0f), ImVec2(FLT_MAX, io.DisplaySize.y - 2.0f * pad));
     const ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
-    if (ImGui::Begin("Controls", nullptr, flags)) {
+    const bool open = ImGui::Begin("Controls", nullptr, flags);
+    // The title bar (its arrow folds and unfolds the panel), the whole panel, and the part of it
+    // where the controls show (cut to the screen).
+    const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    ui_note_rect(m, "panel title", at, ImVec2(at.x + size.x, at.y + ImGui::GetFrameHeight()));
+    if (open) {
+        ui_note_rect(m, "panel", at, ImVec2(at.x + size.x, at.y + size.y));
+        const ImRect shown = ImGui::GetCurrentWindow()->InnerClipRect;
+        ui_note_rect(m, "panel view", shown.Min, shown.Max);
         ImGui::PushItemWidth(px(150.0f));
         simulation_section(m);
         if (!ui_look.lecture) ladder_section(m);
@@ -426,6 +450,7 @@ extern "C" void ui_frame(UiModel *m)
 {
     if (!ui.created) return;
     m->widget_count = 0;
+    m->hud[0] = '\0';
     set_mode(m->lecture);
     ImGui_ImplOpenGL3_NewFrame();
     if (ui.glfw) {

@@ -45,8 +45,8 @@ const char *ui_grouped(int n, char *buf, size_t len);
 const char *ui_per_s(double rate, const char *one, const char *many);
 
 // hud.cpp: the HUD, top left, in the normal and the lecture layout.
-void ui_hud(const UiModel *m);
-void ui_lecture_hud(const UiModel *m);
+void ui_hud(UiModel *m);
+void ui_lecture_hud(UiModel *m);
 
 // ladder.cpp: the kernel ladder, in the panel's section or (lecture mode) a window of its own.
 int ui_active_kernel(const UiModel *m);
@@ -69,9 +69,15 @@ typedef struct SliderSpec {
     float lo, hi;
 } SliderSpec;
 
-bool ui_rule_slider(const char *label, float *v, const SliderSpec *s, bool *began);
+bool ui_rule_slider(UiModel *m, const char *label, float *v, const SliderSpec *s, bool *began);
 // A slider over a list of choices (0 shown as "auto"), by their index.
-bool ui_choice_slider(const char *label, int *value, const int *choices, int count);
+bool ui_choice_slider(UiModel *m, const char *label, int *value, const int *choices, int count);
+// ImGui's SliderFloat and SliderInt with the value drawn clear of the handle, the handle's and
+// the value's rectangles noted for the readout.
+bool ui_slider_float(UiModel *m, const char *label, float *v, float lo, float hi, const char *format,
+                     ImGuiSliderFlags flags = 0);
+bool ui_slider_int(UiModel *m, const char *label, int *v, int lo, int hi, const char *format = "%d",
+                   ImGuiSliderFlags flags = 0);
 // The readout of where the controls sit (UiModel.widgets).
 void ui_note_rect(UiModel *m, const char *name, ImVec2 a, ImVec2 b);
 void ui_note_widget(UiModel *m, const char *name, bool box = false);

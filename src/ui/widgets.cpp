@@ -1,12 +1,75 @@
-// The controls of our own: sliders whose handle maps onto the value by a rule, sliders over a list
-// of choices, and the readout of where each control sits on screen.
+// The controls of our own: sliders whose value stays clear of their handle, sliders whose handle
+// maps onto the value by a rule, sliders over a list of choices, and the readout of where each
+// control sits on screen.
 #include <math.h>
 #include <stdio.h>
 
+#include <imgui_internal.h>
+
 #include "ui/ui_internal.h"
 
+// ImGui draws a slider's value centred in its frame, under the handle wherever the handle sits in
+// the middle ("1.00" at half way). Here ImGui draws the frame, the handle and the label, and its
+// value text is hidden by "##" in front of the format (ImGui stops drawing text at "##"; the
+// format's precision, which rounds the value, is read past it). The value is then drawn centred
+// in the frame when that is clear of the handle, else centred in the wider part the handle leaves
+// free. The handle's and the value's rectangles go to the readout as "NAME grab" and "NAME value".
+static bool slider_clear(UiModel *m, const char *label, ImGuiDataType type, void *v, const void *lo, const void *hi,
+                         const char *format, ImGuiSliderFlags flags)
+{
+    char hidden[64];
+    snprintf(hidden, sizeof hidden, "##%s", format);
+    const ImGuiID id = ImGui::GetID(label);
+    const bool changed = ImGui::SliderScalar(label, type, v, lo, hi, hidden, flags);
+    const ImVec2 a = ImGui::GetItemRectMin();
+    const ImRect frame(a, ImVec2(a.x + ImGui::CalcItemWidth(), a.y + ImGui::GetFrameHeight()));
+    if (ImGui::TempInputIsActive(id)) return changed; // ctrl+click: the typed text is in the frame
+    // The handle as ImGui placed it: the same computation for an id that is never active, which
+    // moves nothing.
+    ImRect grab;
+    if (type == ImGuiDataType_Float) {
+        float probe = *(float *)v;
+        ImGui::SliderBehavior(frame, ImGui::GetID("##grab probe"), type, &probe, lo, hi, hidden, flags, &grab);
+    } else {
+        int probe = *(int *)v;
+        ImGui::SliderBehavior(frame, ImGui::GetID("##grab probe"), type, &probe, lo, hi, hidden, flags, &grab);
+    }
+    char text[64];
+    if (type == ImGuiDataType_Float) snprintf(text, sizeof text, format, (double)*(float *)v);
+    else snprintf(text, sizeof text, format, *(int *)v);
+    const float w = ImGui::CalcTextSize(text).x, pad = ImGui::GetStyle().FramePadding.x * 0.5f;
+    float x = (frame.Min.x + frame.Max.x - w) * 0.5f;
+    if (x < grab.Max.x && x + w > grab.Min.x) {
+        const float left = grab.Min.x - frame.Min.x, right = frame.Max.x - grab.Max.x;
+        x = left > right ? frame.Min.x + (left - w) * 0.5f : grab.Max.x + (right - w) * 0.5f;
+        // Where the free part is narrower than the text, it starts there and the frame clips it.
+        if (left > right && x < frame.Min.x + pad) x = frame.Min.x + pad;
+        if (left <= right && x < grab.Max.x + pad) x = grab.Max.x + pad;
+    }
+    const float y = frame.Min.y + ImGui::GetStyle().FramePadding.y;
+    ImGui::RenderTextClipped(ImVec2(x, y), ImVec2(frame.Max.x, frame.Max.y), text, nullptr, nullptr, ImVec2(0, 0),
+                             &frame);
+    char name[sizeof m->widgets[0].name];
+    snprintf(name, sizeof name, "%.13s grab", label);
+    ui_note_rect(m, name, grab.Min, grab.Max);
+    snprintf(name, sizeof name, "%.13s value", label);
+    ui_note_rect(m, name, ImVec2(x, y), ImVec2(x + w, y + ImGui::GetFontSize()));
+    return changed;
+}
+
+bool ui_slider_float(UiModel *m, const char *label, float *v, float lo, float hi, const char *format,
+                     ImGuiSliderFlags flags)
+{
+    return slider_clear(m, label, ImGuiDataType_Float, v, &lo, &hi, format, flags);
+}
+
+bool ui_slider_int(UiModel *m, const char *label, int *v, int lo, int hi, const char *format, ImGuiSliderFlags flags)
+{
+    return slider_clear(m, label, ImGuiDataType_S32, v, &lo, &hi, format, flags);
+}
+
 // Power-of-two choices with 0 = auto, on a slider of their index.
-bool ui_choice_slider(const char *label, int *value, const int *choices, int count)
+bool ui_choice_slider(UiModel *m, const char *label, int *value, const int *choices, int count)
 {
     int i = 0;
     while (i < count && choices[i] != *value) i++;
@@ -14,7 +77,7 @@ bool ui_choice_slider(const char *label, int *value, const int *choices, int cou
     char shown[16];
     if (choices[i] == 0) snprintf(shown, sizeof shown, "auto");
     else snprintf(shown, sizeof shown, "%d", choices[i]);
-    if (!ImGui::SliderInt(label, &i, 0, count - 1, shown, ImGuiSliderFlags_NoInput)) return false;
+    if (!ui_slider_int(m, label, &i, 0, count - 1, shown, ImGuiSliderFlags_NoInput)) return false;
     *value = choices[i];
     return true;
 }
@@ -74,7 +137,7 @@ static void slider_text(const SliderSpec *s, float v, char *buf, size_t len)
 
 // The slider of spec s over *v. Ctrl+click types a value instead (clamped to the range). True
 // when *v changed; *began is raised when an edit starts (the value before it is still *v then).
-bool ui_rule_slider(const char *label, float *v, const SliderSpec *s, bool *began)
+bool ui_rule_slider(UiModel *m, const char *label, float *v, const SliderSpec *s, bool *began)
 {
     // State kept by value: a pointer into ImGui's storage moves when another key is added.
     ImGuiStorage *store = ImGui::GetStateStorage();
@@ -100,9 +163,9 @@ bool ui_rule_slider(const char *label, float *v, const SliderSpec *s, bool *bega
     char shown[48];
     slider_text(s, *v, shown, sizeof shown);
     float t = slider_t(s, *v);
-    const bool moved = ImGui::SliderFloat(label, &t, 0.0f, 1.0f, shown,
-                                          ImGuiSliderFlags_NoInput | ImGuiSliderFlags_NoRoundToFormat |
-                                              ImGuiSliderFlags_AlwaysClamp);
+    const bool moved = ui_slider_float(m, label, &t, 0.0f, 1.0f, shown,
+                                       ImGuiSliderFlags_NoInput | ImGuiSliderFlags_NoRoundToFormat |
+                                           ImGuiSliderFlags_AlwaysClamp);
     if (ImGui::IsItemActivated() && ImGui::GetIO().KeyCtrl) {
         store->SetInt(key, 1); // the click that asked for typing moves nothing
         return false;
