@@ -13,49 +13,13 @@ if [ $# -ne 2 ]; then
     exit 2
 fi
 app=$(realpath "$1") out=$2
-if ! command -v xdotool >/dev/null 2>&1; then
-    echo "skipped: xdotool not found (apt-get install xdotool)"
-    exit 77
-fi
-if [ -z "${DISPLAY:-}" ]; then
-    echo "skipped: no display: run under xvfb-run"
-    exit 77
-fi
 . "$(dirname "$(realpath "$0")")/checks.sh"
+. "$(dirname "$(realpath "$0")")/window_checks.sh"
+require_window
 rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
 readout=$PWD/readout.txt
 pid=
 
-finish() {
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-    report
-    exit $?
-}
-abort() {
-    fail "$*"
-    echo "--- the program's output:"
-    tail -n 20 app.log
-    finish
-}
-rv() { readout_value "$readout" "$1"; }
-# Waits up to 60 s for "$@" (a loaded machine draws slowly); the program must live.
-wait_for() {
-    local what=$1
-    shift
-    wait_until "$pid" 60 "$@"
-    case $? in
-    0) return 0 ;;
-    1) fail "timed out waiting for $what"; return 1 ;;
-    *) pid=; abort "the program ended while waiting for $what" ;;
-    esac
-}
-frame_at_least() { local f; f=$(rv frame); [ -n "$f" ] && [ "$f" -ge "$1" ]; }
-frames() {
-    local now
-    now=$(rv frame)
-    wait_for "$1 frames" frame_at_least $((now + $1))
-}
-value_is() { [ "$(rv "$1")" = "$2" ]; }
 # Snapshot of the readout, so that every check of one step reads the same frame.
 snap() { cp "$readout" snap.txt; }
 has_widget() { awk -v n="$1" '$1 == "widget" && $2 == n { found = 1 } END { exit !found }' "$readout"; }

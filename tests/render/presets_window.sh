@@ -11,54 +11,18 @@
 # usage: presets_window.sh APP OUT_DIR   (under xvfb-run)
 set -u
 . "$(dirname "$0")/checks.sh"
+. "$(dirname "$0")/window_checks.sh"
 if [ $# -ne 2 ]; then
     echo "usage: presets_window.sh APP OUT_DIR" >&2
     exit 2
 fi
 app=$(realpath "$1") out=$2
-if ! command -v xdotool >/dev/null 2>&1; then
-    echo "skipped: xdotool not found (apt-get install xdotool)"
-    exit 77
-fi
-if [ -z "${DISPLAY:-}" ]; then
-    echo "skipped: no display: run under xvfb-run"
-    exit 77
-fi
+require_window
 rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
 readout=$PWD/readout.txt
 passed=0 failed=0
 pid=
 
-finish() {
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-    report
-    exit $?
-}
-abort() {
-    fail "$*"
-    echo "--- the program's output:"
-    tail -n 20 app.log
-    pid=
-    finish
-}
-rv() { readout_value "$readout" "$1"; }
-# Polls until "$@" succeeds, or 60 s pass (a loaded machine draws slowly). The program must live.
-wait_for() {
-    local what=$1 rc
-    shift
-    wait_until "$pid" 60 "$@"
-    rc=$?
-    [ $rc -eq 2 ] && abort "the program ended while waiting for $what"
-    [ $rc -eq 1 ] && fail "timed out waiting for $what"
-    return $rc
-}
-frame_at_least() { local f; f=$(rv frame); [ -n "$f" ] && [ "$f" -ge "$1" ]; }
-frames() {
-    local now
-    now=$(rv frame)
-    wait_for "$1 frames" frame_at_least $((now + $1))
-}
-value_is() { [ "$(rv "$1")" = "$2" ]; }
 # Presses a key, then waits until the readout's preset is want (the key was taken).
 step_to() {
     xdotool key --clearmodifiers "$1"

@@ -8,63 +8,23 @@
 # usage: window_controls.sh APP SOURCE_DIR OUT_DIR CHECK_IMAGE   (under xvfb-run)
 set -u
 . "$(dirname "$0")/checks.sh"
+. "$(dirname "$0")/window_checks.sh"
 if [ $# -ne 4 ]; then
     echo "usage: window_controls.sh APP SOURCE_DIR OUT_DIR CHECK_IMAGE" >&2
     exit 2
 fi
 app=$1 src=$2 out=$3 checker=$4
-if ! command -v xdotool >/dev/null 2>&1; then
-    echo "skipped: xdotool not found (apt-get install xdotool)"
-    exit 77
-fi
-if [ -z "${DISPLAY:-}" ]; then
-    echo "skipped: no display: run under xvfb-run"
-    exit 77
-fi
+require_window
 rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
 cp "$src/assets/presets.ini" presets.ini || exit 1
 readout=$out/readout.txt
 passed=0 failed=0
 pid=
 
-finish() {
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-    report
-    exit $?
-}
-# A test that cannot go on ends here, with what the program said.
-abort() {
-    fail "$*"
-    echo "--- the program's output:"
-    tail -n 20 app.log
-    pid=
-    finish
-}
-
-# The readout's value of key (the words after it).
-rv() { readout_value "$readout" "$1"; }
 # awk as a calculator and a test: calc EXPR prints it, is EXPR exits 0 when it holds.
 calc() { awk "BEGIN { printf \"%.9g\", $1 }"; }
 is() { awk "BEGIN { exit !($1) }"; }
 
-# Polls until "$@" succeeds, or 60 s pass (a loaded machine draws slowly). The program must live.
-wait_for() {
-    local what=$1 rc
-    shift
-    wait_until "$pid" 60 "$@"
-    rc=$?
-    [ $rc -eq 2 ] && abort "the program ended while waiting for $what"
-    [ $rc -eq 1 ] && fail "timed out waiting for $what"
-    return $rc
-}
-frame_at_least() { local f; f=$(rv frame); [ -n "$f" ] && [ "$f" -ge "$1" ]; }
-# Waits until n more frames were drawn: the program has seen what was sent before.
-frames() {
-    local now
-    now=$(rv frame)
-    wait_for "$1 frames" frame_at_least $((now + $1))
-}
-value_is() { [ "$(rv "$1")" = "$2" ]; }
 # Waits until the readout's key holds value.
 expect() {
     local key=$1 want=$2 what=$3

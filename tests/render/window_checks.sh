@@ -1,0 +1,62 @@
+# What the window tests share (window_controls.sh, presets_window.sh, panel_layout.sh), sourced
+# after checks.sh. The test runs the program in a window on Xvfb as $pid, its output in app.log,
+# and the program rewrites the readout file $readout every frame.
+#   require_window           exits 77 (skipped) without xdotool or a display
+#   finish / abort WHY       end the test (the program with it); abort counts WHY as a failure
+#                            and shows the program's last words
+#   rv KEY                   the readout's value of KEY
+#   wait_for WHAT CMD...     polls CMD up to 60 s (a loaded machine draws slowly); a timeout is a
+#                            failure, the program's end aborts
+#   frames N                 waits until N more frames were drawn: the program has seen what was
+#                            sent before
+#   value_is KEY VALUE       the readout's KEY holds VALUE
+
+require_window() {
+    if ! command -v xdotool >/dev/null 2>&1; then
+        echo "skipped: xdotool not found (apt-get install xdotool)"
+        exit 77
+    fi
+    if [ -z "${DISPLAY:-}" ]; then
+        echo "skipped: no display: run under xvfb-run"
+        exit 77
+    fi
+}
+
+finish() {
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    report
+    exit $?
+}
+
+abort() {
+    fail "$*"
+    echo "--- the program's output:"
+    tail -n 20 app.log
+    finish
+}
+
+rv() { readout_value "$readout" "$1"; }
+
+wait_for() {
+    local what=$1
+    shift
+    wait_until "$pid" 60 "$@"
+    case $? in
+    0) return 0 ;;
+    1)
+        fail "timed out waiting for $what"
+        return 1
+        ;;
+    *) abort "the program ended while waiting for $what" ;;
+    esac
+}
+
+frame_at_least() { local f; f=$(rv frame); [ -n "$f" ] && [ "$f" -ge "$1" ]; }
+
+frames() {
+    local now
+    now=$(rv frame)
+    wait_for "$1 frames" frame_at_least $((now + $1))
+}
+
+value_is() { [ "$(rv "$1")" = "$2" ]; }
