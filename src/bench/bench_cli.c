@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/params.h"
+
 static void bench_usage(FILE *f)
 {
     fputs("usage: starburst bench [options]\n"
@@ -103,11 +105,10 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
             force = v;
         } else if (!strcmp(opt, "--theta")) {
             NEXT();
-            char *end;
-            errno = 0;
-            const double v = strtod(argv[++i], &end);
-            if (end == argv[i] || *end || errno || !(v >= 0.05 && v <= 1.5)) {
-                snprintf(err, errlen, "bench: --theta: '%s' is not a number in 0.05 .. 1.5", argv[i]);
+            double v;
+            char why[200];
+            if (params_parse(PARAM_THETA, "--theta", argv[++i], &v, why, sizeof why) != 0) {
+                snprintf(err, errlen, "bench: %s", why);
                 return -1;
             }
             b->tree.theta = (float)v;
