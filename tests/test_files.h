@@ -1,4 +1,4 @@
-/* Looking at what a test left in a folder. Include after <cmocka.h>. */
+/* Writing files for a test and looking at what it left in a folder. Include after <cmocka.h>. */
 #ifndef STARBURST_TEST_FILES_H
 #define STARBURST_TEST_FILES_H
 
@@ -45,6 +45,18 @@ static inline char *written_to(FILE *f)
     assert_non_null(s);
     assert_int_equal(fread(s, 1, (size_t)len, f), (size_t)len);
     return s;
+}
+
+/* Writes text to dir/name; returns that path (in a buffer the next call reuses). */
+static inline const char *write_file_in(const char *dir, const char *name, const char *text)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
 }
 
 #endif

@@ -80,12 +80,6 @@ static void spin(const Bodies *b, int galaxy, int comp, const double c[3], const
     }
 }
 
-static int by_radius(const void *a, const void *b)
-{
-    const BodyRadius *x = a, *y = b;
-    return (x->r > y->r) - (x->r < y->r);
-}
-
 static int frame_build(const Bodies *b, int galaxy, Frame *f)
 {
     memset(f, 0, sizeof *f);
@@ -157,7 +151,7 @@ static int frame_build(const Bodies *b, int galaxy, Frame *f)
         rm[j] = (BodyRadius){norm(d), f->m[j]};
         j++;
     }
-    qsort(rm, (size_t)n, sizeof *rm, by_radius);
+    bodies_sort_radii(rm, n);
     double acc = 0;
     for (int j = 0; j < n; j++) {
         acc += rm[j].m;

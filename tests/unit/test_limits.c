@@ -38,16 +38,7 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-static const char *write_file(const char *name, const char *text)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
+static const char *write_file(const char *name, const char *text) { return write_file_in(dir, name, text); }
 
 static int cli(const char *option, const char *value, char *err, size_t errlen)
 {

@@ -11,22 +11,14 @@
 
 #include <cmocka.h>
 
+#include "test_files.h"
 #include "test_skip.h"
 
 #include "app/presets.h"
 
 static char dir[] = "/tmp/starburst-presets-XXXXXX";
 
-static const char *write_file(const char *name, const char *text)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
+static const char *write_file(const char *name, const char *text) { return write_file_in(dir, name, text); }
 
 static char *slurp(const char *path)
 {
