@@ -118,6 +118,15 @@ static void parabolic_orbit(double m, double q, double r0, double x[3], double v
     v[2] = 0.0;
 }
 
+/* Time from distance r0 to pericentre q on a parabola about mass m (Barker's equation). */
+static double parabolic_time_to_pericentre(double m, double q, double r0)
+{
+    double cf = 2.0 * q / r0 - 1.0;
+    cf = cf < -1 ? -1 : (cf > 1 ? 1 : cf);
+    double d = tan(0.5 * acos(cf));
+    return sqrt(2.0 * q * q * q / m) * (d + d * d * d / 3.0);
+}
+
 /* Puts galaxies of masses ma and mb on the parabola about their common centre of mass. The orbit
  * counts each galaxy's mass inside the separation, m_orbit: a halo reaching far beyond it (the
  * TIPSY galaxy's reaches 300) pulls little at first, and counting it all would start the pair
@@ -177,6 +186,19 @@ static double galaxy_period(const SceneGalaxy *g, double *vmax)
     return 2.0 * SCENE_PI * rh / sqrt(scene_galaxy_vc2(g, rh));
 }
 
+/* The Milky Way's scale for galaxy A (scene.h): its disk scale length is 2.6 kpc and its circular
+ * speed at the Sun's radius, 8.2 kpc, is 238 km/s. */
+static int milky_way_units(Units *u)
+{
+    SceneGalaxy *g = malloc(sizeof *g);
+    if (!g) return -1;
+    scene_galaxy_init(g, GALAXY_SOFTENING);
+    double vc = sqrt(scene_galaxy_vc2(g, UNITS_MW_R0_KPC / UNITS_MW_DISK_SCALE_KPC));
+    *u = units_from(UNITS_MW_DISK_SCALE_KPC, UNITS_MW_VC0_KMS / vc);
+    free(g);
+    return 0;
+}
+
 /* Draws one galaxy scaled by (L, M), tilted and placed, into out from body `first`; gives its
  * rotation period and step. */
 static int galaxy_into(Bodies *out, int first, int n, int galaxy, double L, double M, double incl,
@@ -220,6 +242,10 @@ static int build_disk(const SceneDesc *d, Bodies *out, SceneInfo *info, char *er
     info->dt = (float)step;
     info->extent = 6.0f;
     info->period = (float)period;
+    if (milky_way_units(&info->units) != 0) {
+        snprintf(err, errlen, "scene: out of memory");
+        return -1;
+    }
     return 0;
 }
 
@@ -258,6 +284,11 @@ static int build_collision(const SceneDesc *d, Bodies *out, SceneInfo *info, cha
     double ra = sqrt(sq(xa[0]) + sq(xa[1])), rb = sqrt(sq(xb[0]) + sq(xb[1]));
     info->extent = (float)((ra > rb ? ra : rb) + 4.0 * (lb > 1 ? lb : 1));
     info->period = (float)pa;
+    info->pericentre_time = (float)parabolic_time_to_pericentre(m_orbit, d->pericentre, r0);
+    if (milky_way_units(&info->units) != 0) {
+        snprintf(err, errlen, "scene: out of memory");
+        return -1;
+    }
     return 0;
 }
 

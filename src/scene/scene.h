@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "sim/bodies.h"
+#include "util/units.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +31,18 @@ typedef enum SceneKind {
 
 enum { SCENE_SET_INCLINATION_B = 1 << 0 };
 
+/* One galaxy's make-up in model units (G = 1; galaxy A's default disk has mass 1 and scale
+ * length 1). Zero fields take the defaults: galaxy A's are the Milky-Way-like model (galaxy.c);
+ * galaxy B's are A's scaled by the scene's mass_ratio (masses times it, lengths times its square
+ * root). Masses are those of the bodies drawn, inside the cuts. */
+typedef struct GalaxyModel {
+    float disk_mass, disk_scale; /* exponential disk */
+    float disk_height;           /* sech^2 scale height z0, in model lengths */
+    float toomre_q;              /* Toomre's Q of the disk at 2.43 scale lengths */
+    float bulge_mass, bulge_scale;
+    float halo_mass, halo_scale, halo_cut; /* the halo ends at halo_cut */
+} GalaxyModel;
+
 /* Zero fields mean "default" (the defaults are listed beside each field). The collision fields
  * serve SCENE_COLLISION and SCENE_TIPSY_COLLIDE, whose galaxy B is A scaled to mass_ratio times
  * the mass and sqrt(mass_ratio) times the size; a TIPSY galaxy's scale length is its stars'
@@ -48,6 +61,7 @@ typedef struct SceneDesc {
     float inclination_b;    /* collision: degrees, default 60 unless SCENE_SET_INCLINATION_B */
     unsigned set;           /* SCENE_SET_* bits: fields whose 0 is meant, not "default" */
     float halo_mass_factor; /* collision, disk: halo body mass / disk body mass, default 4, 0.25 to 64 */
+    GalaxyModel galaxy[2];  /* collision, disk: galaxy A (the disk scene's only one) and B */
 } SceneDesc;
 
 /* What a scene suggests for running and viewing it. */
@@ -57,6 +71,9 @@ typedef struct SceneInfo {
     float extent;    /* radius that frames the system, for the camera */
     float period;    /* a characteristic time: disk rotation at the half-mass radius (galaxies),
                         crossing time (plummer), collapse time (shell, random) */
+    Units units;     /* the physical scale of the model units; all 0 where the scene has none */
+    float pericentre_time; /* collision: model time of the first pericentre the orbit predicts
+                              (two point masses), 0 where there is none */
 } SceneInfo;
 
 /* Fills out (allocated here; free with bodies_free) and info. Returns 0, or -1 with one line in
