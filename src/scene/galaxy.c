@@ -170,19 +170,33 @@ static void eddington(const SceneGalaxy *g, const double *accel, double a, doubl
     }
 }
 
-void scene_galaxy_init(SceneGalaxy *g, double softening)
+GalaxyModel scene_galaxy_defaults(void)
+{
+    return (GalaxyModel){.disk_mass = 1.0f,
+                         .disk_scale = 1.0f,
+                         .disk_height = 0.1f,
+                         .toomre_q = 1.5f,
+                         .bulge_mass = 0.3f,
+                         .bulge_scale = 0.2f,
+                         .halo_mass = 5.0f,
+                         .halo_scale = 3.0f,
+                         .halo_cut = 12.0f};
+}
+
+void scene_galaxy_init(SceneGalaxy *g, const GalaxyModel *shape, double softening)
 {
     memset(g, 0, sizeof *g);
+    double m = shape->disk_mass > 0 ? shape->disk_mass : 1.0, l = shape->disk_scale > 0 ? shape->disk_scale : 1.0;
     g->disk_mass = 1.0;
-    g->disk_height = 0.1;
+    g->disk_height = shape->disk_height / l;
     g->disk_cut = 6.0;
-    g->bulge_mass = 0.3;
-    g->bulge_scale = 0.2;
-    g->bulge_cut = 2.0;
-    g->halo_mass = 5.0;
-    g->halo_scale = 3.0;
-    g->halo_cut = 12.0;
-    g->toomre_q = 1.5;
+    g->bulge_mass = shape->bulge_mass / m;
+    g->bulge_scale = shape->bulge_scale / l;
+    g->bulge_cut = 10.0 * g->bulge_scale;
+    g->halo_mass = shape->halo_mass / m;
+    g->halo_scale = shape->halo_scale / l;
+    g->halo_cut = shape->halo_cut / l;
+    g->toomre_q = shape->toomre_q;
     g->softening = softening;
 
     /* The grid reaches far past the halo cut: Eddington's integral runs from psi = 0. */

@@ -192,19 +192,61 @@ static int milky_way_units(Units *u)
 {
     SceneGalaxy *g = malloc(sizeof *g);
     if (!g) return -1;
-    scene_galaxy_init(g, GALAXY_SOFTENING);
+    GalaxyModel mw = scene_galaxy_defaults();
+    scene_galaxy_init(g, &mw, GALAXY_SOFTENING / mw.disk_scale);
     double vc = sqrt(scene_galaxy_vc2(g, UNITS_MW_R0_KPC / UNITS_MW_DISK_SCALE_KPC));
     *u = units_from(UNITS_MW_DISK_SCALE_KPC, UNITS_MW_VC0_KMS / vc);
     free(g);
     return 0;
 }
 
-/* Draws one galaxy scaled by (L, M), tilted and placed, into out from body `first`; gives its
+/* A galaxy's model with its zero fields filled: galaxy A's from the defaults, galaxy B's from A's
+ * scaled by the mass ratio q (masses times q, lengths times sqrt(q)). */
+static GalaxyModel galaxy_model(const SceneDesc *d, int which)
+{
+    GalaxyModel base = scene_galaxy_defaults(), m = d->galaxy[which];
+    if (which == 1) {
+        GalaxyModel a = galaxy_model(d, 0);
+        float q = d->mass_ratio > 0 ? d->mass_ratio : 1.0f, l = sqrtf(q);
+        base = a;
+        base.disk_mass *= q;
+        base.bulge_mass *= q;
+        base.halo_mass *= q;
+        base.disk_scale *= l;
+        base.disk_height *= l;
+        base.bulge_scale *= l;
+        base.halo_scale *= l;
+        base.halo_cut *= l;
+    }
+    float *f = &m.disk_mass, *b = &base.disk_mass;
+    for (size_t k = 0; k < sizeof m / sizeof(float); k++)
+        if (!(f[k] > 0)) f[k] = b[k];
+    return m;
+}
+
+static double galaxy_model_mass(const GalaxyModel *m)
+{
+    return (double)m->disk_mass + m->bulge_mass + m->halo_mass;
+}
+
+/* Mass of a galaxy's model within radius r of its centre (model units). */
+static int galaxy_model_mass_inside(const GalaxyModel *m, double r, double *mass)
+{
+    SceneGalaxy *g = malloc(sizeof *g);
+    if (!g) return -1;
+    scene_galaxy_init(g, m, GALAXY_SOFTENING / m->disk_scale);
+    *mass = scene_galaxy_mass_inside(g, r / m->disk_scale) * m->disk_mass;
+    free(g);
+    return 0;
+}
+
+/* Draws one galaxy of the given model, tilted and placed, into out from body `first`; gives its
  * rotation period and step. */
-static int galaxy_into(Bodies *out, int first, int n, int galaxy, double L, double M, double incl,
+static int galaxy_into(Bodies *out, int first, int n, int galaxy, const GalaxyModel *model, double incl,
                        const double x0[3], const double v0[3], double halo_factor, SceneRng *rng,
                        double *period, double *step, char *err, size_t errlen)
 {
+    double L = model->disk_scale, M = model->disk_mass;
     SceneGalaxy *g = malloc(sizeof *g);
     double *xv = malloc(7 * sizeof(double) * (size_t)n);
     uint8_t *tags = malloc((size_t)n);
@@ -215,7 +257,7 @@ static int galaxy_into(Bodies *out, int first, int n, int galaxy, double L, doub
         snprintf(err, errlen, "scene: out of memory for %d bodies", n);
         return -1;
     }
-    scene_galaxy_init(g, GALAXY_SOFTENING / L);
+    scene_galaxy_init(g, model, GALAXY_SOFTENING / L);
     int c[3];
     galaxy_counts(g, n, halo_factor, c);
     scene_galaxy_sample(g, c[0], c[1], c[2], galaxy, rng, xv, tags);
@@ -235,7 +277,8 @@ static int build_disk(const SceneDesc *d, Bodies *out, SceneInfo *info, char *er
     SceneRng rng;
     scene_rng_seed(&rng, d->seed);
     double zero[3] = {0, 0, 0}, period, step;
-    if (galaxy_into(out, 0, d->n, 0, 1.0, 1.0, 0.0, zero, zero, d->halo_mass_factor, &rng, &period, &step, err,
+    GalaxyModel model = galaxy_model(d, 0);
+    if (galaxy_into(out, 0, d->n, 0, &model, 0.0, zero, zero, d->halo_mass_factor, &rng, &period, &step, err,
                     errlen) != 0)
         return -1;
     info->softening = GALAXY_SOFTENING;
@@ -255,36 +298,36 @@ static int build_collision(const SceneDesc *d, Bodies *out, SceneInfo *info, cha
 {
     SceneRng rng;
     scene_rng_seed(&rng, d->seed);
-    SceneGalaxy *g = malloc(sizeof *g);
-    if (!g) {
+    GalaxyModel ga = galaxy_model(d, 0), gb = galaxy_model(d, 1);
+    double ma = galaxy_model_mass(&ga), mb = galaxy_model_mass(&gb), lb = gb.disk_scale / ga.disk_scale;
+    double r0 = d->separation * ga.disk_scale, ia, ib;
+    if (galaxy_model_mass_inside(&ga, r0, &ia) != 0 || galaxy_model_mass_inside(&gb, r0, &ib) != 0) {
         snprintf(err, errlen, "scene: out of memory");
         return -1;
     }
-    scene_galaxy_init(g, GALAXY_SOFTENING);
-    double q = d->mass_ratio, lb = sqrt(q), ma = scene_galaxy_total_mass(g), mb = q * ma;
-    double r0 = d->separation, m_orbit = scene_galaxy_mass_inside(g, r0) + q * scene_galaxy_mass_inside(g, r0 / lb);
-    free(g);
+    double m_orbit = ia + ib, q = d->pericentre * ga.disk_scale;
 
-    int nb = (int)lround(d->n * q / (1.0 + q));
+    /* Bodies shared in proportion to the galaxies' masses. */
+    int nb = (int)lround(d->n * mb / (ma + mb));
     if (nb < 3) nb = 3;
     if (nb > d->n - 3) nb = d->n - 3;
     int na = d->n - nb;
 
     double xa[3], va[3], xb[3], vb[3];
-    place_pair(ma, mb, m_orbit, d->pericentre, r0, xa, va, xb, vb);
+    place_pair(ma, mb, m_orbit, q, r0, xa, va, xb, vb);
     double deg = SCENE_PI / 180.0, pa, pb, sa, sb;
-    if (galaxy_into(out, 0, na, 0, 1.0, 1.0, d->inclination_a * deg, xa, va, d->halo_mass_factor, &rng, &pa, &sa,
-                    err, errlen) != 0 ||
-        galaxy_into(out, na, nb, 1, lb, q, d->inclination_b * deg, xb, vb, d->halo_mass_factor, &rng, &pb, &sb,
-                    err, errlen) != 0)
+    if (galaxy_into(out, 0, na, 0, &ga, d->inclination_a * deg, xa, va, d->halo_mass_factor, &rng, &pa, &sa, err,
+                    errlen) != 0 ||
+        galaxy_into(out, na, nb, 1, &gb, d->inclination_b * deg, xb, vb, d->halo_mass_factor, &rng, &pb, &sb, err,
+                    errlen) != 0)
         return -1;
 
     info->softening = GALAXY_SOFTENING;
     info->dt = (float)(sa < sb ? sa : sb);
     double ra = sqrt(sq(xa[0]) + sq(xa[1])), rb = sqrt(sq(xb[0]) + sq(xb[1]));
-    info->extent = (float)((ra > rb ? ra : rb) + 4.0 * (lb > 1 ? lb : 1));
+    info->extent = (float)((ra > rb ? ra : rb) + 4.0 * (lb > 1 ? gb.disk_scale : ga.disk_scale));
     info->period = (float)pa;
-    info->pericentre_time = (float)parabolic_time_to_pericentre(m_orbit, d->pericentre, r0);
+    info->pericentre_time = (float)parabolic_time_to_pericentre(m_orbit, q, r0);
     if (milky_way_units(&info->units) != 0) {
         snprintf(err, errlen, "scene: out of memory");
         return -1;

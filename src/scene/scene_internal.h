@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "scene/scene.h"
+
 /* M_PI is not C11. */
 #define SCENE_PI 3.14159265358979323846
 
@@ -42,8 +44,12 @@ typedef struct SceneGalaxy {
     double disk_dr, disk_accel[SCENE_GALAXY_DISK_GRID]; /* inward, from the disk alone */
 } SceneGalaxy;
 
-/* Fills the tables for the given run softening (in the galaxy's own units). */
-void scene_galaxy_init(SceneGalaxy *g, double softening);
+/* Galaxy A's default make-up (scene.h's GalaxyModel), every field set. */
+GalaxyModel scene_galaxy_defaults(void);
+/* Fills the tables for shape, given in the galaxy's own units (its disk_mass and disk_scale are
+ * taken as 1, the other masses and lengths relative to them), and the run's softening in those
+ * units. */
+void scene_galaxy_init(SceneGalaxy *g, const GalaxyModel *shape, double softening);
 double scene_galaxy_total_mass(const SceneGalaxy *g);
 /* Mass of the bodies inside radius r of the centre, the disk counted as spherical. */
 double scene_galaxy_mass_inside(const SceneGalaxy *g, double r);

@@ -347,7 +347,8 @@ static void scene_disk_matches_its_model(void **state)
 #endif
     SceneGalaxy *g = malloc(sizeof *g);
     assert_non_null(g);
-    scene_galaxy_init(g, 0.08);
+    GalaxyModel shape = scene_galaxy_defaults();
+    scene_galaxy_init(g, &shape, 0.08);
     const double q_model = model_ring_q(g, 2.0, 3.0);
     for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
         Bodies b;
