@@ -1,14 +1,14 @@
 /* The viewer: start, the frame, finish. A frame is a list of named steps:
  *
  *   plan -> take requests -> apply controls -> advance (k steps; positions end in the vertex
- *   buffer) [-> fall back to the CPU] -> after the advance -> observe -> tree overlay -> camera
- *   -> draw -> rates -> capture -> UI -> readout -> present
+ *   buffer) [-> fall back to the CPU] -> after the advance -> observe -> heating -> tree overlay
+ *   -> camera -> draw -> rates -> capture -> UI -> readout -> present
  *
  * The state they share is App (app_internal.h). Beside this file: run.c (reset, load, the CPU
  * fall-back, the force method chosen at run time, undo, save), requests.c (every request of the
  * keys and the panel, taken once a frame), input.c (keys, mouse), observe.c (energy, force checks,
- * alarms), host_copy.c (the run's clock and the checkpoint), preset_apply.c, follow.c,
- * recording.c, tree_overlay.c, messages.c. */
+ * alarms), heating.c (the disks' heating), host_copy.c (the run's clock and the checkpoint),
+ * preset_apply.c, follow.c, recording.c, tree_overlay.c, messages.c. */
 #include <GL/glew.h>
 #include <GLFW/glfw3.h>
 
@@ -228,6 +228,7 @@ static bool app_frame(App *a)
     if (!app_advance(a, &f) && !app_fall_back(a)) return app_stop(a, 1);
     app_after_advance(a, &f);
     app_observe(a, f.t);
+    app_watch_heating(a, f.t);
     app_tree_overlay(a, f.t);
     app_move_camera(a, &f);
     app_draw(a);
@@ -432,6 +433,7 @@ static void app_destroy(App *a)
     free(a->presets.names);
     bodies_free(&a->host.bodies);
     bodies_free(&a->obs.initial);
+    app_heating_free(a);
     free(a->tree.cells);
     free(a->tree.boxes);
     undo_clear(&a->run.undo);

@@ -1,6 +1,6 @@
 /* The viewer's state, shared by the files of src/app that run it: app.c (start, the frame, finish),
  * run.c (the run's lifecycle), requests.c, input.c, observe.c, preset_apply.c, follow.c,
- * recording.c, tree_overlay.c, host_copy.c and messages.c. Private to them: nothing outside src/app includes it.
+ * recording.c, tree_overlay.c, host_copy.c, heating.c and messages.c. Private to them: nothing outside src/app includes it.
  *
  * opt is what the user asked for and is only read after the start; what runs now (the scene, the
  * saved run it came from, the force method after a preset, the panel or a fall-back) is in run. */
@@ -21,6 +21,7 @@
 #include "render/context.h"
 #include "sim/diag.h"
 #include "sim/force_watch.h"
+#include "sim/heating.h"
 #include "ui/ui.h"
 
 #define CPU_DEFAULT_BODIES 4096
@@ -107,6 +108,15 @@ typedef struct AppObserve {
     char method[160]; /* the HUD's line on the tree's interactions */
 } AppObserve;
 
+/* The disks' heating against the run's start (heating.c): the series, when the next sample may
+ * be taken (wall clock) and what the last one cost, and the thickness over the start's for the
+ * panel's plot. */
+typedef struct AppHeating {
+    HeatingSeries series;
+    double next, cost;
+    float plot[2][HEATING_MAX_SAMPLES];
+} AppHeating;
+
 /* Presets: those this run can take, and the cycle through them. */
 typedef struct AppPresets {
     PresetList list; /* those this run can take (app_offered) */
@@ -181,6 +191,7 @@ typedef struct App {
     AppRun run;
     AppHostCopy host;
     AppObserve obs;
+    AppHeating heat;
     AppPresets presets;
     AppFollow follow;
     AppTreeOverlay tree;
@@ -267,6 +278,11 @@ void app_observe(App *a, double t);
 void app_check_forces(App *a);
 void app_method_name(const App *a, char *buf, size_t len);
 void app_monitor(App *a, int frame);
+
+/* heating.c: the start at each reset or load (from app_observe_restart), a sample now and then. */
+void app_heating_restart(App *a, const Bodies *first);
+void app_watch_heating(App *a, double t);
+void app_heating_free(App *a);
 
 /* preset_apply.c */
 int app_load_presets(App *a, char *err, size_t errlen);

@@ -13,13 +13,14 @@
 #include "util/clock.h"
 #include "util/params.h"
 
-/* A new run's baseline: its first state (taken over from first), whose energy the run is held
- * against, and no measurement of the run before. */
+/* A new run's baseline: its first state (taken over from first), whose energy and disks the run
+ * is held against, and no measurement of the run before. */
 void app_observe_restart(App *a, Bodies *first)
 {
     bodies_free(&a->obs.initial);
     a->obs.initial = *first; /* E0 is measured on it, with whatever softening is in force */
     a->obs.half_mass0 = bodies_mass_radius(first, 0.5);
+    app_heating_restart(a, &a->obs.initial);
     a->obs.e0_softening = NAN;
     a->obs.next_energy_at = 0;
     a->ui.energy_valid = false;

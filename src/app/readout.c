@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/heating.h"
 #include "util/atomic_file.h"
 
 /* Text on one line: a message's line breaks would start new keys. */
@@ -13,6 +14,24 @@ static void put_text(AtomicFile *f, const char *key, const char *text)
     for (char *c = line; *c; c++)
         if (*c == '\n' || *c == '\r') *c = ' ';
     atomic_file_printf(f, "%s\n", line);
+}
+
+/* The disks' heating (UiHeating): the state, and each disk's start and last sample in model units. */
+static void put_heating(AtomicFile *f, const UiHeating *h)
+{
+    const int flag = h->state == UI_HEATING_HOT ? 2 : h->state == UI_HEATING_WARM ? 1 : 0;
+    atomic_file_printf(f, "heating_disks %d\nheating_state %s\nheating_flag %d\nheating_since %.9g\nheating_time %.9g\n",
+                       h->disks, heating_state_name((HeatingState)h->state), flag, h->since, h->time);
+    atomic_file_printf(f, "heating_cost %.9g\n", h->cost);
+    for (int g = 0; g < h->disks; g++) {
+        const UiHeatingDisk *d = &h->disk[g];
+        atomic_file_printf(f, "heating_samples_%d %d\nheating_ring_%d %.9g %.9g\n", g, d->count, g, d->ring[0], d->ring[1]);
+        atomic_file_printf(f, "heating_rmsz0_%d %.9g\nheating_rmsz_%d %.9g\n", g, d->rms_z0, g, d->rms_z);
+        atomic_file_printf(f, "heating_sigmar0_%d %.9g\nheating_sigmar_%d %.9g\n", g, d->sigma_r0, g, d->sigma_r);
+        atomic_file_printf(f, "heating_q0_%d %.9g\nheating_q_%d %.9g\n", g, d->toomre_q0, g, d->toomre_q);
+        atomic_file_printf(f, "heating_drift_%d %.9g %.9g\nheating_state_%d %s\n", g, d->thickness_drift, d->sigma_drift, g,
+                           heating_state_name((HeatingState)d->state));
+    }
 }
 
 int readout_write(const char *path, const ReadoutState *r, char *err, size_t errlen)
@@ -37,6 +56,7 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
             u->preset_count, u->undo_depth, u->energy_valid, u->energy_error);
     atomic_file_printf(f, "tree_overlay %d\ntree_levels %d\ntree_boxes %d\ntree_capped %d\n", u->show_tree, u->tree_levels,
                        r->tree_boxes, r->tree_capped);
+    put_heating(f, &u->heating);
     put_text(f, "screenshot", r->screenshot);
     atomic_file_printf(f, "alarm %d\n", r->alarm && r->alarm[0]);
     put_text(f, "alarm_text", r->alarm);

@@ -6,6 +6,7 @@
 
 #include "render/renderer.h"
 #include "scene/scene.h"
+#include "sim/heating.h"
 #include "sim/sim.h"
 #include "util/params.h"
 
@@ -15,6 +16,10 @@ _Static_assert((int)UI_FORCE_AUTO == (int)SIM_FORCE_AUTO && (int)UI_FORCE_DIRECT
 _Static_assert(UI_KERNEL_DEFAULT == SIM_KERNEL_DEFAULT && UI_KERNEL_FIRST == SIM_KERNEL_NAIVE &&
                    UI_KERNELS == SIM_KERNEL_COUNT,
                "the UI numbers the kernels as SimKernel does");
+_Static_assert((int)UI_HEATING_NONE == (int)HEATING_NONE && (int)UI_HEATING_STEADY == (int)HEATING_STEADY &&
+                   (int)UI_HEATING_WARM == (int)HEATING_WARM && (int)UI_HEATING_HOT == (int)HEATING_HOT &&
+                   (int)UI_HEATING_TIDAL == (int)HEATING_TIDAL,
+               "UiHeatingState numbers the states as HeatingState does");
 _Static_assert(SCENE_TIPSY <= UI_CHOICES_MAX && COLOR_MODE_COUNT <= UI_CHOICES_MAX,
                "the UI's lists of names hold every built-in scene and colour mode");
 

@@ -51,6 +51,16 @@ static void hud_messages(const UiModel *m, float wrap)
     ImGui::PopTextWrapPos();
 }
 
+// A disk heated at constant energy, flagged beside dE/E0 (heating_panel.cpp).
+static void hud_heating(UiModel *m)
+{
+    char text[64];
+    ImVec4 color;
+    if (!ui_heating_flag(m, text, sizeof text, &color)) return;
+    ImGui::SameLine();
+    hud_text(m, &color, "  %s", text);
+}
+
 void ui_hud(UiModel *m)
 {
     const float pad = px(10.0f);
@@ -79,6 +89,7 @@ void ui_hud(UiModel *m)
                 hud_text(m, &warning_color, "(damped: not conservative)");
             }
         }
+        hud_heating(m);
         hud_messages(m, ImGui::GetIO().DisplaySize.x * 0.45f);
     }
     ImGui::End();
@@ -118,6 +129,7 @@ void ui_lecture_hud(UiModel *m)
                 hud_text(m, &warning_color, "  (damped)");
             }
         }
+        hud_heating(m);
         hud_messages(m, ImGui::GetIO().DisplaySize.x * 0.5f);
     }
     ImGui::End();

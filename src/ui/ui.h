@@ -78,6 +78,34 @@ typedef struct UiForceError {
     double rms, p999, worst, median, p99;
 } UiForceError;
 
+/* The disks' heating against the run's start (src/app/heating.c, sim/heating.h), in model units:
+ * thickness (rms z) and sigma_R in an annulus, their drift, and a state numbered as HeatingState. */
+typedef enum UiHeatingState {
+    UI_HEATING_NONE = 0, UI_HEATING_STEADY, UI_HEATING_WARM, UI_HEATING_HOT, UI_HEATING_TIDAL
+} UiHeatingState;
+
+typedef struct UiHeatingDisk {
+    double rms_z, sigma_r, toomre_q;     /* the last sample */
+    double rms_z0, sigma_r0, toomre_q0;  /* the start */
+    double ring[2];                      /* the annulus of sigma_R and Q */
+    double thickness_drift, sigma_drift; /* last over start, less 1 */
+    double peak_drift;                   /* the largest before the first pericentre */
+    int state;                           /* UiHeatingState */
+    const float *thickness;              /* rms z over the start's, oldest first */
+    int count;
+} UiHeatingDisk;
+
+typedef struct UiHeating {
+    int disks;          /* disks watched: 0 = nothing to show */
+    UiHeatingDisk disk[2];
+    int state;          /* the most telling of the disks' */
+    double since, time; /* model times of the start and the last sample */
+    double pericentre;  /* model time of the first pericentre; 0 = none */
+    double kpc, kms, myr; /* one model length, speed and time; 0 = model units only */
+    double warn, hot;   /* the drifts flagged amber and red */
+    double cost;        /* seconds the last sample took */
+} UiHeating;
+
 /* Where a control was drawn in the last frame, in window pixels: the readout that lets a test
  * drive the real window as a hand does (src/app/readout.c). */
 #define UI_MAX_WIDGETS 96
@@ -169,6 +197,7 @@ typedef struct UiModel {
     const char *live_error_what;    /* the method it measured: "tree, theta 0.40", "kernel symmetric" */
     bool live_error_measuring;      /* a measurement is under way */
     bool diagnostics_open;          /* raised by ui_frame while the Diagnostics section is open */
+    UiHeating heating;              /* the disks' thickness and sigma_R against the start */
     bool cuda;           /* the kernel choice applies */
     bool visible;        /* H toggles */
     /* Controls as drawn in the last frame (filled by ui_frame). */

@@ -325,6 +325,7 @@ static void diagnostics_section(UiModel *m)
         ImGui::PlotLines("##dE", m->energy_history, m->energy_history_count, 0, nullptr, lo, hi,
                          ImVec2(ImGui::CalcItemWidth(), px(60.0f)));
     }
+    ui_heating_lines(m);
     live_error_lines(m);
     if (ImGui::Button("Check forces against f64")) m->check_forces = true;
     ui_note_widget(m, "check forces");

@@ -48,6 +48,11 @@ const char *ui_per_s(double rate, const char *one, const char *many);
 void ui_hud(UiModel *m);
 void ui_lecture_hud(UiModel *m);
 
+// heating_panel.cpp: the disks' heating in Diagnostics, and the HUD's mark (buf, color) while a
+// disk is flagged; false when none is.
+void ui_heating_lines(const UiModel *m);
+bool ui_heating_flag(const UiModel *m, char *buf, size_t len, ImVec4 *color);
+
 // ladder.cpp: the kernel ladder, in the panel's section or (lecture mode) a window of its own.
 int ui_active_kernel(const UiModel *m);
 void ui_ladder_contents(UiModel *m, float track_width);

@@ -1,0 +1,252 @@
+/* The heating series (sim/heating.h) on the scene's own disk: an untouched disk stays steady, one
+ * thickened or warmed by hand is flagged at the level its drift reaches, the figures are
+ * structure_measure's in the annulus fixed at the start, an encounter's pericentre turns later
+ * drift into tidal heating, a run gone back forgets what came after, a full history is thinned,
+ * and a sample of every k-th body measures what the whole does. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "scene/scene.h"
+#include "sim/heating.h"
+#include "sim/structure.h"
+#include "util/clock.h"
+
+#define N_DISK 2048
+
+static void build(SceneKind kind, int n, Bodies *b, SceneInfo *info)
+{
+    char err[256] = "";
+    assert_int_equal(scene_build(&(SceneDesc){.kind = kind, .n = n}, b, info, err, sizeof err), 0);
+}
+
+/* The disk's heights above its centre times fz, its radial velocities about the centre's times fr. */
+static void heat_disk(Bodies *b, double fz, double fr)
+{
+    StructureMeasure m;
+    assert_int_equal(structure_measure(b, &(StructureDesc){.galaxy = 0, .virial_max_n = -1}, &m), 0);
+    assert_true(fabs(m.axis[2]) > 0.999); /* the scene's disk lies in the xy plane */
+    for (int i = 0; i < b->n; i++) {
+        if (BODY_TAG_COMPONENT(b->tag[i]) != BODY_DISK) continue;
+        float *x = b->pos + 4 * i, *v = b->vel + 4 * i;
+        x[2] = (float)(m.centre[2] + fz * (x[2] - m.centre[2]));
+        const double dx = x[0] - m.centre[0], dy = x[1] - m.centre[1], r = sqrt(dx * dx + dy * dy);
+        if (!(r > 0)) continue;
+        const double ux = v[0] - m.centre_velocity[0], uy = v[1] - m.centre_velocity[1];
+        const double vr = (ux * dx + uy * dy) / r;
+        v[0] += (float)((fr - 1) * vr * dx / r);
+        v[1] += (float)((fr - 1) * vr * dy / r);
+    }
+}
+
+/* The start measures each disk as structure_measure does in its annulus, fixed at 2-3 R_d from
+ * the disk's half-mass radius; an untouched disk sampled again has not drifted. */
+static void untouched_disk_is_steady(void **state)
+{
+    (void)state;
+    Bodies b;
+    SceneInfo info;
+    build(SCENE_DISK, N_DISK, &b, &info);
+    HeatingSeries s;
+    assert_int_equal(heating_start(&s, &b, 0, &(HeatingDesc){.interval = 1}), 0);
+    assert_int_equal(s.galaxies, 1);
+    assert_int_equal(s.state, HEATING_STEADY);
+
+    StructureMeasure m;
+    assert_int_equal(structure_measure(&b, &(StructureDesc){.galaxy = 0, .virial_max_n = -1}, &m), 0);
+    const HeatingGalaxy *h = &s.galaxy[0];
+    assert_true(fabs(h->ring[0] - HEATING_RING_IN * m.half_mass_radius[BODY_DISK]) < 1e-12);
+    assert_true(fabs(h->ring[1] - HEATING_RING_OUT * m.half_mass_radius[BODY_DISK]) < 1e-12);
+    StructureMeasure ring;
+    assert_int_equal(structure_measure(&b, &(StructureDesc){.galaxy = 0, .ring = {h->ring[0], h->ring[1]}}, &ring), 0);
+    assert_true(h->history[0].rms_z == ring.disk_rms_z);
+    assert_true(h->history[0].sigma_r == ring.ring.sigma_r);
+    assert_true(h->history[0].toomre_q == ring.ring.toomre_q);
+    print_message("disk, %d bodies: ring %.3f-%.3f, rms z %.4f, sigma_R %.4f, Q %.3f\n", b.n, h->ring[0], h->ring[1],
+                  ring.disk_rms_z, ring.ring.sigma_r, ring.ring.toomre_q);
+    assert_true(ring.disk_rms_z > 0 && ring.ring.sigma_r > 0 && ring.ring.toomre_q > 0);
+
+    assert_false(heating_due(&s, 0.5));
+    assert_true(heating_due(&s, 1.0));
+    const double t0 = clock_seconds();
+    assert_int_equal(heating_sample(&s, &b, 1.0), 0);
+    print_message("a sample of %d bodies: %.2f ms\n", b.n, 1e3 * (clock_seconds() - t0));
+    assert_int_equal(h->count, 2);
+    assert_true(h->thickness_drift == 0 && h->sigma_drift == 0);
+    assert_int_equal(h->state, HEATING_STEADY);
+    assert_int_equal(s.state, HEATING_STEADY);
+    heating_free(&s);
+    bodies_free(&b);
+}
+
+/* Thickened by 1.3 the disk is hot; by 1.15 warm; sigma_R raised by 1.2 warm, its thickness steady. */
+static void heated_disk_is_flagged(void **state)
+{
+    (void)state;
+    const struct {
+        double fz, fr;
+        HeatingState want;
+    } cases[] = {{1.3, 1.0, HEATING_HOT}, {1.15, 1.0, HEATING_WARM}, {1.0, 1.2, HEATING_WARM}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        Bodies b;
+        SceneInfo info;
+        build(SCENE_DISK, N_DISK, &b, &info);
+        HeatingSeries s;
+        assert_int_equal(heating_start(&s, &b, 0, NULL), 0);
+        heat_disk(&b, cases[c].fz, cases[c].fr);
+        assert_int_equal(heating_sample(&s, &b, 1.0), 0);
+        const HeatingGalaxy *h = &s.galaxy[0];
+        print_message("z x%.2f, v_R x%.2f: thickness %+.3f, sigma_R %+.3f: %s\n", cases[c].fz, cases[c].fr,
+                      h->thickness_drift, h->sigma_drift, heating_state_name(h->state));
+        assert_true(fabs(h->thickness_drift - (cases[c].fz - 1)) < 0.01);
+        /* Bodies moved in z stay in their annulus; sigma_R grows with v_R (the ring's mean v_R is small). */
+        assert_true(fabs(h->sigma_drift - (cases[c].fr - 1)) < 0.02);
+        assert_int_equal(h->state, cases[c].want);
+        assert_int_equal(s.state, cases[c].want);
+        assert_true(fabs(h->peak_drift - fmax(h->thickness_drift, h->sigma_drift)) < 1e-12);
+        heating_free(&s);
+        bodies_free(&b);
+    }
+}
+
+/* After the first pericentre the drift is the encounter's: tidal, unless the disk was flagged
+ * before it. Both galaxies of a collision are watched. */
+static void pericentre_turns_drift_tidal(void **state)
+{
+    (void)state;
+    Bodies b, hot;
+    SceneInfo info;
+    build(SCENE_COLLISION, 2 * N_DISK, &b, &info);
+    assert_true(info.pericentre_time > 0);
+    assert_int_equal(bodies_copy(&hot, &b), 0);
+    for (int i = 0; i < hot.n; i++)
+        if (BODY_TAG_COMPONENT(hot.tag[i]) == BODY_DISK) hot.pos[4 * i + 2] *= 1.5f; /* thicker about its plane */
+    const double tp = info.pericentre_time;
+
+    HeatingSeries s;
+    assert_int_equal(heating_start(&s, &b, 0, &(HeatingDesc){.pericentre_time = tp}), 0);
+    assert_int_equal(s.galaxies, 2);
+    assert_int_equal(s.galaxy[0].galaxy, 0);
+    assert_int_equal(s.galaxy[1].galaxy, 1);
+    assert_int_equal(heating_sample(&s, &b, 0.5 * tp), 0);
+    assert_int_equal(s.state, HEATING_STEADY);
+    assert_int_equal(heating_sample(&s, &hot, 1.5 * tp), 0);
+    print_message("collision, pericentre at t %.3f: after it thickness %+.3f, %s\n", tp, s.galaxy[0].thickness_drift,
+                  heating_state_name(s.state));
+    assert_true(s.galaxy[0].thickness_drift > HEATING_HOT_DRIFT);
+    assert_int_equal(s.galaxy[0].state, HEATING_TIDAL);
+    assert_int_equal(s.state, HEATING_TIDAL);
+
+    /* Back before the pericentre (an undo), the same heat is numerical, and stays said after it. */
+    assert_int_equal(heating_sample(&s, &hot, 0.8 * tp), 0);
+    assert_int_equal(s.galaxy[0].count, 3); /* start, 0.5 tp, 0.8 tp: 1.5 tp is forgotten */
+    assert_int_equal(s.state, HEATING_HOT);
+    assert_int_equal(heating_sample(&s, &b, 1.2 * tp), 0);
+    assert_true(fabs(s.galaxy[0].thickness_drift) < 1e-12);
+    assert_int_equal(s.state, HEATING_HOT);
+    heating_free(&s);
+    bodies_free(&hot);
+    bodies_free(&b);
+}
+
+/* A run gone back to its start is measured afresh there; samples due only after the interval. */
+static void run_gone_back(void **state)
+{
+    (void)state;
+    Bodies b;
+    SceneInfo info;
+    build(SCENE_DISK, N_DISK, &b, &info);
+    HeatingSeries s;
+    assert_int_equal(heating_start(&s, &b, 2.0, &(HeatingDesc){.interval = 1}), 0);
+    heat_disk(&b, 1.3, 1.0);
+    assert_true(heating_due(&s, 3.0));
+    assert_int_equal(heating_sample(&s, &b, 3.0), 0);
+    assert_int_equal(s.state, HEATING_HOT);
+    assert_false(heating_due(&s, 3.0));
+    assert_true(heating_due(&s, 2.5)); /* before the last sample: the run went back */
+    assert_int_equal(heating_sample(&s, &b, 2.0), 0);
+    assert_int_equal(s.galaxy[0].count, 1);
+    assert_int_equal(s.state, HEATING_STEADY); /* the heated state is now the start */
+    heating_free(&s);
+    bodies_free(&b);
+}
+
+/* A full history drops every other sample and samples half as often; the start stays. */
+static void full_history_is_thinned(void **state)
+{
+    (void)state;
+    Bodies b;
+    SceneInfo info;
+    build(SCENE_DISK, 512, &b, &info);
+    HeatingSeries s;
+    assert_int_equal(heating_start(&s, &b, 0, &(HeatingDesc){.interval = 1}), 0);
+    const double z0 = s.galaxy[0].history[0].rms_z;
+    for (int i = 1; i <= HEATING_MAX_SAMPLES + 10; i++) assert_int_equal(heating_sample(&s, &b, i), 0);
+    const HeatingGalaxy *h = &s.galaxy[0];
+    assert_true(h->count <= HEATING_MAX_SAMPLES && h->count > HEATING_MAX_SAMPLES / 2);
+    assert_true(s.interval == 2);
+    assert_true(h->history[0].time == 0 && h->history[0].rms_z == z0);
+    for (int i = 1; i < h->count; i++) assert_true(h->history[i].time > h->history[i - 1].time);
+    assert_true(h->history[h->count - 1].time == HEATING_MAX_SAMPLES + 10);
+    heating_free(&s);
+    bodies_free(&b);
+}
+
+/* Every k-th body, k times as heavy, measures the disk as the whole does: within four standard
+ * errors of rms z (the z^2 of a sech^2 layer scatter by about their mean) and of sigma_R. */
+static void a_sample_measures_the_whole(void **state)
+{
+    (void)state;
+    Bodies b;
+    SceneInfo info;
+    build(SCENE_DISK, 4 * N_DISK, &b, &info);
+    HeatingSeries whole, part;
+    assert_int_equal(heating_start(&whole, &b, 0, NULL), 0);
+    assert_int_equal(heating_start(&part, &b, 0, &(HeatingDesc){.max_bodies = N_DISK}), 0);
+    assert_int_equal(part.sample.n, N_DISK);
+    StructureMeasure m;
+    assert_int_equal(structure_measure(&part.sample, &(StructureDesc){.galaxy = 0, .virial_max_n = -1}, &m), 0);
+    const HeatingPoint *w = &whole.galaxy[0].history[0], *p = &part.galaxy[0].history[0];
+    print_message("all %d bodies: rms z %.4f sigma_R %.4f Q %.3f; every 4th: %.4f %.4f %.3f\n", b.n, w->rms_z,
+                  w->sigma_r, w->toomre_q, p->rms_z, p->sigma_r, p->toomre_q);
+    assert_true(fabs(p->rms_z / w->rms_z - 1) < 4 * sqrt(1.2 / m.count[BODY_DISK]) / 2);
+    assert_true(fabs(p->sigma_r / w->sigma_r - 1) < 4 * sqrt(0.5 / m.ring.count));
+    assert_true(fabs(p->toomre_q / w->toomre_q - 1) < 4 * sqrt(1.75 / m.ring.count));
+    heating_free(&whole);
+    heating_free(&part);
+    bodies_free(&b);
+}
+
+/* A system without a disk is not watched. */
+static void no_disk_no_series(void **state)
+{
+    (void)state;
+    Bodies b;
+    SceneInfo info;
+    build(SCENE_PLUMMER, 1024, &b, &info);
+    HeatingSeries s;
+    assert_int_equal(heating_start(&s, &b, 0, NULL), 0);
+    assert_int_equal(s.galaxies, 0);
+    assert_int_equal(s.state, HEATING_NONE);
+    assert_false(heating_due(&s, 10));
+    assert_int_equal(heating_sample(&s, &b, 10), 0);
+    heating_free(&s);
+    bodies_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(untouched_disk_is_steady),  cmocka_unit_test(heated_disk_is_flagged),
+        cmocka_unit_test(pericentre_turns_drift_tidal), cmocka_unit_test(run_gone_back),
+        cmocka_unit_test(full_history_is_thinned),   cmocka_unit_test(a_sample_measures_the_whole),
+        cmocka_unit_test(no_disk_no_series),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
