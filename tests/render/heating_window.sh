@@ -1,0 +1,97 @@
+#!/bin/bash
+# The disk heating diagnostic in a real window (xdotool), read back from the program's readout
+# (STARBURST_READOUT): an isolated disk of a few thousand bodies on the CPU, which two-body
+# relaxation heats within a few rotations while its energy stays clean.
+# - the start and each sample are in the readout, finite and positive, and the start is what
+#   starburst-measure finds in the same scene at t = 0, in the same annulus;
+# - the Diagnostics section opens and draws with the rows in it;
+# - the disk, once thickened past the hot level, is flagged in the readout and beside dE/E0 in the HUD;
+# - R starts the series again from the new start.
+# Every wait is for a condition, never a sleep.
+# usage: heating_window.sh APP MEASURE OUT_DIR   (under xvfb-run)
+set -u
+if [ $# -ne 3 ]; then
+    echo "usage: heating_window.sh APP MEASURE OUT_DIR" >&2
+    exit 2
+fi
+app=$(realpath "$1") measure=$(realpath "$2") out=$3
+. "$(dirname "$(realpath "$0")")/checks.sh"
+. "$(dirname "$(realpath "$0")")/window_checks.sh"
+require_window
+rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
+readout=$PWD/readout.txt
+pid=
+n=2048 seed=7
+
+# The value of KEY in the snapshot snap.txt is a finite number above 0.
+positive() { awk -v v="$(readout_value snap.txt "$1")" 'BEGIN { exit !(v ~ /^[0-9.eE+-]+$/ && v + 0 > 0 && v + 0 < 1e30) }'; }
+samples_at_least() { local s; s=$(rv heating_samples_0); [ -n "$s" ] && [ "$s" -ge "$1" ]; }
+# |a - b| <= tol
+close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= t) }'; }
+
+STARBURST_READOUT=$readout "$app" --backend cpu --scene disk -n $n --seed $seed --steps-per-frame 8 --size 1000x700 \
+    >app.log 2>&1 &
+pid=$!
+wait_for "the first frame" test -s "$readout" || abort "no readout from the program"
+wid=$(xdotool search --sync --onlyvisible --name '^Starburst$' | head -n 1)
+[ -n "$wid" ] || abort "no window named Starburst"
+xdotool windowfocus --sync "$wid" 2>/dev/null
+
+if value_is heating_disks 1; then ok "one disk watched"; else abort "heating_disks is '$(rv heating_disks)', not 1"; fi
+wait_for "two samples after the start" samples_at_least 3 || abort "heating samples: $(rv heating_samples_0)"
+cp "$readout" snap.txt
+bad=""
+for k in heating_rmsz0_0 heating_rmsz_0 heating_sigmar0_0 heating_sigmar_0 heating_q0_0 heating_q_0 heating_time heating_cost; do
+    positive "$k" || bad="$bad $k=$(readout_value snap.txt "$k")"
+done
+if [ -z "$bad" ]; then ok "the readout's heating values are finite and positive"; else fail "not finite and positive:$bad"; fi
+since=$(readout_value snap.txt heating_since)
+if [ "$since" = 0 ]; then ok "the series starts at t 0"; else fail "heating_since $since"; fi
+
+# The start against the measuring tool on the same scene, in the annulus the series fixed.
+read -r r0 r1 <<<"$(readout_value snap.txt heating_ring_0)"
+line=$("$measure" --scene disk --n $n --seed $seed --ring "$r0" "$r1")
+echo "starburst-measure: $line"
+m_rmsz=$(sed -n 's/.*rms_z \([0-9.]*\),.*/\1/p' <<<"$line")
+m_sigma=$(sed -n 's/.*sigma_R \([0-9.]*\) .*/\1/p' <<<"$line")
+m_q=$(sed -n 's/.* Q \([0-9.]*\) .*/\1/p' <<<"$line")
+z0=$(readout_value snap.txt heating_rmsz0_0) s0=$(readout_value snap.txt heating_sigmar0_0)
+q0=$(readout_value snap.txt heating_q0_0)
+if close "$z0" "$m_rmsz" 6e-5 && close "$s0" "$m_sigma" 6e-5 && close "$q0" "$m_q" 6e-4; then
+    ok "the start is starburst-measure's at t 0: rms z $z0 ($m_rmsz), sigma_R $s0 ($m_sigma), Q $q0 ($m_q)"
+else
+    fail "the start: rms z $z0, sigma_R $s0, Q $q0; starburst-measure: $m_rmsz, $m_sigma, $m_q"
+fi
+
+# Diagnostics opened: its rows are drawn (the program goes on drawing frames).
+widget_box() { awk -v n="$1" '$1 == "widget" && $2 == n { print int(($3 + $5) / 2), int(($4 + $6) / 2); exit }' "$readout"; }
+read -r cx cy <<<"$(widget_box Diagnostics)"
+if [ -n "${cx:-}" ]; then
+    xdotool mousemove --window "$wid" "$cx" "$cy"
+    frames 2
+    xdotool click 1
+    frames 5
+    ok "Diagnostics opened and drawn"
+else
+    fail "no Diagnostics section in the readout"
+fi
+
+# A few thousand bodies heat the disk past the hot level within a few rotations.
+wait_for "the disk flagged hot" value_is heating_flag 2
+drift=$(rv heating_drift_0)
+case "$(rv hud)" in
+*"disk heated +"*) ok "hot (drift $drift), and the HUD says: $(grep -o 'disk heated +[0-9]* %' "$readout")" ;;
+*) fail "hot (drift $drift), but the HUD says: $(rv hud)" ;;
+esac
+energy=$(rv energy_error)
+echo "dE/E0 $energy at t $(rv time), state $(rv heating_state)"
+
+# R: a new start, measured again.
+xdotool key --clearmodifiers r
+restarted() { value_is heating_samples_0 1 && value_is heating_flag 0; }
+if wait_for "R to start the series again" restarted; then ok "R starts the series again: $(rv heating_state)"; fi
+
+xdotool key Escape
+if wait "$pid"; then ok "Esc exits with status 0"; else fail "Esc: exit status $?"; fi
+pid=
+finish
