@@ -34,7 +34,7 @@ extern "C" {
 /* Samples kept; when full, every other one is dropped and the interval doubles. */
 #define HEATING_MAX_SAMPLES 240
 /* Bodies measured at most, unless the desc says otherwise. */
-#define HEATING_MAX_BODIES 65536
+#define HEATING_MAX_BODIES 32768
 /* Disk bodies a galaxy needs to be watched. */
 #define HEATING_MIN_DISK 32
 

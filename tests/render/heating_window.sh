@@ -69,9 +69,16 @@ read -r cx cy <<<"$(widget_box Diagnostics)"
 if [ -n "${cx:-}" ]; then
     xdotool mousemove --window "$wid" "$cx" "$cy"
     frames 2
-    xdotool click 1
-    frames 5
-    ok "Diagnostics opened and drawn"
+    # Down and up in frames of their own: ImGui takes a press and release within one frame as none.
+    xdotool mousedown 1
+    frames 2
+    xdotool mouseup 1
+    # Open, the section draws its controls: the force check's button is in the readout.
+    opened() { awk '$1 == "widget" && $2 == "check_forces" { found = 1 } END { exit !found }' "$readout"; }
+    if wait_for "Diagnostics to open" opened; then
+        frames 3
+        ok "Diagnostics opened and drawn"
+    fi
 else
     fail "no Diagnostics section in the readout"
 fi
