@@ -81,7 +81,7 @@ static void thickness_plot(const UiHeating *h)
     if (h->disk[0].count < 2) return;
     ImGui::Text("thickness / start, %.2f to %.2f", lo, hi);
     for (int g = 0; g < h->disks; g++) {
-        char id[16];
+        char id[24];
         snprintf(id, sizeof id, "##heat%d", g);
         ImGui::PlotLines(id, h->disk[g].thickness, h->disk[g].count, 0, h->disks > 1 ? (g == 0 ? "A" : "B") : nullptr,
                          lo, hi, ImVec2(ImGui::CalcItemWidth(), px(h->disks > 1 ? 30.0f : 45.0f)));
