@@ -72,6 +72,14 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
         char why[sizeof ps->what];                                                                 \
         if (params_parse(id, key, value, &v, why, sizeof why) != 0) FAIL("%s", why);               \
     } while (0)
+    /* A time or length with its unit ("dt = 0.2Myr", "softening = 200pc") on the scale of the
+     * preset's scene as named so far: a scene key stands before them. */
+#define PARAM_SCALED(id)                                                                           \
+    do {                                                                                           \
+        char why[sizeof ps->what];                                                                 \
+        const Units u = p->source == PRESET_SOURCE_SCENE ? scene_units(p->scene.kind) : (Units){0, 0, 0, 0}; \
+        if (params_parse_in(id, &u, key, value, &v, why, sizeof why) != 0) FAIL("%s", why);        \
+    } while (0)
     if (strcmp(key, "scene") == 0) {
         int k = scene_from_name(value);
         if (k < 0 || k >= SCENE_TIPSY) FAIL("scene = '%s' is not a scene: collision, disk, plummer, shell, random", qvalue);
@@ -104,11 +112,11 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
         p->scene.inclination_b = (float)v;
         p->scene.set |= SCENE_SET_INCLINATION_B;
     } else if (strcmp(key, "dt") == 0) {
-        PARAM(PARAM_DT);
+        PARAM_SCALED(PARAM_DT);
         p->dt = (float)v;
         p->set |= PRESET_DT;
     } else if (strcmp(key, "softening") == 0) {
-        PARAM(PARAM_SOFTENING);
+        PARAM_SCALED(PARAM_SOFTENING);
         p->softening = (float)v;
         p->set |= PRESET_SOFTENING;
     } else if (strcmp(key, "damping") == 0) {
@@ -166,6 +174,7 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
     }
     return 1;
 #undef PARAM
+#undef PARAM_SCALED
 #undef NUM
 #undef FAIL
 }

@@ -117,7 +117,9 @@ int app_reset(App *a, char *err, size_t errlen)
         /* Framed by the radius of 90 % of the mass; dt and softening as saved. */
         info = (SceneInfo){.dt = a->run.loaded.params.dt > 0 ? a->run.loaded.params.dt : 0.01f,
                            .softening = a->run.loaded.params.softening,
-                           .extent = (float)(1.2 * bodies_mass_radius(&b, 0.9))};
+                           .extent = (float)(1.2 * bodies_mass_radius(&b, 0.9)),
+                           .period = a->run.loaded.period,
+                           .units = a->run.loaded.units};
         d.kind = SCENE_TIPSY;
     } else if (scene_build(&d, &b, &info, err, errlen) != 0) {
         return -1;
@@ -338,6 +340,8 @@ int app_save_run(App *a, const char *path)
         .steps_per_frame = a->ui.steps_per_frame,
         .step = app_run_step(a),
         .time = app_run_time(a),
+        .units = a->run.info.units,
+        .period = a->run.info.period,
     };
     app_read_state(a);
     char err[512];
