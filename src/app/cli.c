@@ -30,8 +30,10 @@ static void param_usage(FILE *f, const char *option, const char *what, ParamId i
     char range[160];
     params_help_text(id, range, sizeof range);
     const char *unit = params_get(id)->unit;
-    fprintf(f, "  %-20s  %s%s%s%s\n  %-20s  (%s)\n", option, what, unit[0] ? " (" : "", unit, unit[0] ? ")" : "", "",
-            range);
+    const UnitDim dim = params_get(id)->dim;
+    const char *also = dim == UNIT_TIME ? ", or Myr, Gyr" : dim == UNIT_LENGTH ? ", or pc, kpc" : "";
+    fprintf(f, "  %-20s  %s%s%s%s%s\n  %-20s  (%s)\n", option, what, unit[0] ? " (" : "", unit, also,
+            unit[0] ? ")" : "", "", range);
 }
 
 void app_print_usage(FILE *f)

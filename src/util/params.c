@@ -13,8 +13,8 @@
  * A fallback is the value used where nothing else gives one (a TIPSY file loaded without its .ini
  * runs at dt 0.01); default_text says so where the default depends on the run. */
 static const Param table[PARAM_COUNT] = {
-    [PARAM_DT] = {"dt", "--dt", "model time units, or Myr", 0, 10, true, false, 0.01, "the scene's", UNIT_TIME},
-    [PARAM_SOFTENING] = {"softening", "--softening", "model length units, or pc, kpc", 0, 100, false, false, 0,
+    [PARAM_DT] = {"dt", "--dt", "model time units", 0, 10, true, false, 0.01, "the scene's", UNIT_TIME},
+    [PARAM_SOFTENING] = {"softening", "--softening", "model length units", 0, 100, false, false, 0,
                          "the scene's", UNIT_LENGTH},
     [PARAM_DAMPING] = {"damping", "--damping", "velocity factor per step", 0, 1, true, false, 1, "1, off"},
     [PARAM_THETA] = {"theta", "--theta", "cell size / distance", 0.05, 1.5, false, false, NBODY_TREE_THETA, NULL},
