@@ -78,6 +78,7 @@ static void app_after_advance(App *a, const FramePlan *f)
     }
     u->ladder_touring = a->tour.active ? (int)a->tour.rung : SIM_KERNEL_DEFAULT;
     u->sim_time = app_run_time(a);
+    app_show_units(a);
 }
 
 /* A backend that stopped on an error: the CPU carries on from the last checkpoint, and the presets

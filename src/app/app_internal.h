@@ -12,6 +12,7 @@
 
 #include "app/app.h"
 #include "app/ladder_tour.h"
+#include "app/pericentre.h"
 #include "app/presets.h"
 #include "app/record.h"
 #include "app/run_clock.h"
@@ -181,6 +182,7 @@ typedef struct App {
     AppRun run;
     AppHostCopy host;
     AppObserve obs;
+    OrbitWatch orbit; /* the two galaxies' orbit, for the HUD's pericentre countdown */
     AppPresets presets;
     AppFollow follow;
     AppTreeOverlay tree;
@@ -234,6 +236,10 @@ static inline const char *plural(long long count, const char *one, const char *m
 double app_run_time(const App *a);
 long long app_run_step(const App *a);
 void app_read_state(App *a);
+
+/* units_hud.c: the HUD's times and the sliders' values in physical units, the orbit's countdown
+ * and the scale bar's length, each frame. */
+void app_show_units(App *a);
 
 /* run.c: the run's lifecycle. */
 void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len);

@@ -70,7 +70,7 @@ void ui_hud(UiModel *m)
             hud_text(m, nullptr, "  kernel %s", m->kernel_name);
         }
         if (m->method) hud_text(m, nullptr, "%s", m->method);
-        hud_text(m, nullptr, "t %.3f", m->sim_time);
+        hud_text(m, nullptr, "%s", m->time_text[0] ? m->time_text : "t ?");
         if (m->energy_valid) {
             ImGui::SameLine();
             hud_text(m, nullptr, "  dE/E0 %+.2e", m->energy_error);
@@ -79,6 +79,7 @@ void ui_hud(UiModel *m)
                 hud_text(m, &warning_color, "(damped: not conservative)");
             }
         }
+        if (m->orbit_text[0]) hud_text(m, nullptr, "%s", m->orbit_text);
         hud_messages(m, ImGui::GetIO().DisplaySize.x * 0.45f);
     }
     ImGui::End();
@@ -109,7 +110,7 @@ void ui_lecture_hud(UiModel *m)
         }
         hud_text(m, nullptr, "N %s   %s", ui_grouped(m->bodies, text, sizeof text), m->device ? m->device : "");
         // Read from the back of the hall: full brightness, not the dim grey of secondary text.
-        hud_text(m, nullptr, "t %.2f", m->sim_time);
+        hud_text(m, nullptr, "%s", m->time_text[0] ? m->time_text : "t ?");
         if (m->energy_valid) {
             ImGui::SameLine();
             hud_text(m, nullptr, "  dE/E0 %+.1e", m->energy_error);
@@ -118,6 +119,7 @@ void ui_lecture_hud(UiModel *m)
                 hud_text(m, &warning_color, "  (damped)");
             }
         }
+        if (m->orbit_text[0]) hud_text(m, nullptr, "%s", m->orbit_text);
         hud_messages(m, ImGui::GetIO().DisplaySize.x * 0.5f);
     }
     ImGui::End();

@@ -175,6 +175,13 @@ typedef struct UiModel {
     UiWidget widgets[UI_MAX_WIDGETS];
     int widget_count;
     char hud[512];       /* the HUD's lines as drawn in the last frame, run together (for the readout) */
+    /* Physical units, written by the app each frame (src/app/units_hud.c). */
+    char time_text[64];   /* "t 120 Myr (10.78)"; "t 10.000" where the run has no physical scale */
+    char orbit_text[160]; /* "rotation 250 Myr at R½   pericentre in 80 Myr"; "" = none */
+    char dt_note[32], softening_note[32]; /* the sliders' values in physical units, "0.16 Myr"; "" = none */
+    double view_height_kpc; /* the view's height at the camera's target, in kpc; 0 = no scale bar */
+    float scalebar_px;    /* the scale bar's length as drawn in the last frame, in pixels; 0 = none */
+    char scalebar_text[24]; /* its label, "10 kpc" */
 } UiModel;
 
 /* Attaches Dear ImGui to the window (GLFW + OpenGL3 backends). GLFW's backend chains to the

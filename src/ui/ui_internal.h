@@ -47,6 +47,8 @@ const char *ui_per_s(double rate, const char *one, const char *many);
 // hud.cpp: the HUD, top left, in the normal and the lecture layout.
 void ui_hud(UiModel *m);
 void ui_lecture_hud(UiModel *m);
+// scalebar.cpp: a bar of a round number of kpc, bottom left, while the UI shows.
+void ui_scalebar(UiModel *m);
 
 // ladder.cpp: the kernel ladder, in the panel's section or (lecture mode) a window of its own.
 int ui_active_kernel(const UiModel *m);
@@ -67,6 +69,7 @@ typedef enum SliderRule {
 typedef struct SliderSpec {
     SliderRule rule;
     float lo, hi;
+    const char *note; // the value in physical units, shown beside it ("0.160 Myr"); NULL or "": none
 } SliderSpec;
 
 bool ui_rule_slider(UiModel *m, const char *label, float *v, const SliderSpec *s, bool *began);

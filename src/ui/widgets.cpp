@@ -160,8 +160,12 @@ bool ui_rule_slider(UiModel *m, const char *label, float *v, const SliderSpec *s
         *v = value;
         return true;
     }
-    char shown[48];
+    char shown[80];
     slider_text(s, *v, shown, sizeof shown);
+    if (s->note && s->note[0]) {
+        const size_t used = strlen(shown);
+        snprintf(shown + used, sizeof shown - used, "  (%s)", s->note);
+    }
     float t = slider_t(s, *v);
     const bool moved = ui_slider_float(m, label, &t, 0.0f, 1.0f, shown,
                                        ImGuiSliderFlags_NoInput | ImGuiSliderFlags_NoRoundToFormat |
