@@ -240,6 +240,10 @@ void app_read_state(App *a);
 /* units_hud.c: the HUD's times and the sliders' values in physical units, the orbit's countdown
  * and the scale bar's length, each frame. */
 void app_show_units(App *a);
+/* "t = 120 Myr (10.8)", or "t = 10.8" where the run has no physical scale. */
+const char *app_when(const App *a, double t, char *buf, size_t len);
+/* "dt 0.02 (0.223 Myr), softening 0.08 (208 pc)", or the model values alone. */
+const char *app_dt_softening(const App *a, double dt, double softening, char *buf, size_t len);
 
 /* run.c: the run's lifecycle. */
 void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len);

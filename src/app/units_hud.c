@@ -42,6 +42,26 @@ static void live_orbit(App *a, const Units *u, double t, char *buf, size_t len)
     }
 }
 
+const char *app_when(const App *a, double t, char *buf, size_t len)
+{
+    const Units *u = &a->run.info.units;
+    char when[32];
+    if (units_physical(u)) snprintf(buf, len, "t = %s (%.4g)", units_format_time(u, t, when, sizeof when), t);
+    else snprintf(buf, len, "t = %.4g", t);
+    return buf;
+}
+
+const char *app_dt_softening(const App *a, double dt, double softening, char *buf, size_t len)
+{
+    const Units *u = &a->run.info.units;
+    char t[32], l[32];
+    if (units_physical(u))
+        snprintf(buf, len, "dt %.3g (%s), softening %.3g (%s)", dt, units_format_time(u, dt, t, sizeof t), softening,
+                 units_format_softening(u, softening, l, sizeof l));
+    else snprintf(buf, len, "dt %.3g, softening %.3g", dt, softening);
+    return buf;
+}
+
 void app_show_units(App *a)
 {
     UiModel *m = &a->ui;
