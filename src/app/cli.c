@@ -50,8 +50,9 @@ void app_print_usage(FILE *f)
     param_usage(f, "-n, --bodies N", "number of bodies (a collision needs 6, a disk 3)", PARAM_BODIES);
     fputs("  --seed S              random seed (default 1)\n", f);
     param_usage(f, "--mass-ratio X", "collision: the mass ratio", PARAM_MASS_RATIO);
-    fputs("  --pericentre X        collision: closest approach in disk scale lengths (default 3)\n"
-          "  --inclination-a DEG   collision: tilt of disk A (default 0)\n"
+    fprintf(f, "  --pericentre X        collision: closest approach in disk scale lengths of %.1f kpc (default 3)\n",
+            scene_units(SCENE_COLLISION).kpc);
+    fputs("  --inclination-a DEG   collision: tilt of disk A (default 0)\n"
           "  --inclination-b DEG   collision: tilt of disk B (default 60)\n"
           "  --load FILE           continue a saved run (a TIPSY file and FILE.ini beside it)\n"
           "  --save FILE           save the run there at exit (S saves at any time)\n"
@@ -92,7 +93,7 @@ void app_print_usage(FILE *f)
           "  --lecture             full screen, large type, the kernel ladder on stage (L toggles)\n"
           "  --measure-ladder      time every rung of the kernel ladder at the start (K at any time)\n"
           "  --no-vsync            draw as fast as possible\n"
-          "  --no-ui               hide the control panel and HUD\n",
+          "  --no-ui               hide the control panel, the HUD and the scale bar\n",
           f);
     param_usage(f, "--point-size X", "sprite size", PARAM_POINT_SIZE);
     param_usage(f, "--exposure X", "tonemap exposure", PARAM_EXPOSURE);
