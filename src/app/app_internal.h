@@ -242,7 +242,7 @@ void app_read_state(App *a);
 void app_show_units(App *a);
 /* "t = 120 Myr (10.8)", or "t = 10.8" where the run has no physical scale. */
 const char *app_when(const App *a, double t, char *buf, size_t len);
-/* "dt 0.02 (0.223 Myr), softening 0.08 (208 pc)", or the model values alone. */
+/* "dt 0.02 (0.22 Myr), softening 0.08 (208 pc)", or the model values alone. */
 const char *app_dt_softening(const App *a, double dt, double softening, char *buf, size_t len);
 
 /* run.c: the run's lifecycle. */

@@ -3,6 +3,7 @@
 // shows with the rest of the UI, and not where the run has no physical scale.
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "ui/ui_internal.h"
 
@@ -41,5 +42,6 @@ void ui_scalebar(UiModel *m)
     draw->AddText(ImVec2(at.x + 1, at.y + 1), shadow, m->scalebar_text);
     draw->AddText(at, color, m->scalebar_text);
     m->scalebar_px = len;
-    ui_note_rect(m, "scale bar", ImVec2(a.x, at.y), ImVec2(b.x, a.y + tick));
+    const float box[4] = {a.x, at.y, b.x, a.y + tick};
+    memcpy(m->scalebar_box, box, sizeof box);
 }

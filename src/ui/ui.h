@@ -182,6 +182,7 @@ typedef struct UiModel {
     double view_height_kpc; /* the view's height at the camera's target, in kpc; 0 = no scale bar */
     float scalebar_px;    /* the scale bar's length as drawn in the last frame, in pixels; 0 = none */
     char scalebar_text[24]; /* its label, "10 kpc" */
+    float scalebar_box[4];  /* the bar and its label, x0 y0 x1 y1 in window pixels */
 } UiModel;
 
 /* Attaches Dear ImGui to the window (GLFW + OpenGL3 backends). GLFW's backend chains to the

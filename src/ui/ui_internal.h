@@ -69,7 +69,7 @@ typedef enum SliderRule {
 typedef struct SliderSpec {
     SliderRule rule;
     float lo, hi;
-    const char *note; // the value in physical units, shown beside it ("0.160 Myr"); NULL or "": none
+    const char *note; // the value in physical units, shown in its place ("0.16 Myr"); NULL or "": none
 } SliderSpec;
 
 bool ui_rule_slider(UiModel *m, const char *label, float *v, const SliderSpec *s, bool *began);

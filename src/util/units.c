@@ -22,7 +22,8 @@ bool units_physical(const Units *u)
     return u && u->kpc > 0 && u->kms > 0;
 }
 
-/* Three significant figures, never an exponent below 1e6: "120", "12.3", "0.160". */
+/* Three significant figures from 1 ("120", "12.3", "1.50"), two below ("0.16", "0.035"): short
+ * enough for a slider; an exponent only past 1e6 and below 1e-3. */
 static void figures(double x, char *buf, size_t len)
 {
     const double a = fabs(x);
@@ -31,7 +32,7 @@ static void figures(double x, char *buf, size_t len)
     else if (a >= 100) snprintf(buf, len, "%.0f", x);
     else if (a >= 10) snprintf(buf, len, "%.1f", x);
     else if (a >= 1) snprintf(buf, len, "%.2f", x);
-    else snprintf(buf, len, "%.*f", 2 - (int)floor(log10(a)), x);
+    else snprintf(buf, len, "%.*f", 1 - (int)floor(log10(a)), x);
 }
 
 /* A figure and its unit: "120 Myr". */

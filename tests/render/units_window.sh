@@ -77,8 +77,8 @@ is "$px - $want < 1 && $want - $px < 1" && ok "$kpc kpc at $view kpc a window he
     fail "the bar is $px px, $kpc kpc of a $view kpc view is $want px"
 
 # Its pixels: bright grey in its box of a screenshot with the UI, none once H hides the UI.
-read -r X0 Y0 X1 Y1 <<<"$(awk '$1 == "widget" && $2 == "scale_bar" { print $3, $4, $5, $6; exit }' "$readout")"
-[ -n "${X1:-}" ] || abort "no scale_bar box in the readout"
+read -r X0 Y0 X1 Y1 <<<"$(rv scalebar_box)"
+[ -n "${Y1:-}" ] || abort "no scalebar_box in the readout"
 shot_taken() { local s; s=$(rv screenshot); [ -n "$s" ] && [ "$s" != "$1" ] && [ -s "$s" ]; }
 shot() {
     local before

@@ -64,7 +64,8 @@ static void formatting_switches_from_myr_to_gyr_at_1000(void **state)
     assert_string_equal(units_format_time(&u, 1234, buf, sizeof buf), "1.23 Gyr");
     assert_string_equal(units_format_time(&u, 120, buf, sizeof buf), "120 Myr");
     assert_string_equal(units_format_time(&u, 12.34, buf, sizeof buf), "12.3 Myr");
-    assert_string_equal(units_format_time(&u, 0.16, buf, sizeof buf), "0.160 Myr");
+    assert_string_equal(units_format_time(&u, 0.16, buf, sizeof buf), "0.16 Myr");
+    assert_string_equal(units_format_time(&u, 0.0353, buf, sizeof buf), "0.035 Myr");
     assert_string_equal(units_format_time(&u, 0, buf, sizeof buf), "0 Myr");
     assert_string_equal(units_format_length(&u, 4.2, buf, sizeof buf), "4.20 kpc");
     assert_string_equal(units_format_softening(&u, 0.2, buf, sizeof buf), "200 pc");
