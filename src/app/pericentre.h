@@ -18,7 +18,7 @@ extern "C" {
 typedef enum OrbitPhase {
     ORBIT_NONE = 0,   /* not two galaxies with stars */
     ORBIT_APPROACHING,
-    ORBIT_RECEDING,   /* time_to_apocentre < 0: unbound, they part for good */
+    ORBIT_RECEDING,   /* time_to_apocentre < 0: the mass within the separation does not bind them */
     ORBIT_MERGED,
 } OrbitPhase;
 

@@ -25,17 +25,18 @@ static void live_orbit(App *a, const Units *u, double t, char *buf, size_t len)
     orbit_watch_take(&a->orbit, &a->host.bodies, a->host.time, merge_radius, merge_time);
     const OrbitEstimate *e = &a->orbit.est;
     const double since = t - a->host.time;
-    char when[32];
+    char when[32], apart[32];
+    units_format_length(u, e->separation, apart, sizeof apart);
     switch (e->phase) {
     case ORBIT_APPROACHING:
-        snprintf(buf, len, "next pericentre in ~%s",
+        snprintf(buf, len, "%s apart, next pericentre in ~%s", apart,
                  units_format_time(u, fmax(0.0, e->time_to_pericentre - since), when, sizeof when));
         break;
     case ORBIT_RECEDING:
         if (e->time_to_apocentre >= 0)
-            snprintf(buf, len, "receding: apocentre in ~%s",
+            snprintf(buf, len, "%s apart, receding: apocentre in ~%s", apart,
                      units_format_time(u, fmax(0.0, e->time_to_apocentre - since), when, sizeof when));
-        else snprintf(buf, len, "receding, unbound");
+        else snprintf(buf, len, "%s apart, receding", apart); /* unbound by the mass within: no apocentre to give */
         break;
     case ORBIT_MERGED: snprintf(buf, len, "merged"); break;
     default: buf[0] = '\0'; break;

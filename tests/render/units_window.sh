@@ -3,7 +3,8 @@
 # names the rotation period and counts down to the pericentre; a dt given as 0.5Myr is the model
 # dt the simulation runs; the readout's Myr and model figures agree with one scale; the scale bar
 # is drawn (its pixels in a screenshot, its length the view's height at that scale) while the UI
-# shows, and gone when H hides the UI. Every wait is for a condition, never a sleep.
+# shows, and gone when H hides the UI; past the first pericentre the countdown comes from the
+# bodies and says the galaxies recede. Every wait is for a condition, never a sleep.
 # usage: units_window.sh APP OUT_DIR   (under xvfb-run)
 set -u
 . "$(dirname "$0")/checks.sh"
@@ -118,4 +119,18 @@ xdotool key --clearmodifiers h
 wait_for "the UI back" value_is visible 1
 frames 3
 is "$(rv scalebar_px) > 0" && ok "H again: the bar is back" || fail "the bar did not come back"
+
+# ---- Past the first pericentre the bodies give the orbit: the galaxies recede ----
+kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+rm -f "$readout"
+STARBURST_READOUT=$readout "$app" --backend "${STARBURST_TEST_BACKEND:-cpu}" -n 512 --size 800x600 --dt 0.1 \
+    --steps-per-frame 4 >>app.log 2>&1 &
+pid=$!
+wait_for "the first frame" test -s "$readout" || abort "no readout from the program"
+receding() { [[ "$(rv orbit_text)" =~ [0-9.]+\ kpc\ apart,\ receding ]]; }
+if wait_for "the galaxies to recede after their pericentre" receding; then
+    ok "after the pericentre, at $(rv time_text): $(rv orbit_text)"
+else
+    fail "no receding pair by $(rv time_text): $(rv orbit_text)"
+fi
 finish
