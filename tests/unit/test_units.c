@@ -184,6 +184,13 @@ static void a_preset_takes_units(void **state)
     path = write_file_in(dir, "q.ini", "[A]\nscene = plummer\ndt = 0.5Myr\n");
     assert_int_equal(presets_load(path, &l, err, sizeof err), -1);
     assert_non_null(strstr(err, ":3: dt = '0.5Myr'"));
+    /* The scene after a value with a unit would change the scale it was read on. */
+    path = write_file_in(dir, "s.ini", "[A]\ndt = 0.5Myr\nscene = plummer\n");
+    assert_int_equal(presets_load(path, &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, ":3: scene = 'plummer' comes after a value with a unit"));
+    path = write_file_in(dir, "t.ini", "[A]\ndt = 0.05\nscene = plummer\n[B]\ndt = 0.5Myr\n[C]\nscene = disk\n");
+    if (presets_load(path, &l, err, sizeof err) != 0) fail_msg("%s", err);
+    presets_free(&l);
     path = write_file_in(dir, "r.ini", "[A]\nsoftening = 3 furlongs\n");
     assert_int_equal(presets_load(path, &l, err, sizeof err), -1);
     assert_null(strchr(err, '\n'));
