@@ -1,10 +1,11 @@
 /* On-screen controls and HUD: a C API over Dear ImGui. ui_imgui.cpp is the bridge (ImGui's
  * context, input and frame) and draws the panel; hud.cpp the HUD in its normal and lecture layouts,
  * ladder.cpp the kernel ladder's bars and launch shape, widgets.cpp the controls of our own and the
- * readout of where they sit, format.cpp numbers as the HUD writes them. The UI includes no other
- * module: the app owns a UiModel and fills in the names, ranges and measurements it shows, in the
- * UI's own types (src/app/ui_names.c); the UI edits its controls in place and raises one-frame
- * action flags. */
+ * readout of where they sit, format.cpp numbers as the HUD writes them, scalebar.cpp the scale bar
+ * over the view. The UI includes no other module: the app owns a UiModel and fills in the names,
+ * ranges and measurements it shows, in the UI's own types (src/app/ui_names.c; the physical units'
+ * texts, src/app/units_hud.c); the UI edits its controls in place and raises one-frame action
+ * flags. */
 #ifndef STARBURST_UI_H
 #define STARBURST_UI_H
 
