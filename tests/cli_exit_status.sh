@@ -56,6 +56,12 @@ expect 2 "-n 1: the collision scene needs at least 6 bodies" -n 1
 expect 2 "the disk scene needs at least 3 bodies" --scene disk -n 2
 expect 2 "--frames: '0' is too small" --frames 0
 expect 2 "--dt: '1e30' is too large: expected more than 0, at most 10" --dt 1e30
+# Values with a unit: a unit of the wrong kind or none known, and a unit where the scene has no scale.
+expect 2 "--dt: '0.2parsec' does not end in a unit of time" --dt 0.2parsec
+expect 2 "--softening: '200pc' has a unit, but this run has no physical scale" --scene plummer --softening 200pc
+expect 2 "--dt: '2Gyr' is too large" --dt 2Gyr
+printf '[Slow]\ndt = 0.2 furlongs\n' >"$tmp/slow.ini"
+expect 2 "slow.ini:2: dt = '0.2 furlongs' does not end in a unit of time" --presets "$tmp/slow.ini"
 expect 2 "--mass-ratio: '100' is too large: expected 0.05 to 20" --tipsy-collide "$tmp/none.bin" --mass-ratio 100
 expect 2 "--steps-per-frame: '2000' is too large" --steps-per-frame 2000
 expect 2 "unknown option '--bogus\\e[2J'" "--bogus$esc[2J"

@@ -60,12 +60,13 @@ static void app_after_advance(App *a, const FramePlan *f)
     UiModel *u = &a->ui;
     const int steps = f->steps;
     if (steps > 0 && sim_diverged(a->run.sim) && !u->paused) {
+        char when[64];
         u->paused = true;
         a->run.diverged_pause = true;
         snprintf(a->msg.alarm, sizeof a->msg.alarm,
-                 "The simulation diverged (NaN or Inf) at t = %.4g: paused. ctrl+Z undoes the last change, R resets; "
+                 "The simulation diverged (NaN or Inf) at %s: paused. ctrl+Z undoes the last change, R resets; "
                  "or raise the softening, lower dt.",
-                 app_run_time(a));
+                 app_when(a, app_run_time(a), when, sizeof when));
         app_say(a, "starburst: %s\n", a->msg.alarm);
     }
     if (a->tour.active && steps > 0 && !sim_error(a->run.sim)) {
@@ -78,6 +79,7 @@ static void app_after_advance(App *a, const FramePlan *f)
     }
     u->ladder_touring = a->tour.active ? (int)a->tour.rung : SIM_KERNEL_DEFAULT;
     u->sim_time = app_run_time(a);
+    app_show_units(a);
 }
 
 /* A backend that stopped on an error: the CPU carries on from the last checkpoint, and the presets
@@ -381,8 +383,9 @@ static int app_start(App *a)
         snprintf(kernel, sizeof kernel, ", tree, theta %.2f", a->ui.theta);
     else if (a->ui.cuda)
         snprintf(kernel, sizeof kernel, ", kernel %s", sim_kernel_name(sim_kernel(a->run.sim)));
-    app_say(a, "starburst: %d bodies on %s (%s)%s, dt %g, softening %g, %d %s a frame\n", a->ui.bodies, a->ui.backend,
-            a->run.device, kernel, a->ui.dt, a->ui.softening, a->ui.steps_per_frame,
+    char params[96];
+    app_say(a, "starburst: %d bodies on %s (%s)%s, %s, %d %s a frame\n", a->ui.bodies, a->ui.backend, a->run.device,
+            kernel, app_dt_softening(a, a->ui.dt, a->ui.softening, params, sizeof params), a->ui.steps_per_frame,
             plural(a->ui.steps_per_frame, "step", "steps"));
 
     GLFWwindow *win = render_context_window(a->ctx);

@@ -12,6 +12,7 @@
 
 #include "app/app.h"
 #include "app/ladder_tour.h"
+#include "app/pericentre.h"
 #include "app/presets.h"
 #include "app/record.h"
 #include "app/run_clock.h"
@@ -192,6 +193,7 @@ typedef struct App {
     AppHostCopy host;
     AppObserve obs;
     AppHeating heat;
+    OrbitWatch orbit; /* the two galaxies' orbit, for the HUD's pericentre countdown */
     AppPresets presets;
     AppFollow follow;
     AppTreeOverlay tree;
@@ -245,6 +247,14 @@ static inline const char *plural(long long count, const char *one, const char *m
 double app_run_time(const App *a);
 long long app_run_step(const App *a);
 void app_read_state(App *a);
+
+/* units_hud.c: the HUD's times and the sliders' values in physical units, the orbit's countdown
+ * and the scale bar's length, each frame. */
+void app_show_units(App *a);
+/* "t = 120 Myr (10.8)", or "t = 10.8" where the run has no physical scale. */
+const char *app_when(const App *a, double t, char *buf, size_t len);
+/* "dt 0.02 (0.22 Myr), softening 0.08 (208 pc)", or the model values alone. */
+const char *app_dt_softening(const App *a, double dt, double softening, char *buf, size_t len);
 
 /* run.c: the run's lifecycle. */
 void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len);

@@ -30,8 +30,10 @@ static void param_usage(FILE *f, const char *option, const char *what, ParamId i
     char range[160];
     params_help_text(id, range, sizeof range);
     const char *unit = params_get(id)->unit;
-    fprintf(f, "  %-20s  %s%s%s%s\n  %-20s  (%s)\n", option, what, unit[0] ? " (" : "", unit, unit[0] ? ")" : "", "",
-            range);
+    const UnitDim dim = params_get(id)->dim;
+    const char *also = dim == UNIT_TIME ? ", or Myr, Gyr" : dim == UNIT_LENGTH ? ", or pc, kpc" : "";
+    fprintf(f, "  %-20s  %s%s%s%s%s\n  %-20s  (%s)\n", option, what, unit[0] ? " (" : "", unit, also,
+            unit[0] ? ")" : "", "", range);
 }
 
 void app_print_usage(FILE *f)
@@ -48,8 +50,9 @@ void app_print_usage(FILE *f)
     param_usage(f, "-n, --bodies N", "number of bodies (a collision needs 6, a disk 3)", PARAM_BODIES);
     fputs("  --seed S              random seed (default 1)\n", f);
     param_usage(f, "--mass-ratio X", "collision: the mass ratio", PARAM_MASS_RATIO);
-    fputs("  --pericentre X        collision: closest approach in disk scale lengths (default 3)\n"
-          "  --inclination-a DEG   collision: tilt of disk A (default 0)\n"
+    fprintf(f, "  --pericentre X        collision: closest approach in disk scale lengths of %.1f kpc (default 3)\n",
+            scene_units(SCENE_COLLISION).kpc);
+    fputs("  --inclination-a DEG   collision: tilt of disk A (default 0)\n"
           "  --inclination-b DEG   collision: tilt of disk B (default 60)\n"
           "  --load FILE           continue a saved run (a TIPSY file and FILE.ini beside it)\n"
           "  --save FILE           save the run there at exit (S saves at any time)\n"
@@ -62,6 +65,12 @@ void app_print_usage(FILE *f)
           f);
     param_usage(f, "--dt X", "timestep", PARAM_DT);
     param_usage(f, "--softening X", "Plummer softening length", PARAM_SOFTENING);
+    const Units mw = scene_units(SCENE_COLLISION);
+    fprintf(f,
+            "                        (a value with a unit, --dt 0.2Myr or --softening 200pc, is converted on\n"
+            "                        the galaxy scenes' Milky-Way scale: 1 model time = %.2f Myr, 1 model\n"
+            "                        length = %.2f kpc; see README, Units)\n",
+            mw.myr, mw.kpc);
     param_usage(f, "--damping X", "damping, 1 = off", PARAM_DAMPING);
     param_usage(f, "--steps-per-frame K", "simulation steps per drawn frame", PARAM_STEPS_PER_FRAME);
     fputs("  --backend B           auto (default: CUDA where a CUDA device runs the OpenGL context,\n"
@@ -84,7 +93,7 @@ void app_print_usage(FILE *f)
           "  --lecture             full screen, large type, the kernel ladder on stage (L toggles)\n"
           "  --measure-ladder      time every rung of the kernel ladder at the start (K at any time)\n"
           "  --no-vsync            draw as fast as possible\n"
-          "  --no-ui               hide the control panel and HUD\n",
+          "  --no-ui               hide the control panel, the HUD and the scale bar\n",
           f);
     param_usage(f, "--point-size X", "sprite size", PARAM_POINT_SIZE);
     param_usage(f, "--exposure X", "tonemap exposure", PARAM_EXPOSURE);
@@ -206,8 +215,29 @@ static int check_combination(const AppOptions *o, char *err, size_t errlen)
     return 0;
 }
 
+/* dt and softening may be given in Myr, pc or kpc: they are read once the scene, whose scale
+ * converts them, is known (a --scene may follow them). A loaded run's scale is in its save, read
+ * later: it takes model units. */
+static int parse_scaled(AppOptions *o, const char *dt_opt, const char *dt, const char *soft_opt, const char *soft,
+                        char *err, size_t errlen)
+{
+    const Units u = o->load_path ? (Units){0, 0, 0, 0} : scene_units(o->scene.kind);
+    double v;
+    if (dt) {
+        if (params_parse_in(PARAM_DT, &u, dt_opt, dt, &v, err, errlen) != 0) return -1;
+        o->dt = (float)v;
+    }
+    if (soft) {
+        if (params_parse_in(PARAM_SOFTENING, &u, soft_opt, soft, &v, err, errlen) != 0) return -1;
+        o->softening = (float)v;
+    }
+    return 0;
+}
+
 int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errlen)
 {
+    const char *dt = NULL, *softening = NULL;
+    char dt_opt[64] = "--dt", softening_opt[64] = "--softening";
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         char name[64];
@@ -290,10 +320,12 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
             o->scene.set |= SCENE_SET_INCLINATION_B;
         } else if (IS("--dt")) {
             VALUE();
-            rc = parse_param(PARAM_DT, opt, value, &o->dt, err, errlen);
+            dt = value;
+            snprintf(dt_opt, sizeof dt_opt, "%s", opt);
         } else if (IS("--softening")) {
             VALUE();
-            rc = parse_param(PARAM_SOFTENING, opt, value, &o->softening, err, errlen);
+            softening = value;
+            snprintf(softening_opt, sizeof softening_opt, "%s", opt);
         } else if (IS("--damping")) {
             VALUE();
             rc = parse_param(PARAM_DAMPING, opt, value, &o->damping, err, errlen);
@@ -400,5 +432,6 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
 #undef IS
 #undef VALUE
     }
+    if (parse_scaled(o, dt_opt, dt, softening_opt, softening, err, errlen) != 0) return -1;
     return check_combination(o, err, errlen);
 }

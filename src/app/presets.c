@@ -17,7 +17,16 @@ typedef struct Parser {
     PresetList *list;
     const char *path;
     char what[400];
+    char scaled[64]; /* the section that gave a value with a unit, on its scene's scale */
 } Parser;
+
+/* Whether text is a number with something after it: a value with a unit ("0.2Myr"). */
+static bool has_unit(const char *text)
+{
+    char *end;
+    strtod(text, &end);
+    return end != text && *end != '\0';
+}
 
 static int number(const char *s, double lo, double hi, double *out)
 {
@@ -72,6 +81,19 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
         char why[sizeof ps->what];                                                                 \
         if (params_parse(id, key, value, &v, why, sizeof why) != 0) FAIL("%s", why);               \
     } while (0)
+    /* A time or length with its unit ("dt = 0.2Myr", "softening = 200pc") on the scale of the
+     * preset's scene as named so far: a scene key stands before them. */
+#define PARAM_SCALED(id)                                                                           \
+    do {                                                                                           \
+        char why[sizeof ps->what];                                                                 \
+        const Units u = p->source == PRESET_SOURCE_SCENE ? scene_units(p->scene.kind) : (Units){0, 0, 0, 0}; \
+        if (params_parse_in(id, &u, key, value, &v, why, sizeof why) != 0) FAIL("%s", why);        \
+        if (has_unit(value)) snprintf(ps->scaled, sizeof ps->scaled, "%s", sect);                 \
+    } while (0)
+    if ((strcmp(key, "scene") == 0 || strcmp(key, "tipsy") == 0 || strcmp(key, "tipsy_collide") == 0 ||
+         strcmp(key, "load") == 0) && strcmp(ps->scaled, sect) == 0)
+        FAIL("%s = '%s' comes after a value with a unit, read on the scale of the scene before it: name the "
+             "scene first", qkey, qvalue);
     if (strcmp(key, "scene") == 0) {
         int k = scene_from_name(value);
         if (k < 0 || k >= SCENE_TIPSY) FAIL("scene = '%s' is not a scene: collision, disk, plummer, shell, random", qvalue);
@@ -104,11 +126,11 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
         p->scene.inclination_b = (float)v;
         p->scene.set |= SCENE_SET_INCLINATION_B;
     } else if (strcmp(key, "dt") == 0) {
-        PARAM(PARAM_DT);
+        PARAM_SCALED(PARAM_DT);
         p->dt = (float)v;
         p->set |= PRESET_DT;
     } else if (strcmp(key, "softening") == 0) {
-        PARAM(PARAM_SOFTENING);
+        PARAM_SCALED(PARAM_SOFTENING);
         p->softening = (float)v;
         p->set |= PRESET_SOFTENING;
     } else if (strcmp(key, "damping") == 0) {
@@ -166,6 +188,7 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
     }
     return 1;
 #undef PARAM
+#undef PARAM_SCALED
 #undef NUM
 #undef FAIL
 }

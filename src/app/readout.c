@@ -62,6 +62,14 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
     put_text(f, "alarm_text", r->alarm);
     put_text(f, "notice", r->notice);
     put_text(f, "hud", u->hud);
+    put_text(f, "time_text", u->time_text);
+    put_text(f, "orbit_text", u->orbit_text);
+    put_text(f, "dt_note", u->dt_note);
+    put_text(f, "softening_note", u->softening_note);
+    atomic_file_printf(f, "view_height_kpc %.9g\nscalebar_px %.1f\n", u->view_height_kpc, (double)u->scalebar_px);
+    put_text(f, "scalebar_text", u->scalebar_text);
+    atomic_file_printf(f, "scalebar_box %.1f %.1f %.1f %.1f\n", (double)u->scalebar_box[0], (double)u->scalebar_box[1],
+                       (double)u->scalebar_box[2], (double)u->scalebar_box[3]);
     for (int i = 0; i < u->widget_count; i++) {
         const UiWidget *w = &u->widgets[i];
         char name[sizeof w->name];

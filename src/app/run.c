@@ -17,7 +17,9 @@ void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len
     if (p->damping >= 1.0f) snprintf(damping, sizeof damping, "1 (off)");
     else snprintf(damping, sizeof damping, "%.6g", p->damping);
     if (sim_force(a->run.sim) == SIM_FORCE_TREE) snprintf(theta, sizeof theta, ", theta %.2f", p->theta);
-    snprintf(buf, len, "dt %.3g, softening %.3g, damping %s%s", p->dt, p->softening, damping, theta);
+    char both[96];
+    snprintf(buf, len, "%s, damping %s%s", app_dt_softening(a, p->dt, p->softening, both, sizeof both), damping,
+             theta);
 }
 
 SimParams app_ui_params(const App *a)
@@ -117,7 +119,9 @@ int app_reset(App *a, char *err, size_t errlen)
         /* Framed by the radius of 90 % of the mass; dt and softening as saved. */
         info = (SceneInfo){.dt = a->run.loaded.params.dt > 0 ? a->run.loaded.params.dt : 0.01f,
                            .softening = a->run.loaded.params.softening,
-                           .extent = (float)(1.2 * bodies_mass_radius(&b, 0.9))};
+                           .extent = (float)(1.2 * bodies_mass_radius(&b, 0.9)),
+                           .period = a->run.loaded.period,
+                           .units = a->run.loaded.units};
         d.kind = SCENE_TIPSY;
     } else if (scene_build(&d, &b, &info, err, errlen) != 0) {
         return -1;
@@ -236,8 +240,9 @@ int app_fall_back_to_cpu(App *a)
     a->ui.cuda = false;
     a->ui.backend = sim_backend_name(SIM_BACKEND_CPU);
     snprintf(a->run.device, sizeof a->run.device, "%s", sim_device_name(a->run.sim));
-    snprintf(a->run.backend_note, sizeof a->run.backend_note, "CUDA stopped (%.150s): CPU backend from t = %.4g.", what,
-             a->run.time_base);
+    char when[64];
+    snprintf(a->run.backend_note, sizeof a->run.backend_note, "CUDA stopped (%.150s): CPU backend from %s.", what,
+             app_when(a, a->run.time_base, when, sizeof when));
     app_notify(a, "%s", a->run.backend_note);
     app_say(a, "starburst: %s\n", a->msg.notice);
     return 0;
@@ -338,6 +343,8 @@ int app_save_run(App *a, const char *path)
         .steps_per_frame = a->ui.steps_per_frame,
         .step = app_run_step(a),
         .time = app_run_time(a),
+        .units = a->run.info.units,
+        .period = a->run.info.period,
     };
     app_read_state(a);
     char err[512];
@@ -409,7 +416,8 @@ void app_undo(App *a)
     a->obs.next_energy_at = 0;
     char text[160];
     app_describe_params(a, &e.params, text, sizeof text);
-    app_notify(a, "Undone: back to t = %.4g with %s", e.time, text);
+    char when[64];
+    app_notify(a, "Undone: back to %s with %s", app_when(a, e.time, when, sizeof when), text);
 }
 
 /* The device holds the run and its kernel can launch as asked, checked before anything opens:

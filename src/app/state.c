@@ -94,6 +94,12 @@ int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err
                        "; the TIPSY file these belong to: its size, and the 64-bit FNV-1a of its bytes\n"
                        "tipsy_bytes = %zu\ntipsy_checksum = 0x%016llx\n",
                        run->steps_per_frame, run->step, run->time, len, (unsigned long long)sum);
+    /* The scale goes with the run: one model length in kpc and one model speed in km/s (mass and
+     * time follow from G); a run in model units alone has no such section. */
+    if (units_physical(&run->units))
+        atomic_file_printf(files[1], "[units]\nkpc = %.17g\nkms = %.17g\n", run->units.kpc, run->units.kms);
+    if (run->period > 0) atomic_file_printf(files[1], "%speriod = %.9g\n", units_physical(&run->units) ? "" : "[units]\n",
+                                            (double)run->period);
     /* The TIPSY file is renamed first and the ini last, the commit record (see the top). */
     rc = atomic_file_commit_all(files, 2, err, errlen);
     if (rc == 0) {
@@ -137,6 +143,15 @@ static int on_sidecar(void *user, const char *section, const char *key, const ch
         return 1;
     }
     errno = 0;
+    if (strcmp(section, "units") == 0) {
+        double v = strtod(value, &end);
+        if (end == value || *end || errno || !isfinite(v) || !(v > 0)) goto bad;
+        if (strcmp(key, "kpc") == 0) ps->run->units = units_from(v, ps->run->units.kms);
+        else if (strcmp(key, "kms") == 0) ps->run->units = units_from(ps->run->units.kpc, v);
+        else if (strcmp(key, "period") == 0) ps->run->period = (float)v;
+        else goto unknown;
+        return 1;
+    }
     if (strcmp(key, "step") == 0) {
         long long v = strtoll(value, &end, 10);
         if (end == value || *end || errno || v < 0) goto bad;
@@ -167,6 +182,7 @@ static int on_sidecar(void *user, const char *section, const char *key, const ch
         ps->run->time = v;
         return 1;
     }
+unknown:
     if (!ps->what[0])
         snprintf(ps->what, sizeof ps->what, "unknown key '%s'", params_quote(key, quoted[0], sizeof quoted[0]));
     return 0;

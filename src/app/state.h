@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "sim/sim.h"
+#include "util/units.h"
 
 typedef struct SavedRun {
     SimParams params;  /* theta 0: not recorded (an older save) */
@@ -19,6 +20,8 @@ typedef struct SavedRun {
     int steps_per_frame;
     long long step; /* steps run before the save */
     double time;    /* simulated time at the save */
+    Units units;    /* the physical scale of the run's model units; all 0: none (or an older save) */
+    float period;   /* the scene's rotation period in model time; 0: not recorded */
     /* Filled by state_load: empty, or one line saying which files it loaded after a save that
      * was interrupted ("recovered from an interrupted save: ..."). */
     char recovered[640];

@@ -200,6 +200,13 @@ static int milky_way_units(Units *u)
     return 0;
 }
 
+Units scene_units(SceneKind kind)
+{
+    Units u = {0, 0, 0, 0};
+    if (kind == SCENE_COLLISION || kind == SCENE_DISK) milky_way_units(&u);
+    return u;
+}
+
 /* A galaxy's model with its zero fields filled: galaxy A's from the defaults, galaxy B's from A's
  * scaled by the mass ratio q (masses times q, lengths times sqrt(q)). */
 static GalaxyModel galaxy_model(const SceneDesc *d, int which)

@@ -80,6 +80,10 @@ typedef struct SceneInfo {
  * err ("tipsy: galaxy.bin: header says 20000 bodies, file holds 11342"). */
 int scene_build(const SceneDesc *desc, Bodies *out, SceneInfo *info, char *err, size_t errlen);
 
+/* The physical scale a scene of kind is built on (the Milky Way's for the galaxy scenes, collision
+ * and disk); all 0 for the others. */
+Units scene_units(SceneKind kind);
+
 const char *scene_name(SceneKind kind);
 /* "collision", "disk", "plummer", "shell", "random", "tipsy", "tipsy-collide"; -1 when unknown. */
 int scene_from_name(const char *name);

@@ -80,7 +80,7 @@ void ui_hud(UiModel *m)
             hud_text(m, nullptr, "  kernel %s", m->kernel_name);
         }
         if (m->method) hud_text(m, nullptr, "%s", m->method);
-        hud_text(m, nullptr, "t %.3f", m->sim_time);
+        hud_text(m, nullptr, "%s", m->time_text[0] ? m->time_text : "t ?");
         if (m->energy_valid) {
             ImGui::SameLine();
             hud_text(m, nullptr, "  dE/E0 %+.2e", m->energy_error);
@@ -90,6 +90,7 @@ void ui_hud(UiModel *m)
             }
         }
         hud_heating(m);
+        if (m->orbit_text[0]) hud_text(m, nullptr, "%s", m->orbit_text);
         hud_messages(m, ImGui::GetIO().DisplaySize.x * 0.45f);
     }
     ImGui::End();
@@ -120,7 +121,7 @@ void ui_lecture_hud(UiModel *m)
         }
         hud_text(m, nullptr, "N %s   %s", ui_grouped(m->bodies, text, sizeof text), m->device ? m->device : "");
         // Read from the back of the hall: full brightness, not the dim grey of secondary text.
-        hud_text(m, nullptr, "t %.2f", m->sim_time);
+        hud_text(m, nullptr, "%s", m->time_text[0] ? m->time_text : "t ?");
         if (m->energy_valid) {
             ImGui::SameLine();
             hud_text(m, nullptr, "  dE/E0 %+.1e", m->energy_error);
@@ -130,6 +131,7 @@ void ui_lecture_hud(UiModel *m)
             }
         }
         hud_heating(m);
+        if (m->orbit_text[0]) hud_text(m, nullptr, "%s", m->orbit_text);
         hud_messages(m, ImGui::GetIO().DisplaySize.x * 0.5f);
     }
     ImGui::End();

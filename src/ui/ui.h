@@ -1,10 +1,11 @@
 /* On-screen controls and HUD: a C API over Dear ImGui. ui_imgui.cpp is the bridge (ImGui's
  * context, input and frame) and draws the panel; hud.cpp the HUD in its normal and lecture layouts,
  * ladder.cpp the kernel ladder's bars and launch shape, widgets.cpp the controls of our own and the
- * readout of where they sit, format.cpp numbers as the HUD writes them. The UI includes no other
- * module: the app owns a UiModel and fills in the names, ranges and measurements it shows, in the
- * UI's own types (src/app/ui_names.c); the UI edits its controls in place and raises one-frame
- * action flags. */
+ * readout of where they sit, format.cpp numbers as the HUD writes them, scalebar.cpp the scale bar
+ * over the view. The UI includes no other module: the app owns a UiModel and fills in the names,
+ * ranges and measurements it shows, in the UI's own types (src/app/ui_names.c; the physical units'
+ * texts, src/app/units_hud.c); the UI edits its controls in place and raises one-frame action
+ * flags. */
 #ifndef STARBURST_UI_H
 #define STARBURST_UI_H
 
@@ -204,6 +205,14 @@ typedef struct UiModel {
     UiWidget widgets[UI_MAX_WIDGETS];
     int widget_count;
     char hud[512];       /* the HUD's lines as drawn in the last frame, run together (for the readout) */
+    /* Physical units, written by the app each frame (src/app/units_hud.c). */
+    char time_text[64];   /* "t 120 Myr (10.78)"; "t 10.000" where the run has no physical scale */
+    char orbit_text[160]; /* "rotation 250 Myr at R½   pericentre in 80 Myr"; "" = none */
+    char dt_note[32], softening_note[32]; /* the sliders' values in physical units, "0.16 Myr"; "" = none */
+    double view_height_kpc; /* the view's height at the camera's target, in kpc; 0 = no scale bar */
+    float scalebar_px;    /* the scale bar's length as drawn in the last frame, in pixels; 0 = none */
+    char scalebar_text[24]; /* its label, "10 kpc" */
+    float scalebar_box[4];  /* the bar and its label, x0 y0 x1 y1 in window pixels */
 } UiModel;
 
 /* Attaches Dear ImGui to the window (GLFW + OpenGL3 backends). GLFW's backend chains to the

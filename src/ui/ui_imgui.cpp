@@ -130,7 +130,8 @@ extern "C" void ui_destroy(void)
 // maps the handle onto the range the app gives.
 static void parameter_slider(UiModel *m, const char *label, float *v, SliderRule rule, UiRange range)
 {
-    const SliderSpec spec = {rule, range.lo, range.hi};
+    const SliderSpec spec = {rule, range.lo, range.hi,
+                             v == &m->dt ? m->dt_note : v == &m->softening ? m->softening_note : nullptr};
     const UiParams before = {.dt = m->dt, .softening = m->softening, .damping = m->damping, .theta = m->theta};
     bool began = false;
     ui_rule_slider(m, label, v, &spec, &began);
@@ -467,6 +468,7 @@ extern "C" void ui_frame(UiModel *m)
     ImGui::NewFrame();
     // This frame sees the presses; the releases that came with them wait for the next.
     memset(ui.pressed, 0, sizeof ui.pressed);
+    ui_scalebar(m);
     if (m->visible) {
         if (ui_look.lecture) {
             ui_lecture_hud(m);

@@ -47,6 +47,8 @@ const char *ui_per_s(double rate, const char *one, const char *many);
 // hud.cpp: the HUD, top left, in the normal and the lecture layout.
 void ui_hud(UiModel *m);
 void ui_lecture_hud(UiModel *m);
+// scalebar.cpp: a bar of a round number of kpc, bottom left, while the UI shows.
+void ui_scalebar(UiModel *m);
 
 // heating_panel.cpp: the disks' heating in Diagnostics, and the HUD's mark (buf, color) while a
 // disk is flagged; false when none is.
@@ -72,6 +74,7 @@ typedef enum SliderRule {
 typedef struct SliderSpec {
     SliderRule rule;
     float lo, hi;
+    const char *note; // the value in physical units, shown in its place ("0.16 Myr"); NULL or "": none
 } SliderSpec;
 
 bool ui_rule_slider(UiModel *m, const char *label, float *v, const SliderSpec *s, bool *began);

@@ -160,12 +160,16 @@ bool ui_rule_slider(UiModel *m, const char *label, float *v, const SliderSpec *s
         *v = value;
         return true;
     }
-    char shown[48];
-    slider_text(s, *v, shown, sizeof shown);
+    // A value with a physical note reads in it ("0.22 Myr"); the model value is in its tooltip.
+    char model[48];
+    slider_text(s, *v, model, sizeof model);
+    const bool noted = s->note && s->note[0];
     float t = slider_t(s, *v);
-    const bool moved = ui_slider_float(m, label, &t, 0.0f, 1.0f, shown,
+    const bool moved = ui_slider_float(m, label, &t, 0.0f, 1.0f, noted ? s->note : model,
                                        ImGuiSliderFlags_NoInput | ImGuiSliderFlags_NoRoundToFormat |
                                            ImGuiSliderFlags_AlwaysClamp);
+    if (noted && ImGui::IsItemHovered() && !ImGui::IsItemActive())
+        ImGui::SetTooltip("%s = %s in model units", s->note, model);
     if (ImGui::IsItemActivated() && ImGui::GetIO().KeyCtrl) {
         store->SetInt(key, 1); // the click that asked for typing moves nothing
         return false;

@@ -13,8 +13,9 @@
  * A fallback is the value used where nothing else gives one (a TIPSY file loaded without its .ini
  * runs at dt 0.01); default_text says so where the default depends on the run. */
 static const Param table[PARAM_COUNT] = {
-    [PARAM_DT] = {"dt", "--dt", "model time units", 0, 10, true, false, 0.01, "the scene's"},
-    [PARAM_SOFTENING] = {"softening", "--softening", "model length units", 0, 100, false, false, 0, "the scene's"},
+    [PARAM_DT] = {"dt", "--dt", "model time units", 0, 10, true, false, 0.01, "the scene's", UNIT_TIME},
+    [PARAM_SOFTENING] = {"softening", "--softening", "model length units", 0, 100, false, false, 0,
+                         "the scene's", UNIT_LENGTH},
     [PARAM_DAMPING] = {"damping", "--damping", "velocity factor per step", 0, 1, true, false, 1, "1, off"},
     [PARAM_THETA] = {"theta", "--theta", "cell size / distance", 0.05, 1.5, false, false, NBODY_TREE_THETA, NULL},
     [PARAM_MASS_RATIO] = {"mass_ratio", "--mass-ratio", "mass of galaxy B / galaxy A", 0.05, 20, false, false, 1,
@@ -96,6 +97,12 @@ static bool decimal(const char *s) { return !strpbrk(s, "xXpP"); }
 
 int params_parse(ParamId id, const char *label, const char *text, double *out, char *err, size_t errlen)
 {
+    return params_parse_in(id, NULL, label, text, out, err, errlen);
+}
+
+int params_parse_in(ParamId id, const Units *u, const char *label, const char *text, double *out, char *err,
+                    size_t errlen)
+{
     const Param *p = params_get(id);
     if (!p) {
         snprintf(err, errlen, "unknown parameter %d", (int)id);
@@ -103,8 +110,19 @@ int params_parse(ParamId id, const char *label, const char *text, double *out, c
     }
     char *end;
     errno = 0;
-    const double v = strtod(text, &end);
+    double v = strtod(text, &end);
     const char *what = NULL;
+    char why_unit[160];
+    /* A number with a unit after it: the unit's reading, or what is wrong with it. */
+    if (end != text && *end != '\0' && p->dim != UNIT_NONE && isfinite(v)) {
+        if (units_parse(text, p->dim, u, &v, NULL, why_unit, sizeof why_unit) != 0) {
+            char quoted[96];
+            params_quote(text, quoted, sizeof quoted);
+            snprintf(err, errlen, "%s%s'%s' %s", label, label[0] == '-' ? ": " : " = ", quoted, why_unit);
+            return -1;
+        }
+        end = (char *)text + strlen(text);
+    }
     if (end == text || *end != '\0' || (p->whole && !decimal(text)))
         what = p->whole ? "is not a whole number" : "is not a number";
     else if (isnan(v)) what = "is not a finite number";

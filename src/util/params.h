@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/units.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -38,6 +40,7 @@ typedef struct Param {
     bool whole;            /* whole numbers only */
     double fallback;       /* the default where nothing else gives one */
     const char *default_text; /* how --help states the default */
+    UnitDim dim;           /* what the value measures: a time or length may be given in Myr or kpc */
 } Param;
 
 const Param *params_get(ParamId id);
@@ -53,6 +56,10 @@ int params_check(ParamId id, double v, char *err, size_t errlen);
  * option, "--dt", or a key, "dt"), the text and what is wrong: not a number, not a whole number,
  * too small or too large for the range. */
 int params_parse(ParamId id, const char *label, const char *text, double *out, char *err, size_t errlen);
+/* As params_parse, where a time or length may also be given with its unit ("0.2Myr", "200 pc",
+ * units_parse), converted to model units with u (NULL or not physical: a unit is refused). */
+int params_parse_in(ParamId id, const Units *u, const char *label, const char *text, double *out, char *err,
+                    size_t errlen);
 
 /* "more than 0, at most 10", "0.05 to 1.5": the range in words. */
 void params_range_text(ParamId id, char *buf, size_t len);

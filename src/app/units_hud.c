@@ -1,0 +1,93 @@
+/* What a person reads in physical units each frame: the HUD's time, the rotation period and the
+ * countdown to the next pericentre, the sliders' dt and softening, and the view's height in kpc
+ * for the scale bar. The scale is the run's (the scene's, or the save's); a run without one reads
+ * in model units. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app/app_internal.h"
+
+/* Two disk scale lengths of the Milky-Way model: two galaxies whose stars stay closer than this
+ * for half a rotation have merged. */
+#define MERGE_SCALE_LENGTHS 2.0
+
+/* The orbit's line after the first pericentre (and for a loaded run): from the latest host copy,
+ * less the time run since it was taken. */
+static void live_orbit(App *a, const Units *u, double t, char *buf, size_t len)
+{
+    if (!a->host.valid) {
+        orbit_watch_reset(&a->orbit);
+        return;
+    }
+    const double merge_radius = MERGE_SCALE_LENGTHS * UNITS_MW_DISK_SCALE_KPC / u->kpc;
+    const double merge_time = a->run.info.period > 0 ? 0.5 * a->run.info.period : 250.0 / u->myr;
+    orbit_watch_take(&a->orbit, &a->host.bodies, a->host.time, merge_radius, merge_time);
+    const OrbitEstimate *e = &a->orbit.est;
+    const double since = t - a->host.time;
+    char when[32], apart[32];
+    units_format_length(u, e->separation, apart, sizeof apart);
+    switch (e->phase) {
+    case ORBIT_APPROACHING:
+        snprintf(buf, len, "%s apart, next pericentre in ~%s", apart,
+                 units_format_time(u, fmax(0.0, e->time_to_pericentre - since), when, sizeof when));
+        break;
+    case ORBIT_RECEDING:
+        if (e->time_to_apocentre >= 0)
+            snprintf(buf, len, "%s apart, receding: apocentre in ~%s", apart,
+                     units_format_time(u, fmax(0.0, e->time_to_apocentre - since), when, sizeof when));
+        else snprintf(buf, len, "%s apart, receding", apart); /* unbound by the mass within: no apocentre to give */
+        break;
+    case ORBIT_MERGED: snprintf(buf, len, "merged"); break;
+    default: buf[0] = '\0'; break;
+    }
+}
+
+const char *app_when(const App *a, double t, char *buf, size_t len)
+{
+    const Units *u = &a->run.info.units;
+    char when[32];
+    if (units_physical(u)) snprintf(buf, len, "t = %s (%.4g)", units_format_time(u, t, when, sizeof when), t);
+    else snprintf(buf, len, "t = %.4g", t);
+    return buf;
+}
+
+const char *app_dt_softening(const App *a, double dt, double softening, char *buf, size_t len)
+{
+    const Units *u = &a->run.info.units;
+    char t[32], l[32];
+    if (units_physical(u))
+        snprintf(buf, len, "dt %.3g (%s), softening %.3g (%s)", dt, units_format_time(u, dt, t, sizeof t), softening,
+                 units_format_softening(u, softening, l, sizeof l));
+    else snprintf(buf, len, "dt %.3g, softening %.3g", dt, softening);
+    return buf;
+}
+
+void app_show_units(App *a)
+{
+    UiModel *m = &a->ui;
+    const Units *u = &a->run.info.units;
+    const double t = m->sim_time;
+    char a_[32], b_[32];
+    if (!units_physical(u)) {
+        snprintf(m->time_text, sizeof m->time_text, "t %.3f", t);
+        m->orbit_text[0] = m->dt_note[0] = m->softening_note[0] = '\0';
+        m->view_height_kpc = 0;
+        return;
+    }
+    snprintf(m->time_text, sizeof m->time_text, "t %s (%.2f)", units_format_time(u, t, a_, sizeof a_), t);
+    snprintf(m->dt_note, sizeof m->dt_note, "%s", units_format_time(u, m->dt, a_, sizeof a_));
+    snprintf(m->softening_note, sizeof m->softening_note, "%s", units_format_softening(u, m->softening, a_, sizeof a_));
+    m->view_height_kpc = 2.0 * a->camera.distance * tan(0.5 * a->camera.fov_y) * u->kpc;
+
+    char rotation[64] = "", orbit[96] = "";
+    if (a->run.info.period > 0)
+        snprintf(rotation, sizeof rotation, "rotation %s at R\xc2\xbd",
+                 units_format_time(u, a->run.info.period, a_, sizeof a_));
+    /* Before the first pericentre the scene's orbit gives it; after, the bodies do. */
+    const float first = a->run.info.pericentre_time;
+    if (first > 0 && !a->run.have_loaded && t < first)
+        snprintf(orbit, sizeof orbit, "pericentre in %s", units_format_time(u, first - t, b_, sizeof b_));
+    else live_orbit(a, u, t, orbit, sizeof orbit);
+    snprintf(m->orbit_text, sizeof m->orbit_text, "%s%s%s", rotation, rotation[0] && orbit[0] ? "   " : "", orbit);
+}

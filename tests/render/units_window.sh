@@ -1,0 +1,136 @@
+#!/bin/bash
+# Physical units in a real window: the HUD reads the time in Myr with the model time beside it,
+# names the rotation period and counts down to the pericentre; a dt given as 0.5Myr is the model
+# dt the simulation runs; the readout's Myr and model figures agree with one scale; the scale bar
+# is drawn (its pixels in a screenshot, its length the view's height at that scale) while the UI
+# shows, and gone when H hides the UI; past the first pericentre the countdown comes from the
+# bodies and says the galaxies recede. Every wait is for a condition, never a sleep.
+# usage: units_window.sh APP OUT_DIR   (under xvfb-run)
+set -u
+. "$(dirname "$0")/checks.sh"
+. "$(dirname "$0")/window_checks.sh"
+if [ $# -ne 2 ]; then
+    echo "usage: units_window.sh APP OUT_DIR" >&2
+    exit 2
+fi
+app=$1 out=$2
+require_window
+rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
+readout=$out/readout.txt
+pid=
+calc() { awk "BEGIN { printf \"%.9g\", $1 }"; }
+is() { awk "BEGIN { exit !($1) }"; }
+# The first number after WORD in text: "t 18.5 Myr (1.66)" t -> 18.5.
+after() { awk -v w="$2" '{ for (i = 1; i < NF; i++) if ($i == w) { print $(i + 1); exit } }' <<<"$1"; }
+
+height=700
+rm -f "$readout"
+STARBURST_READOUT=$readout "$app" --backend "${STARBURST_TEST_BACKEND:-cpu}" -n 1024 --size 1200x$height \
+    --dt 0.5Myr --capture-ui >>app.log 2>&1 &
+pid=$!
+wait_for "the first frame" test -s "$readout" || abort "no readout from the program"
+wid=$(xdotool search --sync --onlyvisible --name '^Starburst$' | head -n 1)
+[ -n "$wid" ] || abort "no window named Starburst"
+frames 5
+
+# ---- The HUD: time in Myr with the model time, rotation and countdown ----
+has_myr() { [[ "$(rv time_text)" =~ ^t\ [0-9.]+\ Myr\ \([0-9.]+\)$ ]]; }
+if wait_for "the time in Myr" has_myr; then ok "HUD time: $(rv time_text)"; else fail "time_text '$(rv time_text)'"; fi
+hud=$(rv hud)
+[[ "$hud" == *Myr* && "$hud" == *"rotation "*" Myr at R"* && "$hud" == *"pericentre in "*" Myr"* ]] &&
+    ok "HUD: ${hud##*GFLOP/s}" || fail "the HUD lacks Myr, the rotation or the countdown: $hud"
+
+# One scale for everything: Myr per model time from the clock, and from dt's note.
+tt=$(rv time_text)
+t_myr=$(after "$tt" t) t_model=$(tr -d '()' <<<"$(awk '{ print $4 }' <<<"$tt")")
+dt=$(rv dt) dt_myr=$(awk '{ print $1 }' <<<"$(rv dt_note)")
+scale=$(calc "$dt_myr / $dt")
+is "$dt_myr > 0.499 && $dt_myr < 0.501" && ok "--dt 0.5Myr runs dt $dt (model), shown as $(rv dt_note)" ||
+    fail "--dt 0.5Myr: dt $dt, note '$(rv dt_note)'"
+if is "$t_model > 0"; then
+    is "($t_myr / $t_model) / $scale > 0.97 && ($t_myr / $t_model) / $scale < 1.03" &&
+        ok "the clock's Myr per model time $(calc "$t_myr / $t_model") agrees with dt's $scale" ||
+        fail "the clock reads $t_myr Myr at $t_model, dt says $scale Myr a model time"
+fi
+# The countdown runs with the clock: pericentre time + t stays put, and what is left shrinks.
+orbit_sum() {
+    local o t
+    o=$(rv orbit_text) t=$(rv time_text)
+    P=$(awk '{ for (i = 1; i < NF; i++) if ($i == "pericentre" && $(i + 1) == "in") { print $(i + 2); exit } }' <<<"$o")
+    T=$(after "$t" t)
+    [ -n "$P" ] && [ -n "$T" ]
+}
+orbit_sum || abort "no countdown in '$(rv orbit_text)'"
+p1=$P t1=$T
+later() { orbit_sum && is "$T > $t1 + 2"; }
+wait_for "2 Myr to pass" later
+p2=$P t2=$T
+is "$p2 < $p1" && ok "the countdown falls: $p1 Myr at t $t1 Myr, $p2 Myr at t $t2 Myr" || fail "countdown $p1 -> $p2"
+is "($p1 + $t1) - ($p2 + $t2) < 1 && ($p2 + $t2) - ($p1 + $t1) < 1" && ok "pericentre at t $(calc "$p2 + $t2") Myr" ||
+    fail "pericentre moves: $(calc "$p1 + $t1") then $(calc "$p2 + $t2") Myr"
+
+# ---- The scale bar: a round number of kpc, its length the view's height at that scale ----
+px=$(rv scalebar_px) text=$(rv scalebar_text) view=$(rv view_height_kpc)
+kpc=$(awk '{ print $1 }' <<<"$text")
+if [[ "$text" =~ ^[0-9]+\ kpc$ ]] && is "$px > 20"; then ok "scale bar: $text, $px px"; else fail "scale bar '$text', $px px"; fi
+want=$(calc "$kpc * $height / $view")
+is "$px - $want < 1 && $want - $px < 1" && ok "$kpc kpc at $view kpc a window height is $want px" ||
+    fail "the bar is $px px, $kpc kpc of a $view kpc view is $want px"
+
+# Its pixels: bright grey in its box of a screenshot with the UI, none once H hides the UI.
+read -r X0 Y0 X1 Y1 <<<"$(rv scalebar_box)"
+[ -n "${Y1:-}" ] || abort "no scalebar_box in the readout"
+shot_taken() { local s; s=$(rv screenshot); [ -n "$s" ] && [ "$s" != "$1" ] && [ -s "$s" ]; }
+shot() {
+    local before
+    before=$(rv screenshot)
+    xdotool key --clearmodifiers p
+    wait_for "a screenshot" shot_taken "$before" && SHOT=$(rv screenshot)
+}
+# Lit pixels (all three channels above 150: the bar is light grey) in the bar's box, from the screenshot as a binary PPM.
+lit() {
+    convert "$1" ppm:- >shot.ppm || return 1
+    local w hdr
+    w=$(head -c 64 shot.ppm | tr -s ' \n' ' ' | awk '{ print $2 }')
+    hdr=$(head -c 64 shot.ppm | awk 'NR <= 3 { n += length($0) + 1 } END { print n }')
+    tail -c +$((hdr + 1)) shot.ppm | od -An -v -tu1 -w3 |
+        awk -v w="$w" -v x0="$X0" -v y0="$Y0" -v x1="$X1" -v y1="$Y1" '
+            { x = (NR - 1) % w; y = int((NR - 1) / w) }
+            x >= x0 && x <= x1 && y >= y0 && y <= y1 && $1 > 150 && $2 > 150 && $3 > 150 { n++ }
+            END { print n + 0 }'
+}
+xdotool key --clearmodifiers space
+wait_for "the pause" value_is paused 1
+shot
+with=$SHOT
+xdotool key --clearmodifiers h
+wait_for "the UI hidden" value_is visible 0
+frames 3
+if is "$(rv scalebar_px) == 0"; then ok "H hides the scale bar"; else fail "hidden UI, scale bar $(rv scalebar_px) px"; fi
+shot
+without=$SHOT
+if command -v convert >/dev/null 2>&1 && on=$(lit "$with") && off=$(lit "$without"); then
+    is "$on >= $px && $off < 5" && ok "the bar's box holds $on lit pixels with the UI, $off without" ||
+        fail "the bar's box: $on lit pixels with the UI (want >= $px), $off without"
+else
+    echo "note: no convert to read the screenshots: the bar's pixels are not counted"
+fi
+xdotool key --clearmodifiers h
+wait_for "the UI back" value_is visible 1
+frames 3
+is "$(rv scalebar_px) > 0" && ok "H again: the bar is back" || fail "the bar did not come back"
+
+# ---- Past the first pericentre the bodies give the orbit: the galaxies recede ----
+kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+rm -f "$readout"
+STARBURST_READOUT=$readout "$app" --backend "${STARBURST_TEST_BACKEND:-cpu}" -n 512 --size 800x600 --dt 0.1 \
+    --steps-per-frame 4 >>app.log 2>&1 &
+pid=$!
+wait_for "the first frame" test -s "$readout" || abort "no readout from the program"
+receding() { [[ "$(rv orbit_text)" =~ [0-9.]+\ kpc\ apart,\ receding ]]; }
+if wait_for "the galaxies to recede after their pericentre" receding; then
+    ok "after the pericentre, at $(rv time_text): $(rv orbit_text)"
+else
+    fail "no receding pair by $(rv time_text): $(rv orbit_text)"
+fi
+finish
