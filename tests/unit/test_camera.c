@@ -74,7 +74,7 @@ static void reset_restores_home(void **state)
     camera_init(&c, 7);
     Camera home = c;
     camera_orbit(&c, 300, 80);
-    camera_pan(&c, 40, -25, 720);
+    camera_pan(&c, 40, -25, 720.0f);
     camera_zoom(&c, 3);
     camera_reset(&c);
     assert_float_equal(c.yaw, home.yaw, EPS);
@@ -107,7 +107,7 @@ static void pan_moves_target_across_the_view(void **state)
     camera_eye(&c, eye);
     for (int i = 0; i < 3; i++) forward[i] = c.target[i] - eye[i];
     float view_distance = c.distance;
-    camera_pan(&c, 50, 20, 720);
+    camera_pan(&c, 50, 20, 720.0f);
     float delta[3] = {c.target[0] - start[0], c.target[1] - start[1], c.target[2] - start[2]};
     float moved = sqrtf(delta[0] * delta[0] + delta[1] * delta[1] + delta[2] * delta[2]);
     float along = (delta[0] * forward[0] + delta[1] * forward[1] + delta[2] * forward[2]) / view_distance;
@@ -117,7 +117,7 @@ static void pan_moves_target_across_the_view(void **state)
     /* A drag across the whole view height moves the target by the view's height at its depth. */
     Camera d;
     camera_init(&d, 10);
-    camera_pan(&d, 0, 720, 720);
+    camera_pan(&d, 0, 720, 720.0f);
     float height = 2 * d.distance * tanf(0.5f * d.fov_y);
     assert_float_equal(distance3(d.target, (float[3]){0, 0, 0}), height, 1e-3f * height);
 }
