@@ -1,7 +1,7 @@
 /* Orbit camera. World z is up: yaw turns about z, pitch lifts the eye above the x-y plane (the
  * plane of the collision orbit), and the eye sits at target + distance * (direction). The
- * screen's up is the direction pitch turns the eye's gaze to, which stays defined looking
- * straight down (pitch pi/2). */
+ * screen's up is the direction pitch turns the eye's gaze to, which stays defined however close
+ * to straight down the eye looks. */
 #include <cglm/cglm.h>
 #include <math.h>
 #include <stdbool.h>
@@ -47,7 +47,8 @@ void camera_init_view(Camera *c, float extent, float yaw, float pitch, float mar
     if (!(margin > 0)) margin = 1.1f;
     c->fov_y = glm_rad(45.0f);
     c->yaw = yaw;
-    c->pitch = clampf(pitch, -GLM_PI_2f, GLM_PI_2f);
+    /* As orbiting does, short of the pole: a view saved as a preset reads back (-89 .. 89 degrees). */
+    c->pitch = clampf(pitch, -PITCH_LIMIT, PITCH_LIMIT);
     /* The sphere of radius margin x extent fits the field of view. */
     c->distance = margin * extent / sinf(0.5f * c->fov_y);
     c->home_target[0] = c->home_target[1] = c->home_target[2] = 0;

@@ -29,8 +29,9 @@ typedef struct CameraRegion {
 /* A camera framing a system of radius `extent`, tilted to show disks in three quarters. */
 void camera_init(Camera *c, float extent);
 /* The same, seen from (yaw, pitch), with the sphere of radius `margin` x extent filling the
- * field of view. Pitch pi/2 looks straight down the z axis; at yaw -pi/2 the screen then shows
- * x to the right and y up. */
+ * field of view. Pitch is kept within about 1 degree of the poles, as orbiting keeps it; pitch
+ * pi/2 looks (so nearly) straight down the z axis, and at yaw -pi/2 the screen then shows x to
+ * the right and y up. */
 void camera_init_view(Camera *c, float extent, float yaw, float pitch, float margin);
 void camera_reset(Camera *c);
 /* Mouse deltas in pixels (y down). Orbit turns at a fixed rate per pixel and keeps pitch within

@@ -279,10 +279,11 @@ static void looking_down_the_axis_shows_x_right_y_up(void **state)
 {
     Camera c;
     camera_init_view(&c, 5, -0.5f * (float)M_PI, 0.5f * (float)M_PI, 1.6f);
-    assert_float_equal(c.pitch, 0.5f * (float)M_PI, 0);
+    /* Within a degree and a half of the pole, and short of it: a saved preset reads it back. */
+    assert_true(c.pitch < 0.5f * (float)M_PI && c.pitch > 0.5f * (float)M_PI - 0.026f);
     float eye[3];
     camera_eye(&c, eye);
-    assert_float_equal(eye[2], c.distance, 1e-4f * c.distance);
+    assert_float_equal(eye[2], c.distance, 1e-3f * c.distance);
     float view[16], proj[16], at[2], right[2], up[2];
     camera_matrices_in(&c, 1280, 720, NULL, view, proj);
     for (int i = 0; i < 16; i++) assert_true(isfinite(view[i]) && isfinite(proj[i]));
@@ -294,7 +295,7 @@ static void looking_down_the_axis_shows_x_right_y_up(void **state)
     assert_true(up[1] < at[1] - 1);
     assert_float_equal(up[0], at[0], 1e-2f);
     camera_pan(&c, 30, -20, 720.0f);
-    assert_float_equal(c.target[2], 0, 1e-6f);
+    assert_float_equal(c.target[2], 0, 1e-2f * c.distance);
     assert_true(fabsf(c.target[0]) > 0.01f && fabsf(c.target[1]) > 0.01f);
     /* The margin scales the home distance. */
     Camera wide;
