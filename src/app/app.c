@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "app/app_internal.h"
+#include "app/view.h"
 #include "app/readout.h"
 #include "app/stop_signal.h"
 #include "app/ui_names.h"
@@ -147,7 +148,9 @@ static void app_draw(App *a)
         .show_boxes = a->ui.show_tree,
     };
     v.focus_distance = a->camera.distance;
-    camera_matrices(&a->camera, (float)w / (float)h, v.view, v.proj);
+    CameraRegion region;
+    const bool framed = app_view_region(a, w, h, &region);
+    camera_matrices_in(&a->camera, w, h, framed ? &region : NULL, v.view, v.proj);
     renderer_draw(a->renderer, &v);
 }
 
@@ -370,7 +373,7 @@ static int app_start(App *a)
     a->obs.watch = force_watch_create(err, sizeof err);
     if (!a->obs.watch) app_say(a, "starburst: no live force error: %s\n", err);
     app_default_settings(a);
-    camera_init(&a->camera, a->run.info.extent);
+    app_camera_home(a, &a->camera);
     if (preset >= 0 && app_apply_preset(a, preset, 0, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s\n", err);
         return 1;

@@ -4,6 +4,7 @@
 #include <GLFW/glfw3.h>
 
 #include "app/app_internal.h"
+#include "app/view.h"
 #include "util/clock.h"
 
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
@@ -90,7 +91,15 @@ static void on_cursor(GLFWwindow *w, double x, double y)
     int width, height;
     glfwGetWindowSize(w, &width, &height);
     if (a->mouse.orbiting) camera_orbit(&a->camera, dx, dy);
-    if (a->mouse.panning) camera_pan(&a->camera, dx, dy, height);
+    if (a->mouse.panning) {
+        /* The framebuffer's region in window units: the pan follows the cursor. */
+        int fw, fh;
+        glfwGetFramebufferSize(w, &fw, &fh);
+        CameraRegion region;
+        const bool framed = app_view_region(a, fw, fh, &region);
+        const float side = camera_region_side(fw, fh, framed ? &region : NULL);
+        camera_pan(&a->camera, dx, dy, fw > 0 ? side * (float)width / (float)fw : (float)height);
+    }
 }
 
 static void on_scroll(GLFWwindow *w, double dx, double dy)

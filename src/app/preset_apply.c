@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "app/app_internal.h"
+#include "app/view.h"
 
 static const char *find_presets_file(char *buf, size_t len)
 {
@@ -199,12 +200,15 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
     if (p->set & PRESET_POINT_SIZE) a->ui.point_size = p->point_size;
     if (p->set & PRESET_COLOR) a->ui.color_mode = p->color_mode;
     if (p->set & PRESET_AUTO_ROTATE) a->ui.auto_rotate = p->auto_rotate;
-    Camera home;
-    camera_init(&home, a->run.info.extent);
+    /* A preset's camera_distance counts in the three-quarter view's distance (camera_init);
+     * without a camera of its own a preset takes its scene's home view. */
+    Camera home, unit;
+    app_camera_home(a, &home);
+    camera_init(&unit, a->run.info.extent);
     const float origin[3] = {0, 0, 0};
     float yaw = p->set & PRESET_CAMERA ? p->camera_yaw * (float)M_PI / 180 : home.yaw;
     float pitch = p->set & PRESET_CAMERA ? p->camera_pitch * (float)M_PI / 180 : home.pitch;
-    float distance = p->set & PRESET_CAMERA && p->camera_distance > 0 ? p->camera_distance * home.distance
+    float distance = p->set & PRESET_CAMERA && p->camera_distance > 0 ? p->camera_distance * unit.distance
                                                                        : home.distance;
     camera_glide(&a->camera, origin, yaw, pitch, distance, glide);
     app_notify(a, "Preset: %s (%d bodies)%s", p->name, sim_count(a->run.sim),

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "app/app_internal.h"
+#include "app/view.h"
 #include "util/params.h"
 
 /* "dt 0.0100, softening 0.0500, damping 1 (off)", and theta while the tree runs. */
@@ -259,7 +260,7 @@ void app_handle_reset(App *a)
         fprintf(stderr, "starburst: %s\n", a->msg.notice);
         return;
     }
-    camera_init(&a->camera, a->run.info.extent);
+    app_camera_home(a, &a->camera);
     char text[160];
     if (a->run.last_scene != scene || a->run.last_n != n) {
         const SimParams p = app_ui_params(a);

@@ -1,7 +1,10 @@
 /* Orbit camera. World z is up: yaw turns about z, pitch lifts the eye above the x-y plane (the
- * plane of the collision orbit), and the eye sits at target + distance * (direction). */
+ * plane of the collision orbit), and the eye sits at target + distance * (direction). The
+ * screen's up is the direction pitch turns the eye's gaze to, which stays defined however close
+ * to straight down the eye looks. */
 #include <cglm/cglm.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "render/camera.h"
@@ -20,18 +23,34 @@ static void eye_direction(const Camera *c, vec3 dest)
     dest[2] = sinf(c->pitch);
 }
 
+/* The screen's right and up in the world: right = (-sin yaw, cos yaw, 0), up = the derivative of
+ * the eye's direction by pitch. */
+static void screen_axes(const Camera *c, vec3 right, vec3 up)
+{
+    right[0] = -sinf(c->yaw);
+    right[1] = cosf(c->yaw);
+    right[2] = 0;
+    up[0] = -sinf(c->pitch) * cosf(c->yaw);
+    up[1] = -sinf(c->pitch) * sinf(c->yaw);
+    up[2] = cosf(c->pitch);
+}
+
 static float min_distance(const Camera *c) { return c->home_distance > 0 ? 1e-3f * c->home_distance : 1e-4f; }
 static float max_distance(const Camera *c) { return c->home_distance > 0 ? 1e3f * c->home_distance : 1e6f; }
 
-void camera_init(Camera *c, float extent)
+void camera_init(Camera *c, float extent) { camera_init_view(c, extent, glm_rad(-60.0f), glm_rad(35.0f), 1.1f); }
+
+void camera_init_view(Camera *c, float extent, float yaw, float pitch, float margin)
 {
     memset(c, 0, sizeof *c);
     if (!(extent > 0)) extent = 1;
+    if (!(margin > 0)) margin = 1.1f;
     c->fov_y = glm_rad(45.0f);
-    c->yaw = glm_rad(-60.0f);
-    c->pitch = glm_rad(35.0f);
-    /* The sphere of radius extent fits the view height with a little margin. */
-    c->distance = 1.1f * extent / sinf(0.5f * c->fov_y);
+    c->yaw = yaw;
+    /* As orbiting does, short of the pole: a view saved as a preset reads back (-89 .. 89 degrees). */
+    c->pitch = clampf(pitch, -PITCH_LIMIT, PITCH_LIMIT);
+    /* The sphere of radius margin x extent fits the field of view. */
+    c->distance = margin * extent / sinf(0.5f * c->fov_y);
     c->home_target[0] = c->home_target[1] = c->home_target[2] = 0;
     c->home_yaw = c->yaw;
     c->home_pitch = c->pitch;
@@ -54,17 +73,14 @@ void camera_orbit(Camera *c, float dx, float dy)
     c->pitch = clampf(c->pitch + dy * ORBIT_RADIANS_PER_PIXEL, -PITCH_LIMIT, PITCH_LIMIT);
 }
 
-void camera_pan(Camera *c, float dx, float dy, int viewport_height)
+void camera_pan(Camera *c, float dx, float dy, float frame_pixels)
 {
     c->glide_seconds = 0;
-    if (viewport_height <= 0) return;
+    if (!(frame_pixels > 0)) return;
     /* World units per pixel at the target's depth: the target follows the cursor. */
-    float scale = 2 * c->distance * tanf(0.5f * c->fov_y) / (float)viewport_height;
-    vec3 forward, right, up, world_up = {0, 0, 1};
-    eye_direction(c, forward);
-    glm_vec3_negate(forward);
-    glm_vec3_crossn(forward, world_up, right);
-    glm_vec3_cross(right, forward, up);
+    float scale = 2 * c->distance * tanf(0.5f * c->fov_y) / frame_pixels;
+    vec3 right, up;
+    screen_axes(c, right, up);
     glm_vec3_muladds(right, -dx * scale, c->target);
     glm_vec3_muladds(up, dy * scale, c->target);
 }
@@ -127,17 +143,60 @@ void camera_eye(const Camera *c, float eye[3])
     for (int i = 0; i < 3; i++) eye[i] = c->target[i] + d * dir[i];
 }
 
-void camera_matrices(const Camera *c, float aspect, float view[16], float proj[16])
+static float fov_of(const Camera *c) { return c->fov_y > 0 ? c->fov_y : glm_rad(45.0f); }
+
+static void view_matrix(const Camera *c, float view[16], float *distance)
 {
-    vec3 eye, target, up = {0, 0, 1};
+    vec3 eye, target, right, up;
     camera_eye(c, eye);
     memcpy(target, c->target, sizeof target);
-    float d = glm_vec3_distance(eye, target);
-    float fov = c->fov_y > 0 ? c->fov_y : glm_rad(45.0f);
+    screen_axes(c, right, up);
+    *distance = glm_vec3_distance(eye, target);
     /* Locals keep cglm's aligned mat4 apart from the caller's plain float arrays. */
-    mat4 v, p;
+    mat4 v;
     glm_lookat(eye, target, up, v);
-    glm_perspective(fov, aspect > 0 ? aspect : 1.0f, 0.01f * d, 1000.0f * d, p);
     memcpy(view, v, sizeof v);
+}
+
+void camera_matrices(const Camera *c, float aspect, float view[16], float proj[16])
+{
+    float d;
+    view_matrix(c, view, &d);
+    mat4 p;
+    glm_perspective(fov_of(c), aspect > 0 ? aspect : 1.0f, 0.01f * d, 1000.0f * d, p);
+    memcpy(proj, p, sizeof p);
+}
+
+static bool region_usable(int width, int height, const CameraRegion *r)
+{
+    return r && r->x1 - r->x0 >= 1 && r->y1 - r->y0 >= 1 && r->x0 >= 0 && r->y0 >= 0 && r->x1 <= (float)width &&
+           r->y1 <= (float)height;
+}
+
+float camera_region_side(int width, int height, const CameraRegion *region)
+{
+    if (region_usable(width, height, region))
+        return fminf(region->x1 - region->x0, region->y1 - region->y0);
+    return (float)(width < height ? width : height);
+}
+
+void camera_matrices_in(const Camera *c, int width, int height, const CameraRegion *region, float view[16],
+                        float proj[16])
+{
+    if (width <= 0 || height <= 0) {
+        camera_matrices(c, 1.0f, view, proj);
+        return;
+    }
+    float d;
+    view_matrix(c, view, &d);
+    const bool use = region_usable(width, height, region);
+    /* The region's centre in pixels, and the focal length in pixels that makes fov_y span its
+     * shorter side; the frustum is that of the whole view, seen through that centre. */
+    const float cx = use ? 0.5f * (region->x0 + region->x1) : 0.5f * (float)width;
+    const float cy = use ? 0.5f * (region->y0 + region->y1) : 0.5f * (float)height;
+    const float focal = 0.5f * camera_region_side(width, height, region) / tanf(0.5f * fov_of(c));
+    const float near = 0.01f * d, far = 1000.0f * d, k = near / focal;
+    mat4 p;
+    glm_frustum(-cx * k, ((float)width - cx) * k, (cy - (float)height) * k, cy * k, near, far, p);
     memcpy(proj, p, sizeof p);
 }

@@ -18,13 +18,27 @@ typedef struct Camera {
     float glide_elapsed, glide_seconds; /* glide_seconds 0 = none */
 } Camera;
 
+/* The part of the view the scene is framed in, in pixels from the view's top-left corner: the
+ * view less the panel beside it. The projection is shifted so that the target sits at the
+ * region's centre, and the field of view spans the region's shorter side; the scene still draws
+ * over the whole view. */
+typedef struct CameraRegion {
+    float x0, y0, x1, y1;
+} CameraRegion;
+
 /* A camera framing a system of radius `extent`, tilted to show disks in three quarters. */
 void camera_init(Camera *c, float extent);
+/* The same, seen from (yaw, pitch), with the sphere of radius `margin` x extent filling the
+ * field of view. Pitch is kept within about 1 degree of the poles, as orbiting keeps it; pitch
+ * pi/2 looks (so nearly) straight down the z axis, and at yaw -pi/2 the screen then shows x to
+ * the right and y up. */
+void camera_init_view(Camera *c, float extent, float yaw, float pitch, float margin);
 void camera_reset(Camera *c);
-/* Mouse deltas in pixels (y down). Orbit turns at a fixed rate per pixel and keeps pitch short
- * of the poles; pan moves the target so that it follows the cursor at a viewport of that height. */
+/* Mouse deltas in pixels (y down). Orbit turns at a fixed rate per pixel and keeps pitch within
+ * the poles; pan moves the target so that it follows the cursor, the field of view spanning
+ * `frame_pixels` (camera_region_side). */
 void camera_orbit(Camera *c, float dx, float dy);
-void camera_pan(Camera *c, float dx, float dy, int viewport_height);
+void camera_pan(Camera *c, float dx, float dy, float frame_pixels);
 /* Wheel clicks; positive zooms in. The distance stays within 1e-3 .. 1e3 x the home distance. */
 void camera_zoom(Camera *c, float clicks);
 /* Moves smoothly to a view over `seconds` (0 = at once); it also becomes the home view. Yaw
@@ -33,7 +47,14 @@ void camera_glide(Camera *c, const float target[3], float yaw, float pitch, floa
 /* Advances auto-rotation and a glide by `seconds`. */
 void camera_update(Camera *c, float seconds);
 void camera_eye(const Camera *c, float eye[3]);
-/* view and proj are column-major 4x4 (cglm mat4); near and far are 0.01 and 1000 x distance. */
+/* view and proj are column-major 4x4 (cglm mat4); near and far are 0.01 and 1000 x distance.
+ * The target at the centre of a view of that aspect, fov_y spanning its height. */
 void camera_matrices(const Camera *c, float aspect, float view[16], float proj[16]);
+/* The target at the centre of `region` of a width x height view, fov_y spanning the region's
+ * shorter side; region NULL (or empty) = the whole view. */
+void camera_matrices_in(const Camera *c, int width, int height, const CameraRegion *region, float view[16],
+                        float proj[16]);
+/* The pixels fov_y spans in that region of the view: its shorter side. */
+float camera_region_side(int width, int height, const CameraRegion *region);
 
 #endif

@@ -25,6 +25,11 @@ const char *shader_embedded(const char *name);
  * (single stars of large runs vanish). */
 #define BASE_BRIGHTNESS 1.6f
 #define REFERENCE_BODIES 16384.0f
+/* Below REFERENCE_BODIES a body stands for more stars: its sprite's side grows as
+ * (REFERENCE_BODIES / n)^(1/4), so that with the brightness's 1/sqrt(n) the whole light and the
+ * area the sprites cover stay those of REFERENCE_BODIES bodies; a galaxy of a few thousand bodies
+ * (the CPU's) reads as a galaxy, not as scattered dots. Capped for very small systems. */
+#define SMALL_N_GROWTH_MAX 3.0f
 #define GLOW 0.3f
 /* Light of a box's lines at level 0 on the tonemapped image; each level below has BOX_FADE of the
  * one above, so the many small cells of a dense core stay a haze instead of a white block. */
@@ -419,6 +424,12 @@ static bool ensure_hdr_target(Renderer *r, int width, int height)
 
 static float positive_or(float x, float fallback) { return x > 0 ? x : fallback; }
 
+static float sprite_growth(int n)
+{
+    if (n <= 0 || (float)n >= REFERENCE_BODIES) return 1;
+    return fminf(powf(REFERENCE_BODIES / (float)n, 0.25f), SMALL_N_GROWTH_MAX);
+}
+
 void renderer_draw(Renderer *r, const RenderView *v)
 {
     if (v->width <= 0 || v->height <= 0) return;
@@ -440,7 +451,8 @@ void renderer_draw(Renderer *r, const RenderView *v)
         glUseProgram(b->id);
         glUniformMatrix4fv(b->view, 1, GL_FALSE, v->view);
         glUniformMatrix4fv(b->proj, 1, GL_FALSE, v->proj);
-        glUniform1f(b->size, positive_or(v->point_size, 1) * BASE_SPRITE_PX * (float)v->height / 1080.0f);
+        glUniform1f(b->size,
+                    positive_or(v->point_size, 1) * sprite_growth(n) * BASE_SPRITE_PX * (float)v->height / 1080.0f);
         glUniform1f(b->max_size, r->max_point_size);
         glUniform1f(b->focus, positive_or(focus, 1));
         glUniform1f(b->mass_ref, r->mass_ref);

@@ -5,8 +5,10 @@
  * The image is cut into blocks; a block holding a few lit pixels is lit, so that lone stars
  * between the galaxies do not bridge them. Lit blocks grown by one block are grouped into
  * 8-connected components, weighed by their lit pixels. The K heaviest must hold at least 80% of
- * the light between them, each at least 10%, and the next one less than 10%. Prints one line of
- * what it measured; exits 0 when the image passes, 1 when it does not, 2 on bad usage. */
+ * the light between them, each at least 10%, and the next one less than 10%. With --region X0 Y0
+ * X1 Y1 (pixels, the top-left corner first), the K clusters' centres lie inside that rectangle and
+ * at least 95% of the lit pixels with them. Prints one line of what it measured; exits 0 when the
+ * image passes, 1 when it does not, 2 on bad usage. */
 #include <stb_image.h>
 
 #include <math.h>
@@ -30,6 +32,7 @@ static int by_weight(const void *a, const void *b)
 static int usage(void)
 {
     fprintf(stderr, "usage: check_image IMAGE.png [--clusters K] [--threshold 0..255] [--block PIXELS]\n"
+                    "                   [--region X0 Y0 X1 Y1]\n"
                     "       check_image --same A.png B.png\n       check_image --lines WITH.png WITHOUT.png\n");
     return 2;
 }
@@ -106,8 +109,14 @@ int main(int argc, char **argv)
     const char *path = NULL;
     int clusters = 2, block = 0;
     double threshold = -1;
+    double region[4];
+    bool in_region = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--clusters") == 0 && i + 1 < argc) clusters = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--region") == 0 && i + 4 < argc) {
+            for (int k = 0; k < 4; k++) region[k] = atof(argv[++i]);
+            in_region = true;
+        }
         else if (strcmp(argv[i], "--threshold") == 0 && i + 1 < argc) threshold = atof(argv[++i]);
         else if (strcmp(argv[i], "--block") == 0 && i + 1 < argc) block = atoi(argv[++i]);
         else if (argv[i][0] == '-' || path) return usage();
@@ -145,8 +154,13 @@ int main(int argc, char **argv)
         threshold = background + 0.15 * (peak - background);
         if (threshold < background + 20) threshold = background + 20;
     }
-    long lit = 0;
-    for (size_t i = 0; i < pixels; i++) lit += lum[i] > threshold;
+    long lit = 0, lit_inside = 0;
+    for (size_t i = 0; i < pixels; i++) {
+        if (!(lum[i] > threshold)) continue;
+        lit++;
+        const double x = (double)(i % (size_t)w) + 0.5, y = (double)(i / (size_t)w) + 0.5;
+        lit_inside += in_region && x >= region[0] && x < region[2] && y >= region[1] && y < region[3];
+    }
     double lit_fraction = (double)lit / (double)pixels;
     printf("check_image: %s %dx%d: lit %.2f%% (threshold %.0f, background %d, peak %d)", path, w, h,
            100 * lit_fraction, threshold, background, peak);
@@ -256,12 +270,22 @@ int main(int argc, char **argv)
         if (i < clusters) held += comps[i].weight / total;
     }
     if (gap >= 0) printf(", gap %d px", gap * block);
+    const double inside = lit > 0 ? (double)lit_inside / (double)lit : 0;
+    bool centres_inside = true;
+    for (int i = 0; i < ncomp && i < clusters; i++)
+        centres_inside = centres_inside && comps[i].cx >= region[0] && comps[i].cx < region[2] &&
+                         comps[i].cy >= region[1] && comps[i].cy < region[3];
+    if (in_region)
+        printf(", %.1f%% of the lit pixels in (%.0f,%.0f)-(%.0f,%.0f)", 100 * inside, region[0], region[1], region[2],
+               region[3]);
 
     const char *why = NULL;
     if (ncomp < clusters) why = "fewer clusters than asked";
     else if (held < 0.8) why = "the largest clusters hold under 80% of the light";
     else if (comps[clusters - 1].weight < 0.1 * total) why = "too few clusters hold 10% of the light";
     else if (ncomp > clusters && comps[clusters].weight >= 0.1 * total) why = "more clusters than asked";
+    else if (in_region && !centres_inside) why = "a cluster's centre lies outside the region";
+    else if (in_region && inside < 0.95) why = "under 95% of the lit pixels lie in the region";
     if (why) printf(": FAIL: %s (want %d)\n", why, clusters);
     else printf(": OK (%d cluster%s)\n", clusters, clusters == 1 ? "" : "s");
 

@@ -74,7 +74,7 @@ static void reset_restores_home(void **state)
     camera_init(&c, 7);
     Camera home = c;
     camera_orbit(&c, 300, 80);
-    camera_pan(&c, 40, -25, 720);
+    camera_pan(&c, 40, -25, 720.0f);
     camera_zoom(&c, 3);
     camera_reset(&c);
     assert_float_equal(c.yaw, home.yaw, EPS);
@@ -107,7 +107,7 @@ static void pan_moves_target_across_the_view(void **state)
     camera_eye(&c, eye);
     for (int i = 0; i < 3; i++) forward[i] = c.target[i] - eye[i];
     float view_distance = c.distance;
-    camera_pan(&c, 50, 20, 720);
+    camera_pan(&c, 50, 20, 720.0f);
     float delta[3] = {c.target[0] - start[0], c.target[1] - start[1], c.target[2] - start[2]};
     float moved = sqrtf(delta[0] * delta[0] + delta[1] * delta[1] + delta[2] * delta[2]);
     float along = (delta[0] * forward[0] + delta[1] * forward[1] + delta[2] * forward[2]) / view_distance;
@@ -117,7 +117,7 @@ static void pan_moves_target_across_the_view(void **state)
     /* A drag across the whole view height moves the target by the view's height at its depth. */
     Camera d;
     camera_init(&d, 10);
-    camera_pan(&d, 0, 720, 720);
+    camera_pan(&d, 0, 720, 720.0f);
     float height = 2 * d.distance * tanf(0.5f * d.fov_y);
     assert_float_equal(distance3(d.target, (float[3]){0, 0, 0}), height, 1e-3f * height);
 }
@@ -209,6 +209,100 @@ static void glide_reaches_its_goal_the_short_way(void **state)
     assert_float_equal(c.yaw, yaw, 0);
 }
 
+/* The pixel (from the top-left corner) a world point lands on in a width x height view. */
+static void project(const float view[16], const float proj[16], const float p[3], int width, int height, float px[2])
+{
+    float eye[4], clip[4];
+    transform(view, p, eye);
+    for (int r = 0; r < 4; r++)
+        clip[r] = proj[r] * eye[0] + proj[4 + r] * eye[1] + proj[8 + r] * eye[2] + proj[12 + r] * eye[3];
+    px[0] = (clip[0] / clip[3] + 1) * 0.5f * (float)width;
+    px[1] = (1 - clip[1] / clip[3]) * 0.5f * (float)height;
+}
+
+/* A region left of a panel: the target lands on its centre, at every window size, and a sphere
+ * of the framed radius stays inside it; without a region, at the window's centre. */
+static void region_centre_holds_the_target(void **state)
+{
+    const int sizes[][2] = {{640, 480}, {1280, 720}, {1920, 1080}, {800, 1200}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        const int w = sizes[i][0], h = sizes[i][1];
+        const CameraRegion panel_left = {0, 0, 0.6f * (float)w, (float)h};
+        const float extent = 7;
+        Camera c;
+        camera_init_view(&c, extent, -0.5f * (float)M_PI, 0.5f * (float)M_PI, 1.5f);
+        c.target[0] = 2;
+        c.target[1] = -1;
+        float view[16], proj[16], px[2];
+        camera_matrices_in(&c, w, h, &panel_left, view, proj);
+        project(view, proj, c.target, w, h, px);
+        assert_float_equal(px[0], 0.3f * (float)w, 1e-3f * (float)w);
+        assert_float_equal(px[1], 0.5f * (float)h, 1e-3f * (float)h);
+        /* Points 1.5 x extent from the target in the orbit plane stay inside the region. */
+        for (int k = 0; k < 4; k++) {
+            const float angle = (float)k * 0.5f * (float)M_PI;
+            const float p[3] = {c.target[0] + 1.5f * extent * cosf(angle), c.target[1] + 1.5f * extent * sinf(angle), 0};
+            project(view, proj, p, w, h, px);
+            assert_true(px[0] > panel_left.x0 && px[0] < panel_left.x1);
+            assert_true(px[1] > panel_left.y0 && px[1] < panel_left.y1);
+        }
+        assert_float_equal(camera_region_side(w, h, &panel_left), fminf(0.6f * (float)w, (float)h), 1e-3f);
+        /* No region (the UI hidden), or one that does not fit the view: the window's centre. */
+        const CameraRegion outside = {0, 0, (float)w + 10, (float)h};
+        const CameraRegion *none[2] = {NULL, &outside};
+        for (int k = 0; k < 2; k++) {
+            camera_matrices_in(&c, w, h, none[k], view, proj);
+            project(view, proj, c.target, w, h, px);
+            assert_float_equal(px[0], 0.5f * (float)w, 1e-3f * (float)w);
+            assert_float_equal(px[1], 0.5f * (float)h, 1e-3f * (float)h);
+        }
+    }
+}
+
+/* Without a region a landscape view is camera_matrices's: fov_y spans the height. */
+static void whole_view_matches_the_centred_projection(void **state)
+{
+    Camera c;
+    camera_init(&c, 3);
+    float v1[16], p1[16], v2[16], p2[16];
+    camera_matrices(&c, 1280.0f / 720.0f, v1, p1);
+    camera_matrices_in(&c, 1280, 720, NULL, v2, p2);
+    for (int i = 0; i < 16; i++) {
+        assert_float_equal(v1[i], v2[i], 1e-5f * (1 + fabsf(v1[i])));
+        assert_float_equal(p1[i], p2[i], 1e-4f * (1 + fabsf(p1[i])));
+    }
+}
+
+/* Straight down the z axis (the orbit's axis) at yaw -pi/2: x to the right, y up, the matrices
+ * finite; a pan there moves the target in the x-y plane. */
+static void looking_down_the_axis_shows_x_right_y_up(void **state)
+{
+    Camera c;
+    camera_init_view(&c, 5, -0.5f * (float)M_PI, 0.5f * (float)M_PI, 1.6f);
+    /* Within a degree and a half of the pole, and short of it: a saved preset reads it back. */
+    assert_true(c.pitch < 0.5f * (float)M_PI && c.pitch > 0.5f * (float)M_PI - 0.026f);
+    float eye[3];
+    camera_eye(&c, eye);
+    assert_float_equal(eye[2], c.distance, 1e-3f * c.distance);
+    float view[16], proj[16], at[2], right[2], up[2];
+    camera_matrices_in(&c, 1280, 720, NULL, view, proj);
+    for (int i = 0; i < 16; i++) assert_true(isfinite(view[i]) && isfinite(proj[i]));
+    project(view, proj, (float[3]){0, 0, 0}, 1280, 720, at);
+    project(view, proj, (float[3]){1, 0, 0}, 1280, 720, right);
+    project(view, proj, (float[3]){0, 1, 0}, 1280, 720, up);
+    assert_true(right[0] > at[0] + 1);
+    assert_float_equal(right[1], at[1], 1e-2f);
+    assert_true(up[1] < at[1] - 1);
+    assert_float_equal(up[0], at[0], 1e-2f);
+    camera_pan(&c, 30, -20, 720.0f);
+    assert_float_equal(c.target[2], 0, 1e-2f * c.distance);
+    assert_true(fabsf(c.target[0]) > 0.01f && fabsf(c.target[1]) > 0.01f);
+    /* The margin scales the home distance. */
+    Camera wide;
+    camera_init_view(&wide, 5, 0, 0, 2.2f);
+    assert_float_equal(wide.distance, 2 * c.distance * 1.1f / 1.6f, 1e-4f * wide.distance);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +316,9 @@ int main(void)
         cmocka_unit_test(projection_depth_is_sane),
         cmocka_unit_test(auto_rotate_turns_yaw),
         cmocka_unit_test(glide_reaches_its_goal_the_short_way),
+        cmocka_unit_test(region_centre_holds_the_target),
+        cmocka_unit_test(whole_view_matches_the_centred_projection),
+        cmocka_unit_test(looking_down_the_axis_shows_x_right_y_up),
     };
     return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

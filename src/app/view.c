@@ -1,0 +1,42 @@
+/* The view: the home camera of each scene, and the region of the window left of the panel. */
+#include <GLFW/glfw3.h>
+#include <math.h>
+#include <string.h>
+
+#include "app/app_internal.h"
+#include "app/view.h"
+
+/* An encounter's bodies spread to 2-3 times their first extent once the tails are out: the home
+ * view leaves room for most of that and still shows the disks as disks at the start. */
+#define ENCOUNTER_MARGIN 1.6f
+
+void app_camera_home(const App *a, Camera *home)
+{
+    const SceneKind kind = (SceneKind)a->run.last_scene;
+    if (!a->run.load_path && (kind == SCENE_COLLISION || kind == SCENE_TIPSY_COLLIDE))
+        camera_init_view(home, a->run.info.extent, -0.5f * (float)M_PI, 0.5f * (float)M_PI, ENCOUNTER_MARGIN);
+    else
+        camera_init(home, a->run.info.extent);
+}
+
+bool app_view_region(const App *a, int width, int height, CameraRegion *region)
+{
+    if (!a->ui_attached || !a->ui.visible || width <= 0 || height <= 0) return false;
+    const UiWidget *panel = NULL;
+    for (int i = 0; i < a->ui.widget_count && !panel; i++)
+        if (strcmp(a->ui.widgets[i].name, "panel") == 0) panel = &a->ui.widgets[i];
+    if (!panel) return false;
+    /* The UI measures in window units, the view in framebuffer pixels. */
+    float scale = 1;
+    GLFWwindow *win = render_context_window(a->ctx);
+    if (win) {
+        int ww, wh;
+        glfwGetWindowSize(win, &ww, &wh);
+        if (ww > 0) scale = (float)width / (float)ww;
+    }
+    const float left = panel->x0 * scale;
+    /* A panel reaching over most of the view leaves no region worth framing in. */
+    if (!(left >= 0.2f * (float)width) || left > (float)width) return false;
+    *region = (CameraRegion){0, 0, left, (float)height};
+    return true;
+}

@@ -1,0 +1,130 @@
+#!/bin/bash
+# The first screen of the default collision in a real window: with the panel shown, both
+# galaxies' light lies left of the panel's left edge and their midpoint at the middle of that
+# free region; with the UI hidden (--no-ui), at the middle of the window. The screenshot is taken
+# before the panel is drawn over the frame, and the panel's box comes from the readout
+# (STARBURST_READOUT) of the same last frame. Then live (xdotool): the window resized, and H
+# hiding the UI, each followed by a screenshot (P). Every wait is for a condition, never a sleep.
+# usage: view_framing.sh APP CHECKER OUT_DIR   (under xvfb-run, on a screen of 1920x1080 or more)
+set -u
+if [ $# -ne 3 ]; then
+    echo "usage: view_framing.sh APP CHECKER OUT_DIR" >&2
+    exit 2
+fi
+app=$(realpath "$1") checker=$(realpath "$2") out=$3 here=$(dirname "$(realpath "$0")")
+. "$here/checks.sh"
+if [ -z "${DISPLAY:-}" ]; then
+    echo "skipped: no display: run under xvfb-run"
+    exit 77
+fi
+rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
+
+# Block 3: at 640x480 the two galaxies lie 12 px apart. A few frames: the panel is laid out on the first, and the view follows it from the next.
+run() { # NAME SIZE [OPTIONS...]
+    local name=$1 size=$2
+    shift 2
+    rm -f readout.txt
+    STARBURST_READOUT=readout.txt timeout 120 "$app" --backend cpu -n 2048 --frames 6 --size "$size" \
+        --screenshot "$name.png" "$@" >"$name.log" 2>&1
+    local status=$?
+    cp readout.txt "$name.readout" 2>/dev/null
+    [ $status -eq 0 ] && [ -s "$name.png" ] || { fail "$name: exit $status, no screenshot"; tail -n 5 "$name.log"; return 1; }
+}
+# The midpoint of the two heaviest clusters in checker output: X Y.
+midpoint() { sed -n 's/.*: [0-9.]*% at (\([0-9]*\),\([0-9]*\)), [0-9.]*% at (\([0-9]*\),\([0-9]*\)).*/\1 \2 \3 \4/p' <<<"$1" |
+    awk '{ print ($1 + $3) / 2, ($2 + $4) / 2 }'; }
+# True when |A - B| <= TOLERANCE.
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; exit !(d <= t && -d <= t) }'; }
+
+for size in 1920x1080 1280x720 640x480; do
+    w=${size%x*} h=${size#*x}
+    # ---- Panel shown: the scene framed left of it ----
+    if run "shown-$size" "$size"; then
+        left=$(awk '$1 == "widget" && $2 == "panel" { print $3; exit }' "shown-$size.readout")
+        if [ -z "$left" ]; then
+            fail "$size: the readout names no panel"
+        else
+            said=$("$checker" "shown-$size.png" --clusters 2 --block 3 --region 0 0 "$left" "$h")
+            if [ $? -eq 0 ]; then ok "$size, panel from x $left: $said"; else fail "$size, panel from x $left: $said"; fi
+            read -r mx my <<<"$(midpoint "$said")"
+            cx=$(awk -v l="$left" 'BEGIN { print l / 2 }')
+            if [ -n "$mx" ] && near "$mx" "$cx" $((w / 20)) && near "$my" $((h / 2)) $((h / 20)); then
+                ok "$size: the galaxies' midpoint ($mx, $my) is the free region's centre ($cx, $((h / 2)))"
+            else
+                fail "$size: the galaxies' midpoint '$mx $my' is not the free region's centre ($cx, $((h / 2)))"
+            fi
+        fi
+    fi
+    # ---- UI hidden: the whole window ----
+    if run "hidden-$size" "$size" --no-ui; then
+        said=$("$checker" "hidden-$size.png" --clusters 2 --block 3 --region 0 0 "$w" "$h")
+        read -r mx my <<<"$(midpoint "$said")"
+        if [ -n "$mx" ] && near "$mx" $((w / 2)) $((w / 20)) && near "$my" $((h / 2)) $((h / 20)); then
+            ok "$size, UI hidden: the galaxies' midpoint ($mx, $my) is the window's centre"
+        else
+            fail "$size, UI hidden: the galaxies' midpoint '$mx $my' is not the window's centre: $said"
+        fi
+    fi
+done
+
+# ---- Live: a resize, then H ----
+if ! command -v xdotool >/dev/null 2>&1; then
+    echo "skipped: the resize and H: xdotool not found (apt-get install xdotool)"
+    report
+    exit $?
+fi
+. "$here/window_checks.sh"
+readout=$PWD/live.readout
+pid=
+rm -f "$readout"
+STARBURST_READOUT=$readout "$app" --backend cpu -n 2048 --size 1280x720 >live.log 2>&1 &
+pid=$!
+wait_for "the first frame" test -s "$readout" || abort "no readout from the program"
+wid=$(xdotool search --sync --onlyvisible --name '^Starburst$' | head -n 1)
+[ -n "$wid" ] || abort "no window named Starburst"
+xdotool windowfocus --sync "$wid" 2>/dev/null
+frames 3
+xdotool key --clearmodifiers space
+wait_for "the pause" value_is paused 1
+xdotool windowsize "$wid" 800 600
+wait_for "the window at 800x600" value_is size "800 600"
+frames 3
+# P: a screenshot of the next frame; its name from the readout.
+shot_taken() { local s; s=$(rv screenshot); [ -n "$s" ] && [ "$s" != "$1" ] && [ -s "$s" ]; }
+shoot() {
+    local before
+    before=$(rv screenshot)
+    xdotool key --clearmodifiers p
+    wait_for "a screenshot" shot_taken "$before" && SHOT=$(rv screenshot)
+}
+left=$(awk '$1 == "widget" && $2 == "panel" { print $3; exit }' "$readout")
+SHOT=
+shoot
+if [ -n "$SHOT" ] && [ -n "$left" ]; then
+    said=$("$checker" "$SHOT" --clusters 2 --block 3 --region 0 0 "$left" 600)
+    if [ $? -eq 0 ]; then ok "resized to 800x600, panel from x $left: $said"; else fail "resized to 800x600: $said"; fi
+    read -r mx my <<<"$(midpoint "$said")"
+    cx=$(awk -v l="$left" 'BEGIN { print l / 2 }')
+    if [ -n "$mx" ] && near "$mx" "$cx" 40 && near "$my" 300 30; then
+        ok "resized: the galaxies' midpoint ($mx, $my) is the free region's centre ($cx, 300)"
+    else
+        fail "resized: the galaxies' midpoint '$mx $my' is not the free region's centre ($cx, 300)"
+    fi
+else
+    fail "resized to 800x600: no screenshot ('$SHOT') or no panel ('$left')"
+fi
+xdotool key --clearmodifiers h
+wait_for "the UI hidden" value_is visible 0
+frames 3
+SHOT=
+shoot
+if [ -n "$SHOT" ]; then
+    said=$("$checker" "$SHOT" --clusters 2 --block 3 --region 0 0 800 600)
+    read -r mx my <<<"$(midpoint "$said")"
+    if [ -n "$mx" ] && near "$mx" 400 40 && near "$my" 300 30; then
+        ok "H: the galaxies' midpoint ($mx, $my) is the window's centre"
+    else
+        fail "H: the galaxies' midpoint '$mx $my' is not the window's centre: $said"
+    fi
+fi
+finish
