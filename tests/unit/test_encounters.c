@@ -1,0 +1,272 @@
+/* The encounters from the literature (assets/presets.ini): each builds, and its first passage falls
+ * where its source puts it. Two measures of the first passage: Kepler's, the time the scene
+ * predicts for two point masses (SceneInfo.pericentre_time), and the N-body one, the first minimum
+ * of the distance between the two galaxies' stellar centres of mass in a run of a few thousand
+ * bodies on the CPU tree. The 10 % of the checks is on the N-body time: against the source where
+ * the source gives the time from the start to the passage (the Milky Way and Andromeda: van der
+ * Marel et al. 2012; the Mice: Barnes 2004), against the scene's own prediction elsewhere. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "app/presets.h"
+#include "scene/scene.h"
+#include "sim/sim.h"
+
+#ifdef STARBURST_SANITIZED
+#define ENCOUNTER_BODIES 1024
+#else
+#define ENCOUNTER_BODIES 2048
+#endif
+
+static PresetList presets;
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[512];
+    if (presets_load(STARBURST_SOURCE_DIR "/assets/presets.ini", &presets, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    presets_free(&presets);
+    return 0;
+}
+
+static const Preset *preset(const char *name)
+{
+    const Preset *p = presets_find(&presets, name);
+    if (!p) fail_msg("assets/presets.ini has no preset [%s]", name);
+    if (!p->about[0] || !p->cite[0]) fail_msg("[%s] has no about or no source", name);
+    return p;
+}
+
+static void build(const Preset *p, int n, Bodies *b, SceneInfo *info)
+{
+    char err[512];
+    SceneDesc d = p->scene;
+    d.n = n;
+    if (scene_build(&d, b, info, err, sizeof err) != 0) fail_msg("[%s]: %s", p->name, err);
+    assert_true(units_physical(&info->units));
+}
+
+/* Centre of mass of galaxy g's stars (disk and bulge), and its velocity. */
+static void stellar_centre(const Bodies *b, int g, double x[3], double v[3])
+{
+    double m = 0;
+    for (int k = 0; k < 3; k++) x[k] = v[k] = 0;
+    for (int i = 0; i < b->n; i++) {
+        if (BODY_TAG_GALAXY(b->tag[i]) != g || BODY_TAG_COMPONENT(b->tag[i]) == BODY_HALO) continue;
+        double w = b->pos[4 * (size_t)i + 3];
+        m += w;
+        for (int k = 0; k < 3; k++) {
+            x[k] += w * b->pos[4 * (size_t)i + k];
+            v[k] += w * b->vel[4 * (size_t)i + k];
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        x[k] /= m;
+        v[k] /= m;
+    }
+}
+
+static double separation(const Bodies *b)
+{
+    double xa[3], va[3], xb[3], vb[3];
+    stellar_centre(b, 0, xa, va);
+    stellar_centre(b, 1, xb, vb);
+    return sqrt(pow(xb[0] - xa[0], 2) + pow(xb[1] - xa[1], 2) + pow(xb[2] - xa[2], 2));
+}
+
+typedef struct Passage {
+    double time, distance; /* of the first minimum of the stars' separation, model units */
+    double second;         /* time of the second minimum, or 0 when the run ended first */
+} Passage;
+
+/* Runs the scene on the CPU tree with step dt until `until` (model time) and finds the minima of
+ * the separation of the stellar centres: a minimum is a sample below both neighbours, sampled
+ * every `every` steps. */
+static Passage passages(const Bodies *b0, const SceneInfo *info, double dt, double until)
+{
+    char err[256] = "";
+    Sim *s = sim_create(&(SimDesc){.backend = SIM_BACKEND_CPU, .force = SIM_FORCE_TREE}, b0, err, sizeof err);
+    if (!s) fail_msg("sim_create: %s", err);
+    Bodies b;
+    assert_int_equal(bodies_alloc(&b, b0->n), 0);
+    memcpy(b.tag, b0->tag, (size_t)b0->n);
+    SimParams p = {.dt = (float)dt, .softening = info->softening, .damping = 1};
+    const int every = 4;
+    Passage out = {0};
+    double prev2 = separation(b0), prev = prev2, t = 0;
+    int found = 0;
+    while (t < until && found < 2) {
+        sim_advance(s, &p, every);
+        t += every * dt;
+        sim_read(s, &b);
+        double r = separation(&b);
+        if (prev < prev2 && prev <= r) {
+            if (found == 0) {
+                out.time = t - every * dt;
+                out.distance = prev;
+            } else {
+                out.second = t - every * dt;
+            }
+            found++;
+        }
+        prev2 = prev;
+        prev = r;
+    }
+    sim_destroy(s);
+    bodies_free(&b);
+    return out;
+}
+
+/* van der Marel et al. 2012 (ApJ 753, 9): the Milky Way and M31 pass first in 3.87 Gyr. The
+ * preset starts today, at 770 kpc: Kepler's time and the N-body's from the start both count. */
+static void milky_way_andromeda_passes_in_3_9_gyr(void **state)
+{
+    (void)state;
+    const Preset *p = preset("Milky Way + Andromeda");
+    Bodies b;
+    SceneInfo info;
+    build(p, ENCOUNTER_BODIES, &b, &info);
+    const double source_myr = 3870.0, start_kpc = 770.0;
+    double r0 = separation(&b) * info.units.kpc;
+    double kepler = info.pericentre_time * info.units.myr;
+    Passage nb = passages(&b, &info, 0.1, 1.5 * source_myr / info.units.myr);
+    print_message("Milky Way + Andromeda: start %.0f kpc apart (source %.0f); first passage Kepler %.0f Myr, "
+                  "N-body %.0f Myr at %.1f kpc (source %.0f Myr)\n",
+                  r0, start_kpc, kepler, nb.time * info.units.myr, nb.distance * info.units.kpc, source_myr);
+    assert_true(fabs(r0 - start_kpc) < 0.02 * start_kpc);
+    assert_true(fabs(kepler - source_myr) < 0.1 * source_myr);
+    assert_true(nb.time > 0);
+    assert_true(fabs(nb.time * info.units.myr - source_myr) < 0.1 * source_myr);
+    bodies_free(&b);
+}
+
+/* van der Marel et al. 2019 (ApJ 872, 24): Gaia's larger tangential speed makes the first passage
+ * later and wider than in 2012. Checked on Kepler's orbit. */
+static void andromeda_with_gaia_passes_later_and_wider(void **state)
+{
+    (void)state;
+    Bodies b;
+    SceneInfo hst, gaia;
+    build(preset("Milky Way + Andromeda"), 256, &b, &hst);
+    bodies_free(&b);
+    build(preset("Milky Way + Andromeda (Gaia)"), 256, &b, &gaia);
+    bodies_free(&b);
+    const Preset *p12 = preset("Milky Way + Andromeda"), *p19 = preset("Milky Way + Andromeda (Gaia)");
+    print_message("Andromeda: first passage %.0f Myr at %.0f kpc (HST, 2012), %.0f Myr at %.0f kpc (Gaia, 2019)\n",
+                  hst.pericentre_time * hst.units.myr, p12->scene.pericentre * hst.units.kpc,
+                  gaia.pericentre_time * gaia.units.myr, p19->scene.pericentre * gaia.units.kpc);
+    assert_true(gaia.pericentre_time > 1.05 * hst.pericentre_time);
+    assert_true(p19->scene.pericentre > 5 * p12->scene.pericentre);
+}
+
+/* Barnes 2004 (MNRAS 350, 798; his model's time unit is about 160 Myr): pericentre one time unit
+ * after the start, the best match to the Mice one unit after that. */
+static void mice_pass_at_160_myr(void **state)
+{
+    (void)state;
+    const Preset *p = preset("The Mice (NGC 4676)");
+    Bodies b;
+    SceneInfo info;
+    build(p, ENCOUNTER_BODIES, &b, &info);
+    const double source_myr = 160.0;
+    double kepler = info.pericentre_time * info.units.myr;
+    Passage nb = passages(&b, &info, info.dt, 3 * source_myr / info.units.myr);
+    print_message("Mice: first passage Kepler %.0f Myr, N-body %.0f Myr at %.1f kpc (source %.0f Myr)\n", kepler,
+                  nb.time * info.units.myr, nb.distance * info.units.kpc, source_myr);
+    assert_true(fabs(kepler - source_myr) < 0.1 * source_myr);
+    assert_true(nb.time > 0);
+    assert_true(fabs(nb.time * info.units.myr - source_myr) < 0.1 * source_myr);
+    bodies_free(&b);
+}
+
+/* The encounters whose sources give no time from a start: the N-body passage falls where the
+ * scene predicts it. */
+static void passage_as_predicted(const char *name, double *second_myr)
+{
+    const Preset *p = preset(name);
+    Bodies b;
+    SceneInfo info;
+    build(p, ENCOUNTER_BODIES, &b, &info);
+    double kepler = info.pericentre_time;
+    Passage nb = passages(&b, &info, info.dt, (second_myr ? 6.0 : 1.6) * kepler);
+    print_message("%s: first passage Kepler %.0f Myr, N-body %.0f Myr at %.1f kpc; second %.0f Myr later\n", name,
+                  kepler * info.units.myr, nb.time * info.units.myr, nb.distance * info.units.kpc,
+                  nb.second > 0 ? (nb.second - nb.time) * info.units.myr : 0.0);
+    assert_true(nb.time > 0);
+    assert_true(fabs(nb.time - kepler) < 0.1 * kepler);
+    if (second_myr) *second_myr = nb.second > 0 ? (nb.second - nb.time) * info.units.myr : 0;
+    bodies_free(&b);
+}
+
+/* Karl et al. 2010 (ApJ 715, L88): the second passage some 560 Myr after the first. */
+static void antennae_pass_twice(void **state)
+{
+    (void)state;
+    double second = 0;
+    passage_as_predicted("The Antennae (NGC 4038/9)", &second);
+    assert_true(fabs(second - 560.0) < 0.1 * 560.0);
+}
+
+static void m51_companion_passes(void **state)
+{
+    (void)state;
+    passage_as_predicted("M51 + NGC 5195", NULL);
+}
+
+/* Lynds & Toomre 1976: the companion falls along the disk's axis through its centre. */
+static void cartwheel_companion_goes_through_the_centre(void **state)
+{
+    (void)state;
+    const Preset *p = preset("Cartwheel ring");
+    Bodies b;
+    SceneInfo info;
+    build(p, 1024, &b, &info);
+    double xa[3], va[3], xb[3], vb[3], l[3] = {0, 0, 0}, m = 0;
+    stellar_centre(&b, 0, xa, va);
+    stellar_centre(&b, 1, xb, vb);
+    for (int i = 0; i < b.n; i++) { /* disk A's spin axis */
+        if (b.tag[i] != BODY_TAG(0, BODY_DISK)) continue;
+        const float *x = b.pos + 4 * (size_t)i, *v = b.vel + 4 * (size_t)i;
+        double d[3] = {x[0] - xa[0], x[1] - xa[1], x[2] - xa[2]};
+        l[0] += d[1] * v[2] - d[2] * v[1];
+        l[1] += d[2] * v[0] - d[0] * v[2];
+        l[2] += d[0] * v[1] - d[1] * v[0];
+        m += 1;
+    }
+    double rel[3] = {vb[0] - va[0], vb[1] - va[1], vb[2] - va[2]};
+    double cosang = fabs(l[0] * rel[0] + l[1] * rel[1] + l[2] * rel[2]) /
+                    (sqrt(l[0] * l[0] + l[1] * l[1] + l[2] * l[2]) * sqrt(rel[0] * rel[0] + rel[1] * rel[1] + rel[2] * rel[2]));
+    print_message("Cartwheel: the companion comes in %.1f degrees off the disk's axis (%d disk bodies)\n",
+                  acos(cosang) * 180 / M_PI, (int)m);
+    assert_true(cosang > cos(5 * M_PI / 180));
+    bodies_free(&b);
+    passage_as_predicted("Cartwheel ring", NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(milky_way_andromeda_passes_in_3_9_gyr),
+        cmocka_unit_test(andromeda_with_gaia_passes_later_and_wider),
+        cmocka_unit_test(mice_pass_at_160_myr),
+        cmocka_unit_test(antennae_pass_twice),
+        cmocka_unit_test(m51_companion_passes),
+        cmocka_unit_test(cartwheel_companion_goes_through_the_centre),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
