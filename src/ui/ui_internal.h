@@ -48,6 +48,9 @@ const char *ui_per_s(double rate, const char *one, const char *many);
 void ui_hud(UiModel *m);
 void ui_lecture_hud(UiModel *m);
 
+// caption.cpp: the running preset's line on what it shows, and its source, bottom left.
+void ui_caption(const UiModel *m);
+
 // ladder.cpp: the kernel ladder, in the panel's section or (lecture mode) a window of its own.
 int ui_active_kernel(const UiModel *m);
 void ui_ladder_contents(UiModel *m, float track_width);
