@@ -55,7 +55,8 @@ typedef struct SceneDesc {
                                each component's mass) */
     uint64_t seed;          /* 0 = 1 */
     const char *tipsy_path; /* SCENE_TIPSY, SCENE_TIPSY_COLLIDE */
-    float mass_ratio;       /* collision: mass of galaxy B / galaxy A, default 1, 0.05 to 20 */
+    float mass_ratio;       /* collision: mass of galaxy B / galaxy A, default 1, 0.05 to 20; it
+                               scales B's defaults, and galaxy[1]'s fields set over them */
     float pericentre;       /* collision: in disk scale lengths of A, default 3, up to separation */
     float separation;       /* collision: initial distance in scale lengths, 0.5 to 1000; default: the
                                halos' edges 2 scale lengths apart (26 for the default galaxies),
