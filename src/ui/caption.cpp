@@ -1,8 +1,12 @@
 // The caption, bottom left: what the encounter on screen is and what to watch for, with the work
-// it follows beneath in smaller, dimmer type. It stays while its preset runs.
+// it follows beneath in smaller, dimmer type. It stays while its preset runs, and joins the HUD's
+// lines in m->hud for the readout.
+#include <stdio.h>
+#include <string.h>
+
 #include "ui/ui_internal.h"
 
-void ui_caption(const UiModel *m)
+void ui_caption(UiModel *m)
 {
     if (!m->caption || !m->caption[0]) return;
     const ImGuiIO &io = ImGui::GetIO();
@@ -13,6 +17,8 @@ void ui_caption(const UiModel *m)
     if (ImGui::Begin("##caption", nullptr, overlay_flags)) {
         ImGui::PushTextWrapPos(width - pad);
         ImGui::TextUnformatted(m->caption);
+        const size_t used = strlen(m->hud);
+        snprintf(m->hud + used, sizeof m->hud - used, "%s%s", used ? "  " : "", m->caption);
         if (m->caption_source && m->caption_source[0])
             ImGui::TextColored(ImVec4(0.7f, 0.7f, 0.7f, 0.9f), "%s", m->caption_source);
         ImGui::PopTextWrapPos();

@@ -49,7 +49,7 @@ void ui_hud(UiModel *m);
 void ui_lecture_hud(UiModel *m);
 
 // caption.cpp: the running preset's line on what it shows, and its source, bottom left.
-void ui_caption(const UiModel *m);
+void ui_caption(UiModel *m);
 
 // ladder.cpp: the kernel ladder, in the panel's section or (lecture mode) a window of its own.
 int ui_active_kernel(const UiModel *m);
