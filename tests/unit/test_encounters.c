@@ -292,10 +292,79 @@ static void default_collision_starts_with_the_halos_apart(void **state)
     bodies_free(&b);
 }
 
+/* The orbit of any eccentricity: the built galaxies' centres of mass (all bodies), taken as two point
+ * masses and integrated by leapfrog, reach pericentre at the distance asked and at the time Kepler's
+ * equation predicted, and their orbit has the eccentricity asked. The halos start apart, so the
+ * mass the orbit counts is all of it. */
+static void every_conic_passes_when_kepler_says(void **state)
+{
+    (void)state;
+    const struct {
+        float e, q;
+    } orbits[] = {{0.5f, 10}, {0.9f, 3}, {1, 3}, {1.5f, 3}, {4, 2}};
+    for (size_t o = 0; o < sizeof orbits / sizeof orbits[0]; o++) {
+        Bodies b;
+        SceneInfo info;
+        char err[256];
+        SceneDesc d = {.kind = SCENE_COLLISION, .n = 512, .eccentricity = orbits[o].e, .pericentre = orbits[o].q,
+                       .pericentre_angle = 30};
+        if (scene_build(&d, &b, &info, err, sizeof err) != 0) fail_msg("%s", err);
+        double x[2][3] = {{0}}, v[2][3] = {{0}}, m[2] = {0};
+        for (int i = 0; i < b.n; i++) {
+            int g = BODY_TAG_GALAXY(b.tag[i]);
+            double w = b.pos[4 * (size_t)i + 3];
+            m[g] += w;
+            for (int k = 0; k < 3; k++) {
+                x[g][k] += w * b.pos[4 * (size_t)i + k];
+                v[g][k] += w * b.vel[4 * (size_t)i + k];
+            }
+        }
+        double r[3], u[3], mt = m[0] + m[1];
+        for (int k = 0; k < 3; k++) {
+            r[k] = x[1][k] / m[1] - x[0][k] / m[0];
+            u[k] = v[1][k] / m[1] - v[0][k] / m[0];
+        }
+        double h[3] = {r[1] * u[2] - r[2] * u[1], r[2] * u[0] - r[0] * u[2], r[0] * u[1] - r[1] * u[0]};
+        double rr = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]), uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+        double h2 = h[0] * h[0] + h[1] * h[1] + h[2] * h[2], energy = 0.5 * uu - mt / rr;
+        double e = sqrt(1 + 2 * energy * h2 / (mt * mt));
+        /* Leapfrog (kick-drift-kick) to the first minimum of the distance. */
+        const double dt = 1e-4 * info.pericentre_time;
+        double t = 0, prev = rr, dist = rr;
+        for (;;) {
+            double a = -mt / (dist * dist * dist);
+            for (int k = 0; k < 3; k++) u[k] += 0.5 * dt * a * r[k];
+            for (int k = 0; k < 3; k++) r[k] += dt * u[k];
+            dist = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+            a = -mt / (dist * dist * dist);
+            for (int k = 0; k < 3; k++) u[k] += 0.5 * dt * a * r[k];
+            t += dt;
+            if (dist > prev || t > 3 * info.pericentre_time) break;
+            prev = dist;
+        }
+        print_message("e %.2f, q %.1f: from %.1f apart, eccentricity %.4f, pericentre %.3f after %.3f (Kepler %.3f)\n",
+                      orbits[o].e, orbits[o].q, rr, e, prev, t - dt, info.pericentre_time);
+        assert_true(fabs(e - orbits[o].e) < 2e-3 * orbits[o].e);
+        assert_true(fabs(prev - orbits[o].q) < 0.01 * orbits[o].q);
+        assert_true(fabs((t - dt) - info.pericentre_time) < 2e-3 * info.pericentre_time);
+        bodies_free(&b);
+    }
+    /* A bound orbit whose apocentre (9) is nearer than the separation (26) is refused. */
+    Bodies b;
+    SceneInfo info;
+    char err[256] = "";
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = 512, .eccentricity = 0.5f, .pericentre = 3},
+                                 &b, &info, err, sizeof err),
+                     -1);
+    print_message("%s\n", err);
+    assert_non_null(strstr(err, "apocentre"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(default_collision_starts_with_the_halos_apart),
+        cmocka_unit_test(every_conic_passes_when_kepler_says),
         cmocka_unit_test(milky_way_andromeda_passes_in_3_9_gyr),
         cmocka_unit_test(andromeda_with_gaia_passes_later_and_wider),
         cmocka_unit_test(mice_pass_at_160_myr),
