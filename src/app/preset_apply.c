@@ -157,6 +157,16 @@ static void run_choice_restore(App *a, const RunChoice *c)
     a->ui.seed = c->ui_seed;
 }
 
+/* The preset's line on what it shows, and its source, kept on screen while it runs; the list may
+ * be read again meanwhile, so the app holds its own copy. */
+static void app_caption(App *a, const Preset *p)
+{
+    snprintf(a->presets.about, sizeof a->presets.about, "%s", p->about);
+    snprintf(a->presets.cite, sizeof a->presets.cite, "%s", p->cite);
+    a->ui.caption = a->presets.about[0] ? a->presets.about : NULL;
+    a->ui.caption_source = a->presets.cite[0] ? a->presets.cite : NULL;
+}
+
 /* Resets into preset i; the camera glides to the preset's view over `glide` seconds. Every view
  * and run setting the preset leaves out takes its default (app_default_settings), so a preset
  * looks the same each time it is shown. A preset that fails (its file unreadable, say) becomes
@@ -191,6 +201,7 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
         return -1;
     }
     app_default_settings(a);
+    app_caption(a, p);
     if (p->set & PRESET_DT) a->ui.dt = p->dt;
     if (p->set & PRESET_SOFTENING) a->ui.softening = p->softening;
     if (p->set & PRESET_DAMPING) a->ui.damping = p->damping;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,25 @@ static Preset *section(Parser *ps, const char *name)
     snprintf(p->name, sizeof p->name, "%s", name);
     p->scene.kind = SCENE_COLLISION;
     return p;
+}
+
+/* The field of a GalaxyModel a preset key names after its a_ or b_ ("disk_mass"), or NULL. */
+static const struct {
+    const char *name;
+    size_t offset;
+} galaxy_fields[] = {
+    {"disk_mass", offsetof(GalaxyModel, disk_mass)},     {"disk_scale", offsetof(GalaxyModel, disk_scale)},
+    {"disk_height", offsetof(GalaxyModel, disk_height)}, {"toomre_q", offsetof(GalaxyModel, toomre_q)},
+    {"bulge_mass", offsetof(GalaxyModel, bulge_mass)},   {"bulge_scale", offsetof(GalaxyModel, bulge_scale)},
+    {"halo_mass", offsetof(GalaxyModel, halo_mass)},     {"halo_scale", offsetof(GalaxyModel, halo_scale)},
+    {"halo_cut", offsetof(GalaxyModel, halo_cut)},
+};
+
+static float *galaxy_field(GalaxyModel *g, const char *name)
+{
+    for (size_t i = 0; i < sizeof galaxy_fields / sizeof galaxy_fields[0]; i++)
+        if (strcmp(name, galaxy_fields[i].name) == 0) return (float *)((char *)g + galaxy_fields[i].offset);
+    return NULL;
 }
 
 /* inih reports the line of the first entry the handler refused; the message waits for it. */
@@ -118,6 +138,22 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
     } else if (strcmp(key, "pericentre") == 0) {
         NUM(0.01, 100);
         p->scene.pericentre = (float)v;
+    } else if (strcmp(key, "separation") == 0) {
+        NUM(0.5, 1000);
+        p->scene.separation = (float)v;
+    } else if (strcmp(key, "eccentricity") == 0) {
+        NUM(0.05, 20);
+        p->scene.eccentricity = (float)v;
+    } else if (strcmp(key, "pericentre_angle") == 0) {
+        NUM(-360, 360);
+        p->scene.pericentre_angle = (float)v;
+    } else if ((key[0] == 'a' || key[0] == 'b') && key[1] == '_' && galaxy_field(&p->scene.galaxy[key[0] == 'b'], key + 2)) {
+        NUM(1e-4, 1e4);
+        *galaxy_field(&p->scene.galaxy[key[0] == 'b'], key + 2) = (float)v;
+    } else if (strcmp(key, "about") == 0 || strcmp(key, "source") == 0) {
+        char *to = key[0] == 'a' ? p->about : p->cite;
+        if (strlen(value) >= sizeof p->about) FAIL("%s is longer than %zu characters", qkey, sizeof p->about - 1);
+        snprintf(to, sizeof p->about, "%s", value);
     } else if (strcmp(key, "inclination_a") == 0) {
         NUM(-180, 180);
         p->scene.inclination_a = (float)v;
@@ -256,6 +292,16 @@ static void write_section(AtomicFile *f, const Preset *p)
     if (s->seed) atomic_file_printf(f, "seed = %llu\n", (unsigned long long)s->seed);
     if (s->mass_ratio) atomic_file_printf(f, "mass_ratio = %.9g\n", s->mass_ratio);
     if (s->pericentre) atomic_file_printf(f, "pericentre = %.9g\n", s->pericentre);
+    if (s->separation) atomic_file_printf(f, "separation = %.9g\n", s->separation);
+    if (s->eccentricity) atomic_file_printf(f, "eccentricity = %.9g\n", s->eccentricity);
+    if (s->pericentre_angle) atomic_file_printf(f, "pericentre_angle = %.9g\n", s->pericentre_angle);
+    for (int g = 0; g < 2; g++)
+        for (size_t i = 0; i < sizeof galaxy_fields / sizeof galaxy_fields[0]; i++) {
+            float v = *galaxy_field((GalaxyModel *)&s->galaxy[g], galaxy_fields[i].name);
+            if (v) atomic_file_printf(f, "%c_%s = %.9g\n", "ab"[g], galaxy_fields[i].name, v);
+        }
+    if (p->about[0]) atomic_file_printf(f, "about = %s\n", p->about);
+    if (p->cite[0]) atomic_file_printf(f, "source = %s\n", p->cite);
     if (s->inclination_a) atomic_file_printf(f, "inclination_a = %.9g\n", s->inclination_a);
     if (s->inclination_b || (s->set & SCENE_SET_INCLINATION_B))
         atomic_file_printf(f, "inclination_b = %.9g\n", s->inclination_b);

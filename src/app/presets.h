@@ -37,6 +37,8 @@ typedef struct Preset {
     SceneDesc scene;   /* kind, n, seed and the collision parameters; tipsy_path unset (see file) */
     PresetSource source;
     char file[1024];   /* the file of a source other than a scene */
+    char about[320];   /* about = one line on what the encounter is and what to watch for */
+    char cite[320];    /* source = the work it follows, as cited */
     float dt, softening, damping;
     float theta;       /* the tree's opening angle */
     int steps_per_frame;

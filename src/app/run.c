@@ -107,6 +107,7 @@ int app_reset(App *a, char *err, size_t errlen)
         d.kind = (SceneKind)a->ui.scene;
         d.n = a->ui.n;
     }
+    if (d.kind != a->run.scene.kind) a->ui.caption = a->ui.caption_source = NULL; /* another scene */
     d.seed = (uint64_t)a->ui.seed;
     Bodies b;
     SceneInfo info;

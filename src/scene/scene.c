@@ -127,15 +127,66 @@ static double parabolic_time_to_pericentre(double m, double q, double r0)
     return sqrt(2.0 * q * q * q / m) * (d + d * d * d / 3.0);
 }
 
-/* Puts galaxies of masses ma and mb on the parabola about their common centre of mass. The orbit
- * counts each galaxy's mass inside the separation, m_orbit: a halo reaching far beyond it (the
- * TIPSY galaxy's reaches 300) pulls little at first, and counting it all would start the pair
- * faster than their overlapping halos can hold. */
-static void place_pair(double ma, double mb, double m_orbit, double q, double r0, double xa[3], double va[3],
-                       double xb[3], double vb[3])
+/* The conic of eccentricity e with pericentre q: as parabolic_orbit, for an ellipse (e < 1, r0 at
+ * most the apocentre) or a hyperbola (e > 1). With p = q (1 + e) the semi-latus rectum,
+ * r = p / (1 + e cos f), v_r = sqrt(m / p) e sin f and v_t = sqrt(m / p) (1 + e cos f). */
+static void conic_orbit(double m, double q, double e, double r0, double x[3], double v[3])
+{
+    if (e == 1.0) {
+        parabolic_orbit(m, q, r0, x, v);
+        return;
+    }
+    double p = q * (1.0 + e), cf = (p / r0 - 1.0) / e;
+    cf = cf < -1 ? -1 : (cf > 1 ? 1 : cf);
+    double f = -acos(cf), sf = sin(f), k = sqrt(m / p);
+    double vr = k * e * sf, vt = k * (1.0 + e * cf);
+    x[0] = r0 * cf;
+    x[1] = r0 * sf;
+    x[2] = 0.0;
+    v[0] = vr * cf - vt * sf;
+    v[1] = vr * sf + vt * cf;
+    v[2] = 0.0;
+}
+
+/* Time from distance r0 to pericentre on the conic of conic_orbit: Kepler's equation for the
+ * ellipse (M = E - e sin E) and the hyperbola (M = e sinh H - H), Barker's for the parabola. */
+static double conic_time_to_pericentre(double m, double q, double e, double r0)
+{
+    if (e == 1.0) return parabolic_time_to_pericentre(m, q, r0);
+    double a = q / fabs(1.0 - e), mean;
+    if (e < 1.0) {
+        double c = (1.0 - r0 / a) / e;
+        c = c < -1 ? -1 : (c > 1 ? 1 : c);
+        double E = acos(c);
+        mean = E - e * sin(E);
+    } else {
+        double c = (1.0 + r0 / a) / e, H = acosh(c < 1 ? 1 : c);
+        mean = e * sinh(H) - H;
+    }
+    return mean * sqrt(a * a * a / m);
+}
+
+/* Turns a vector in the orbital plane by angle (radians) about z. */
+static void turn_z(double angle, double x[3])
+{
+    double c = cos(angle), s = sin(angle), x0 = x[0];
+    x[0] = c * x0 - s * x[1];
+    x[1] = s * x0 + c * x[1];
+}
+
+/* Puts galaxies of masses ma and mb on the conic about their common centre of mass, its pericentre
+ * turned by angle from the x axis. The orbit counts each galaxy's mass inside the separation,
+ * m_orbit: a halo reaching far beyond it (the TIPSY galaxy's reaches 300) pulls little at first,
+ * and counting it all would start the pair faster than their overlapping halos can hold. */
+static void place_pair(double ma, double mb, double m_orbit, double q, double e, double angle, double r0,
+                       double xa[3], double va[3], double xb[3], double vb[3])
 {
     double x[3], v[3];
-    parabolic_orbit(m_orbit, q, r0, x, v);
+    conic_orbit(m_orbit, q, e, r0, x, v);
+    if (angle != 0) {
+        turn_z(angle, x);
+        turn_z(angle, v);
+    }
     for (int k = 0; k < 3; k++) {
         xa[k] = -mb / (ma + mb) * x[k];
         va[k] = -mb / (ma + mb) * v[k];
@@ -321,8 +372,8 @@ static int build_collision(const SceneDesc *d, Bodies *out, SceneInfo *info, cha
     int na = d->n - nb;
 
     double xa[3], va[3], xb[3], vb[3];
-    place_pair(ma, mb, m_orbit, q, r0, xa, va, xb, vb);
     double deg = SCENE_PI / 180.0, pa, pb, sa, sb;
+    place_pair(ma, mb, m_orbit, q, d->eccentricity, d->pericentre_angle * deg, r0, xa, va, xb, vb);
     if (galaxy_into(out, 0, na, 0, &ga, d->inclination_a * deg, xa, va, d->halo_mass_factor, &rng, &pa, &sa, err,
                     errlen) != 0 ||
         galaxy_into(out, na, nb, 1, &gb, d->inclination_b * deg, xb, vb, d->halo_mass_factor, &rng, &pb, &sb, err,
@@ -334,7 +385,7 @@ static int build_collision(const SceneDesc *d, Bodies *out, SceneInfo *info, cha
     double ra = sqrt(sq(xa[0]) + sq(xa[1])), rb = sqrt(sq(xb[0]) + sq(xb[1]));
     info->extent = (float)((ra > rb ? ra : rb) + 4.0 * (lb > 1 ? gb.disk_scale : ga.disk_scale));
     info->period = (float)pa;
-    info->pericentre_time = (float)parabolic_time_to_pericentre(m_orbit, q, r0);
+    info->pericentre_time = (float)conic_time_to_pericentre(m_orbit, q, d->eccentricity, r0);
     if (milky_way_units(&info->units) != 0) {
         snprintf(err, errlen, "scene: out of memory");
         return -1;
@@ -736,10 +787,11 @@ static int build_tipsy_collide(const SceneDesc *d, Bodies *out, SceneInfo *info,
     double ma = bodies_total_mass(&file), mb = q * ma, lb = sqrt(q), r0 = d->separation * gs.rd;
     double m_orbit = mass_inside(&file, r0) + q * mass_inside(&file, r0 / lb);
     double xa[3], va[3], xb[3], vb[3];
-    place_pair(ma, mb, m_orbit, d->pericentre * gs.rd, r0, xa, va, xb, vb);
+    double deg = SCENE_PI / 180.0;
+    place_pair(ma, mb, m_orbit, d->pericentre * gs.rd, d->eccentricity, d->pericentre_angle * deg, r0, xa, va, xb,
+               vb);
     SceneRng rng;
     scene_rng_seed(&rng, d->seed);
-    double deg = SCENE_PI / 180.0;
     int rc = tipsy_copy(&file, &gs, na, 0, 1.0, 1.0, d->inclination_a * deg, xa, va, &rng, out, 0);
     if (rc == 0) rc = tipsy_copy(&file, &gs, nb, 1, lb, q, d->inclination_b * deg, xb, vb, &rng, out, na);
     bodies_free(&file);
@@ -751,6 +803,14 @@ static int build_tipsy_collide(const SceneDesc *d, Bodies *out, SceneInfo *info,
     double ra = sqrt(sq(xa[0]) + sq(xa[1])), rb = sqrt(sq(xb[0]) + sq(xb[1]));
     info->extent = (float)((ra > rb ? ra : rb) + gs.r90 * (lb > 1 ? lb : 1));
     return 0;
+}
+
+/* The default separation of a built collision: the halos' edges two of A's disk scale lengths
+ * apart, so that the galaxies start as two and the orbit starts with all of their mass. */
+static float halos_apart(const SceneDesc *d)
+{
+    GalaxyModel a = galaxy_model(d, 0), b = galaxy_model(d, 1);
+    return (a.halo_cut + b.halo_cut) / a.disk_scale + 2.0f;
 }
 
 /* Fills zero fields with defaults and checks the rest; names the field that is off. */
@@ -783,9 +843,10 @@ static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen)
     }
     if (d->mass_ratio == 0) d->mass_ratio = 1;
     if (d->pericentre == 0) d->pericentre = 3;
-    if (d->separation == 0) d->separation = 16;
+    if (d->separation == 0) d->separation = d->kind == SCENE_COLLISION ? halos_apart(d) : 16;
     if (d->inclination_b == 0 && !(d->set & SCENE_SET_INCLINATION_B)) d->inclination_b = 60;
     if (d->halo_mass_factor == 0) d->halo_mass_factor = 4;
+    if (d->eccentricity == 0) d->eccentricity = 1;
     const Param *ratio = params_get(PARAM_MASS_RATIO);
     struct {
         const char *field;
@@ -797,6 +858,8 @@ static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen)
         {"pericentre", d->pericentre, 1e-3f, d->separation, two},
         {"inclination_a", d->inclination_a, -360.0f, 360.0f, two},
         {"inclination_b", d->inclination_b, -360.0f, 360.0f, two},
+        {"eccentricity", d->eccentricity, 0.05f, 20.0f, two},
+        {"pericentre_angle", d->pericentre_angle, -360.0f, 360.0f, two},
         {"halo_mass_factor", d->halo_mass_factor, 0.25f, 64.0f, d->kind == SCENE_COLLISION || d->kind == SCENE_DISK},
     };
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
@@ -807,6 +870,13 @@ static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen)
                      checks[i].lo, checks[i].hi);
             return -1;
         }
+    }
+    /* A bound orbit reaches no farther than its apocentre. */
+    double apocentre = d->pericentre * (1.0 + (double)d->eccentricity) / (1.0 - d->eccentricity);
+    if (two && d->eccentricity < 1 && d->separation > apocentre * (1 + 1e-6)) {
+        snprintf(err, errlen, "scene: %s: separation = %g lies beyond the apocentre %g of the orbit with "
+                 "pericentre %g and eccentricity %g", name, d->separation, apocentre, d->pericentre, d->eccentricity);
+        return -1;
     }
     return 0;
 }

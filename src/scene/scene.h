@@ -44,7 +44,8 @@ typedef struct GalaxyModel {
 } GalaxyModel;
 
 /* Zero fields mean "default" (the defaults are listed beside each field). The collision fields
- * serve SCENE_COLLISION and SCENE_TIPSY_COLLIDE, whose galaxy B is A scaled to mass_ratio times
+ * serve SCENE_COLLISION and SCENE_TIPSY_COLLIDE: the galaxies' centres start on the two-body conic
+ * of the masses inside the separation, counter-clockwise about z, whose galaxy B is A scaled to mass_ratio times
  * the mass and sqrt(mass_ratio) times the size; a TIPSY galaxy's scale length is its stars'
  * cylindrical half-mass radius / 1.678, as for an exponential disk. */
 typedef struct SceneDesc {
@@ -54,11 +55,18 @@ typedef struct SceneDesc {
                                each component's mass) */
     uint64_t seed;          /* 0 = 1 */
     const char *tipsy_path; /* SCENE_TIPSY, SCENE_TIPSY_COLLIDE */
-    float mass_ratio;       /* collision: mass of galaxy B / galaxy A, default 1, 0.05 to 20 */
+    float mass_ratio;       /* collision: mass of galaxy B / galaxy A, default 1, 0.05 to 20; it
+                               scales B's defaults, and galaxy[1]'s fields set over them */
     float pericentre;       /* collision: in disk scale lengths of A, default 3, up to separation */
-    float separation;       /* collision: initial distance in scale lengths, default 16, 0.5 to 1000 */
+    float separation;       /* collision: initial distance in scale lengths, 0.5 to 1000; default: the
+                               halos' edges 2 scale lengths apart (26 for the default galaxies),
+                               16 for tipsy-collide */
     float inclination_a;    /* collision: tilt of disk A to the orbital plane, degrees, default 0 */
     float inclination_b;    /* collision: degrees, default 60 unless SCENE_SET_INCLINATION_B */
+    float eccentricity;     /* collision: of the orbit, default 1 (a parabola), 0.05 to 20: below 1
+                               bound (separation at most the apocentre), above 1 hyperbolic */
+    float pericentre_angle; /* collision: direction of pericentre in the orbital (xy) plane, degrees
+                               from the x axis, default 0; the pair comes in along -x turned by it */
     unsigned set;           /* SCENE_SET_* bits: fields whose 0 is meant, not "default" */
     float halo_mass_factor; /* collision, disk: halo body mass / disk body mass, default 4, 0.25 to 64 */
     GalaxyModel galaxy[2];  /* collision, disk: galaxy A (the disk scene's only one) and B */
@@ -73,7 +81,7 @@ typedef struct SceneInfo {
                         crossing time (plummer), collapse time (shell, random) */
     Units units;     /* the physical scale of the model units; all 0 where the scene has none */
     float pericentre_time; /* collision: model time of the first pericentre the orbit predicts
-                              (two point masses), 0 where there is none */
+                              (two point masses: Kepler's equation), 0 where there is none */
 } SceneInfo;
 
 /* Fills out (allocated here; free with bodies_free) and info. Returns 0, or -1 with one line in

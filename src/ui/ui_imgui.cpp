@@ -476,6 +476,7 @@ extern "C" void ui_frame(UiModel *m)
         } else {
             ui_hud(m);
         }
+        ui_caption(m);
         panel(m);
     } else {
         hint();

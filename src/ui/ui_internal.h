@@ -55,6 +55,9 @@ void ui_scalebar(UiModel *m);
 void ui_heating_lines(const UiModel *m);
 bool ui_heating_flag(const UiModel *m, char *buf, size_t len, ImVec4 *color);
 
+// caption.cpp: the running preset's line on what it shows, and its source, bottom left.
+void ui_caption(UiModel *m);
+
 // ladder.cpp: the kernel ladder, in the panel's section or (lecture mode) a window of its own.
 int ui_active_kernel(const UiModel *m);
 void ui_ladder_contents(UiModel *m, float track_width);

@@ -48,6 +48,8 @@ point_size = 3
 auto_rotate = true
 steps_per_frame = 3
 damping = 0.999
+about = Speed caption: watch the colours
+source = Nobody 2024
 
 [Unreadable]
 tipsy = no-such-file.bin
@@ -70,6 +72,9 @@ holds "the start" "${defaults[@]}"
 
 step_to bracketright 0
 holds "] Speed" "${speed[@]}"
+# The preset's about line is on screen (the caption joins the HUD's lines in the readout).
+caption_shown() { case "$(rv hud)" in *"Speed caption: watch the colours"*) return 0 ;; esac; return 1; }
+if wait_for "the caption of Speed" caption_shown; then ok "] Speed shows its caption"; else fail "] Speed: no caption in the HUD '$(rv hud)'"; fi
 step_before=$(rv step)
 step_to bracketright 1
 case "$(rv notice)" in
@@ -85,6 +90,8 @@ reset_said() { case "$(rv notice)" in "Reset: "*) return 0 ;; esac; return 1; }
 if wait_for "R to reset" reset_said; then ok "R after the failure: $(rv notice)"; fi
 step_to bracketright 2
 holds "] Plain after Speed" "${defaults[@]}"
+frames 2
+if caption_shown; then fail "] Plain still shows Speed's caption"; else ok "] Plain, which has no about line, shows no caption"; fi
 step_to bracketright 0
 holds "] Speed again" "${speed[@]}"
 step_to bracketleft 2

@@ -103,6 +103,10 @@ static void mistakes_name_file_and_line(void **state)
         {"[A]\nthis line has no equals sign\n", ":2:", "INI"},
         {"[A]\nscene = disk\nforce = barnes-hut\n", ":3:", "barnes-hut"},
         {"[A]\nbackend = cpu\n", ":2:", "cuda"},
+        {"[A]\neccentricity = 0\n", ":2:", "eccentricity"},
+        {"[A]\nb_halo_mass = -1\n", ":2:", "b_halo_mass"},
+        {"[A]\nc_disk_mass = 1\n", ":2:", "c_disk_mass"},
+        {"[A]\na_disk_colour = 1\n", ":2:", "a_disk_colour"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *path = write_file("bad.ini", cases[i].text);
@@ -115,6 +119,41 @@ static void mistakes_name_file_and_line(void **state)
         assert_non_null(strstr(err, cases[i].word));
         assert_null(l.items);
     }
+}
+
+/* An encounter's keys: its orbit, each galaxy's make-up, its caption and source, kept through a
+ * save as they were read. */
+static void encounter_keys_round_trip(void **state)
+{
+    const char *path = write_file("enc.ini", "[Pair]\nscene = collision\nseparation = 296.15\neccentricity = 0.9883\n"
+                                             "pericentre = 3.083\npericentre_angle = 90\na_halo_mass = 30.4\n"
+                                             "b_disk_scale = 2.04\nb_halo_cut = 115\n"
+                                             "about = Andromeda falls in; watch the tails\nsource = Someone 2012, ApJ 1, 2\n");
+    PresetList l;
+    char err[512] = "";
+    assert_int_equal(presets_load(path, &l, err, sizeof err), 0);
+    Preset p = l.items[0];
+    presets_free(&l);
+    assert_float_equal(p.scene.separation, 296.15f, 0);
+    assert_float_equal(p.scene.eccentricity, 0.9883f, 0);
+    assert_float_equal(p.scene.pericentre_angle, 90, 0);
+    assert_float_equal(p.scene.galaxy[0].halo_mass, 30.4f, 0);
+    assert_float_equal(p.scene.galaxy[1].disk_scale, 2.04f, 0);
+    assert_float_equal(p.scene.galaxy[1].halo_cut, 115, 0);
+    assert_float_equal(p.scene.galaxy[0].disk_scale, 0, 0); /* left to the model */
+    assert_string_equal(p.about, "Andromeda falls in; watch the tails");
+    assert_string_equal(p.cite, "Someone 2012, ApJ 1, 2");
+    snprintf(p.name, sizeof p.name, "Again");
+    char out[512];
+    snprintf(out, sizeof out, "%s", write_file("enc2.ini", ""));
+    assert_int_equal(presets_append(out, &p, err, sizeof err), 0);
+    assert_int_equal(presets_load(out, &l, err, sizeof err), 0);
+    const Preset *q = presets_find(&l, "Again");
+    assert_non_null(q);
+    assert_memory_equal(&q->scene, &p.scene, sizeof p.scene);
+    assert_string_equal(q->about, p.about);
+    assert_string_equal(q->cite, p.cite);
+    presets_free(&l);
 }
 
 static void append_adds_a_section_and_keeps_the_rest(void **state)
@@ -210,6 +249,7 @@ int main(void)
         cmocka_unit_test(shipped_presets_load),
         cmocka_unit_test(values_and_defaults),
         cmocka_unit_test(mistakes_name_file_and_line),
+        cmocka_unit_test(encounter_keys_round_trip),
         cmocka_unit_test(append_adds_a_section_and_keeps_the_rest),
         cmocka_unit_test(appended_file_follows_the_umask),
     };

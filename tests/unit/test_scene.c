@@ -226,7 +226,7 @@ static void collision_has_two_whole_galaxies(void **state)
 static void collision_starts_on_the_requested_orbit(void **state)
 {
     (void)state;
-    SceneDesc d = {.kind = SCENE_COLLISION, .n = 8192};
+    SceneDesc d = {.kind = SCENE_COLLISION, .n = 8192, .separation = 16};
     Bodies b;
     SceneInfo info;
     build(&d, &b, &info);
@@ -309,7 +309,7 @@ static void bad_descs_are_refused(void **state)
     expect_refused(&(SceneDesc){.kind = SCENE_COLLISION, .mass_ratio = NAN}, "mass_ratio");
     expect_refused(&(SceneDesc){.kind = SCENE_COLLISION, .mass_ratio = -1}, "mass_ratio");
     expect_refused(&(SceneDesc){.kind = SCENE_COLLISION, .mass_ratio = 1000}, "mass_ratio");
-    expect_refused(&(SceneDesc){.kind = SCENE_COLLISION, .pericentre = 20}, "pericentre");
+    expect_refused(&(SceneDesc){.kind = SCENE_COLLISION, .separation = 16, .pericentre = 20}, "pericentre");
     expect_refused(&(SceneDesc){.kind = SCENE_COLLISION, .pericentre = -3}, "pericentre");
     expect_refused(&(SceneDesc){.kind = SCENE_COLLISION, .separation = INFINITY}, "separation");
     expect_refused(&(SceneDesc){.kind = SCENE_COLLISION, .inclination_a = INFINITY}, "inclination_a");

@@ -1,0 +1,38 @@
+// The caption, bottom left: what the encounter on screen is and what to watch for, with the work
+// it follows beneath in smaller, dimmer type. It stays while its preset runs, and joins the HUD's
+// lines in m->hud for the readout.
+#include <stdio.h>
+#include <string.h>
+
+#include <imgui_internal.h>
+
+#include "ui/ui_internal.h"
+
+void ui_caption(UiModel *m)
+{
+    if (!m->caption || !m->caption[0]) return;
+    const ImGuiIO &io = ImGui::GetIO();
+    // Left of the panel as it was last drawn (it comes after the caption in a frame), and no wider
+    // than 55 % of the screen.
+    const float pad = px(10.0f);
+    float width = io.DisplaySize.x * 0.55f;
+    if (const ImGuiWindow *panel = ImGui::FindWindowByName("Controls")) {
+        const float left = io.DisplaySize.x - pad - panel->Size.x;
+        if (panel->Size.x > 0 && left - 2.0f * pad < width) width = left - 2.0f * pad;
+    }
+    if (width < px(160.0f)) width = px(160.0f);
+    // The width is set, the height fits the text.
+    ImGui::SetNextWindowPos(ImVec2(pad, io.DisplaySize.y - pad), ImGuiCond_Always, ImVec2(0.0f, 1.0f));
+    ImGui::SetNextWindowSize(ImVec2(width, 0.0f), ImGuiCond_Always);
+    ImGui::SetNextWindowBgAlpha(0.35f);
+    if (ImGui::Begin("##caption", nullptr, overlay_flags & ~ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextUnformatted(m->caption);
+        const size_t used = strlen(m->hud);
+        snprintf(m->hud + used, sizeof m->hud - used, "%s%s", used ? "  " : "", m->caption);
+        if (m->caption_source && m->caption_source[0])
+            ImGui::TextColored(ImVec4(0.7f, 0.7f, 0.7f, 0.9f), "%s", m->caption_source);
+        ImGui::PopTextWrapPos();
+    }
+    ImGui::End();
+}
