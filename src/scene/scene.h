@@ -60,7 +60,7 @@ typedef struct SceneDesc {
     float inclination_a;    /* collision: tilt of disk A to the orbital plane, degrees, default 0 */
     float inclination_b;    /* collision: degrees, default 60 unless SCENE_SET_INCLINATION_B */
     unsigned set;           /* SCENE_SET_* bits: fields whose 0 is meant, not "default" */
-    float halo_mass_factor; /* collision, disk: halo body mass / disk body mass, default 4, 0.25 to 64 */
+    float halo_mass_factor; /* collision, disk: halo body mass / disk body mass, default 1, 0.25 to 64 */
     GalaxyModel galaxy[2];  /* collision, disk: galaxy A (the disk scene's only one) and B */
 } SceneDesc;
 
