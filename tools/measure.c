@@ -31,11 +31,11 @@ static void print_galaxy(const char *source, double time, const Bodies *b, int g
     const double ring0 = d.ring[1] > d.ring[0] ? d.ring[0] : 2, ring1 = d.ring[1] > d.ring[0] ? d.ring[1] : 3;
     printf("%s galaxy %d t %.4g: bodies %d/%d/%d, R_half disk %.4f bulge %.4f halo %.4f, rms_z %.4f, "
            "R %g-%g: n %d sigma_R %.4f kappa %.4f Q %.3f A_1..6 %.4f %.4f %.4f %.4f %.4f %.4f, "
-           "beyond %g: halo %.4f, 2K/|W| ",
+           "beyond %g: disk %.4f halo %.4f, 2K/|W| ",
            source, galaxy, time, m.count[BODY_DISK], m.count[BODY_BULGE], m.count[BODY_HALO],
            m.half_mass_radius[BODY_DISK], m.half_mass_radius[BODY_BULGE], m.half_mass_radius[BODY_HALO], m.disk_rms_z,
            ring0, ring1, r->count, r->sigma_r, r->kappa, r->toomre_q, r->fourier[1], r->fourier[2], r->fourier[3],
-           r->fourier[4], r->fourier[5], r->fourier[6], d.beyond, m.beyond_fraction[BODY_HALO]);
+           r->fourier[4], r->fourier[5], r->fourier[6], d.beyond, m.beyond_fraction[BODY_DISK], m.beyond_fraction[BODY_HALO]);
     if (m.potential < 0) printf("%.4f\n", m.virial);
     else printf("- (over %d bodies)\n", STRUCTURE_VIRIAL_MAX_N);
 }
