@@ -1,12 +1,13 @@
 /* A disk galaxy near equilibrium, in units of its disk scale length and disk mass (G = 1): an
- * exponential disk with a sech^2 vertical profile, a Hernquist bulge and a Hernquist dark halo,
- * each cut off at a radius.
+ * exponential disk with a sech^2 vertical profile cut at 6 scale lengths, a Hernquist bulge and a
+ * Hernquist dark halo, each tapered smoothly to zero density at its cut (docs/GALAXIES.md).
  *
- * Bulge and halo draw their speeds from Eddington's isotropic distribution function in the
- * potential of the whole model (the disk taken as spherical there), so they start in equilibrium
- * and never above the escape speed. (Gaussian speeds from the Jeans equation, capped below
- * escape, fall 6% short of virial in this halo, which then shrinks.) Halo and bulge are the
- * untruncated profiles sampled inside their cuts: the missing outer shells exert no force inside.
+ * Bulge and halo draw their speeds from Eddington's isotropic distribution function of the
+ * tapered density in the potential of the whole model (the disk taken as spherical there), so
+ * they start in equilibrium. The density and its slope vanish at the cut, so the distribution
+ * function is zero for energies that reach past it: no body starts with the energy to leave.
+ * (The untruncated profiles' distribution functions, sampled inside the cut, let 10% of the halo
+ * out within t = 20; Gaussian speeds from the Jeans equation fall short of virial.)
  *
  * The disk follows Hernquist (1993, ApJS 86, 389): rotation at the circular speed less the
  * asymmetric drift, radial dispersion set by Toomre's Q, vertical dispersion of the isothermal
