@@ -6,6 +6,8 @@
  *   starburst-measure [--ring R0 R1] [--beyond R] [--softening EPS] FILE.tipsy ...
  *   starburst-measure [options] --scene disk|collision [--n N] [--seed S]
  *
+ * A built scene also gets its physical units and the mass of all its bodies in solar masses.
+ *
  * The softening for W is the file's (its bodies' eps), else the scene's, else --softening. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,10 @@
 #include "scene/scene.h"
 #include "scene/tipsy.h"
 #include "sim/structure.h"
+
+/* The default radius for the halo's escaped mass: 1.5 times the default galaxy's halo cut, 15
+ * disk scale lengths (src/scene/galaxy.c). */
+#define MEASURE_BEYOND 22.5
 
 static void print_galaxy(const char *source, double time, const Bodies *b, int galaxy, const StructureDesc *base)
 {
@@ -25,11 +31,11 @@ static void print_galaxy(const char *source, double time, const Bodies *b, int g
     const double ring0 = d.ring[1] > d.ring[0] ? d.ring[0] : 2, ring1 = d.ring[1] > d.ring[0] ? d.ring[1] : 3;
     printf("%s galaxy %d t %.4g: bodies %d/%d/%d, R_half disk %.4f bulge %.4f halo %.4f, rms_z %.4f, "
            "R %g-%g: n %d sigma_R %.4f kappa %.4f Q %.3f A_1..6 %.4f %.4f %.4f %.4f %.4f %.4f, "
-           "beyond %g: halo %.4f, 2K/|W| ",
+           "beyond %g: disk %.4f halo %.4f, 2K/|W| ",
            source, galaxy, time, m.count[BODY_DISK], m.count[BODY_BULGE], m.count[BODY_HALO],
            m.half_mass_radius[BODY_DISK], m.half_mass_radius[BODY_BULGE], m.half_mass_radius[BODY_HALO], m.disk_rms_z,
            ring0, ring1, r->count, r->sigma_r, r->kappa, r->toomre_q, r->fourier[1], r->fourier[2], r->fourier[3],
-           r->fourier[4], r->fourier[5], r->fourier[6], d.beyond > 0 ? d.beyond : 18, m.beyond_fraction[BODY_HALO]);
+           r->fourier[4], r->fourier[5], r->fourier[6], d.beyond, m.beyond_fraction[BODY_DISK], m.beyond_fraction[BODY_HALO]);
     if (m.potential < 0) printf("%.4f\n", m.virial);
     else printf("- (over %d bodies)\n", STRUCTURE_VIRIAL_MAX_N);
 }
@@ -78,6 +84,7 @@ int main(int argc, char **argv)
         }
     }
     if (!scene_kind && files == 0) return usage();
+    if (!(d.beyond > 0)) d.beyond = MEASURE_BEYOND;
     char err[512] = "";
     if (scene_kind) {
         int kind = scene_from_name(scene_kind);
@@ -94,6 +101,13 @@ int main(int argc, char **argv)
         }
         d.softening = softening > 0 ? softening : info.softening;
         print_bodies(scene_kind, 0, &b, &d);
+        double mass = 0;
+        for (int k = 0; k < b.n; k++) mass += b.pos[4 * k + 3];
+        if (units_physical(&info.units))
+            printf("%s units: length %.4g kpc, speed %.4g km/s, mass %.4g Msun, time %.4g Myr (1 Gyr = %.2f); "
+                   "mass of all bodies %.3g Msun\n",
+                   scene_kind, info.units.kpc, info.units.kms, info.units.msun, info.units.myr, 1000.0 / info.units.myr,
+                   mass * info.units.msun);
         bodies_free(&b);
     }
     for (int i = 1; i < argc; i++) {

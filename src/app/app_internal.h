@@ -26,7 +26,7 @@
 #include "ui/ui.h"
 
 #define CPU_DEFAULT_BODIES 4096
-#define DEFAULT_BODIES 16384
+#define DEFAULT_BODIES 131072
 /* A log (stderr not a terminal) gets a line of progress this often. */
 #define PROGRESS_LOG_SECONDS 5.0
 /* A message stays this long, then fades out over a second. */

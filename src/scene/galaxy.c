@@ -1,12 +1,13 @@
 /* A disk galaxy near equilibrium, in units of its disk scale length and disk mass (G = 1): an
- * exponential disk with a sech^2 vertical profile, a Hernquist bulge and a Hernquist dark halo,
- * each cut off at a radius.
+ * exponential disk with a sech^2 vertical profile cut at 6 scale lengths, a Hernquist bulge and a
+ * Hernquist dark halo, each tapered smoothly to zero density at its cut (docs/GALAXIES.md).
  *
- * Bulge and halo draw their speeds from Eddington's isotropic distribution function in the
- * potential of the whole model (the disk taken as spherical there), so they start in equilibrium
- * and never above the escape speed. (Gaussian speeds from the Jeans equation, capped below
- * escape, fall 6% short of virial in this halo, which then shrinks.) Halo and bulge are the
- * untruncated profiles sampled inside their cuts: the missing outer shells exert no force inside.
+ * Bulge and halo draw their speeds from Eddington's isotropic distribution function of the
+ * tapered density in the potential of the whole model (the disk taken as spherical there), so
+ * they start in equilibrium. The density and its slope vanish at the cut, so the distribution
+ * function is zero for energies that reach past it: no body starts with the energy to leave.
+ * (The untruncated profiles' distribution functions, sampled inside the cut, let 10% of the halo
+ * out within t = 20; Gaussian speeds from the Jeans equation fall short of virial.)
  *
  * The disk follows Hernquist (1993, ApJS 86, 389): rotation at the circular speed less the
  * asymmetric drift, radial dispersion set by Toomre's Q, vertical dispersion of the isothermal
@@ -23,6 +24,9 @@
 #define GALAXY_RMIN 1e-3
 /* Toomre's Q is set at the solar radius of Hernquist's Milky Way model, 2.43 scale lengths. */
 #define GALAXY_RREF 2.43
+/* The bulge ends at this many scale lengths; bulge and halo taper from this fraction of their cut. */
+#define GALAXY_BULGE_CUT 10.0
+#define GALAXY_TAPER 0.5
 
 static double sq(double x)
 {
@@ -40,23 +44,102 @@ static double hernquist_fraction(double a, double r)
     return sq(r / (r + a));
 }
 
-static double bulge_mass_inside(const SceneGalaxy *g, double r)
+/* The taper, 1 inside s->taper and 0 from the cut on: a quintic smoothstep between, so density,
+ * slope and curvature all reach zero at the cut. Its slope goes to *slope. */
+static double taper(const SceneSphere *s, double r, double *slope)
 {
-    if (r >= g->bulge_cut) return g->bulge_mass;
-    return g->bulge_mass * hernquist_fraction(g->bulge_scale, r) / hernquist_fraction(g->bulge_scale, g->bulge_cut);
+    *slope = 0.0;
+    if (r <= s->taper) return 1.0;
+    if (r >= s->cut) return 0.0;
+    double w = s->cut - s->taper, x = (r - s->taper) / w;
+    *slope = -30.0 * x * x * sq(1.0 - x) / w;
+    return 1.0 - x * x * x * (10.0 + x * (6.0 * x - 15.0));
 }
 
-/* The halo as the untruncated profile whose mass inside the cut is halo_mass. */
-static double halo_mass_inside(const SceneGalaxy *g, double r)
+/* Density of the tapered profile for hern_mass 1, and its radial slope. */
+static double sphere_density(const SceneSphere *s, double r, double *slope)
 {
-    return g->halo_mass * hernquist_fraction(g->halo_scale, r) / hernquist_fraction(g->halo_scale, g->halo_cut);
+    double a = s->scale, h = a / (2.0 * SCENE_PI * r * pow(r + a, 3)), ts, t = taper(s, r, &ts);
+    *slope = h * (ts - t * (1.0 / r + 3.0 / (r + a)));
+    return h * t;
+}
+
+/* Mass between r0 and r1 for hern_mass 1, by Simpson's rule. */
+static double sphere_shell(const SceneSphere *s, double r0, double r1, int m)
+{
+    double h = (r1 - r0) / m, sum = 0.0, slope;
+    for (int i = 0; i <= m; i++) {
+        double r = r0 + i * h, w = (i == 0 || i == m) ? 1.0 : (i % 2 ? 4.0 : 2.0);
+        sum += w * r * r * sphere_density(s, r, &slope);
+    }
+    return 4.0 * SCENE_PI * sum * h / 3.0;
+}
+
+static double grid_r(const SceneGalaxy *g, int k)
+{
+    return exp(g->lnr0 + k * g->dlnr);
+}
+
+/* Sets the sphere's normalisation and its table of mass inside each grid radius. */
+static void sphere_init(const SceneGalaxy *g, SceneSphere *s, double mass, double scale, double cut, double taper_from)
+{
+    s->mass = mass;
+    s->scale = scale;
+    s->cut = cut;
+    s->taper = taper_from * cut;
+    s->hern_mass = mass / (hernquist_fraction(scale, s->taper) + sphere_shell(s, s->taper, cut, 2048));
+    double prev = 0.0;
+    for (int k = 0; k < SCENE_GALAXY_GRID; k++) {
+        double r = grid_r(g, k);
+        if (r <= s->taper) s->inside[k] = s->hern_mass * hernquist_fraction(scale, r);
+        else if (prev >= cut) s->inside[k] = mass;
+        else {
+            double r0 = prev > s->taper ? prev : s->taper, r1 = r < cut ? r : cut;
+            s->inside[k] = (r0 > s->taper ? s->inside[k - 1] : s->hern_mass * hernquist_fraction(scale, r0)) +
+                           s->hern_mass * sphere_shell(s, r0, r1, 32);
+            if (r >= cut) s->inside[k] = mass;
+        }
+        prev = r;
+    }
+}
+
+static double sphere_mass_inside(const SceneGalaxy *g, const SceneSphere *s, double r)
+{
+    if (r <= s->taper) return s->hern_mass * hernquist_fraction(s->scale, r);
+    if (r >= s->cut) return s->mass;
+    double x = (log(r) - g->lnr0) / g->dlnr;
+    int k = (int)x;
+    if (k >= SCENE_GALAXY_GRID - 1) return s->mass;
+    double r0 = grid_r(g, k), r1 = grid_r(g, k + 1), f = (r - r0) / (r1 - r0);
+    return s->inside[k] * (1.0 - f) + s->inside[k + 1] * f;
+}
+
+/* The radius holding mass fraction u of the sphere: Hernquist's inverse inside the taper, the
+ * table beyond. */
+static double sphere_radius_at_fraction(const SceneGalaxy *g, const SceneSphere *s, double u)
+{
+    double m = u * s->mass, mt = s->hern_mass * hernquist_fraction(s->scale, s->taper);
+    if (m <= mt) {
+        double q = sqrt(m / s->hern_mass);
+        return s->scale * q / (1.0 - q);
+    }
+    int lo = 0, hi = SCENE_GALAXY_GRID - 1;
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (s->inside[mid] <= m) lo = mid;
+        else hi = mid;
+    }
+    double r0 = grid_r(g, lo), r1 = grid_r(g, hi), span = s->inside[hi] - s->inside[lo];
+    double r = span > 0 ? r0 + (r1 - r0) * (m - s->inside[lo]) / span : r0;
+    if (r < s->taper) r = s->taper;
+    return r < s->cut ? r : s->cut;
 }
 
 /* Mass inside radius r, the disk counted as if it were spherical. */
 static double enclosed_mass(const SceneGalaxy *g, double r)
 {
     double d = r < g->disk_cut ? g->disk_mass * exp_disk_fraction(r) / exp_disk_fraction(g->disk_cut) : g->disk_mass;
-    return d + bulge_mass_inside(g, r) + halo_mass_inside(g, r);
+    return d + sphere_mass_inside(g, &g->bulge, r) + sphere_mass_inside(g, &g->halo, r);
 }
 
 static double softened(const SceneGalaxy *g, double m, double r)
@@ -100,7 +183,7 @@ double scene_galaxy_vc2(const SceneGalaxy *g, double R)
     if (x >= SCENE_GALAXY_DISK_GRID - 1) return R * softened(g, enclosed_mass(g, R), R);
     int k = (int)x;
     double f = x - k, disk = g->disk_accel[k] * (1.0 - f) + g->disk_accel[k + 1] * f;
-    return R * (disk + softened(g, bulge_mass_inside(g, R) + halo_mass_inside(g, R), R));
+    return R * (disk + softened(g, sphere_mass_inside(g, &g->bulge, R) + sphere_mass_inside(g, &g->halo, R), R));
 }
 
 /* Epicyclic frequency squared, from the slope of the rotation curve. */
@@ -113,12 +196,12 @@ static double kappa2(const SceneGalaxy *g, double R)
 
 double scene_galaxy_total_mass(const SceneGalaxy *g)
 {
-    return g->disk_mass + g->bulge_mass + g->halo_mass;
+    return g->disk_mass + g->bulge.mass + g->halo.mass;
 }
 
 double scene_galaxy_mass_inside(const SceneGalaxy *g, double r)
 {
-    return enclosed_mass(g, r < g->halo_cut ? r : g->halo_cut);
+    return enclosed_mass(g, r);
 }
 
 /* Inverts the disk's cumulative mass fraction: Newton steps kept inside a shrinking bracket, so
@@ -143,16 +226,27 @@ double scene_galaxy_disk_half_mass_radius(const SceneGalaxy *g)
     return disk_radius_at_fraction(g, 0.5);
 }
 
-/* Eddington's inversion for a Hernquist profile of scale a in the model's potential:
- * f(E) ~ integral from 0 to E of (d2 rho / d psi2) dpsi / sqrt(E - psi), with d2 rho / d psi2
- * linear between grid points so each piece integrates exactly, singularity included. */
-static void eddington(const SceneGalaxy *g, const double *accel, double a, double *df)
+static double psi_at(const SceneGalaxy *g, double r)
+{
+    double x = (log(r > GALAXY_RMIN ? r : GALAXY_RMIN) - g->lnr0) / g->dlnr;
+    if (x >= SCENE_GALAXY_GRID - 1) return g->psi[SCENE_GALAXY_GRID - 1];
+    int k = (int)x;
+    double f = x - k;
+    return g->psi[k] * (1.0 - f) + g->psi[k + 1] * f;
+}
+
+/* Eddington's inversion for a sphere in the model's potential: f(E) ~ integral from 0 to E of
+ * (d2 rho / d psi2) dpsi / sqrt(E - psi), with d2 rho / d psi2 linear between grid points so each
+ * piece integrates exactly, singularity included. The density is zero from the cut out, so f is
+ * zero below psi(cut): no body is drawn with the energy to pass the cut. Where the sum comes out
+ * negative it is held at zero. */
+static void eddington(const SceneGalaxy *g, const double *accel, SceneSphere *s)
 {
     int n = SCENE_GALAXY_GRID;
-    double drho[SCENE_GALAXY_GRID], d2rho[SCENE_GALAXY_GRID];
+    double drho[SCENE_GALAXY_GRID], d2rho[SCENE_GALAXY_GRID], slope;
     for (int k = 0; k < n; k++) {
-        double r = exp(g->lnr0 + k * g->dlnr), rho = 1.0 / (r * pow(r + a, 3));
-        drho[k] = rho * (1.0 / r + 3.0 / (r + a)) / accel[k]; /* d rho / d psi = -(d rho / dr) / g */
+        sphere_density(s, grid_r(g, k), &slope);
+        drho[k] = -slope / accel[k]; /* d rho / d psi = -(d rho / dr) / g */
     }
     for (int k = 0; k < n; k++) {
         int lo = k > 0 ? k - 1 : k, hi = k < n - 1 ? k + 1 : k;
@@ -166,7 +260,7 @@ static void eddington(const SceneGalaxy *g, const double *accel, double a, doubl
             double s0 = e - p1, s1 = e - p0; /* s = e - psi */
             sum += (alpha + beta * e) * 2.0 * (sqrt(s1) - sqrt(s0)) - beta * (2.0 / 3.0) * (s1 * sqrt(s1) - s0 * sqrt(s0));
         }
-        df[j] = sum > 0 ? sum : 0.0;
+        s->df[j] = sum > 0 && e > s->psi_cut ? sum : 0.0;
     }
 }
 
@@ -174,13 +268,13 @@ GalaxyModel scene_galaxy_defaults(void)
 {
     return (GalaxyModel){.disk_mass = 1.0f,
                          .disk_scale = 1.0f,
-                         .disk_height = 0.1f,
-                         .toomre_q = 1.5f,
-                         .bulge_mass = 0.3f,
-                         .bulge_scale = 0.2f,
+                         .disk_height = 0.2f,
+                         .toomre_q = 1.3f,
+                         .bulge_mass = 0.2f,
+                         .bulge_scale = 0.35f,
                          .halo_mass = 5.0f,
-                         .halo_scale = 3.0f,
-                         .halo_cut = 12.0f};
+                         .halo_scale = 20.0f,
+                         .halo_cut = 15.0f};
 }
 
 void scene_galaxy_init(SceneGalaxy *g, const GalaxyModel *shape, double softening)
@@ -190,20 +284,17 @@ void scene_galaxy_init(SceneGalaxy *g, const GalaxyModel *shape, double softenin
     g->disk_mass = 1.0;
     g->disk_height = shape->disk_height / l;
     g->disk_cut = 6.0;
-    g->bulge_mass = shape->bulge_mass / m;
-    g->bulge_scale = shape->bulge_scale / l;
-    g->bulge_cut = 10.0 * g->bulge_scale;
-    g->halo_mass = shape->halo_mass / m;
-    g->halo_scale = shape->halo_scale / l;
-    g->halo_cut = shape->halo_cut / l;
     g->toomre_q = shape->toomre_q;
     g->softening = softening;
 
     /* The grid reaches far past the halo cut: Eddington's integral runs from psi = 0. */
     int n = SCENE_GALAXY_GRID;
-    double rfar = 1000.0 * g->halo_scale, accel[SCENE_GALAXY_GRID];
+    double halo_scale = shape->halo_scale / l, halo_cut = shape->halo_cut / l, bulge_scale = shape->bulge_scale / l;
+    double rfar = 100.0 * (halo_cut > halo_scale ? halo_cut : halo_scale), accel[SCENE_GALAXY_GRID];
     g->lnr0 = log(GALAXY_RMIN);
     g->dlnr = (log(rfar) - g->lnr0) / (n - 1);
+    sphere_init(g, &g->bulge, shape->bulge_mass / m, bulge_scale, GALAXY_BULGE_CUT * bulge_scale, GALAXY_TAPER);
+    sphere_init(g, &g->halo, shape->halo_mass / m, halo_scale, halo_cut, GALAXY_TAPER);
     for (int k = 0; k < n; k++) {
         double r = exp(g->lnr0 + k * g->dlnr);
         accel[k] = softened(g, enclosed_mass(g, r), r);
@@ -213,8 +304,10 @@ void scene_galaxy_init(SceneGalaxy *g, const GalaxyModel *shape, double softenin
         double r0 = exp(g->lnr0 + k * g->dlnr), r1 = exp(g->lnr0 + (k + 1) * g->dlnr);
         g->psi[k] = g->psi[k + 1] + 0.5 * (accel[k] * r0 + accel[k + 1] * r1) * g->dlnr;
     }
-    eddington(g, accel, g->bulge_scale, g->df_bulge);
-    eddington(g, accel, g->halo_scale, g->df_halo);
+    g->bulge.psi_cut = psi_at(g, g->bulge.cut);
+    g->halo.psi_cut = psi_at(g, g->halo.cut);
+    eddington(g, accel, &g->bulge);
+    eddington(g, accel, &g->halo);
 
     /* The disk's own midplane force, its thickness folded into the softening: a sech^2 layer of
      * height z0 has <z^2> = pi^2 z0^2 / 12. */
@@ -227,15 +320,6 @@ void scene_galaxy_init(SceneGalaxy *g, const GalaxyModel *shape, double softenin
 
     double sigma_ref = g->toomre_q * 3.36 * disk_surface_density(g, GALAXY_RREF) / sqrt(kappa2(g, GALAXY_RREF));
     g->sigma_r0 = sigma_ref * exp(0.5 * GALAXY_RREF);
-}
-
-static double psi_at(const SceneGalaxy *g, double r)
-{
-    double x = (log(r > GALAXY_RMIN ? r : GALAXY_RMIN) - g->lnr0) / g->dlnr;
-    if (x >= SCENE_GALAXY_GRID - 1) return g->psi[SCENE_GALAXY_GRID - 1];
-    int k = (int)x;
-    double f = x - k;
-    return g->psi[k] * (1.0 - f) + g->psi[k + 1] * f;
 }
 
 /* f(E), E = psi - v^2 / 2, interpolated on psi (which falls along the grid). */
@@ -253,10 +337,13 @@ static double df_at(const SceneGalaxy *g, const double *df, double e)
     return df[lo] * (1.0 - f) + df[hi] * f;
 }
 
-/* A speed from p(v) ~ v^2 f(psi - v^2 / 2) on [0, v_esc], by rejection under a scanned bound. */
-static double df_speed(const SceneGalaxy *g, const double *df, double psi, SceneRng *rng)
+/* A speed from p(v) ~ v^2 f(psi - v^2 / 2) on [0, v_max], by rejection under a scanned bound;
+ * v_max is the speed that reaches the sphere's cut. */
+static double df_speed(const SceneGalaxy *g, const SceneSphere *s, double psi, SceneRng *rng)
 {
-    double vmax = sqrt(2.0 * psi), bound = 0.0;
+    const double *df = s->df;
+    if (psi <= s->psi_cut) return 0.0;
+    double vmax = sqrt(2.0 * (psi - s->psi_cut)), bound = 0.0;
     for (int i = 1; i < 64; i++) {
         double v = vmax * i / 64.0, p = v * v * df_at(g, df, psi - 0.5 * v * v);
         if (p > bound) bound = p;
@@ -270,13 +357,12 @@ static double df_speed(const SceneGalaxy *g, const double *df, double psi, Scene
     return v;
 }
 
-static void sample_spherical(const SceneGalaxy *g, SceneRng *rng, double a, double cut, double mass_each,
-                             const double *df, double *xv)
+static void sample_spherical(const SceneGalaxy *g, SceneRng *rng, const SceneSphere *s, double mass_each, double *xv)
 {
-    double s = sqrt(scene_rng_uniform(rng) * hernquist_fraction(a, cut)), r = a * s / (1.0 - s);
+    double r = sphere_radius_at_fraction(g, s, scene_rng_uniform(rng));
     double dir[3], vdir[3];
     scene_rng_direction(rng, dir);
-    double v = df_speed(g, df, psi_at(g, r), rng);
+    double v = df_speed(g, s, psi_at(g, r), rng);
     scene_rng_direction(rng, vdir);
     for (int k = 0; k < 3; k++) {
         xv[k] = r * dir[k];
@@ -327,10 +413,10 @@ void scene_galaxy_sample(const SceneGalaxy *g, int nd, int nb, int nh, int galax
             sample_disk(g, rng, g->disk_mass / nd, p);
             tags[i] = BODY_TAG(galaxy, BODY_DISK);
         } else if (i < nd + nb) {
-            sample_spherical(g, rng, g->bulge_scale, g->bulge_cut, g->bulge_mass / nb, g->df_bulge, p);
+            sample_spherical(g, rng, &g->bulge, g->bulge.mass / nb, p);
             tags[i] = BODY_TAG(galaxy, BODY_BULGE);
         } else {
-            sample_spherical(g, rng, g->halo_scale, g->halo_cut, g->halo_mass / nh, g->df_halo, p);
+            sample_spherical(g, rng, &g->halo, g->halo.mass / nh, p);
             tags[i] = BODY_TAG(galaxy, BODY_HALO);
         }
     }

@@ -199,7 +199,7 @@ static void place_pair(double ma, double mb, double m_orbit, double q, double e,
  * halo bodies halo_factor times more. Each component keeps at least one body. */
 static void galaxy_counts(const SceneGalaxy *g, int n, double halo_factor, int c[3])
 {
-    double w[3] = {g->disk_mass, g->bulge_mass, g->halo_mass / halo_factor};
+    double w[3] = {g->disk_mass, g->bulge.mass, g->halo.mass / halo_factor};
     double wsum = w[0] + w[1] + w[2];
     c[1] = (int)lround(n * w[1] / wsum);
     c[2] = (int)lround(n * w[2] / wsum);
@@ -845,7 +845,7 @@ static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen)
     if (d->pericentre == 0) d->pericentre = 3;
     if (d->separation == 0) d->separation = d->kind == SCENE_COLLISION ? halos_apart(d) : 16;
     if (d->inclination_b == 0 && !(d->set & SCENE_SET_INCLINATION_B)) d->inclination_b = 60;
-    if (d->halo_mass_factor == 0) d->halo_mass_factor = 4;
+    if (d->halo_mass_factor == 0) d->halo_mass_factor = 1;
     if (d->eccentricity == 0) d->eccentricity = 1;
     const Param *ratio = params_get(PARAM_MASS_RATIO);
     struct {

@@ -68,7 +68,7 @@ typedef struct SceneDesc {
     float pericentre_angle; /* collision: direction of pericentre in the orbital (xy) plane, degrees
                                from the x axis, default 0; the pair comes in along -x turned by it */
     unsigned set;           /* SCENE_SET_* bits: fields whose 0 is meant, not "default" */
-    float halo_mass_factor; /* collision, disk: halo body mass / disk body mass, default 4, 0.25 to 64 */
+    float halo_mass_factor; /* collision, disk: halo body mass / disk body mass, default 1, 0.25 to 64 */
     GalaxyModel galaxy[2];  /* collision, disk: galaxy A (the disk scene's only one) and B */
 } SceneDesc;
 

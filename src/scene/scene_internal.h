@@ -29,18 +29,26 @@ void scene_rng_direction(SceneRng *r, double dest[3]);
 #define SCENE_GALAXY_GRID 1024
 #define SCENE_GALAXY_DISK_GRID 201
 
-/* One disk galaxy (exponential disk + Hernquist bulge + Hernquist halo) in its own units:
- * disk scale length 1, disk mass 1, G = 1. The collision and disk scenes scale it. */
+/* A spherical component: a Hernquist profile of total mass hern_mass and scale a, tapered
+ * smoothly to zero density between taper and cut, holding mass in all. */
+typedef struct SceneSphere {
+    double mass, scale, taper, cut;
+    double hern_mass;
+    double psi_cut;                   /* relative potential at the cut: no body has less energy */
+    double inside[SCENE_GALAXY_GRID]; /* mass inside r = exp(lnr0 + k dlnr) */
+    double df[SCENE_GALAXY_GRID];     /* f(E = psi[k]), unnormalised */
+} SceneSphere;
+
+/* One disk galaxy (exponential disk + tapered Hernquist bulge + tapered Hernquist halo) in its
+ * own units: disk scale length 1, disk mass 1, G = 1. The collision and disk scenes scale it. */
 typedef struct SceneGalaxy {
     double disk_mass, disk_height, disk_cut;
-    double bulge_mass, bulge_scale, bulge_cut; /* masses are those inside the cuts */
-    double halo_mass, halo_scale, halo_cut;
+    SceneSphere bulge, halo;
     double toomre_q;  /* stability of the disk at 2.43 scale lengths */
     double softening; /* of the run, in these units: every force of the model feels it */
     double sigma_r0;  /* radial dispersion of the disk at its centre, from toomre_q */
     double lnr0, dlnr;
     double psi[SCENE_GALAXY_GRID]; /* relative potential -Phi at r = exp(lnr0 + k dlnr) */
-    double df_bulge[SCENE_GALAXY_GRID], df_halo[SCENE_GALAXY_GRID]; /* f(E = psi[k]), unnormalised */
     double disk_dr, disk_accel[SCENE_GALAXY_DISK_GRID]; /* inward, from the disk alone */
 } SceneGalaxy;
 

@@ -211,14 +211,14 @@ static void collision_has_two_whole_galaxies(void **state)
             }
         assert_int_equal(total, b.n);
         double ratio = g[1].total / g[0].total;
-        /* halo bodies are halo_mass_factor (default 4) times heavier than disk bodies */
+        /* halo bodies are halo_mass_factor (default 1) times heavier than disk bodies */
         double heavier = (g[0].mass[2] / g[0].count[2]) / (g[0].mass[0] / g[0].count[0]);
         print_message("collision mass_ratio %.2f: galaxies of %d and %d bodies, mass ratio %.4f, halo/disk body mass "
                       "%.3f\n",
                       ratios[r], g[0].count[0] + g[0].count[1] + g[0].count[2],
                       g[1].count[0] + g[1].count[1] + g[1].count[2], ratio, heavier);
         assert_true(fabs(ratio - ratios[r]) < 1e-3 * ratios[r]);
-        assert_true(fabs(heavier - 4.0) < 0.1);
+        assert_true(fabs(heavier - 1.0) < 0.03);
         bodies_free(&b);
     }
 }
@@ -280,7 +280,7 @@ static void disk_turns_at_the_circular_speed(void **state)
     print_message("disk: %d disk bodies at R = 2 +- 0.2, mean v_phi %.4f, sqrt(M(<2)/2) %.4f (ratio %.3f), %.1f%% "
                   "turn counter-clockwise\n",
                   ring, vphi, vc, vphi / vc, 100.0 * prograde / ring);
-    assert_true(ring > 500);
+    assert_true(ring > 250); /* the disk holds a sixth of the bodies, all of equal mass */
     assert_true(vphi > 0);
     assert_true(fabs(vphi / vc - 1.0) < 0.15);
     assert_true(prograde > 0.9 * ring);

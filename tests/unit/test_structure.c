@@ -100,6 +100,41 @@ static double half_of_cut(double (*frac)(double, double), double a, double cut)
     return 0.5 * (lo + hi);
 }
 
+/* The scene's tapered Hernquist sphere (scene_internal.h): density a / (2 pi r (r + a)^3) times
+ * 1 - x^3 (10 - 15 x + 6 x^2), x = (r - taper) / (cut - taper), from taper to cut. */
+static double tapered_density(const SceneSphere *s, double r)
+{
+    const double a = s->scale, x = r <= s->taper ? 0.0 : (r >= s->cut ? 1.0 : (r - s->taper) / (s->cut - s->taper));
+    return a / (2.0 * PI * r * pow(r + a, 3)) * (1.0 - x * x * x * (10.0 - 15.0 * x + 6.0 * x * x));
+}
+
+/* Its mass inside r by the midpoint rule (unnormalised, as the density). */
+static double tapered_mass(const SceneSphere *s, double r)
+{
+    const int steps = 20000;
+    double h = r / steps, sum = 0.0;
+    for (int i = 0; i < steps; i++) {
+        const double x = (i + 0.5) * h;
+        sum += 4.0 * PI * x * x * tapered_density(s, x);
+    }
+    return sum * h;
+}
+
+/* Its half-mass radius by bisection, and there the density of the mass fraction dF/dr in *p. */
+static double tapered_half_mass(const SceneSphere *s, double *p)
+{
+    const double total = tapered_mass(s, s->cut);
+    double lo = 0, hi = s->cut;
+    for (int i = 0; i < 50; i++) {
+        const double mid = 0.5 * (lo + hi);
+        if (tapered_mass(s, mid) < 0.5 * total) lo = mid;
+        else hi = mid;
+    }
+    const double r = 0.5 * (lo + hi);
+    *p = 4.0 * PI * r * r * tapered_density(s, r) / total;
+    return r;
+}
+
 static void measure(const Bodies *b, StructureMeasure *m)
 {
     assert_int_equal(structure_measure(b, &(StructureDesc){.galaxy = 0, .virial_max_n = -1}, m), 0);
@@ -356,7 +391,9 @@ static void scene_disk_matches_its_model(void **state)
         char err[256] = "";
         assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_DISK, .n = sizes[t]}, &b, &info, err, sizeof err), 0);
         StructureMeasure m;
-        assert_int_equal(structure_measure(&b, &(StructureDesc){.galaxy = 0, .softening = info.softening}, &m), 0);
+        assert_int_equal(
+            structure_measure(&b, &(StructureDesc){.galaxy = 0, .softening = info.softening, .beyond = 1.5 * g->halo.cut}, &m),
+            0);
         const StructureRing *r = &m.ring;
         print_message("disk scene, %d bodies (%d disk, %d bulge, %d halo), t = 0:\n", sizes[t], m.count[0], m.count[1],
                       m.count[2]);
@@ -367,23 +404,22 @@ static void scene_disk_matches_its_model(void **state)
                       r->count, r->surface_density, r->sigma_r, r->mean_vphi, r->kappa, r->toomre_q, q_model);
         print_message("  A_1..6 = %.4f %.4f %.4f %.4f %.4f %.4f (1/sqrt N %.4f)\n", r->fourier[1], r->fourier[2],
                       r->fourier[3], r->fourier[4], r->fourier[5], r->fourier[6], 1.0 / sqrt(r->count));
-        print_message("  mass beyond 18: halo %.4f; 2K/|W| = %.4f (K %.4f, W %.4f)\n", m.beyond_fraction[BODY_HALO],
+        print_message("  mass beyond 1.5 cut: halo %.4f; 2K/|W| = %.4f (K %.4f, W %.4f)\n", m.beyond_fraction[BODY_HALO],
                       m.virial, m.kinetic, m.potential);
 
         /* Half-mass radii and thickness against the cut profiles. */
         const int nd = m.count[BODY_DISK], nb = m.count[BODY_BULGE], nh = m.count[BODY_HALO];
         const double rd = half_of_cut(exp_fraction, 1.0, g->disk_cut);
-        const double rb = half_of_cut(hernquist_fraction, g->bulge_scale, g->bulge_cut);
-        const double rh = half_of_cut(hernquist_fraction, g->halo_scale, g->halo_cut);
         const double pd = rd * exp(-rd) / exp_fraction(1, g->disk_cut);
-        const double pb = 2 * g->bulge_scale * rb / pow(rb + g->bulge_scale, 3) / hernquist_fraction(g->bulge_scale, g->bulge_cut);
-        const double ph = 2 * g->halo_scale * rh / pow(rh + g->halo_scale, 3) / hernquist_fraction(g->halo_scale, g->halo_cut);
+        double pb, ph;
+        const double rb = tapered_half_mass(&g->bulge, &pb), rh = tapered_half_mass(&g->halo, &ph);
+        print_message("  model half-mass radius: disk %.4f, bulge %.4f, halo %.4f\n", rd, rb, rh);
         assert_true(fabs(m.half_mass_radius[BODY_DISK] - rd) < 4 * sqrt(0.25 / nd) / pd);
         assert_true(fabs(m.half_mass_radius[BODY_BULGE] - rb) < 4 * sqrt(0.25 / nb) / pb);
         assert_true(fabs(m.half_mass_radius[BODY_HALO] - rh) < 4 * sqrt(0.25 / nh) / ph);
         const double rms = g->disk_height * PI / (2.0 * sqrt(3.0));
         assert_true(fabs(m.disk_rms_z - rms) < 4 * rms * sqrt(3.2 / nd) / 2.0);
-        assert_true(m.beyond_fraction[BODY_HALO] == 0); /* cut at 12 */
+        assert_true(m.beyond_fraction[BODY_HALO] == 0); /* beyond 1.5 halo_cut */
 
         /* Q: sigma_R (1 / sqrt 2N), Sigma (1 / sqrt N), and kappa^2 through dM/dR, whose error is
          * about half that of the mass in the annulus (half of kappa^2 comes from dM/dR). */
