@@ -96,11 +96,18 @@ static void disk_is_close_to_maximal(void **state)
 
 /* Half-mass radii and thickness over a run of f Gyr at CI's N. Two-body encounters heat the disk
  * (z^2 grows at a rate ~ 1/N, docs/GALAXIES.md) and relax the bulge, and at the CPU's N they are
- * beyond the 1-Gyr targets (4096 bodies: rms z x 2.5 in 1 Gyr). What is held to the target is the
- * rate scaled to the default N of the GPU backend (the --bodies default), where the targets apply:
- * the z^2 growth, and the bulge's radius change, times N / N_default, against 0.5625 f and 0.10 f.
- * The disk's half-mass radius is noise-bound at this N (about 3.6 % a snapshot at 661 disk bodies):
- * its mean over the run's second half is held to 5 % plus two standard errors of that mean. */
+ * beyond the 1-Gyr targets (4096 bodies: rms z x 2.5 in 1 Gyr, bulge radius +36 %). What is held
+ * to the target is the rate scaled to the default N of the GPU backend (the --bodies default),
+ * where the targets apply: the z^2 growth times N / N_default against 0.5625 f, and the bulge's
+ * radius change against 0.10 f N_default / N. The half-mass radii are noise-bound at this N (a
+ * snapshot's standard error is 3.6 % for 661 disk bodies, 15 % for 132 bulge bodies), so each is
+ * taken as its mean over the run's second half and allowed two standard errors of that mean on
+ * top: the disk 5 %, the bulge its scaled bound. */
+static double half_mass_se(int n, double density)
+{
+    return sqrt(0.25 / n) / density;
+}
+
 static void isolated_galaxy_keeps_its_shape(void **state)
 {
     (void)state;
@@ -122,7 +129,7 @@ static void isolated_galaxy_keeps_its_shape(void **state)
     SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
     const double gyr = 1000.0 / info.units.myr, scale = (double)n / params_get(PARAM_BODIES)->fallback;
     const int steps = (int)ceil(f * gyr / info.dt), chunks = 8, chunk = (steps + chunks - 1) / chunks;
-    double worst_bulge = 0, worst_z2 = 0, worst_leak = 0, worst_virial = 0, late_disk = 0;
+    double worst_z2 = 0, worst_leak = 0, worst_virial = 0, late_disk = 0, late_bulge = 0;
     int late = 0;
     for (int k = 0, done = 0; done < steps; k++, done += chunk) {
         sim_advance(s, &p, steps - done < chunk ? steps - done : chunk);
@@ -130,29 +137,34 @@ static void isolated_galaxy_keeps_its_shape(void **state)
         measure(&b, &info, &m);
         if (2 * (k + 1) > chunks) {
             late_disk += m.half_mass_radius[BODY_DISK];
+            late_bulge += m.half_mass_radius[BODY_BULGE];
             late++;
         }
-        worst_bulge = fmax(worst_bulge, fabs(m.half_mass_radius[BODY_BULGE] / m0.half_mass_radius[BODY_BULGE] - 1));
         worst_z2 = fmax(worst_z2, pow(m.disk_rms_z / m0.disk_rms_z, 2) - 1);
         worst_leak = fmax(worst_leak, m.beyond_fraction[BODY_HALO]);
         worst_virial = fmax(worst_virial, fabs(m.virial - 1));
     }
-    /* The standard error of a half-mass radius, sqrt(1/4n) / p(R_half), p = R e^-R for the
-     * exponential disk; the snapshots of one run are taken as independent, which overstates it
-     * at most by sqrt(late). */
-    const int nd = m0.count[BODY_DISK];
-    const double rh = m0.half_mass_radius[BODY_DISK], se = sqrt(0.25 / nd) / (rh * exp(-rh)) / sqrt(late);
-    const double disk = fabs(late_disk / late / rh - 1);
-    print_message("disk, %d bodies (%d disk), %d steps (%.3f Gyr): R_half disk %.3f, late mean %+.3f (bound 0.05 + "
-                  "2 x %.3f); bulge worst change %.3f, x N/N_default %.4f (bound %.4f); rms z %.4f -> %.4f, worst z^2 "
-                  "growth %.3f, x N/N_default %.4f (bound %.4f); halo beyond 1.5 cut %.4f (bound 0.005); worst "
-                  "|2K/|W| - 1| %.4f\n",
-                  n, nd, steps, steps * info.dt / gyr, rh, late_disk / late / rh - 1, se / rh, worst_bulge,
-                  worst_bulge * scale, 0.10 * f, m0.disk_rms_z, m.disk_rms_z, worst_z2, worst_z2 * scale, 0.5625 * f,
+    /* Standard errors of the means: sqrt(1/4n) / p(R_half) a snapshot, p the profile's mass
+     * fraction per unit radius there (R e^-R for the disk, 2 a r / (r + a)^3 for the bulge, its
+     * taper far outside); the snapshots taken as independent, which overstates the error of the
+     * mean by at most sqrt(late). */
+    const GalaxyModel g = scene_galaxy_defaults();
+    const double a = g.bulge_scale / g.disk_scale;
+    const double rd = m0.half_mass_radius[BODY_DISK], rb = m0.half_mass_radius[BODY_BULGE];
+    const double se_d = half_mass_se(m0.count[BODY_DISK], rd * exp(-rd)) / rd / sqrt(late);
+    const double se_b = half_mass_se(m0.count[BODY_BULGE], 2 * a * rb / pow(rb + a, 3)) / rb / sqrt(late);
+    const double disk = late_disk / late / rd - 1, bulge = late_bulge / late / rb - 1;
+    const double bulge_bound = 0.10 * f / scale + 2 * se_b;
+    print_message("disk, %d bodies (%d disk, %d bulge), %d steps (%.3f Gyr): R_half disk %.3f, late mean %+.3f "
+                  "(bound 0.05 + 2 x %.3f); bulge %.3f, late mean %+.3f (bound %.3f = 0.10 f N_default / N + 2 x "
+                  "%.3f); rms z %.4f -> %.4f, worst z^2 growth %.3f, x N/N_default %.4f (bound %.4f); halo beyond "
+                  "1.5 cut %.4f (bound 0.005); worst |2K/|W| - 1| %.4f\n",
+                  n, m0.count[BODY_DISK], m0.count[BODY_BULGE], steps, steps * info.dt / gyr, rd, disk, se_d, rb,
+                  bulge, bulge_bound, se_b, m0.disk_rms_z, m.disk_rms_z, worst_z2, worst_z2 * scale, 0.5625 * f,
                   worst_leak, worst_virial);
     assert_true(worst_leak <= 0.005);
-    assert_true(disk <= 0.05 + 2 * se / rh);
-    assert_true(worst_bulge * scale <= 0.10 * f);
+    assert_true(fabs(disk) <= 0.05 + 2 * se_d);
+    assert_true(fabs(bulge) <= bulge_bound);
     assert_true(worst_z2 * scale <= 0.5625 * f);
     sim_destroy(s);
     bodies_free(&b);
