@@ -301,7 +301,7 @@ static void every_conic_passes_when_kepler_says(void **state)
     (void)state;
     const struct {
         float e, q;
-    } orbits[] = {{0.5f, 10}, {0.9f, 3}, {1, 3}, {1.5f, 3}, {4, 2}};
+    } orbits[] = {{0.5f, 12}, {0.9f, 3}, {1, 3}, {1.5f, 3}, {4, 2}};
     for (size_t o = 0; o < sizeof orbits / sizeof orbits[0]; o++) {
         Bodies b;
         SceneInfo info;
