@@ -161,8 +161,9 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
         }
         *(peri ? &p->scene.pericentre : &p->scene.separation) = (float)v;
     } else if (strcmp(key, "velocity_radial") == 0 || strcmp(key, "velocity_tangential") == 0) {
-        PHYSICAL(UNIT_SPEED, key[9] == 'r' ? -100 : 0, key[9] == 'r' ? 100 : 100);
-        *(key[9] == 'r' ? &p->velocity_radial : &p->velocity_tangential) = (float)v;
+        const bool radial = strcmp(key, "velocity_radial") == 0;
+        PHYSICAL(UNIT_SPEED, radial ? -100 : 0, 100);
+        *(radial ? &p->velocity_radial : &p->velocity_tangential) = (float)v;
         p->set |= PRESET_VELOCITY;
     } else if (strcmp(key, "eccentricity") == 0) {
         NUM(0.05, 20);
