@@ -19,6 +19,7 @@ typedef struct Parser {
     const char *path;
     char what[400];
     char scaled[64]; /* the section that gave a value with a unit, on its scene's scale */
+    char lengths[64]; /* the section that gave separation or pericentre with a unit, in A's scale length */
 } Parser;
 
 /* Whether text is a number with something after it: a value with a unit ("0.2Myr"). */
@@ -110,6 +111,19 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
         if (params_parse_in(id, &u, key, value, &v, why, sizeof why) != 0) FAIL("%s", why);        \
         if (has_unit(value)) snprintf(ps->scaled, sizeof ps->scaled, "%s", sect);                 \
     } while (0)
+    /* A value of the scene's own (a galaxy's mass, an orbit's length) as a model value, or with its
+     * unit on the scale of the scene named so far ("separation = 770kpc", "a_halo_mass = 1e12Msun"),
+     * then held to lo .. hi in model units. */
+#define PHYSICAL(dim, lo, hi)                                                                      \
+    do {                                                                                           \
+        char why[120];                                                                             \
+        bool unit = false;                                                                         \
+        const Units u = p->source == PRESET_SOURCE_SCENE ? scene_units(p->scene.kind) : (Units){0, 0, 0, 0}; \
+        if (units_parse(value, dim, &u, &v, &unit, why, sizeof why) != 0) FAIL("%.80s = '%.120s' %s", qkey, qvalue, why); \
+        if (unit) snprintf(ps->scaled, sizeof ps->scaled, "%s", sect);                             \
+        if (!(v >= (lo) && v <= (hi)))                                                             \
+            FAIL("%s = '%s' is %.4g in model units, not in %.10g .. %.10g", qkey, qvalue, v, (double)(lo), (double)(hi)); \
+    } while (0)
     if ((strcmp(key, "scene") == 0 || strcmp(key, "tipsy") == 0 || strcmp(key, "tipsy_collide") == 0 ||
          strcmp(key, "load") == 0) && strcmp(ps->scaled, sect) == 0)
         FAIL("%s = '%s' comes after a value with a unit, read on the scale of the scene before it: name the "
@@ -135,12 +149,22 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
     } else if (strcmp(key, "mass_ratio") == 0) {
         PARAM(PARAM_MASS_RATIO);
         p->scene.mass_ratio = (float)v;
-    } else if (strcmp(key, "pericentre") == 0) {
-        NUM(0.01, 100);
-        p->scene.pericentre = (float)v;
-    } else if (strcmp(key, "separation") == 0) {
-        NUM(0.5, 1000);
-        p->scene.separation = (float)v;
+    } else if (strcmp(key, "pericentre") == 0 || strcmp(key, "separation") == 0) {
+        /* Both in A's disk scale lengths: a value with a unit is divided by the one named so far. */
+        const bool peri = key[0] == 'p';
+        /* A's default scale length is the model length (units.h). */
+        const double a_scale = p->scene.galaxy[0].disk_scale > 0 ? p->scene.galaxy[0].disk_scale : 1.0;
+        PHYSICAL(UNIT_LENGTH, (peri ? 0.01 : 0.5) * a_scale, (peri ? 100 : 1000) * a_scale);
+        if (has_unit(value)) {
+            v /= a_scale;
+            snprintf(ps->lengths, sizeof ps->lengths, "%s", sect);
+        }
+        *(peri ? &p->scene.pericentre : &p->scene.separation) = (float)v;
+    } else if (strcmp(key, "velocity_radial") == 0 || strcmp(key, "velocity_tangential") == 0) {
+        const bool radial = strcmp(key, "velocity_radial") == 0;
+        PHYSICAL(UNIT_SPEED, radial ? -100 : 0, 100);
+        *(radial ? &p->velocity_radial : &p->velocity_tangential) = (float)v;
+        p->set |= PRESET_VELOCITY;
     } else if (strcmp(key, "eccentricity") == 0) {
         NUM(0.05, 20);
         p->scene.eccentricity = (float)v;
@@ -148,8 +172,13 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
         NUM(-360, 360);
         p->scene.pericentre_angle = (float)v;
     } else if ((key[0] == 'a' || key[0] == 'b') && key[1] == '_' && galaxy_field(&p->scene.galaxy[key[0] == 'b'], key + 2)) {
-        NUM(1e-4, 1e4);
-        *galaxy_field(&p->scene.galaxy[key[0] == 'b'], key + 2) = (float)v;
+        if (strcmp(key, "a_disk_scale") == 0 && strcmp(ps->lengths, sect) == 0)
+            FAIL("a_disk_scale comes after a separation or pericentre with a unit, read in A's scale length: "
+                 "name a_disk_scale first");
+        const char *f = key + 2;
+        UnitDim dim = strcmp(f, "toomre_q") == 0 ? UNIT_NONE : strstr(f, "_mass") ? UNIT_MASS : UNIT_LENGTH;
+        PHYSICAL(dim, 1e-4, 1e4);
+        *galaxy_field(&p->scene.galaxy[key[0] == 'b'], f) = (float)v;
     } else if (strcmp(key, "about") == 0 || strcmp(key, "source") == 0) {
         char *to = key[0] == 'a' ? p->about : p->cite;
         if (strlen(value) >= sizeof p->about) FAIL("%s is longer than %zu characters", qkey, sizeof p->about - 1);
@@ -225,6 +254,7 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
     return 1;
 #undef PARAM
 #undef PARAM_SCALED
+#undef PHYSICAL
 #undef NUM
 #undef FAIL
 }
@@ -253,9 +283,26 @@ int presets_load(const char *path, PresetList *out, char *err, size_t errlen)
         presets_free(out);
         return -1;
     }
-    /* The body count against the scene's least, once the section has named its scene. */
+    /* The body count against the scene's least, once the section has named its scene; the orbit
+     * from velocities, once it has named the galaxies. */
     for (int i = 0; i < out->count; i++) {
-        const Preset *p = &out->items[i];
+        Preset *p = &out->items[i];
+        if (p->set & PRESET_VELOCITY) {
+            char name[96], orbit_why[240];
+            params_quote(p->name, name, sizeof name);
+            if (p->scene.kind != SCENE_COLLISION || p->scene.pericentre > 0 || p->scene.eccentricity > 0) {
+                snprintf(err, errlen, "%s: [%s]: velocity_radial and velocity_tangential give a collision's orbit: "
+                         "leave out pericentre and eccentricity", path, name);
+                presets_free(out);
+                return -1;
+            }
+            if (scene_orbit_from_velocity(&p->scene, p->velocity_radial, p->velocity_tangential,
+                                          &p->scene.eccentricity, &p->scene.pericentre, orbit_why, sizeof orbit_why) != 0) {
+                snprintf(err, errlen, "%s: [%s]: %s", path, name, orbit_why);
+                presets_free(out);
+                return -1;
+            }
+        }
         const int least = scene_min_bodies(p->scene.kind);
         if (p->scene.n > 0 && p->scene.n < least) {
             char name[96];
@@ -291,9 +338,14 @@ static void write_section(AtomicFile *f, const Preset *p)
     if (s->n) atomic_file_printf(f, "bodies = %d\n", s->n);
     if (s->seed) atomic_file_printf(f, "seed = %llu\n", (unsigned long long)s->seed);
     if (s->mass_ratio) atomic_file_printf(f, "mass_ratio = %.9g\n", s->mass_ratio);
-    if (s->pericentre) atomic_file_printf(f, "pericentre = %.9g\n", s->pericentre);
     if (s->separation) atomic_file_printf(f, "separation = %.9g\n", s->separation);
-    if (s->eccentricity) atomic_file_printf(f, "eccentricity = %.9g\n", s->eccentricity);
+    if (p->set & PRESET_VELOCITY)
+        atomic_file_printf(f, "velocity_radial = %.9g\nvelocity_tangential = %.9g\n", p->velocity_radial,
+                           p->velocity_tangential);
+    else {
+        if (s->pericentre) atomic_file_printf(f, "pericentre = %.9g\n", s->pericentre);
+        if (s->eccentricity) atomic_file_printf(f, "eccentricity = %.9g\n", s->eccentricity);
+    }
     if (s->pericentre_angle) atomic_file_printf(f, "pericentre_angle = %.9g\n", s->pericentre_angle);
     for (int g = 0; g < 2; g++)
         for (size_t i = 0; i < sizeof galaxy_fields / sizeof galaxy_fields[0]; i++) {

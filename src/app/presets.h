@@ -22,6 +22,7 @@ enum {
     PRESET_FORCE = 1 << 9,
     PRESET_CUDA = 1 << 10, /* backend = cuda: offered only where the CUDA backend runs */
     PRESET_THETA = 1 << 11,
+    PRESET_VELOCITY = 1 << 12, /* velocity_radial and velocity_tangential: the orbit from today's state */
 };
 
 /* Where a preset's bodies come from: a built-in scene, or a file. */
@@ -48,6 +49,8 @@ typedef struct Preset {
     float camera_distance;          /* in units of the scene's extent */
     bool auto_rotate;
     SimForce force;    /* force = direct | tree | auto */
+    float velocity_radial, velocity_tangential; /* model speeds at the separation; scene's eccentricity
+                                                   and pericentre follow from them */
     unsigned set;      /* PRESET_* bits: which of the optional fields the file gave */
 } Preset;
 

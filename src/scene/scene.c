@@ -813,6 +813,30 @@ static float halos_apart(const SceneDesc *d)
     return (a.halo_cut + b.halo_cut) / a.disk_scale + 2.0f;
 }
 
+int scene_orbit_from_velocity(const SceneDesc *d, double v_radial, double v_tangential, float *eccentricity,
+                              float *pericentre, char *err, size_t errlen)
+{
+    if (!(v_radial < 0) || !(v_tangential > 0)) {
+        snprintf(err, errlen, "scene: the orbit from velocities needs the pair approaching (radial speed %g below 0) "
+                 "and moving across (tangential speed %g above 0)", v_radial, v_tangential);
+        return -1;
+    }
+    GalaxyModel ga = galaxy_model(d, 0), gb = galaxy_model(d, 1);
+    double r0 = (d->separation > 0 ? d->separation : halos_apart(d)) * ga.disk_scale, ia, ib;
+    if (galaxy_model_mass_inside(&ga, r0, &ia) != 0 || galaxy_model_mass_inside(&gb, r0, &ib) != 0) {
+        snprintf(err, errlen, "scene: out of memory");
+        return -1;
+    }
+    /* The conic of build_collision's point masses through this state: with h = r0 v_t and
+     * E = v^2 / 2 - m / r0, e^2 = 1 + 2 E h^2 / m^2 and q = h^2 / (m (1 + e)). */
+    double m = ia + ib, h = r0 * v_tangential;
+    double energy = 0.5 * (v_radial * v_radial + v_tangential * v_tangential) - m / r0;
+    double e2 = 1.0 + 2.0 * energy * h * h / (m * m), e = sqrt(e2 > 0 ? e2 : 0);
+    *eccentricity = (float)e;
+    *pericentre = (float)(h * h / (m * (1.0 + e)) / ga.disk_scale);
+    return 0;
+}
+
 /* Fills zero fields with defaults and checks the rest; names the field that is off. */
 static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen)
 {

@@ -92,6 +92,14 @@ int scene_build(const SceneDesc *desc, Bodies *out, SceneInfo *info, char *err, 
  * and disk); all 0 for the others. */
 Units scene_units(SceneKind kind);
 
+/* The orbit of a collision given by today's state: the pair at d's separation (its default where 0),
+ * closing at -v_radial and moving across at v_tangential (model speeds), as the two point masses of
+ * the scene's orbit (the masses inside the separation). Fills the conic's eccentricity and its
+ * pericentre (in A's disk scale lengths), for d's fields. Returns 0, or -1 with one line in err
+ * (the pair must approach and move across). */
+int scene_orbit_from_velocity(const SceneDesc *d, double v_radial, double v_tangential, float *eccentricity,
+                              float *pericentre, char *err, size_t errlen);
+
 const char *scene_name(SceneKind kind);
 /* "collision", "disk", "plummer", "shell", "random", "tipsy", "tipsy-collide"; -1 when unknown. */
 int scene_from_name(const char *name);

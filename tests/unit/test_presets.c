@@ -107,6 +107,12 @@ static void mistakes_name_file_and_line(void **state)
         {"[A]\nb_halo_mass = -1\n", ":2:", "b_halo_mass"},
         {"[A]\nc_disk_mass = 1\n", ":2:", "c_disk_mass"},
         {"[A]\na_disk_colour = 1\n", ":2:", "a_disk_colour"},
+        {"[A]\nscene = collision\nseparation = 770ly\n", ":3:", "unit of length"},
+        {"[A]\nscene = collision\na_halo_mass = 1e12kpc\n", ":3:", "a_halo_mass"},
+        {"[A]\nscene = plummer\nseparation = 50kpc\n", ":3:", "no physical scale"},
+        {"[A]\nscene = collision\nseparation = 5000kpc\n", ":3:", "separation"},
+        {"[A]\nscene = collision\nseparation = 50kpc\na_disk_scale = 2\n", ":4:", "a_disk_scale first"},
+        {"[A]\nscene = collision\nvelocity_radial = -200\n", ":3:", "velocity_radial"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *path = write_file("bad.ini", cases[i].text);
@@ -154,6 +160,62 @@ static void encounter_keys_round_trip(void **state)
     assert_string_equal(q->about, p.about);
     assert_string_equal(q->cite, p.cite);
     presets_free(&l);
+}
+
+/* Values with units are the model values the scene gets: lengths through the scene's kpc (the orbit's
+ * in galaxy A's scale length), masses through its Msun; an orbit from today's velocities becomes the
+ * conic's eccentricity and pericentre and is saved as it was given. */
+static void physical_values_become_model_values(void **state)
+{
+    const Units u = scene_units(SCENE_COLLISION);
+    assert_true(units_physical(&u));
+    const char *path = write_file("units.ini", "[Pair]\nscene = collision\nseparation = 52kpc\npericentre = 5.2kpc\n"
+                                               "a_halo_mass = 1e12Msun\nb_disk_scale = 5.3kpc\nb_disk_mass = 7e10Msun\n\n"
+                                               "[Scaled]\nscene = collision\na_disk_scale = 2\nseparation = 52kpc\n\n"
+                                               "[Today]\nscene = collision\nseparation = 770kpc\n"
+                                               "velocity_radial = -109.3km/s\nvelocity_tangential = 17km/s\n");
+    PresetList l;
+    char err[512] = "";
+    if (presets_load(path, &l, err, sizeof err) != 0) fail_msg("%s", err);
+    const Preset *p = presets_find(&l, "Pair");
+    assert_float_equal(p->scene.separation, 52 / u.kpc, 1e-5);
+    assert_float_equal(p->scene.pericentre, 5.2 / u.kpc, 1e-6);
+    assert_float_equal(p->scene.galaxy[0].halo_mass, 1e12 / u.msun, 1e-6 * 1e12 / u.msun);
+    assert_float_equal(p->scene.galaxy[1].disk_scale, 5.3 / u.kpc, 1e-6);
+    assert_float_equal(p->scene.galaxy[1].disk_mass, 7e10 / u.msun, 1e-6 * 7e10 / u.msun);
+    /* In A's scale length: 52 kpc is 10 of 2.6 kpc, 5 of 5.2 kpc. */
+    assert_float_equal(presets_find(&l, "Scaled")->scene.separation, 52 / u.kpc / 2, 1e-5);
+    p = presets_find(&l, "Today");
+    assert_true(p->set & PRESET_VELOCITY);
+    assert_float_equal(p->velocity_radial, -109.3 / u.kms, 1e-6);
+    assert_float_equal(p->velocity_tangential, 17 / u.kms, 1e-6);
+    print_message("770 kpc, -109.3 and 17 km/s: eccentricity %.4f, pericentre %.2f kpc\n", p->scene.eccentricity,
+                  p->scene.pericentre * u.kpc);
+    /* The speeds the built pair starts with are test_encounters' to check. */
+    assert_true(p->scene.eccentricity > 0);
+    assert_true(p->scene.pericentre > 0 && p->scene.pericentre < p->scene.separation);
+    Preset again = *p;
+    presets_free(&l);
+    snprintf(again.name, sizeof again.name, "Again");
+    char out[512];
+    snprintf(out, sizeof out, "%s", write_file("units2.ini", ""));
+    assert_int_equal(presets_append(out, &again, err, sizeof err), 0);
+    assert_int_equal(presets_load(out, &l, err, sizeof err), 0);
+    assert_memory_equal(&presets_find(&l, "Again")->scene, &again.scene, sizeof again.scene);
+    presets_free(&l);
+    /* An orbit given twice, or one that recedes, is refused with the preset's name. */
+    static const char *const bad[] = {
+        "[Twice]\nscene = collision\nseparation = 770kpc\npericentre = 8kpc\nvelocity_radial = -109km/s\n"
+        "velocity_tangential = 17km/s\n",
+        "[Away]\nscene = collision\nseparation = 770kpc\nvelocity_radial = 109km/s\nvelocity_tangential = 17km/s\n",
+    };
+    for (size_t i = 0; i < 2; i++) {
+        path = write_file("bad.ini", bad[i]);
+        assert_int_equal(presets_load(path, &l, err, sizeof err), -1);
+        print_message("%s\n", err);
+        assert_non_null(strstr(err, i == 0 ? "[Twice]" : "[Away]"));
+        assert_non_null(strstr(err, i == 0 ? "pericentre" : "approaching"));
+    }
 }
 
 static void append_adds_a_section_and_keeps_the_rest(void **state)
@@ -250,6 +312,7 @@ int main(void)
         cmocka_unit_test(values_and_defaults),
         cmocka_unit_test(mistakes_name_file_and_line),
         cmocka_unit_test(encounter_keys_round_trip),
+        cmocka_unit_test(physical_values_become_model_values),
         cmocka_unit_test(append_adds_a_section_and_keeps_the_rest),
         cmocka_unit_test(appended_file_follows_the_umask),
     };
