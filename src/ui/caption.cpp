@@ -1,5 +1,5 @@
 // The caption, bottom left: what the encounter on screen is and what to watch for, with the work
-// it follows beneath in smaller, dimmer type. It stays while its preset runs, and joins the HUD's
+// it follows beneath in smaller, dimmer type. Returns its top edge (the scale bar goes above it). It stays while its preset runs, and joins the HUD's
 // lines in m->hud for the readout.
 #include <stdio.h>
 #include <string.h>
@@ -8,10 +8,11 @@
 
 #include "ui/ui_internal.h"
 
-void ui_caption(UiModel *m)
+float ui_caption(UiModel *m)
 {
-    if (!m->caption || !m->caption[0]) return;
     const ImGuiIO &io = ImGui::GetIO();
+    if (!m->caption || !m->caption[0]) return io.DisplaySize.y;
+    float top = io.DisplaySize.y;
     // Left of the panel as it was last drawn (it comes after the caption in a frame), and no wider
     // than 55 % of the screen.
     const float pad = px(10.0f);
@@ -26,6 +27,7 @@ void ui_caption(UiModel *m)
     ImGui::SetNextWindowSize(ImVec2(width, 0.0f), ImGuiCond_Always);
     ImGui::SetNextWindowBgAlpha(0.35f);
     if (ImGui::Begin("##caption", nullptr, overlay_flags & ~ImGuiWindowFlags_AlwaysAutoResize)) {
+        top = ImGui::GetWindowPos().y;
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextUnformatted(m->caption);
         const size_t used = strlen(m->hud);
@@ -35,4 +37,5 @@ void ui_caption(UiModel *m)
         ImGui::PopTextWrapPos();
     }
     ImGui::End();
+    return top;
 }

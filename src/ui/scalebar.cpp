@@ -1,5 +1,5 @@
 // The scale bar: a round length in kpc (1, 2 or 5 times a power of ten) drawn bottom left over
-// the bodies, about a sixth of the window wide, its length measured at the camera's target. It
+// the bodies (above `bottom`, the caption's top where one shows), about a sixth of the window wide, its length measured at the camera's target. It
 // shows with the rest of the UI, and not where the run has no physical scale.
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@ static double round_down_125(double x)
     return 5 * p <= x ? 5 * p : 2 * p <= x ? 2 * p : p;
 }
 
-void ui_scalebar(UiModel *m)
+void ui_scalebar(UiModel *m, float bottom)
 {
     m->scalebar_px = 0;
     m->scalebar_text[0] = '\0';
@@ -24,7 +24,7 @@ void ui_scalebar(UiModel *m)
     const double kpc = round_down_125(size.x / 6.0 / px_per_kpc);
     if (!(kpc > 0) || !isfinite(kpc)) return;
     const float len = (float)(kpc * px_per_kpc), pad = px(20.0f), tick = px(5.0f);
-    const ImVec2 a(pad, size.y - pad), b(pad + len, size.y - pad);
+    const ImVec2 a(pad, bottom - pad), b(pad + len, bottom - pad);
     if (kpc >= 1) snprintf(m->scalebar_text, sizeof m->scalebar_text, "%.0f kpc", kpc);
     else snprintf(m->scalebar_text, sizeof m->scalebar_text, "%.0f pc", kpc * 1e3);
     ImDrawList *draw = ImGui::GetForegroundDrawList();

@@ -468,7 +468,7 @@ extern "C" void ui_frame(UiModel *m)
     ImGui::NewFrame();
     // This frame sees the presses; the releases that came with them wait for the next.
     memset(ui.pressed, 0, sizeof ui.pressed);
-    ui_scalebar(m);
+    float above = ImGui::GetIO().DisplaySize.y; // the scale bar sits above the caption
     if (m->visible) {
         if (ui_look.lecture) {
             ui_lecture_hud(m);
@@ -476,11 +476,12 @@ extern "C" void ui_frame(UiModel *m)
         } else {
             ui_hud(m);
         }
-        ui_caption(m);
+        above = ui_caption(m);
         panel(m);
     } else {
         hint();
     }
+    ui_scalebar(m, above);
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }

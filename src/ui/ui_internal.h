@@ -48,7 +48,7 @@ const char *ui_per_s(double rate, const char *one, const char *many);
 void ui_hud(UiModel *m);
 void ui_lecture_hud(UiModel *m);
 // scalebar.cpp: a bar of a round number of kpc, bottom left, while the UI shows.
-void ui_scalebar(UiModel *m);
+void ui_scalebar(UiModel *m, float bottom);
 
 // heating_panel.cpp: the disks' heating in Diagnostics, and the HUD's mark (buf, color) while a
 // disk is flagged; false when none is.
@@ -56,7 +56,7 @@ void ui_heating_lines(const UiModel *m);
 bool ui_heating_flag(const UiModel *m, char *buf, size_t len, ImVec4 *color);
 
 // caption.cpp: the running preset's line on what it shows, and its source, bottom left.
-void ui_caption(UiModel *m);
+float ui_caption(UiModel *m);
 
 // ladder.cpp: the kernel ladder, in the panel's section or (lecture mode) a window of its own.
 int ui_active_kernel(const UiModel *m);
