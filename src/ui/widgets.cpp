@@ -37,10 +37,19 @@ static bool slider_clear(UiModel *m, const char *label, ImGuiDataType type, void
     char text[64];
     if (type == ImGuiDataType_Float) snprintf(text, sizeof text, format, (double)*(float *)v);
     else snprintf(text, sizeof text, format, *(int *)v);
-    const float w = ImGui::CalcTextSize(text).x, pad = ImGui::GetStyle().FramePadding.x * 0.5f;
+    float w = ImGui::CalcTextSize(text).x;
+    const float pad = ImGui::GetStyle().FramePadding.x * 0.5f;
     float x = (frame.Min.x + frame.Max.x - w) * 0.5f;
     if (x < grab.Max.x && x + w > grab.Min.x) {
         const float left = grab.Min.x - frame.Min.x, right = frame.Max.x - grab.Max.x;
+        // A value with its unit that fits neither side drops the space before the unit ("0.84Myr").
+        if (w + 2.0f * pad > (left > right ? left : right)) {
+            char *to = text;
+            for (const char *from = text; *from; from++)
+                if (*from != ' ') *to++ = *from;
+            *to = '\0';
+            w = ImGui::CalcTextSize(text).x;
+        }
         x = left > right ? frame.Min.x + (left - w) * 0.5f : grab.Max.x + (right - w) * 0.5f;
         // Where the free part is narrower than the text, it starts there and the frame clips it.
         if (left > right && x < frame.Min.x + pad) x = frame.Min.x + pad;
