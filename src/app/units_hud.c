@@ -73,8 +73,12 @@ void app_show_units(App *a)
         snprintf(m->time_text, sizeof m->time_text, "t %.3f", t);
         m->orbit_text[0] = m->dt_note[0] = m->softening_note[0] = '\0';
         m->view_height_kpc = 0;
+        m->erg_per_energy = m->momentum_unit = m->angular_momentum_unit = 0;
         return;
     }
+    m->erg_per_energy = u->msun * UNITS_ERG_PER_MSUN_KMS2;
+    m->momentum_unit = u->msun * u->kms;
+    m->angular_momentum_unit = u->msun * u->kpc * u->kms;
     snprintf(m->time_text, sizeof m->time_text, "t %s (%.2f)", units_format_time(u, t, a_, sizeof a_), t);
     snprintf(m->dt_note, sizeof m->dt_note, "%s", units_format_time(u, m->dt, a_, sizeof a_));
     snprintf(m->softening_note, sizeof m->softening_note, "%s", units_format_softening(u, m->softening, a_, sizeof a_));

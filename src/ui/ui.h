@@ -212,6 +212,9 @@ typedef struct UiModel {
     char orbit_text[160]; /* "rotation 250 Myr at R½   pericentre in 80 Myr"; "" = none */
     char dt_note[32], softening_note[32]; /* the sliders' values in physical units, "0.16 Myr"; "" = none */
     double view_height_kpc; /* the view's height at the camera's target, in kpc; 0 = no scale bar */
+    /* One model energy in erg, momentum in Msun km/s, angular momentum in Msun kpc km/s, for
+     * Diagnostics; 0 = model units only. */
+    double erg_per_energy, momentum_unit, angular_momentum_unit;
     float scalebar_px;    /* the scale bar's length as drawn in the last frame, in pixels; 0 = none */
     char scalebar_text[24]; /* its label, "10 kpc" */
     float scalebar_box[4];  /* the bar and its label, x0 y0 x1 y1 in window pixels */

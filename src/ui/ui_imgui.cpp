@@ -312,6 +312,15 @@ static void diagnostics_section(UiModel *m)
         ImGui::Text("2K/|W| %.4f", d->virial);
         ImGui::Text("P  %+.2e %+.2e %+.2e", d->momentum[0], d->momentum[1], d->momentum[2]);
         ImGui::Text("L  %+.2e %+.2e %+.2e", d->angular_momentum[0], d->angular_momentum[1], d->angular_momentum[2]);
+        if (m->erg_per_energy > 0) {
+            ImGui::TextDisabled("model units; in physical ones:");
+            ImGui::Text("E %+.3e erg  (K %.3e, W %.3e)", d->total * m->erg_per_energy, d->kinetic * m->erg_per_energy,
+                        d->potential * m->erg_per_energy);
+            const double p = m->momentum_unit, l = m->angular_momentum_unit;
+            ImGui::Text("P  %+.2e %+.2e %+.2e Msun km/s", d->momentum[0] * p, d->momentum[1] * p, d->momentum[2] * p);
+            ImGui::Text("L  %+.2e %+.2e %+.2e Msun kpc km/s", d->angular_momentum[0] * l, d->angular_momentum[1] * l,
+                        d->angular_momentum[2] * l);
+        }
     } else {
         ImGui::TextDisabled("measuring...");
     }

@@ -15,6 +15,8 @@ extern "C" {
 /* G in kpc (km/s)^2 / Msun, and one kpc / (km/s) in Myr. */
 #define UNITS_G_KPC_KMS2_MSUN 4.30091727e-6
 #define UNITS_MYR_PER_KPC_KMS 977.792221
+/* One Msun (km/s)^2 in erg: 1.98847e33 g times 1e10 cm^2/s^2. */
+#define UNITS_ERG_PER_MSUN_KMS2 1.98847e43
 
 /* The Milky Way the default galaxy is scaled to (Bland-Hawthorn & Gerhard 2016, ARA&A 54, 529):
  * disk scale length 2.6 kpc, the Sun at 8.2 kpc, circular speed there 238 km/s. */
