@@ -104,18 +104,24 @@ static void place(double *xv, int n, double L, double M, double incl, const doub
 
 /* Relative position and velocity (B - A) of two point masses of total mass m on a parabola with
  * pericentre q, at distance r0 before pericentre, orbiting counter-clockwise in the xy plane. */
-static void parabolic_orbit(double m, double q, double r0, double x[3], double v[3])
+/* Position and velocity in the xy plane at distance r0 and true anomaly f (cos, sin given), from
+ * the radial and tangential speeds. */
+static void orbit_state(double r0, double cf, double sf, double vr, double vt, double x[3], double v[3])
 {
-    double cf = 2.0 * q / r0 - 1.0;
-    cf = cf < -1 ? -1 : (cf > 1 ? 1 : cf);
-    double f = -acos(cf), sf = sin(f), h = sqrt(m / (2.0 * q));
-    double vr = h * sf, vt = h * (1.0 + cf);
     x[0] = r0 * cf;
     x[1] = r0 * sf;
     x[2] = 0.0;
     v[0] = vr * cf - vt * sf;
     v[1] = vr * sf + vt * cf;
     v[2] = 0.0;
+}
+
+static void parabolic_orbit(double m, double q, double r0, double x[3], double v[3])
+{
+    double cf = 2.0 * q / r0 - 1.0;
+    cf = cf < -1 ? -1 : (cf > 1 ? 1 : cf);
+    double f = -acos(cf), sf = sin(f), h = sqrt(m / (2.0 * q));
+    orbit_state(r0, cf, sf, h * sf, h * (1.0 + cf), x, v);
 }
 
 /* Time from distance r0 to pericentre q on a parabola about mass m (Barker's equation). */
@@ -139,13 +145,7 @@ static void conic_orbit(double m, double q, double e, double r0, double x[3], do
     double p = q * (1.0 + e), cf = (p / r0 - 1.0) / e;
     cf = cf < -1 ? -1 : (cf > 1 ? 1 : cf);
     double f = -acos(cf), sf = sin(f), k = sqrt(m / p);
-    double vr = k * e * sf, vt = k * (1.0 + e * cf);
-    x[0] = r0 * cf;
-    x[1] = r0 * sf;
-    x[2] = 0.0;
-    v[0] = vr * cf - vt * sf;
-    v[1] = vr * sf + vt * cf;
-    v[2] = 0.0;
+    orbit_state(r0, cf, sf, k * e * sf, k * (1.0 + e * cf), x, v);
 }
 
 /* Time from distance r0 to pericentre on the conic of conic_orbit: Kepler's equation for the
