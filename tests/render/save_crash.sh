@@ -31,7 +31,8 @@ loads_as() {
     load=$1 log=$2
     shift 2
     "$app" $common --frames 1 --load "$load" "$@" >"$log" 2>&1 || { echo "exit $?"; return; }
-    sed -n 's/^starburst: \([0-9]*\) bodies on .*, dt \([^,]*\), softening \([^,]*\), \([0-9]*\) steps* a frame$/\1 \2 \3 \4/p' "$log"
+    # The physical values in brackets beside dt and softening ("0.02 (0.17 Myr)") are left out.
+    sed -n 's/ ([^)]*)//g; s/^starburst: \([0-9]*\) bodies on .*, dt \([^,]*\), softening \([^,]*\), \([0-9]*\) steps* a frame$/\1 \2 \3 \4/p' "$log"
 }
 
 "$app" $common $old --frames 1 --quiet --save "$out/old.tipsy" || { echo "FAIL: the first save"; exit 1; }
