@@ -50,6 +50,9 @@ click() {
 }
 key() {
     xdotool key --clearmodifiers "$1"
+    # A chord's modifiers are let go for certain: one held on would turn every later key into a
+    # chord the program ignores.
+    case "$1" in *+*) xdotool keyup ctrl shift alt ;; esac
     frames 3
 }
 # x of fraction f along the box of the control last found.
