@@ -25,6 +25,13 @@ static void live_orbit(App *a, const Units *u, double t, char *buf, size_t len)
     orbit_watch_take(&a->orbit, &a->host.bodies, a->host.time, merge_radius, merge_time);
     const OrbitEstimate *e = &a->orbit.est;
     const double since = t - a->host.time;
+    /* A host copy older than the event it foretold says nothing true of now (a headless run that
+     * measures nothing refreshes it seldom): the line waits for a fresh one. */
+    if ((e->phase == ORBIT_APPROACHING && since > e->time_to_pericentre) ||
+        (e->phase == ORBIT_RECEDING && e->time_to_apocentre >= 0 && since > e->time_to_apocentre)) {
+        buf[0] = '\0';
+        return;
+    }
     char when[32], apart[32];
     units_format_length(u, e->separation, apart, sizeof apart);
     switch (e->phase) {
