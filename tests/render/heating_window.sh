@@ -32,10 +32,7 @@ close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -
 STARBURST_READOUT=$readout "$app" --backend cpu --scene disk -n $n --seed $seed --steps-per-frame 8 --size 1000x700 \
     >app.log 2>&1 &
 pid=$!
-wait_for "the first frame" test -s "$readout" || abort "no readout from the program"
-wid=$(xdotool search --sync --onlyvisible --name '^Starburst$' | head -n 1)
-[ -n "$wid" ] || abort "no window named Starburst"
-xdotool windowfocus --sync "$wid" 2>/dev/null
+focus_window
 
 if value_is heating_disks 1; then ok "one disk watched"; else abort "heating_disks is '$(rv heating_disks)', not 1"; fi
 wait_for "two samples after the start" samples_at_least 3 || abort "heating samples: $(rv heating_samples_0)"

@@ -74,10 +74,7 @@ hud_once() {
 
 STARBURST_READOUT=$readout "$app" --backend cpu -n 1024 >app.log 2>&1 &
 pid=$!
-wait_for "the first frame" test -s "$readout" || abort "no readout from the program"
-wid=$(xdotool search --sync --onlyvisible --name '^Starburst$' | head -n 1)
-[ -n "$wid" ] || abort "no window named Starburst"
-xdotool windowfocus --sync "$wid" 2>/dev/null
+focus_window
 frames 3
 hud_once "the HUD"
 check_values "the start"

@@ -61,10 +61,7 @@ EOF
 STARBURST_READOUT=$readout "$app" --backend cpu -n 1024 --size 800x600 --exposure 1.5 --presets presets.ini \
     >app.log 2>&1 &
 pid=$!
-wait_for "the first frame" test -s "$readout" || abort "no readout from the program"
-wid=$(xdotool search --sync --onlyvisible --name '^Starburst$' | head -n 1)
-[ -n "$wid" ] || abort "no window named Starburst"
-xdotool windowfocus --sync "$wid" 2>/dev/null
+focus_window
 frames 3
 defaults=(color_mode=0 exposure=1.5 point_size=1 auto_rotate=0 steps_per_frame=1 damping=1 bodies=1024)
 speed=(color_mode=1 exposure=2.5 point_size=3 auto_rotate=1 steps_per_frame=3 damping=0.999000013 bodies=1024)

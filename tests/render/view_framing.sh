@@ -79,10 +79,7 @@ pid=
 rm -f "$readout"
 STARBURST_READOUT=$readout "$app" --backend cpu -n 2048 --size 1280x720 >live.log 2>&1 &
 pid=$!
-wait_for "the first frame" test -s "$readout" || abort "no readout from the program"
-wid=$(xdotool search --sync --onlyvisible --name '^Starburst$' | head -n 1)
-[ -n "$wid" ] || abort "no window named Starburst"
-xdotool windowfocus --sync "$wid" 2>/dev/null
+focus_window
 frames 3
 xdotool key --clearmodifiers space
 wait_for "the pause" value_is paused 1

@@ -60,3 +60,11 @@ frames() {
 }
 
 value_is() { [ "$(rv "$1")" = "$2" ]; }
+
+# Waits for the program's first frame and its window, and gives the window the keyboard (wid).
+focus_window() {
+    wait_for "the first frame" test -s "$readout" || abort "no readout from the program"
+    wid=$(xdotool search --sync --onlyvisible --name '^Starburst$' | head -n 1)
+    [ -n "$wid" ] || abort "no window named Starburst"
+    xdotool windowfocus --sync "$wid" 2>/dev/null
+}
