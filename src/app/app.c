@@ -194,6 +194,10 @@ static void app_write_readout(App *a)
         .tree_boxes = a->ui.show_tree ? a->tree.drawn : 0,
         .tree_capped = a->ui.show_tree && a->tree.capped,
         .screenshot = a->rec.screenshot[0] ? a->rec.screenshot : NULL,
+        .keys_pressed = a->keys.pressed,
+        .keys_captured = a->keys.captured,
+        .keyboard_captured = a->ui_attached && ui_wants_keyboard(),
+        .focused = render_context_window(a->ctx) && glfwGetWindowAttrib(render_context_window(a->ctx), GLFW_FOCUSED),
         .ui = &a->ui,
     };
     char err[256];

@@ -208,6 +208,11 @@ typedef struct App {
         bool orbiting, panning;
         double x, y;
     } mouse;
+    /* Key presses that reached the app, and those of them the UI kept (a text field had the
+     * keyboard): the readout shows both, so a test tells a key never delivered from one taken. */
+    struct {
+        int pressed, captured;
+    } keys;
     /* Lecture mode goes full screen; leaving it restores what was before. */
     struct {
         bool shown, fullscreen_before;

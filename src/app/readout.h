@@ -28,6 +28,9 @@ typedef struct ReadoutState {
     int tree_boxes;    /* cells the tree overlay draws */
     bool tree_capped;  /* it draws fewer levels than asked: too many cells */
     const char *screenshot; /* the last screenshot written, or NULL */
+    int keys_pressed, keys_captured; /* key presses that reached the app; those the UI kept */
+    bool keyboard_captured;          /* the UI takes the keyboard now (a text field is active) */
+    bool focused;                    /* the window has the input focus */
     const UiModel *ui;
 } ReadoutState;
 

@@ -48,12 +48,23 @@ click() {
     xdotool click 1
     frames 3
 }
+# Presses a key (or a chord) and waits until the program has seen it: a key that never arrives
+# fails here, with where the keyboard was, rather than as a control that did not answer.
+key_arrived() { local k; k=$(rv keys_pressed); [ -n "$k" ] && [ "$k" -gt "$1" ]; }
 key() {
+    local before taken
+    before=$(rv keys_pressed) taken=$(rv keys_captured)
     xdotool key --clearmodifiers "$1"
     # A chord's modifiers are let go for certain: one held on would turn every later key into a
     # chord the program ignores.
     case "$1" in *+*) xdotool keyup ctrl shift alt ;; esac
+    if ! wait_for "the key $1 to reach the program" key_arrived "$before"; then
+        echo "  window focused $(rv focused), X focus on $(xdotool getwindowfocus 2>&1) (the program's is $wid)"
+    fi
     frames 3
+    if [ "$(rv keys_captured)" != "$taken" ]; then
+        echo "  note: the panel took the key $1 (a text field had the keyboard: keyboard_captured $(rv keyboard_captured))"
+    fi
 }
 # x of fraction f along the box of the control last found.
 at() { calc "int($X0 + 1 + ($X1 - $X0 - 2) * $1)"; }
