@@ -65,6 +65,9 @@ typedef struct SnapshotInfo {
     long long count[SNAPSHOT_TYPES];  /* bodies of each type */
     long long n;                      /* all of them */
     double softening;                 /* the file's (SWIFT's parameters), file units; 0: unknown */
+    double shift;                     /* half the box where the file's Parameters say it is not
+                                         periodic (SWIFT's box starts at 0): taken off every
+                                         coordinate read, so the box's centre is the origin */
     SnapshotUnits units;
 } SnapshotInfo;
 

@@ -200,6 +200,9 @@ static int read_info(hid_t f, const char *path, SnapshotInfo *info, char *err, s
         hid_t p = H5Gopen2(f, "Parameters", H5P_DEFAULT);
         if (p >= 0) {
             info->softening = attr_string_number(p, "Gravity:max_physical_DM_softening");
+            if (info->box > 0 && H5Aexists(p, "InitialConditions:periodic") > 0 &&
+                attr_string_number(p, "InitialConditions:periodic") == 0)
+                info->shift = 0.5 * info->box;
             H5Gclose(p);
         }
     }
@@ -416,7 +419,7 @@ int snapshot_hdf5_read(const char *path, const SnapshotReadDesc *desc, Bodies *o
             size_t o = (size_t)(done + first);
             if (read_rows(tr.coords, H5T_NATIVE_DOUBLE, first, c, 3, buf) != 0) rc = -1;
             for (long long i = 0; rc == 0 && i < c; i++)
-                for (int k = 0; k < 3; k++) out->pos[4 * (o + i) + k] = (float)(buf[3 * i + k] * fac[0]);
+                for (int k = 0; k < 3; k++) out->pos[4 * (o + i) + k] = (float)((buf[3 * i + k] - in.shift) * fac[0]);
             if (rc == 0 && read_rows(tr.vels, H5T_NATIVE_DOUBLE, first, c, 3, buf) != 0) rc = -1;
             for (long long i = 0; rc == 0 && i < c; i++)
                 for (int k = 0; k < 3; k++) out->vel[4 * (o + i) + k] = (float)(buf[3 * i + k] * fac[1]);
@@ -458,6 +461,7 @@ int snapshot_hdf5_read(const char *path, const SnapshotReadDesc *desc, Bodies *o
     }
     in.time *= fac[3];
     in.box *= fac[0];
+    in.shift *= fac[0];
     in.softening *= fac[0];
     if (info) *info = in;
     return 0;
@@ -468,7 +472,7 @@ int snapshot_hdf5_read(const char *path, const SnapshotReadDesc *desc, Bodies *o
 struct SnapshotWriter {
     hid_t file, coords, vels, masses, ids;
     long long total, written;
-    double shift;
+    double shift, box;
     char path[1024], part[1040];
 };
 
@@ -517,7 +521,7 @@ SnapshotWriter *snapshot_writer_create(const char *path, long long total, const 
         return NULL;
     }
     *w = (SnapshotWriter){.file = -1, .coords = -1, .vels = -1, .masses = -1, .ids = -1, .total = total,
-                          .shift = desc->shift};
+                          .shift = desc->shift, .box = desc->box};
     snprintf(w->path, sizeof w->path, "%s", path);
     snprintf(w->part, sizeof w->part, "%s.part", path);
     w->file = H5Fcreate(w->part, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -556,6 +560,14 @@ SnapshotWriter *snapshot_writer_create(const char *path, long long total, const 
                  put_attr(u, "Unit current in cgs (U_I)", H5T_NATIVE_DOUBLE, 1, &one) |
                  put_attr(u, "Unit temperature in cgs (U_T)", H5T_NATIVE_DOUBLE, 1, &one);
         if (u >= 0) H5Gclose(u);
+    }
+    if (rc == 0) {
+        hid_t p = H5Gcreate2(w->file, "Parameters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t st = H5Tcopy(H5T_C_S1);
+        H5Tset_size(st, 2);
+        rc = p >= 0 ? put_attr(p, "InitialConditions:periodic", st, 1, "0") : -1;
+        H5Tclose(st);
+        if (p >= 0) H5Gclose(p);
     }
     hid_t g = rc == 0 ? H5Gcreate2(w->file, "PartType1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
     if (g >= 0) {
@@ -603,8 +615,23 @@ int snapshot_writer_append(SnapshotWriter *w, const Bodies *chunk, char *err, si
             x[3 * i + k] = (double)chunk->pos[4 * i + k] + w->shift;
             v[3 * i + k] = chunk->vel[4 * i + k];
         }
+        for (int k = 0; k < 3 && w->box > 0; k++)
+            if (!(x[3 * i + k] >= 0 && x[3 * i + k] < w->box)) {
+                snprintf(err, errlen,
+                         "%s: body %lld lies at %g, outside the box [0, %g) (SWIFT would wrap it silently): the box "
+                         "is too small",
+                         w->path, first + i, x[3 * i + k] - w->shift, w->box);
+                rc = -1;
+            }
         m[i] = chunk->pos[4 * i + 3];
         id[i] = snapshot_id((uint64_t)(first + i), chunk->tag ? chunk->tag[i] : 0);
+    }
+    if (rc != 0 && x && v && m && id) {
+        free(x);
+        free(v);
+        free(m);
+        free(id);
+        return -1;
     }
     if (rc == 0)
         rc = write_rows(w->coords, H5T_NATIVE_DOUBLE, first, c, 3, x) | write_rows(w->vels, H5T_NATIVE_FLOAT, first, c, 3, v) |
