@@ -23,7 +23,7 @@ struct SnapshotSeries {
     int count, cap;
     SnapshotUnits file_units; /* the first HDF5 file's; all 0 where none */
     Units to;                 /* model units bodies come back in */
-    double softening;         /* file units */
+    double softening, dt;     /* file units */
     double time_factor;
 };
 
@@ -69,6 +69,7 @@ static int add_entry(SnapshotSeries *s, const char *path, bool named, char *err,
         e = (SeriesEntry){.hdf5 = true, .time = info.time, .n = info.n};
         if (!(s->file_units.length_cm > 0)) s->file_units = info.units;
         if (!(s->softening > 0)) s->softening = info.softening;
+        if (!(s->dt > 0)) s->dt = info.dt;
     } else if (tipsy_header(path, &e.time, &e.n) != 0) {
         if (named) snprintf(err, errlen, "%s: neither an HDF5 snapshot nor a TIPSY file", path);
         return named ? -1 : 0;
@@ -207,6 +208,11 @@ double series_softening(const SnapshotSeries *s)
 {
     if (!(s->file_units.length_cm > 0) || !units_physical(&s->to)) return s->softening;
     return s->softening * s->file_units.length_cm / (s->to.kpc * SNAPSHOT_CM_PER_KPC);
+}
+
+double series_dt(const SnapshotSeries *s)
+{
+    return s->dt * s->time_factor;
 }
 
 int series_load(SnapshotSeries *s, int i, Bodies *out, uint8_t **types, SnapshotProgress progress, void *user,

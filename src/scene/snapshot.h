@@ -65,6 +65,7 @@ typedef struct SnapshotInfo {
     long long count[SNAPSHOT_TYPES];  /* bodies of each type */
     long long n;                      /* all of them */
     double softening;                 /* the file's (SWIFT's parameters), file units; 0: unknown */
+    double dt;                        /* the largest step SWIFT's parameters allow, file units; 0: unknown */
     double shift;                     /* half the box where the file's Parameters say it is not
                                          periodic (SWIFT's box starts at 0): taken off every
                                          coordinate read, so the box's centre is the origin */
@@ -127,8 +128,9 @@ int series_count(const SnapshotSeries *s);
 const char *series_path(const SnapshotSeries *s, int i);
 double series_time(const SnapshotSeries *s, int i); /* model units */
 long long series_bodies(const SnapshotSeries *s, int i);
-/* The softening the files give (model units), or 0. */
+/* The softening and the step the files give (model units), or 0. */
 double series_softening(const SnapshotSeries *s);
+double series_dt(const SnapshotSeries *s);
 /* Reads snapshot i into out (allocated here; free with bodies_free). types, where not NULL, gets
  * n bytes of particle types (malloc'd; the caller frees). 0, or -1 with err. */
 int series_load(SnapshotSeries *s, int i, Bodies *out, uint8_t **types, SnapshotProgress progress, void *user,

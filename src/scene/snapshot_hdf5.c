@@ -200,6 +200,7 @@ static int read_info(hid_t f, const char *path, SnapshotInfo *info, char *err, s
         hid_t p = H5Gopen2(f, "Parameters", H5P_DEFAULT);
         if (p >= 0) {
             info->softening = attr_string_number(p, "Gravity:max_physical_DM_softening");
+            info->dt = attr_string_number(p, "TimeIntegration:dt_max");
             if (info->box > 0 && H5Aexists(p, "InitialConditions:periodic") > 0 &&
                 attr_string_number(p, "InitialConditions:periodic") == 0)
                 info->shift = 0.5 * info->box;
@@ -463,6 +464,7 @@ int snapshot_hdf5_read(const char *path, const SnapshotReadDesc *desc, Bodies *o
     in.box *= fac[0];
     in.shift *= fac[0];
     in.softening *= fac[0];
+    in.dt *= fac[3];
     if (info) *info = in;
     return 0;
 }
