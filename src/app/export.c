@@ -388,8 +388,11 @@ int export_main(int argc, char **argv)
         fprintf(stderr, "starburst: %s\n", err);
         return 2;
     }
-    if (make_dir(a.dir, err, sizeof err) != 0 ||
-        (stream ? export_streamed(&o, &a, err, sizeof err) : export_held(&o, &a, err, sizeof err)) != 0) {
+    if (make_dir(a.dir, err, sizeof err) != 0) {
+        fprintf(stderr, "starburst: %s\n", err);
+        return 2;
+    }
+    if ((stream ? export_streamed(&o, &a, err, sizeof err) : export_held(&o, &a, err, sizeof err)) != 0) {
         fprintf(stderr, "starburst: %s\n", err);
         return 1;
     }

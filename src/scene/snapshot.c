@@ -3,6 +3,7 @@
  * of large snapshots opens at once; series_load reads one snapshot's bodies when it is asked. */
 #include <dirent.h>
 #include <glob.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,13 @@ double series_softening(const SnapshotSeries *s)
 {
     if (!(s->file_units.length_cm > 0) || !units_physical(&s->to)) return s->softening;
     return s->softening * s->file_units.length_cm / (s->to.kpc * SNAPSHOT_CM_PER_KPC);
+}
+
+long long series_step(const SnapshotSeries *s, int i)
+{
+    double dt = series_dt(s);
+    if (!(dt > 0)) return i;
+    return llround((series_time(s, i) - series_time(s, 0)) / (dt / (1 + 1e-6)));
 }
 
 double series_dt(const SnapshotSeries *s)

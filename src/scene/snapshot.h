@@ -127,6 +127,9 @@ Units series_units(const SnapshotSeries *s);
 int series_count(const SnapshotSeries *s);
 const char *series_path(const SnapshotSeries *s, int i);
 double series_time(const SnapshotSeries *s, int i); /* model units */
+/* Steps from the first snapshot to snapshot i at series_dt (i itself where the files give no dt):
+ * with count, time and load, what a timeline's frame source asks of a series. */
+long long series_step(const SnapshotSeries *s, int i);
 long long series_bodies(const SnapshotSeries *s, int i);
 /* The softening and the step the files give (model units), or 0. */
 double series_softening(const SnapshotSeries *s);

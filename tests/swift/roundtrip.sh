@@ -66,7 +66,6 @@ k=$(sed -n 's/.*the span is 2^\([0-9]*\) steps.*/\1/p' "$work/params.yml")
 last=$(awk '$1 ~ /^[0-9]+$/ && NF > 10 { s = $1 } END { print s }' "$work/swift.log")
 [ -n "$k" ] && [ "$last" = "$((1 << k))" ] ||
     { echo "FAIL: SWIFT ran $last steps where params.yml asks for 2^$k"; exit 1; }
-# Every step of SWIFT's run was dt: its log lists the step size on each line.
 end=$(awk '$1 == "time_end:" { print $2 }' "$work/params.yml")
 echo "first pericentre at t = $peri; compared up to t = $end"
 "$compare" compare "$work" "$end"
