@@ -261,8 +261,8 @@ static hid_t open_dataset(hid_t g, const char *path, int type, const char *name,
     return d;
 }
 
-/* Reads rows [first, first + count) of d (width numbers a row) as memtype into buf. */
-static int read_rows(hid_t d, hid_t memtype, long long first, long long count, int width, void *buf)
+/* Reads (or writes) rows [first, first + count) of d, width numbers a row, as memtype in buf. */
+static int rows_io(hid_t d, hid_t memtype, long long first, long long count, int width, void *buf, bool write)
 {
     hid_t fs = H5Dget_space(d);
     int rank = H5Sget_simple_extent_ndims(fs);
@@ -270,10 +270,15 @@ static int read_rows(hid_t d, hid_t memtype, long long first, long long count, i
     if (rank == 1) cnt[1] = 1;
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL);
     hid_t ms = H5Screate_simple(rank, cnt, NULL);
-    herr_t rc = H5Dread(d, memtype, ms, fs, H5P_DEFAULT, buf);
+    herr_t rc = write ? H5Dwrite(d, memtype, ms, fs, H5P_DEFAULT, buf) : H5Dread(d, memtype, ms, fs, H5P_DEFAULT, buf);
     H5Sclose(ms);
     H5Sclose(fs);
     return rc < 0 ? -1 : 0;
+}
+
+static int read_rows(hid_t d, hid_t memtype, long long first, long long count, int width, void *buf)
+{
+    return rows_io(d, memtype, first, count, width, buf, false);
 }
 
 typedef struct IdIndex {
@@ -281,10 +286,23 @@ typedef struct IdIndex {
     int64_t index;
 } IdIndex;
 
-static int by_id(const void *a, const void *b)
+/* Sorts a by id, least significant byte first (a stable radix sort: linear in n, where qsort took
+ * 14 s for 10^7 bodies in SWIFT's cell order); bytes every id shares are passed over. tmp holds n. */
+static void radix_sort(IdIndex *a, IdIndex *tmp, int n)
 {
-    uint64_t x = ((const IdIndex *)a)->id, y = ((const IdIndex *)b)->id;
-    return x < y ? -1 : x > y;
+    uint64_t all_or = 0, all_and = ~(uint64_t)0;
+    for (int i = 0; i < n; i++) {
+        all_or |= a[i].id;
+        all_and &= a[i].id;
+    }
+    for (int shift = 0; shift < 64; shift += 8) {
+        if ((((all_or ^ all_and) >> shift) & 0xff) == 0) continue;
+        size_t count[257] = {0};
+        for (int i = 0; i < n; i++) count[((a[i].id >> shift) & 0xff) + 1]++;
+        for (int b = 0; b < 256; b++) count[b + 1] += count[b];
+        for (int i = 0; i < n; i++) tmp[count[(a[i].id >> shift) & 0xff]++] = a[i];
+        memcpy(a, tmp, sizeof *a * (size_t)n);
+    }
 }
 
 /* Puts the bodies in order of id; types may be NULL. Returns -1 when memory runs out. */
@@ -294,16 +312,18 @@ static int sort_by_id(Bodies *b, uint64_t *ids, uint8_t *types)
     bool sorted = true;
     for (int i = 1; i < n && sorted; i++) sorted = ids[i - 1] <= ids[i];
     if (sorted) return 0;
-    IdIndex *order = malloc(sizeof *order * (size_t)n);
+    IdIndex *order = malloc(sizeof *order * (size_t)n), *tmp = malloc(sizeof *tmp * (size_t)n);
     Bodies s;
     uint8_t *st = types ? malloc((size_t)n) : NULL;
-    if (!order || bodies_alloc(&s, n) != 0 || (types && !st)) {
+    if (!order || !tmp || bodies_alloc(&s, n) != 0 || (types && !st)) {
         free(order);
+        free(tmp);
         free(st);
         return -1;
     }
     for (int i = 0; i < n; i++) order[i] = (IdIndex){ids[i], i};
-    qsort(order, (size_t)n, sizeof *order, by_id);
+    radix_sort(order, tmp, n);
+    free(tmp);
     for (int i = 0; i < n; i++) {
         int64_t j = order[i].index;
         memcpy(s.pos + 4 * (size_t)i, b->pos + 4 * j, 4 * sizeof(float));
@@ -589,15 +609,7 @@ SnapshotWriter *snapshot_writer_create(const char *path, long long total, const 
 
 static int write_rows(hid_t d, hid_t memtype, long long first, long long count, int width, const void *buf)
 {
-    hid_t fs = H5Dget_space(d);
-    int rank = H5Sget_simple_extent_ndims(fs);
-    hsize_t start[2] = {(hsize_t)first, 0}, cnt[2] = {(hsize_t)count, (hsize_t)width};
-    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL);
-    hid_t ms = H5Screate_simple(rank, cnt, NULL);
-    herr_t rc = H5Dwrite(d, memtype, ms, fs, H5P_DEFAULT, buf);
-    H5Sclose(ms);
-    H5Sclose(fs);
-    return rc < 0 ? -1 : 0;
+    return rows_io(d, memtype, first, count, width, (void *)buf, true);
 }
 
 int snapshot_writer_append(SnapshotWriter *w, const Bodies *chunk, char *err, size_t errlen)
