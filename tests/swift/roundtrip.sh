@@ -36,15 +36,16 @@ if [ ! -x "$swift" ] || [ "$(cat "$cache/source.cksum" 2>/dev/null)" != "$sum" ]
     start=$(date +%s)
     echo "building SWIFT in $cache (once)"
     tar xJf "$tarball" -C "$cache"
+    # (&& throughout: set -e does not reach into a subshell on the left of ||.)
     (
-        cd "$cache/swift"
-        sh autogen.sh >"$cache/build.log" 2>&1
-        ./configure --disable-mpi --disable-vec --disable-hand-vec --disable-compiler-warnings \
-            --disable-doxygen-doc >>"$cache/build.log" 2>&1
-        make -C src -j"$(nproc)" version_string.h >>"$cache/build.log" 2>&1
-        make -C src -j"$(nproc)" libswiftsim.la >>"$cache/build.log" 2>&1
-        make -C argparse -j"$(nproc)" >>"$cache/build.log" 2>&1
-        make -j"$(nproc)" swift >>"$cache/build.log" 2>&1
+        cd "$cache/swift" &&
+            sh autogen.sh >"$cache/build.log" 2>&1 &&
+            ./configure --disable-mpi --disable-vec --disable-hand-vec --disable-compiler-warnings \
+                --disable-doxygen-doc >>"$cache/build.log" 2>&1 &&
+            make -C src -j"$(nproc)" version_string.h >>"$cache/build.log" 2>&1 &&
+            make -C src -j"$(nproc)" libswiftsim.la >>"$cache/build.log" 2>&1 &&
+            make -C argparse -j"$(nproc)" >>"$cache/build.log" 2>&1 &&
+            make -j"$(nproc)" swift >>"$cache/build.log" 2>&1
     ) || { tail -30 "$cache/build.log"; echo "FAIL: SWIFT did not build (log: $cache/build.log)"; exit 1; }
     echo "$sum" >"$cache/source.cksum"
     echo "SWIFT built in $(( $(date +%s) - start )) s"
