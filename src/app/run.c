@@ -152,7 +152,8 @@ int app_reset(App *a, char *err, size_t errlen)
     d.seed = (uint64_t)a->ui.seed;
     Bodies b;
     SceneInfo info;
-    if (a->run.series) {
+    /* --open's series is the start until a preset names another scene. */
+    if (a->run.series && a->run.scene.kind == SCENE_TIPSY && !a->run.scene.tipsy_path && !a->run.load_path) {
         if (open_first_snapshot(a, &b, &info, err, errlen) != 0) return -1;
         d.kind = SCENE_TIPSY;
     } else if (a->run.load_path) {

@@ -331,6 +331,7 @@ static void test_series(void **state)
     assert_true(p.calls >= 1 && p.rising);
     assert_int_equal(p.last, 3000);
     assert_int_equal(p.total, 3000);
+    bodies_free(&r);
     assert_int_equal(series_load(s, 3, &r, NULL, NULL, NULL, err, sizeof err), -1);
     one_line(err, "no snapshot 3");
     free(types);
