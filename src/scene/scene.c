@@ -381,7 +381,7 @@ static int collision_plan(const SceneDesc *d, long long n, CollisionPlan *p, cha
     if (p->nb < 3) p->nb = 3;
     if (p->nb > n - 3) p->nb = n - 3;
     p->na = n - p->nb;
-    place_pair(ma, mb, p->m_orbit, p->q, d->eccentricity, d->pericentre_angle * SCENE_PI / 180.0, p->r0, p->xa, p->va,
+    place_pair(ma, mb, p->m_orbit, p->q, d->eccentricity, d->pericentre_angle * (SCENE_PI / 180.0), p->r0, p->xa, p->va,
                p->xb, p->vb);
     return 0;
 }
