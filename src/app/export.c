@@ -375,6 +375,11 @@ int export_main(int argc, char **argv)
         snprintf(err, sizeof err, "export: -n builds a scene; a --load'ed run has its own bodies");
         rc = -1;
     }
+    if (rc == 0 && a.n > 0 && a.n < scene_min_bodies(o.scene.kind)) {
+        snprintf(err, sizeof err, "export: -n %lld: the %s scene needs at least %d bodies", a.n,
+                 scene_name(o.scene.kind), scene_min_bodies(o.scene.kind));
+        rc = -1;
+    }
     bool stream = a.n > 0 && !o.load_path && (o.scene.kind == SCENE_COLLISION || o.scene.kind == SCENE_DISK);
     if (rc == 0 && a.n > 0 && !stream) {
         if (a.n > SCENE_MAX_BODIES) {

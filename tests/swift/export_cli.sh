@@ -31,6 +31,7 @@ refused "say where: --swift DIR" export
 refused "--swift needs a value" export --swift
 refused "-n: 'zero' is not a whole number" export --swift out -n zero
 refused "-n: '0' is not a whole number" export --swift out -n 0
+refused "-n 3: the collision scene needs at least 6 bodies" export --swift out -n 3
 refused "--span: '-3' is not a model time" export --swift out --span -3
 refused "--snapshots: '9999' is not a whole number" export --swift out --snapshots 9999
 refused "unknown option '--bogus'" export --swift out --bogus
