@@ -60,7 +60,7 @@ typedef struct SnapshotUnits {
 
 /* What a snapshot holds, read from its header without its bodies. */
 typedef struct SnapshotInfo {
-    double time;                      /* in the file's units */
+    double time;                      /* in the file's units (snapshot_hdf5_read: model units, as all below) */
     double box;                       /* BoxSize (the first of three), in the file's units; 0: none */
     long long count[SNAPSHOT_TYPES];  /* bodies of each type */
     long long n;                      /* all of them */
@@ -93,8 +93,11 @@ int snapshot_hdf5_info(const char *path, SnapshotInfo *info, char *err, size_t e
 int snapshot_hdf5_read(const char *path, const SnapshotReadDesc *desc, Bodies *out, SnapshotInfo *info,
                        char *err, size_t errlen);
 
-/* Writes b as SWIFT initial conditions into path (PartType1 only): Header (BoxSize, NumPart_*,
- * Flag_Entropy_ICs, MassTable, Time), Units (where u is physical), and positions shifted by shift. */
+/* SWIFT initial conditions (PartType1 only): Header (BoxSize, NumPart_*, Flag_Entropy_ICs,
+ * MassTable, Time), Units (where units is physical), Parameters saying the box is not periodic,
+ * and positions shifted by shift. A body outside [0, box) after the shift is refused (SWIFT would
+ * wrap it silently); box 0 checks nothing. The file is written beside path and renamed into place
+ * when whole. */
 typedef struct SnapshotWriteDesc {
     double time, box;
     double shift;     /* added to every coordinate (half the box: SWIFT's box starts at 0) */
