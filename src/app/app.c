@@ -289,6 +289,16 @@ static int app_start(App *a)
     char err[512] = "";
     a->run.scene = opt->scene;
     a->run.load_path = opt->load_path;
+    if (opt->open_path) {
+        a->run.series = series_open(opt->open_path, err, sizeof err);
+        if (!a->run.series) {
+            fprintf(stderr, "starburst: --open: %s\n", err);
+            return 2;
+        }
+        Units scale = scene_units(opt->scene.kind);
+        series_set_units(a->run.series, &scale);
+        a->run.scene.kind = SCENE_TIPSY;
+    }
     a->run.force = opt->force;
     a->run.backend = opt->backend;
     a->presets.cuda = -1;
@@ -352,7 +362,7 @@ static int app_start(App *a)
     if (opt->preset) preset = (int)(presets_find(&a->presets.list, opt->preset) - a->presets.list.items);
     if (!cuda) a->run.backend = SIM_BACKEND_CPU;
     /* A built-in scene on the CPU gets fewer bodies; a file brings its own. */
-    const bool scene_n = !opt->load_path && opt->scene.kind < SCENE_TIPSY;
+    const bool scene_n = !opt->load_path && !opt->open_path && opt->scene.kind < SCENE_TIPSY;
     char bodies[64] = "";
     if (scene_n) snprintf(bodies, sizeof bodies, ", %d bodies%s", a->ui.n, opt->scene.n ? "" : " (-n for more)");
     if (!cuda && opt->backend == SIM_BACKEND_AUTO)
@@ -449,6 +459,7 @@ static void app_destroy(App *a)
     undo_clear(&a->run.undo);
     force_watch_destroy(a->obs.watch);
     sim_destroy(a->run.sim);
+    series_close(a->run.series);
     if (a->ui_attached) ui_destroy();
     renderer_destroy(a->renderer);
     render_context_destroy(a->ctx);
