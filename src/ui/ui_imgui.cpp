@@ -101,11 +101,11 @@ static void deliver(int key, int scancode, int action, int mods)
     ImGui_ImplGlfw_KeyCallback(ui.window, key, scancode, action, mods);
 }
 
-// An event waits when one is waiting already (order is kept) or when it is this frame's second
-// press; a full queue lets it through rather than lose it.
+// An event waits when one is waiting already (order is kept), while a text field opens, or when
+// it is this frame's second press; a full queue lets it through rather than lose it.
 static void take(int key, int scancode, int action, int mods)
 {
-    const bool wait = ui.queued > 0 || (is_new_press(key, action) && ui.frame_pressed);
+    const bool wait = ui.queued > 0 || ui_look.field_opening || (is_new_press(key, action) && ui.frame_pressed);
     if (wait && ui.queued < IM_ARRAYSIZE(ui.queue)) {
         ui.queue[ui.queued++] = {key, scancode, action, mods};
         return;
@@ -116,6 +116,7 @@ static void take(int key, int scancode, int action, int mods)
 // At a frame's start: the waiting events up to the next press, which this frame takes.
 static void deliver_queued(void)
 {
+    if (ui_look.field_opening) return;
     int i = 0;
     for (; i < ui.queued; i++) {
         const auto &e = ui.queue[i];
@@ -548,6 +549,7 @@ extern "C" void ui_frame(UiModel *m)
     // This frame sees the presses; the releases that came with them wait for the next.
     memset(ui.pressed, 0, sizeof ui.pressed);
     ui.frame_pressed = false;
+    ui_look.field_opening = false; // the panel below raises it again while a field opens
     float above = ImGui::GetIO().DisplaySize.y; // the scale bar sits above the caption
     if (m->visible) {
         if (ui_look.lecture) {
