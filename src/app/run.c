@@ -166,7 +166,8 @@ int app_reset(App *a, char *err, size_t errlen)
     }
     a->ui.kernel = (int)sim_kernel(a->run.sim);
     a->ui.force = (int)a->run.force;
-    a->ui.tree = sim_force(a->run.sim) == SIM_FORCE_TREE;
+    a->ui.tree = sim_force(a->run.sim) == SIM_FORCE_TREE || sim_force(a->run.sim) == SIM_FORCE_FMM;
+    a->ui.fmm = sim_force(a->run.sim) == SIM_FORCE_FMM;
     a->ui.cuda = sim_backend(a->run.sim) == SIM_BACKEND_CUDA;
     a->ui.backend = sim_backend_name(sim_backend(a->run.sim));
     snprintf(a->run.device, sizeof a->run.device, "%s", sim_device_name(a->run.sim));
@@ -287,7 +288,8 @@ void app_set_force(App *a, SimForce f)
     }
     a->run.force = f; /* kept for resets, as the ladder's pick is */
     a->ui.force = (int)f;
-    a->ui.tree = sim_force(a->run.sim) == SIM_FORCE_TREE;
+    a->ui.tree = sim_force(a->run.sim) == SIM_FORCE_TREE || sim_force(a->run.sim) == SIM_FORCE_FMM;
+    a->ui.fmm = sim_force(a->run.sim) == SIM_FORCE_FMM;
     char method[64];
     if (sim_force(a->run.sim) == SIM_FORCE_TREE)
         snprintf(method, sizeof method, "the tree (Barnes-Hut, theta %.2f)", a->ui.theta);
@@ -324,7 +326,8 @@ bool app_run_rung(App *a, int r)
     }
     if (!ok && !a->tour.active) app_notify(a, "%s", err);
     a->ui.kernel = (int)sim_kernel(a->run.sim);
-    a->ui.tree = sim_force(a->run.sim) == SIM_FORCE_TREE;
+    a->ui.tree = sim_force(a->run.sim) == SIM_FORCE_TREE || sim_force(a->run.sim) == SIM_FORCE_FMM;
+    a->ui.fmm = sim_force(a->run.sim) == SIM_FORCE_FMM;
     return ok;
 }
 

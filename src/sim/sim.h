@@ -46,13 +46,16 @@ typedef enum SimKernel {
 
 /* How forces are summed. Direct: all N^2 pairs (the CUDA kernel ladder, or the CPU loop). Tree:
  * Barnes-Hut with quadrupoles, O(N log N), with the opening angle SimParams.theta (the CPU's in
- * sim/tree_cpu.c, the GPU's in kernels/nbody_tree.cu). Auto: the tree from
- * SIM_TREE_MIN_BODIES_CPU bodies on the CPU backend and SIM_TREE_MIN_BODIES_CUDA on the CUDA one,
- * direct below. */
+ * sim/tree_cpu.c, the GPU's in kernels/nbody_tree.cu). FMM: the fast multipole method, the
+ * tree with far cells acting on groups of bodies through local expansions (docs/FMM.md; the
+ * CPU's in sim/fmm_cpu.c), with the same SimParams.theta. Auto: on the CPU backend the fast
+ * multipole method from SIM_FMM_MIN_BODIES_CPU bodies, direct below; on the CUDA one the tree
+ * from SIM_TREE_MIN_BODIES_CUDA bodies, direct below. */
 typedef enum SimForce {
     SIM_FORCE_AUTO = 0,
     SIM_FORCE_DIRECT,
     SIM_FORCE_TREE,
+    SIM_FORCE_FMM,
     SIM_FORCE_COUNT
 } SimForce;
 
@@ -63,6 +66,9 @@ typedef enum SimForce {
  * 869, 256K 27554 vs 1396; an earlier run gave 8K 23 vs 21 and 16K 84 vs 56. So the two meet
  * between 8K and 16K; at a tie the exact sum wins. */
 #define SIM_TREE_MIN_BODIES_CPU 16384
+/* The CPU's crossover of the fast multipole method with the direct sum (`starburst bench
+ * --backend cpu --force fmm`, docs/FMM.md). */
+#define SIM_FMM_MIN_BODIES_CPU 8192
 /* The CUDA crossover, from the H100 (docs/TREE.md, docs/PERFORMANCE.md): ms per step of the
  * symmetric direct kernel vs the tree's force call, 64K 1.58 vs 2.10, 256K ~25 vs 5.91; the
  * direct kernel's 131,072 takes 6.25. `starburst bench --force tree` times both whole steps
@@ -164,7 +170,7 @@ int sim_set_force(Sim *s, SimForce f, char *err, size_t errlen);
 /* The tree's last force call; false (and *out zeroed) when the tree is not the method or has not
  * run since it became the method. */
 bool sim_tree_stats(const Sim *s, SimTreeStats *out);
-/* "auto", "direct", "tree"; sim_force_from_name gives -1 when unknown. */
+/* "auto", "direct", "tree", "fmm"; sim_force_from_name gives -1 when unknown. */
 const char *sim_force_name(SimForce f);
 int sim_force_from_name(const char *name);
 
