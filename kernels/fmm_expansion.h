@@ -64,7 +64,7 @@ FMM_FN bool fmm_far(float rho_cell, float r_group, float R, float theta_fmm)
 
 /* The far test's theta_fmm for the tree's opening angle theta: the one accuracy number the user
  * sets drives both tests. */
-#define FMM_THETA_SCALE 0.75f
+#define FMM_THETA_SCALE 0.625f
 FMM_FN float fmm_theta(float theta) { return FMM_THETA_SCALE * theta; }
 
 /* generated: begin */

@@ -17,7 +17,8 @@ void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len
     char damping[32], theta[32] = "";
     if (p->damping >= 1.0f) snprintf(damping, sizeof damping, "1 (off)");
     else snprintf(damping, sizeof damping, "%.6g", p->damping);
-    if (sim_force(a->run.sim) == SIM_FORCE_TREE) snprintf(theta, sizeof theta, ", theta %.2f", p->theta);
+    if (sim_force(a->run.sim) == SIM_FORCE_TREE || sim_force(a->run.sim) == SIM_FORCE_FMM)
+        snprintf(theta, sizeof theta, ", theta %.2f", p->theta);
     char both[96];
     snprintf(buf, len, "%s, damping %s%s", app_dt_softening(a, p->dt, p->softening, both, sizeof both), damping,
              theta);
@@ -293,6 +294,8 @@ void app_set_force(App *a, SimForce f)
     char method[64];
     if (sim_force(a->run.sim) == SIM_FORCE_TREE)
         snprintf(method, sizeof method, "the tree (Barnes-Hut, theta %.2f)", a->ui.theta);
+    else if (sim_force(a->run.sim) == SIM_FORCE_FMM)
+        snprintf(method, sizeof method, "the fast multipole method (theta %.2f)", a->ui.theta);
     else
         snprintf(method, sizeof method, "the direct sum (all N^2 pairs)");
     if (f == SIM_FORCE_AUTO)
