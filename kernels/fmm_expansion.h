@@ -201,26 +201,46 @@ FMM_FN void fmm_m2l_terms(float *L, int stride, float x, float y, float z, float
     const float d0_023 = y * d1_013 + d1_003;
     const float d0_014 = y * d1_004;
     const float d0_005 = z * d1_004 + 4.0f * d1_003;
-    L[0] += m * h0 + sxx * d0_200 + syy * d0_020 + szz * d0_002 + sxy * d0_110 + sxz * d0_101 + syz * d0_011;
-    L[1 * stride] += m * d0_100 + sxx * d0_300 + syy * d0_120 + szz * d0_102 + sxy * d0_210 + sxz * d0_201 + syz * d0_111;
-    L[2 * stride] += m * d0_010 + sxx * d0_210 + syy * d0_030 + szz * d0_012 + sxy * d0_120 + sxz * d0_111 + syz * d0_021;
-    L[3 * stride] += m * d0_001 + sxx * d0_201 + syy * d0_021 + szz * d0_003 + sxy * d0_111 + sxz * d0_102 + syz * d0_012;
-    L[4 * stride] += m * d0_200 + sxx * d0_400 + syy * d0_220 + szz * d0_202 + sxy * d0_310 + sxz * d0_301 + syz * d0_211;
-    L[5 * stride] += m * d0_110 + sxx * d0_310 + syy * d0_130 + szz * d0_112 + sxy * d0_220 + sxz * d0_211 + syz * d0_121;
-    L[6 * stride] += m * d0_101 + sxx * d0_301 + syy * d0_121 + szz * d0_103 + sxy * d0_211 + sxz * d0_202 + syz * d0_112;
-    L[7 * stride] += m * d0_020 + sxx * d0_220 + syy * d0_040 + szz * d0_022 + sxy * d0_130 + sxz * d0_121 + syz * d0_031;
-    L[8 * stride] += m * d0_011 + sxx * d0_211 + syy * d0_031 + szz * d0_013 + sxy * d0_121 + sxz * d0_112 + syz * d0_022;
-    L[9 * stride] += m * d0_002 + sxx * d0_202 + syy * d0_022 + szz * d0_004 + sxy * d0_112 + sxz * d0_103 + syz * d0_013;
-    L[10 * stride] += m * d0_300 + sxx * d0_500 + syy * d0_320 + szz * d0_302 + sxy * d0_410 + sxz * d0_401 + syz * d0_311;
-    L[11 * stride] += m * d0_210 + sxx * d0_410 + syy * d0_230 + szz * d0_212 + sxy * d0_320 + sxz * d0_311 + syz * d0_221;
-    L[12 * stride] += m * d0_201 + sxx * d0_401 + syy * d0_221 + szz * d0_203 + sxy * d0_311 + sxz * d0_302 + syz * d0_212;
-    L[13 * stride] += m * d0_120 + sxx * d0_320 + syy * d0_140 + szz * d0_122 + sxy * d0_230 + sxz * d0_221 + syz * d0_131;
-    L[14 * stride] += m * d0_111 + sxx * d0_311 + syy * d0_131 + szz * d0_113 + sxy * d0_221 + sxz * d0_212 + syz * d0_122;
-    L[15 * stride] += m * d0_102 + sxx * d0_302 + syy * d0_122 + szz * d0_104 + sxy * d0_212 + sxz * d0_203 + syz * d0_113;
-    L[16 * stride] += m * d0_030 + sxx * d0_230 + syy * d0_050 + szz * d0_032 + sxy * d0_140 + sxz * d0_131 + syz * d0_041;
-    L[17 * stride] += m * d0_021 + sxx * d0_221 + syy * d0_041 + szz * d0_023 + sxy * d0_131 + sxz * d0_122 + syz * d0_032;
-    L[18 * stride] += m * d0_012 + sxx * d0_212 + syy * d0_032 + szz * d0_014 + sxy * d0_122 + sxz * d0_113 + syz * d0_023;
-    L[19 * stride] += m * d0_003 + sxx * d0_203 + syy * d0_023 + szz * d0_005 + sxy * d0_113 + sxz * d0_104 + syz * d0_014;
+    L[0] += m * h0
+        + sxx * d0_200 + syy * d0_020 + szz * d0_002 + sxy * d0_110 + sxz * d0_101 + syz * d0_011;
+    L[1 * stride] += m * d0_100
+        + sxx * d0_300 + syy * d0_120 + szz * d0_102 + sxy * d0_210 + sxz * d0_201 + syz * d0_111;
+    L[2 * stride] += m * d0_010
+        + sxx * d0_210 + syy * d0_030 + szz * d0_012 + sxy * d0_120 + sxz * d0_111 + syz * d0_021;
+    L[3 * stride] += m * d0_001
+        + sxx * d0_201 + syy * d0_021 + szz * d0_003 + sxy * d0_111 + sxz * d0_102 + syz * d0_012;
+    L[4 * stride] += m * d0_200
+        + sxx * d0_400 + syy * d0_220 + szz * d0_202 + sxy * d0_310 + sxz * d0_301 + syz * d0_211;
+    L[5 * stride] += m * d0_110
+        + sxx * d0_310 + syy * d0_130 + szz * d0_112 + sxy * d0_220 + sxz * d0_211 + syz * d0_121;
+    L[6 * stride] += m * d0_101
+        + sxx * d0_301 + syy * d0_121 + szz * d0_103 + sxy * d0_211 + sxz * d0_202 + syz * d0_112;
+    L[7 * stride] += m * d0_020
+        + sxx * d0_220 + syy * d0_040 + szz * d0_022 + sxy * d0_130 + sxz * d0_121 + syz * d0_031;
+    L[8 * stride] += m * d0_011
+        + sxx * d0_211 + syy * d0_031 + szz * d0_013 + sxy * d0_121 + sxz * d0_112 + syz * d0_022;
+    L[9 * stride] += m * d0_002
+        + sxx * d0_202 + syy * d0_022 + szz * d0_004 + sxy * d0_112 + sxz * d0_103 + syz * d0_013;
+    L[10 * stride] += m * d0_300
+        + sxx * d0_500 + syy * d0_320 + szz * d0_302 + sxy * d0_410 + sxz * d0_401 + syz * d0_311;
+    L[11 * stride] += m * d0_210
+        + sxx * d0_410 + syy * d0_230 + szz * d0_212 + sxy * d0_320 + sxz * d0_311 + syz * d0_221;
+    L[12 * stride] += m * d0_201
+        + sxx * d0_401 + syy * d0_221 + szz * d0_203 + sxy * d0_311 + sxz * d0_302 + syz * d0_212;
+    L[13 * stride] += m * d0_120
+        + sxx * d0_320 + syy * d0_140 + szz * d0_122 + sxy * d0_230 + sxz * d0_221 + syz * d0_131;
+    L[14 * stride] += m * d0_111
+        + sxx * d0_311 + syy * d0_131 + szz * d0_113 + sxy * d0_221 + sxz * d0_212 + syz * d0_122;
+    L[15 * stride] += m * d0_102
+        + sxx * d0_302 + syy * d0_122 + szz * d0_104 + sxy * d0_212 + sxz * d0_203 + syz * d0_113;
+    L[16 * stride] += m * d0_030
+        + sxx * d0_230 + syy * d0_050 + szz * d0_032 + sxy * d0_140 + sxz * d0_131 + syz * d0_041;
+    L[17 * stride] += m * d0_021
+        + sxx * d0_221 + syy * d0_041 + szz * d0_023 + sxy * d0_131 + sxz * d0_122 + syz * d0_032;
+    L[18 * stride] += m * d0_012
+        + sxx * d0_212 + syy * d0_032 + szz * d0_014 + sxy * d0_122 + sxz * d0_113 + syz * d0_023;
+    L[19 * stride] += m * d0_003
+        + sxx * d0_203 + syy * d0_023 + szz * d0_005 + sxy * d0_113 + sxz * d0_104 + syz * d0_014;
 }
 
 /* (*ax, *ay, *az) += the acceleration of the expansion L at y = (x, y, z) from the group centre. */

@@ -83,7 +83,7 @@ def generate(p):
                 v[i] += 1
                 v[j] += 1
                 return ref(0, tuple(v))
-            expr = "m * %s + sxx * %s + syy * %s + szz * %s + sxy * %s + sxz * %s + syz * %s" % (
+            expr = "m * %s\n        + sxx * %s + syy * %s + szz * %s + sxy * %s + sxz * %s + syz * %s" % (
                 ref(0, al), plus(0, 0), plus(1, 1), plus(2, 2), plus(0, 1), plus(0, 2), plus(1, 2))
             i = index(*al)
             lines.append("    L[%s] += %s;" % ("0" if i == 0 else "%d * stride" % i, expr))

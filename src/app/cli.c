@@ -84,7 +84,7 @@ void app_print_usage(FILE *f)
           "                        symmetric runs 256); either of these alone asks for mtpb\n"
           "  --force M             direct, tree (Barnes-Hut with quadrupoles), fmm (fast multipole method:\n"
           "                        far cells act on groups of bodies through local expansions) or auto\n"
-          "                        (default: the tree from 131072 bodies on the GPU, fmm from 8192 on the\n"
+          "                        (default: the tree from 131072 bodies on the GPU, fmm from 1024 on the\n"
           "                        CPU, direct below)\n",
           f);
     param_usage(f, "--theta X", "tree opening angle, smaller is more exact", PARAM_THETA);

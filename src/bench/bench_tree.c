@@ -233,8 +233,8 @@ static void print_row(Context *c, const BenchTreeRow *r)
         snprintf(clean, sizeof clean, "%s", r->note);
         for (char *ch = clean; *ch; ch++)
             if (*ch == ',' || *ch == '"') *ch = ';';
-        atomic_file_printf(c->csv, "%d,%.4f,%.4f,%.4f,%.1f,%.1f,%.4f,%.4f,%.4e,%.4e,%.4e,%d,%.3f,%s,%.4f,%.4f,%.2f,%s,%s\n",
-                           r->n, r->build_ms, r->walk_ms, r->step_ms, r->body_body, r->body_cell, r->direct_ms,
+        atomic_file_printf(c->csv,
+                           "%d,%.4f,%.4f,%.4f,%.1f,%.1f,%.4f,%.4f,%.4e,%.4e,%.4e,%d,%.3f,%s,%.4f,%.4f,%.2f,%s,%s\n", r->n, r->build_ms, r->walk_ms, r->step_ms, r->body_body, r->body_cell, r->direct_ms,
                            r->direct_ms > 0 && r->step_ms > 0 ? r->direct_ms / r->step_ms : 0, r->error.median,
                            r->error.p99, r->error.worst, r->error.samples, c->theta, sim_backend_name(c->backend),
                            r->upward_ms, r->downward_ms, r->body_group, sim_force_name(c->force), clean);
@@ -430,7 +430,8 @@ int bench_tree_run(const BenchTreeOptions *o)
             return 1;
         }
         atomic_file_printf(c.csv, "n,build_ms,walk_ms,step_ms,body_body,body_cell,direct_step_ms,speedup,err_median,"
-                                  "err_p99,err_max,samples,theta,backend,upward_ms,downward_ms,body_group,force,note\n");
+                                  "err_p99,err_max,samples,theta,backend,upward_ms,downward_ms,body_group,force,"
+                                  "note\n");
     }
     BenchTreeRow rows[BENCH_TREE_MAX_NS];
     bench_progress_begin(&c.progress, o->progress ? o->progress : stderr, 3 * count);

@@ -18,7 +18,7 @@
  * mass, l: the cell's side, delta: its centre of mass from its geometric centre), the improved
  * Barnes-Hut test whose error stays bounded when the mass sits in a corner; a cell that holds the
  * group is always opened. The lists are gathered into dense arrays and every body of the group
- * sums them in full, body list then cell list, vectorised like the direct kernel.
+ * sums them in full, body list then cell list, vectorised like the direct kernel (tree_sums.c).
  *
  * A cell's term, softened like the direct sum, is the GPU tree's too: nbody_cell_term in
  * kernels/tree_geometry.h, with the keys and the cell limits. The walk reads the traceless
@@ -357,61 +357,6 @@ static int find_groups(TreeCpu *t, int group_max)
         for (int k = c->nchild - 1; k >= 0; k--) stack[top++] = c->child + k;
     }
     return count;
-}
-
-__attribute__((target_clones("avx512f", "avx2", "default")))
-static void sum_bodies(const float *bx, const float *by, const float *bz, const float *bm, int nb, const float *gx,
-                       const float *gy, const float *gz, int gn, float eps2, float *ax_out, float *ay_out,
-                       float *az_out)
-{
-    for (int i = 0; i < gn; i++) {
-        const float xi = gx[i], yi = gy[i], zi = gz[i];
-        float ax = 0, ay = 0, az = 0;
-#pragma omp simd reduction(+ : ax, ay, az)
-        for (int j = 0; j < nb; j++) {
-            const float dx = bx[j] - xi, dy = by[j] - yi, dz = bz[j] - zi;
-            const float r2 = dx * dx + dy * dy + dz * dz + eps2;
-            /* Coincident bodies with no softening: the self term must stay zero. */
-            const float inv = r2 > 0 ? 1.0f / sqrtf(r2) : 0.0f;
-            const float s = bm[j] * inv * inv * inv;
-            ax += dx * s;
-            ay += dy * s;
-            az += dz * s;
-        }
-        ax_out[i] = ax, ay_out[i] = ay, az_out[i] = az;
-    }
-}
-
-/* The cells' terms, nbody_cell_term (kernels/tree_geometry.h). An accepted cell is never at
- * distance 0, so r2 > 0. */
-__attribute__((target_clones("avx512f", "avx2", "default")))
-static void sum_cells(const Lists *l, int nc, const float *gx, const float *gy, const float *gz, int gn, float eps2,
-                      float *ax_out, float *ay_out, float *az_out)
-{
-    const float *cx = l->cx, *cy = l->cy, *cz = l->cz, *cm = l->cm, *qxx = l->qxx, *qyy = l->qyy, *qzz = l->qzz,
-                *qxy = l->qxy, *qxz = l->qxz, *qyz = l->qyz, *teps2 = l->teps2;
-    for (int i = 0; i < gn; i++) {
-        const float xi = gx[i], yi = gy[i], zi = gz[i];
-        float ax = 0, ay = 0, az = 0;
-#pragma omp simd reduction(+ : ax, ay, az)
-        for (int j = 0; j < nc; j++) {
-            const float dx = cx[j] - xi, dy = cy[j] - yi, dz = cz[j] - zi;
-            const float r2 = dx * dx + dy * dy + dz * dz + eps2;
-            const NbodyAccel a = nbody_cell_term((NbodyAccel){0, 0, 0}, dx, dy, dz, 1.0f / sqrtf(r2), cm[j], qxx[j],
-                                                 qyy[j], qzz[j], qxy[j], qxz[j], qyz[j], teps2[j]);
-            ax += a.x;
-            ay += a.y;
-            az += a.z;
-        }
-        ax_out[i] += ax, ay_out[i] += ay, az_out[i] += az;
-    }
-}
-
-void tree_cpu_sum_lists(const TreeCpuLists *l, const float *gx, const float *gy, const float *gz, int gn, float eps2,
-                        float *ax, float *ay, float *az)
-{
-    sum_bodies(l->bx, l->by, l->bz, l->bm, l->nb, gx, gy, gz, gn, eps2, ax, ay, az);
-    sum_cells(l, l->nc, gx, gy, gz, gn, eps2, ax, ay, az);
 }
 
 /* Distance from v to the interval [lo, hi]. */
