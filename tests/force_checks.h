@@ -124,6 +124,16 @@ static inline void check_default_accuracy(const Bodies *b, SimForce force, float
         fail_msg("%s: median %.3g (<= %.0e), p99 %.3g (<= %.0e)", what, e.median, MEDIAN_MAX, e.p99, P99_MAX);
 }
 
+/* The default accuracy on a built scene of n bodies (fewer under the sanitizers). */
+static inline void check_scene_accuracy(SimForce force, SceneKind kind, int n, const char *what)
+{
+    Bodies b;
+    SceneInfo info;
+    build_scene(kind, n / SCALE, &b, &info);
+    check_default_accuracy(&b, force, info.softening, what);
+    bodies_free(&b);
+}
+
 static inline void accelerations(const Bodies *b, SimForce force, int threads, float eps, float *acc)
 {
     Sim *s = make_sim(b, force, threads);

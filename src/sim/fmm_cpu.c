@@ -225,16 +225,7 @@ static void group_forces(const TreeCpuView *v, int gi, TreeCpuLists *l, FarList 
     }
     if (nf > 0) m2l_list(far, nf, eps2, local);
     else memset(local, 0, FMM_NL * sizeof(float));
-    float ax[TREE_CPU_GROUP], ay[TREE_CPU_GROUP], az[TREE_CPU_GROUP];
-    /* A deepest leaf may exceed a group: its bodies go in slices of TREE_CPU_GROUP. */
-    for (int s = 0; s < gn; s += TREE_CPU_GROUP) {
-        const int sn = gn - s < TREE_CPU_GROUP ? gn - s : TREE_CPU_GROUP;
-        tree_cpu_sum_lists(l, v->x + gb + s, v->y + gb + s, v->z + gb + s, sn, eps2, ax, ay, az);
-        for (int j = 0; j < sn; j++) {
-            float *a = acc3 + 3 * (size_t)v->idx[gb + s + j];
-            a[0] = ax[j], a[1] = ay[j], a[2] = az[j];
-        }
-    }
+    tree_cpu_sum_group(l, v, g, eps2, acc3);
     work[0] = (long long)gn * l->nb;
     work[1] = (long long)gn * l->nc;
     work[2] = nf;

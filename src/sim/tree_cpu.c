@@ -359,56 +359,26 @@ static int find_groups(TreeCpu *t, int group_max)
     return count;
 }
 
-/* Distance from v to the interval [lo, hi]. */
-static inline float gap(float lo, float hi, float v) { return v < lo ? lo - v : v > hi ? v - hi : 0.0f; }
-
-void tree_cpu_group_box(const TreeCpuView *v, const TreeCpuNode *g, float lo[3], float hi[3])
+void tree_cpu_sum_group(const TreeCpuLists *l, const TreeCpuView *v, const TreeCpuNode *g, float eps2, float *acc3)
 {
-    lo[0] = hi[0] = v->x[g->begin], lo[1] = hi[1] = v->y[g->begin], lo[2] = hi[2] = v->z[g->begin];
-    for (int j = g->begin + 1; j < g->end; j++) {
-        const float p[3] = {v->x[j], v->y[j], v->z[j]};
-        for (int k = 0; k < 3; k++) {
-            if (p[k] < lo[k]) lo[k] = p[k];
-            if (p[k] > hi[k]) hi[k] = p[k];
+    const int gb = g->begin, gn = g->end - g->begin;
+    float ax[TREE_CPU_GROUP], ay[TREE_CPU_GROUP], az[TREE_CPU_GROUP];
+    /* A deepest leaf may exceed a group: its bodies go in slices of TREE_CPU_GROUP. */
+    for (int s = 0; s < gn; s += TREE_CPU_GROUP) {
+        const int sn = gn - s < TREE_CPU_GROUP ? gn - s : TREE_CPU_GROUP;
+        tree_cpu_sum_lists(l, v->x + gb + s, v->y + gb + s, v->z + gb + s, sn, eps2, ax, ay, az);
+        for (int j = 0; j < sn; j++) {
+            float *a = acc3 + 3 * (size_t)v->idx[gb + s + j];
+            a[0] = ax[j], a[1] = ay[j], a[2] = az[j];
         }
     }
-}
-
-bool tree_cpu_accepts(const TreeCpuView *v, int node, const TreeCpuNode *g, const float lo[3], const float hi[3])
-{
-    const TreeCpuNode *c = &v->node[node];
-    if (c->begin <= g->begin && g->end <= c->end) return false; /* a cell that holds the group */
-    /* The box's nearest point to the centre of mass. */
-    const float d0 = gap(lo[0], hi[0], v->cx[node]), d1 = gap(lo[1], hi[1], v->cy[node]),
-                d2 = gap(lo[2], hi[2], v->cz[node]);
-    return d0 * d0 + d1 * d1 + d2 * d2 > v->open2[node];
-}
-
-void tree_cpu_list_cell(TreeCpuLists *l, const TreeCpuView *v, int node, float eps2)
-{
-    const float *q = v->q + 6 * node;
-    const int nc = l->nc++;
-    l->cx[nc] = v->cx[node], l->cy[nc] = v->cy[node], l->cz[nc] = v->cz[node], l->cm[nc] = v->mass[node];
-    l->qxx[nc] = q[0], l->qyy[nc] = q[1], l->qzz[nc] = q[2];
-    l->qxy[nc] = q[3], l->qxz[nc] = q[4], l->qyz[nc] = q[5], l->teps2[nc] = v->trace[node] * eps2;
-}
-
-void tree_cpu_list_leaf(TreeCpuLists *l, const TreeCpuView *v, int node)
-{
-    const TreeCpuNode *c = &v->node[node];
-    const int count = c->end - c->begin;
-    memcpy(l->bx + l->nb, v->x + c->begin, (size_t)count * sizeof(float));
-    memcpy(l->by + l->nb, v->y + c->begin, (size_t)count * sizeof(float));
-    memcpy(l->bz + l->nb, v->z + c->begin, (size_t)count * sizeof(float));
-    memcpy(l->bm + l->nb, v->m + c->begin, (size_t)count * sizeof(float));
-    l->nb += count;
 }
 
 /* Walks the tree for group g, evaluates its lists and writes its bodies' accelerations. work[0]
  * gets the body-body interactions evaluated, work[1] the body-cell ones. */
 static void walk_group(const TreeCpuView *v, const Node *g, Lists *l, float eps2, float *acc3, long long work[2])
 {
-    const int gb = g->begin, gn = g->end - g->begin;
+    const int gn = g->end - g->begin;
     float lo[3], hi[3];
     tree_cpu_group_box(v, g, lo, hi);
     int stack[TREE_CPU_STACK], top = 0;
@@ -422,16 +392,7 @@ static void walk_group(const TreeCpuView *v, const Node *g, Lists *l, float eps2
         else
             for (int k = c->nchild - 1; k >= 0; k--) stack[top++] = c->child + k;
     }
-    float ax[TREE_CPU_GROUP], ay[TREE_CPU_GROUP], az[TREE_CPU_GROUP];
-    /* A deepest leaf may exceed a group: its bodies go in slices of TREE_CPU_GROUP. */
-    for (int s = 0; s < gn; s += TREE_CPU_GROUP) {
-        const int sn = gn - s < TREE_CPU_GROUP ? gn - s : TREE_CPU_GROUP;
-        tree_cpu_sum_lists(l, v->x + gb + s, v->y + gb + s, v->z + gb + s, sn, eps2, ax, ay, az);
-        for (int j = 0; j < sn; j++) {
-            float *a = acc3 + 3 * (size_t)v->idx[gb + s + j];
-            a[0] = ax[j], a[1] = ay[j], a[2] = az[j];
-        }
-    }
+    tree_cpu_sum_group(l, v, g, eps2, acc3);
     work[0] = (long long)gn * l->nb;
     work[1] = (long long)gn * l->nc;
 }

@@ -5,6 +5,7 @@
 #define STARBURST_TREE_CPU_H
 
 #include <stdbool.h>
+#include <string.h>
 
 #include "sim/sim.h"
 
@@ -77,14 +78,59 @@ int tree_cpu_build(TreeCpu *t, const float *pos4, int n, float theta, int group_
                    TreeCpuStats *stats);
 TreeCpuView tree_cpu_view(const TreeCpu *t);
 TreeCpuLists *tree_cpu_lists(TreeCpu *t, int thread);
+/* The walks' steps, inline: they run once for each cell a walk meets. */
+/* Distance from v to the interval [lo, hi]. */
+static inline float tree_cpu_gap(float lo, float hi, float v) { return v < lo ? lo - v : v > hi ? v - hi : 0.0f; }
+
 /* The bounding box of a group's bodies. */
-void tree_cpu_group_box(const TreeCpuView *v, const TreeCpuNode *g, float lo[3], float hi[3]);
+static inline void tree_cpu_group_box(const TreeCpuView *v, const TreeCpuNode *g, float lo[3], float hi[3])
+{
+    lo[0] = hi[0] = v->x[g->begin], lo[1] = hi[1] = v->y[g->begin], lo[2] = hi[2] = v->z[g->begin];
+    for (int j = g->begin + 1; j < g->end; j++) {
+        const float p[3] = {v->x[j], v->y[j], v->z[j]};
+        for (int k = 0; k < 3; k++) {
+            if (p[k] < lo[k]) lo[k] = p[k];
+            if (p[k] > hi[k]) hi[k] = p[k];
+        }
+    }
+}
+
 /* Whether node's multipoles serve every body of group g (box lo..hi): the node does not hold the
  * group and the box's nearest point lies beyond the opening distance. */
-bool tree_cpu_accepts(const TreeCpuView *v, int node, const TreeCpuNode *g, const float lo[3], const float hi[3]);
+static inline bool tree_cpu_accepts(const TreeCpuView *v, int node, const TreeCpuNode *g, const float lo[3],
+                                    const float hi[3])
+{
+    const TreeCpuNode *c = &v->node[node];
+    if (c->begin <= g->begin && g->end <= c->end) return false; /* a cell that holds the group */
+    /* The box's nearest point to the centre of mass. */
+    const float d0 = tree_cpu_gap(lo[0], hi[0], v->cx[node]), d1 = tree_cpu_gap(lo[1], hi[1], v->cy[node]),
+                d2 = tree_cpu_gap(lo[2], hi[2], v->cz[node]);
+    return d0 * d0 + d1 * d1 + d2 * d2 > v->open2[node];
+}
+
 /* Appends a node's multipoles, or a leaf's bodies, to the lists. */
-void tree_cpu_list_cell(TreeCpuLists *l, const TreeCpuView *v, int node, float eps2);
-void tree_cpu_list_leaf(TreeCpuLists *l, const TreeCpuView *v, int node);
+static inline void tree_cpu_list_cell(TreeCpuLists *l, const TreeCpuView *v, int node, float eps2)
+{
+    const float *q = v->q + 6 * node;
+    const int nc = l->nc++;
+    l->cx[nc] = v->cx[node], l->cy[nc] = v->cy[node], l->cz[nc] = v->cz[node], l->cm[nc] = v->mass[node];
+    l->qxx[nc] = q[0], l->qyy[nc] = q[1], l->qzz[nc] = q[2];
+    l->qxy[nc] = q[3], l->qxz[nc] = q[4], l->qyz[nc] = q[5], l->teps2[nc] = v->trace[node] * eps2;
+}
+
+static inline void tree_cpu_list_leaf(TreeCpuLists *l, const TreeCpuView *v, int node)
+{
+    const TreeCpuNode *c = &v->node[node];
+    const int count = c->end - c->begin;
+    memcpy(l->bx + l->nb, v->x + c->begin, (size_t)count * sizeof(float));
+    memcpy(l->by + l->nb, v->y + c->begin, (size_t)count * sizeof(float));
+    memcpy(l->bz + l->nb, v->z + c->begin, (size_t)count * sizeof(float));
+    memcpy(l->bm + l->nb, v->m + c->begin, (size_t)count * sizeof(float));
+    l->nb += count;
+}
+
+/* The accelerations of group g's bodies from the lists, written to acc3 (in the bodies' order). */
+void tree_cpu_sum_group(const TreeCpuLists *l, const TreeCpuView *v, const TreeCpuNode *g, float eps2, float *acc3);
 /* The accelerations of gn <= TREE_CPU_GROUP bodies at (gx, gy, gz) from the lists' bodies then
  * cells, written to ax, ay, az. */
 void tree_cpu_sum_lists(const TreeCpuLists *l, const float *gx, const float *gy, const float *gz, int gn, float eps2,

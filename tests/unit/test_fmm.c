@@ -19,21 +19,10 @@
 
 static void accuracy_collision(void **state)
 {
-    Bodies b;
-    SceneInfo info;
-    build_scene(SCENE_COLLISION, 16384 / SCALE, &b, &info);
-    check_default_accuracy(&b, SIM_FORCE_FMM, info.softening, "collision");
-    bodies_free(&b);
+    check_scene_accuracy(SIM_FORCE_FMM, SCENE_COLLISION, 16384, "collision");
 }
 
-static void accuracy_plummer(void **state)
-{
-    Bodies b;
-    SceneInfo info;
-    build_scene(SCENE_PLUMMER, 16384 / SCALE, &b, &info);
-    check_default_accuracy(&b, SIM_FORCE_FMM, info.softening, "plummer");
-    bodies_free(&b);
-}
+static void accuracy_plummer(void **state) { check_scene_accuracy(SIM_FORCE_FMM, SCENE_PLUMMER, 16384, "plummer"); }
 
 static void accuracy_galaxy(void **state)
 {
@@ -47,11 +36,7 @@ static void accuracy_galaxy(void **state)
 /* A larger system: far cells at many levels act through the expansions. */
 static void accuracy_collision_64k(void **state)
 {
-    Bodies b;
-    SceneInfo info;
-    build_scene(SCENE_COLLISION, 65536 / SCALE, &b, &info);
-    check_default_accuracy(&b, SIM_FORCE_FMM, info.softening, "collision");
-    bodies_free(&b);
+    check_scene_accuracy(SIM_FORCE_FMM, SCENE_COLLISION, 65536, "collision");
 }
 
 /* Smaller angles open more cells and expand fewer: the median error falls from theta 0.8 to 0.3. */

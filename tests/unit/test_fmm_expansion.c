@@ -137,35 +137,25 @@ static void check_order(const Cell *c, double eps)
     }
 }
 
-static void test_point_mass_order(void **state)
+/* check_order for cells of `count` bodies within rho, in random directions, eps 0 to 0.3. */
+static void check_orders(double rho, int count)
 {
-    (void)state;
     const double eps[] = {0, 0.05, 0.3};
     for (int trial = 0; trial < 4; trial++)
         for (size_t e = 0; e < sizeof eps / sizeof eps[0]; e++) {
             double v[3];
             direction(v);
             Cell c;
-            make_cell(&c, v, 0, 1);
+            make_cell(&c, v, rho, count);
             check_order(&c, eps[e]);
         }
 }
 
+static void test_point_mass_order(void **state) { check_orders(0, 1); }
+
 /* A cell of radius 1e-2 at distance 1: its own (rho / R)^3 error is far below the expansion's,
  * so the expansion's order shows. */
-static void test_quadrupole_cell_order(void **state)
-{
-    (void)state;
-    const double eps[] = {0, 0.05, 0.3};
-    for (int trial = 0; trial < 4; trial++)
-        for (size_t e = 0; e < sizeof eps / sizeof eps[0]; e++) {
-            double v[3];
-            direction(v);
-            Cell c;
-            make_cell(&c, v, 1e-2, CELL_BODIES);
-            check_order(&c, eps[e]);
-        }
-}
+static void test_quadrupole_cell_order(void **state) { check_orders(1e-2, CELL_BODIES); }
 
 /* At the group centre the expansion is the cell term itself: the same multipoles, the same
  * kernel. A large cell with large softening, so the quadrupole and trace terms are not small. */

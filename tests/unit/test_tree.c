@@ -20,22 +20,11 @@
 #define ENERGY_N 8192
 #define ENERGY_BOUND 1e-4
 
-static void accuracy_plummer(void **state)
-{
-    Bodies b;
-    SceneInfo info;
-    build_scene(SCENE_PLUMMER, 16384 / SCALE, &b, &info);
-    check_default_accuracy(&b, SIM_FORCE_TREE, info.softening, "plummer");
-    bodies_free(&b);
-}
+static void accuracy_plummer(void **state) { check_scene_accuracy(SIM_FORCE_TREE, SCENE_PLUMMER, 16384, "plummer"); }
 
 static void accuracy_collision(void **state)
 {
-    Bodies b;
-    SceneInfo info;
-    build_scene(SCENE_COLLISION, 16384 / SCALE, &b, &info);
-    check_default_accuracy(&b, SIM_FORCE_TREE, info.softening, "collision");
-    bodies_free(&b);
+    check_scene_accuracy(SIM_FORCE_TREE, SCENE_COLLISION, 16384, "collision");
 }
 
 static void accuracy_galaxy(void **state)
