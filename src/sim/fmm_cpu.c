@@ -51,7 +51,6 @@ struct FmmCpu {
     double *down_ms;      /* per group: the time of its downward pass */
     long long *work;      /* per group: body-body, body-cell, cell-group */
     FarList *far;
-    bool built;
 };
 
 static void far_free(FarList *l)
@@ -153,11 +152,9 @@ static void m2l_list(const FarList *l, int nf, float eps2, float L[FMM_NL])
     }
 }
 
-/* The group's centre (its bounding box's middle) and radius. */
-static float group_sphere(const TreeCpuView *v, const TreeCpuNode *g, float c[3])
+/* The group's centre c (the middle of its bodies' box lo..hi) and radius. */
+static float group_sphere(const TreeCpuView *v, const TreeCpuNode *g, const float lo[3], const float hi[3], float c[3])
 {
-    float lo[3], hi[3];
-    tree_cpu_group_box(v, g, lo, hi);
     for (int k = 0; k < 3; k++) c[k] = 0.5f * (lo[k] + hi[k]);
     float r2 = 0;
     for (int j = g->begin; j < g->end; j++) {
@@ -200,7 +197,7 @@ static void group_forces(const TreeCpuView *v, int gi, TreeCpuLists *l, FarList 
     const int gb = g->begin, gn = g->end - g->begin;
     float lo[3], hi[3];
     tree_cpu_group_box(v, g, lo, hi);
-    const float r_g = group_sphere(v, g, centre);
+    const float r_g = group_sphere(v, g, lo, hi, centre);
     int stack[TREE_CPU_STACK], top = 0, nf = 0;
     l->nb = l->nc = 0;
     stack[top++] = 0;
@@ -242,7 +239,6 @@ int fmm_cpu_forces(FmmCpu *f, const float *pos4, int n, float eps, float theta, 
                    float *acc3, TreeCpuStats *stats)
 {
     memset(stats, 0, sizeof *stats);
-    f->built = false;
     if (n < 1) return 0;
     if (threads < 1) threads = 1;
     if (tree_cpu_build(f->tree, pos4, n, theta, FMM_CPU_GROUP, threads, stats)) return -1;
@@ -269,6 +265,5 @@ int fmm_cpu_forces(FmmCpu *f, const float *pos4, int n, float eps, float theta, 
      * two): its share of the wall time is its summed time over the threads. */
     stats->downward_ms = down / threads;
     stats->walk_ms = t1 - t0 - stats->downward_ms;
-    f->built = true;
     return 0;
 }

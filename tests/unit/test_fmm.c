@@ -93,8 +93,11 @@ static void force_api(void **state)
     assert_string_equal(sim_force_name(SIM_FORCE_FMM), "fmm");
     assert_int_equal(sim_force_from_name("fmm"), SIM_FORCE_FMM);
 
+    /* A collision large enough that far cells act through expansions (not scaled down under the
+     * sanitizers: a smaller one has none). */
     Bodies b;
-    random_ball(&b, SIM_FMM_MIN_BODIES_CPU, 6);
+    SceneInfo info;
+    build_scene(SCENE_COLLISION, 16384, &b, &info);
     Sim *s = make_sim(&b, SIM_FORCE_AUTO, 0);
     assert_int_equal(sim_force(s), SIM_FORCE_FMM);
     SimTreeStats ts;
@@ -126,6 +129,12 @@ static void force_api(void **state)
     sim_destroy(s);
     bodies_free(&b);
 
+    /* Auto switches at SIM_FMM_MIN_BODIES_CPU. */
+    random_ball(&b, SIM_FMM_MIN_BODIES_CPU, 6);
+    s = make_sim(&b, SIM_FORCE_AUTO, 0);
+    assert_int_equal(sim_force(s), SIM_FORCE_FMM);
+    sim_destroy(s);
+    bodies_free(&b);
     random_ball(&b, SIM_FMM_MIN_BODIES_CPU - 1, 6);
     s = make_sim(&b, SIM_FORCE_AUTO, 0);
     assert_int_equal(sim_force(s), SIM_FORCE_DIRECT);
