@@ -124,6 +124,21 @@ static inline void check_default_accuracy(const Bodies *b, SimForce force, float
         fail_msg("%s: median %.3g (<= %.0e), p99 %.3g (<= %.0e)", what, e.median, MEDIAN_MAX, e.p99, P99_MAX);
 }
 
+/* On an 8K Plummer sphere the median error falls at each of the `count` angles, largest first. */
+static inline void check_error_falls(SimForce force, const float *thetas, int count)
+{
+    Bodies b;
+    SceneInfo info;
+    build_scene(SCENE_PLUMMER, 8192 / SCALE, &b, &info);
+    double last = INFINITY;
+    for (int i = 0; i < count; i++) {
+        Errors e = method_errors(&b, force, info.softening, thetas[i], "plummer");
+        if (!(e.median < last)) fail_msg("theta %.2f: median %.3g, not below %.3g", thetas[i], e.median, last);
+        last = e.median;
+    }
+    bodies_free(&b);
+}
+
 /* The default accuracy on a built scene of n bodies (fewer under the sanitizers). */
 static inline void check_scene_accuracy(SimForce force, SceneKind kind, int n, const char *what)
 {

@@ -42,17 +42,8 @@ static void accuracy_collision_64k(void **state)
 /* Smaller angles open more cells and expand fewer: the median error falls from theta 0.8 to 0.3. */
 static void error_falls_with_theta(void **state)
 {
-    Bodies b;
-    SceneInfo info;
-    build_scene(SCENE_PLUMMER, 8192 / SCALE, &b, &info);
     const float thetas[] = {0.8f, 0.5f, 0.3f};
-    double last = INFINITY;
-    for (int i = 0; i < 3; i++) {
-        Errors e = method_errors(&b, SIM_FORCE_FMM, info.softening, thetas[i], "plummer");
-        if (!(e.median < last)) fail_msg("theta %.2f: median %.3g, not below %.3g", thetas[i], e.median, last);
-        last = e.median;
-    }
-    bodies_free(&b);
+    check_error_falls(SIM_FORCE_FMM, thetas, 3);
 }
 
 static void degenerate_inputs(void **state) { check_degenerate_inputs(SIM_FORCE_FMM); }

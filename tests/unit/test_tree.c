@@ -69,17 +69,8 @@ static void accuracy_clustered(void **state)
 /* Smaller angles open more cells: the median error falls from theta 0.8 to 0.5 to 0.3. */
 static void error_falls_with_theta(void **state)
 {
-    Bodies b;
-    SceneInfo info;
-    build_scene(SCENE_PLUMMER, 8192 / SCALE, &b, &info);
     const float thetas[] = {1.0f, 0.8f, 0.5f, 0.3f};
-    double last = INFINITY;
-    for (int i = 0; i < 4; i++) {
-        Errors e = method_errors(&b, SIM_FORCE_TREE, info.softening, thetas[i], "plummer");
-        if (!(e.median < last)) fail_msg("theta %.2f: median %.3g, not below %.3g", thetas[i], e.median, last);
-        last = e.median;
-    }
-    bodies_free(&b);
+    check_error_falls(SIM_FORCE_TREE, thetas, 4);
 }
 
 static void degenerate_inputs(void **state) { check_degenerate_inputs(SIM_FORCE_TREE); }
