@@ -56,6 +56,11 @@ typedef struct NbodyTreeStats {
     double body_cell; /* multipole interactions per body */
     double build_ms;  /* box, keys, sort, cells, multipoles (GPU: CUDA events; CPU: wall) */
     double walk_ms;   /* the walk and its sums (GPU: with the scatter back to the bodies' order) */
+    /* The fast multipole method: its multipoles (upward pass; then not in build_ms), the
+     * evaluation of the groups' local expansions at their bodies (downward pass; not in walk_ms),
+     * and the cell-group expansions (M2L) evaluated, per body like body_cell. 0 for the tree. */
+    double upward_ms, downward_ms;
+    double body_group;
 } NbodyTreeStats;
 
 /* Every third bit of a 64-bit word from the low 21 bits of v, and back. */

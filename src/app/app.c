@@ -396,8 +396,8 @@ static int app_start(App *a)
     /* The CPU backend has one kernel (OpenMP, all pairs): the ladder's names are the GPU's. A
      * tree run names the tree. */
     char kernel[48] = "";
-    if (sim_force(a->run.sim) == SIM_FORCE_TREE)
-        snprintf(kernel, sizeof kernel, ", tree, theta %.2f", a->ui.theta);
+    if (sim_force(a->run.sim) == SIM_FORCE_TREE || sim_force(a->run.sim) == SIM_FORCE_FMM)
+        snprintf(kernel, sizeof kernel, ", %s, theta %.2f", sim_force_name(sim_force(a->run.sim)), a->ui.theta);
     else if (a->ui.cuda)
         snprintf(kernel, sizeof kernel, ", kernel %s", sim_kernel_name(sim_kernel(a->run.sim)));
     char params[96];

@@ -87,8 +87,10 @@ void app_print_usage(FILE *f)
           "  --threads-per-body Q  mtpb: 1, 2, 4, 8, 16 or 32 (default: chosen from N and the GPU)\n"
           "  --block-size B        threads per block, a power of two from 32 to 1024 (default: chosen;\n"
           "                        symmetric runs 256); either of these alone asks for mtpb\n"
-          "  --force M             direct, tree (Barnes-Hut with quadrupoles) or auto (default: the\n"
-          "                        tree from 131072 bodies on the GPU and 16384 on the CPU, direct below)\n",
+          "  --force M             direct, tree (Barnes-Hut with quadrupoles), fmm (fast multipole method:\n"
+          "                        far cells act on groups of bodies through local expansions) or auto\n"
+          "                        (default: the tree from 131072 bodies on the GPU, fmm from 1024 on the\n"
+          "                        CPU, direct below)\n",
           f);
     param_usage(f, "--theta X", "tree opening angle, smaller is more exact", PARAM_THETA);
     fputs("\n"
@@ -370,7 +372,7 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
         } else if (IS("--force")) {
             VALUE();
             int f = sim_force_from_name(value);
-            if (f < 0) return bad(err, errlen, opt, value, "is not a force method: direct, tree, auto");
+            if (f < 0) return bad(err, errlen, opt, value, "is not a force method: direct, tree, fmm, auto");
             o->force = (SimForce)f;
         } else if (IS("--theta")) {
             VALUE();

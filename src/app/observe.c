@@ -106,7 +106,9 @@ void app_check_forces(App *a)
     }
     ui_show_force_check(&a->ui, &a->obs.force_check);
     app_say(a, "starburst: force check of %s on %d bodies: median %.3g, 99%% %.3g, 99.9%% %.3g, worst %.3g, rms %.3g\n",
-            sim_force(a->run.sim) == SIM_FORCE_TREE ? "the tree" : sim_kernel_name(sim_kernel(a->run.sim)),
+            sim_force(a->run.sim) == SIM_FORCE_TREE  ? "the tree"
+            : sim_force(a->run.sim) == SIM_FORCE_FMM ? "the fmm"
+                                                     : sim_kernel_name(sim_kernel(a->run.sim)),
             a->obs.force_check.samples, a->obs.force_check.median, a->obs.force_check.p99,
             a->obs.force_check.p999, a->obs.force_check.worst, a->obs.force_check.rms);
 }
@@ -114,8 +116,8 @@ void app_check_forces(App *a)
 /* The force method running now, as the live force error names it. */
 void app_method_name(const App *a, char *buf, size_t len)
 {
-    if (sim_force(a->run.sim) == SIM_FORCE_TREE)
-        snprintf(buf, len, "tree, theta %.2f", params_theta(a->run.params.theta));
+    if (sim_force(a->run.sim) == SIM_FORCE_TREE || sim_force(a->run.sim) == SIM_FORCE_FMM)
+        snprintf(buf, len, "%s, theta %.2f", sim_force_name(sim_force(a->run.sim)), params_theta(a->run.params.theta));
     else if (a->ui.cuda)
         snprintf(buf, len, "kernel %s", sim_kernel_name(sim_kernel(a->run.sim)));
     else
@@ -133,7 +135,8 @@ static void app_watch_forces(App *a, double t)
         a->ui.live_error_what = a->obs.live_what;
     }
     a->ui.live_error_measuring = force_watch_busy(a->obs.watch);
-    const bool wanted = a->ui.diagnostics_open || sim_force(a->run.sim) == SIM_FORCE_TREE;
+    const SimForce force = sim_force(a->run.sim);
+    const bool wanted = a->ui.diagnostics_open || force == SIM_FORCE_TREE || force == SIM_FORCE_FMM;
     if (!wanted || a->ui.live_error_measuring || t < a->obs.watch_next || sim_error(a->run.sim)) return;
     const double t0 = clock_seconds();
     app_read_state(a);

@@ -117,7 +117,8 @@ static void app_set_lecture(App *a, bool on)
  * camera's rotation, lecture mode. */
 void app_apply_controls(App *a)
 {
-    a->ui.tree = sim_force(a->run.sim) == SIM_FORCE_TREE;
+    a->ui.tree = sim_force(a->run.sim) == SIM_FORCE_TREE || sim_force(a->run.sim) == SIM_FORCE_FMM;
+    a->ui.fmm = sim_force(a->run.sim) == SIM_FORCE_FMM;
     sim_launch_shape(a->run.sim, &a->ui.shape_q, &a->ui.shape_block);
     a->ui.kernel_name = sim_kernel_name(sim_kernel(a->run.sim));
     a->ui.force = (int)a->run.force;

@@ -21,7 +21,8 @@ void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len
     char damping[32], theta[32] = "";
     if (p->damping >= 1.0f) snprintf(damping, sizeof damping, "1 (off)");
     else snprintf(damping, sizeof damping, "%.6g", p->damping);
-    if (sim_force(a->run.sim) == SIM_FORCE_TREE) snprintf(theta, sizeof theta, ", theta %.2f", p->theta);
+    if (sim_force(a->run.sim) == SIM_FORCE_TREE || sim_force(a->run.sim) == SIM_FORCE_FMM)
+        snprintf(theta, sizeof theta, ", theta %.2f", p->theta);
     char both[96];
     snprintf(buf, len, "%s, damping %s%s", app_dt_softening(a, p->dt, p->softening, both, sizeof both), damping,
              theta);
@@ -211,7 +212,8 @@ int app_reset(App *a, char *err, size_t errlen)
     }
     a->ui.kernel = (int)sim_kernel(a->run.sim);
     a->ui.force = (int)a->run.force;
-    a->ui.tree = sim_force(a->run.sim) == SIM_FORCE_TREE;
+    a->ui.tree = sim_force(a->run.sim) == SIM_FORCE_TREE || sim_force(a->run.sim) == SIM_FORCE_FMM;
+    a->ui.fmm = sim_force(a->run.sim) == SIM_FORCE_FMM;
     a->ui.cuda = sim_backend(a->run.sim) == SIM_BACKEND_CUDA;
     a->ui.backend = sim_backend_name(sim_backend(a->run.sim));
     snprintf(a->run.device, sizeof a->run.device, "%s", sim_device_name(a->run.sim));
@@ -332,10 +334,13 @@ void app_set_force(App *a, SimForce f)
     }
     a->run.force = f; /* kept for resets, as the ladder's pick is */
     a->ui.force = (int)f;
-    a->ui.tree = sim_force(a->run.sim) == SIM_FORCE_TREE;
+    a->ui.tree = sim_force(a->run.sim) == SIM_FORCE_TREE || sim_force(a->run.sim) == SIM_FORCE_FMM;
+    a->ui.fmm = sim_force(a->run.sim) == SIM_FORCE_FMM;
     char method[64];
     if (sim_force(a->run.sim) == SIM_FORCE_TREE)
         snprintf(method, sizeof method, "the tree (Barnes-Hut, theta %.2f)", a->ui.theta);
+    else if (sim_force(a->run.sim) == SIM_FORCE_FMM)
+        snprintf(method, sizeof method, "the fast multipole method (theta %.2f)", a->ui.theta);
     else
         snprintf(method, sizeof method, "the direct sum (all N^2 pairs)");
     if (f == SIM_FORCE_AUTO)
@@ -369,7 +374,8 @@ bool app_run_rung(App *a, int r)
     }
     if (!ok && !a->tour.active) app_notify(a, "%s", err);
     a->ui.kernel = (int)sim_kernel(a->run.sim);
-    a->ui.tree = sim_force(a->run.sim) == SIM_FORCE_TREE;
+    a->ui.tree = sim_force(a->run.sim) == SIM_FORCE_TREE || sim_force(a->run.sim) == SIM_FORCE_FMM;
+    a->ui.fmm = sim_force(a->run.sim) == SIM_FORCE_FMM;
     return ok;
 }
 

@@ -9,8 +9,9 @@ void app_say_tree(App *a)
 {
     if (!a->ui.show_tree)
         app_notify(a, "Tree cells hidden (T shows them)");
-    else if (sim_force(a->run.sim) != SIM_FORCE_TREE)
-        app_notify(a, "The tree overlay shows the tree method's cells: choose tree (force, in the Simulation section)");
+    else if (sim_force(a->run.sim) != SIM_FORCE_TREE && sim_force(a->run.sim) != SIM_FORCE_FMM)
+        app_notify(a, "The tree overlay shows the tree method's cells: choose tree or fmm (force, in the Simulation "
+                      "section)");
     else
         app_notify(a, "Tree cells shown to level %d (tree levels, in the View section; T hides them)",
                    a->ui.tree_levels);
@@ -40,7 +41,7 @@ void app_tree_overlay(App *a, double t)
     a->tree.drawn = 0;
     a->tree.capped = false;
     renderer_set_boxes(a->renderer, NULL, 0);
-    if (force != SIM_FORCE_TREE) {
+    if (force != SIM_FORCE_TREE && force != SIM_FORCE_FMM) {
         snprintf(a->tree.note, sizeof a->tree.note,
                  "The direct sum runs: there is no tree to show. Choose tree under force (Simulation).");
         return;

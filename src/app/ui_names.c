@@ -11,7 +11,8 @@
 #include "util/params.h"
 
 _Static_assert((int)UI_FORCE_AUTO == (int)SIM_FORCE_AUTO && (int)UI_FORCE_DIRECT == (int)SIM_FORCE_DIRECT &&
-                   (int)UI_FORCE_TREE == (int)SIM_FORCE_TREE && (int)UI_FORCE_COUNT == (int)SIM_FORCE_COUNT,
+                   (int)UI_FORCE_TREE == (int)SIM_FORCE_TREE && (int)UI_FORCE_FMM == (int)SIM_FORCE_FMM &&
+                   (int)UI_FORCE_COUNT == (int)SIM_FORCE_COUNT,
                "UiForce numbers the force methods as SimForce does");
 _Static_assert(UI_KERNEL_DEFAULT == SIM_KERNEL_DEFAULT && UI_KERNEL_FIRST == SIM_KERNEL_NAIVE &&
                    UI_KERNELS == SIM_KERNEL_COUNT,

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bench/bench_progress.h"
+#include "fmm_expansion.h"
 #include "scene/scene.h"
 #include "util/atomic_file.h"
 #include "util/params.h"
@@ -29,6 +30,7 @@
 typedef struct Context {
     const BenchTreeOptions *o;
     SimBackend backend; /* resolved: CUDA or CPU */
+    SimForce force;     /* tree or fmm */
     float theta;
     int samples, repeats;
     FILE *out;
@@ -111,9 +113,10 @@ static int time_steps(Sim *s, const SimParams *p, int warmup, int repeats, int l
         const int fit = (int)(CELL_S * 1e3 / guess_ms);
         if (fit < repeats) repeats = fit < least ? least : fit;
     }
-    double *v = malloc(5 * (size_t)repeats * sizeof *v);
+    double *v = malloc(8 * (size_t)repeats * sizeof *v);
     if (!v) return -1;
     double *build = v + repeats, *walk = build + repeats, *bodies = walk + repeats, *cells = bodies + repeats;
+    double *upward = cells + repeats, *downward = upward + repeats, *groups = downward + repeats;
     for (int r = 0; r < repeats; r++) {
         sim_advance(s, p, 1);
         if (sim_error(s)) {
@@ -127,6 +130,9 @@ static int time_steps(Sim *s, const SimParams *p, int warmup, int repeats, int l
         walk[r] = ts.walk_ms;
         bodies[r] = ts.body_body;
         cells[r] = ts.body_cell;
+        upward[r] = ts.upward_ms;
+        downward[r] = ts.downward_ms;
+        groups[r] = ts.body_group;
     }
     *step_ms = median(v, repeats);
     if (tree) {
@@ -134,9 +140,35 @@ static int time_steps(Sim *s, const SimParams *p, int warmup, int repeats, int l
         tree->walk_ms = median(walk, repeats);
         tree->body_body = median(bodies, repeats);
         tree->body_cell = median(cells, repeats);
+        tree->upward_ms = median(upward, repeats);
+        tree->downward_ms = median(downward, repeats);
+        tree->body_group = median(groups, repeats);
     }
     free(v);
     return 0;
+}
+
+/* The fast multipole method's title and header. */
+static void print_fmm_title(Context *c, const char *device)
+{
+    fprintf(c->out,
+            "\nFast multipole method (theta %.2f, theta_fmm %.3f, local expansions of order %d about each group)\n"
+            "against the direct sum (%s): %s backend on %s.\n"
+            "Collision scene, the tree rebuilt every step. ms/step: a whole step through the sim API (drift,\n"
+            "forces, kick), the median of up to %d timed steps after a warm-up, on the %s. build: box, keys,\n"
+            "sort, cells, groups; up: the multipoles (upward pass); inter: the walk, far cells expanded about\n"
+            "each group (M2L), near cells and bodies summed; down: the expansions at the bodies (L2P).\n"
+            "terms/body: body-body + body-cell + cell-group (M2L) terms a body. direct ms/step: a whole step of\n"
+            "the direct sum at the same N in this run, timed in full; speedup = direct / fmm. err: |a - a_f64| /\n"
+            "|a_f64| per body against the f64 direct sum on %d bodies spread over the system (on the CPU, %d\n"
+            "threads).\n",
+            c->theta, fmm_theta(c->theta), FMM_ORDER,
+            c->backend == SIM_BACKEND_CUDA ? "the symmetric kernel" : "OpenMP, all pairs",
+            sim_backend_name(c->backend), device, c->repeats,
+            c->backend == SIM_BACKEND_CUDA ? "GPU's clock (CUDA events)" : "wall clock", c->samples,
+            omp_get_max_threads());
+    fprintf(c->out, "%9s %6s %6s %7s %6s %9s  %-24s %14s %8s  %9s %9s %9s\n", "N", "build", "up", "inter", "down",
+            "ms/step", "terms/body (bb + bc + bg)", "direct ms/step", "speedup", "err med", "err p99", "err max");
 }
 
 /* The title and the header, once the device is known (from the first simulation). */
@@ -145,6 +177,11 @@ static void print_title(Context *c, const char *device)
     if (c->titled) return;
     c->titled = true;
     bench_progress_clear(&c->progress);
+    if (c->force == SIM_FORCE_FMM) {
+        print_fmm_title(c, device);
+        fflush(c->out);
+        return;
+    }
     fprintf(c->out,
             "\nBarnes-Hut tree (quadrupoles, theta %.2f) against the direct sum (%s): %s backend on %s.\n"
             "Collision scene, the tree rebuilt every step. ms/step: a whole step through the sim API (drift, tree\n"
@@ -165,8 +202,12 @@ static void print_title(Context *c, const char *device)
 
 static void print_row(Context *c, const BenchTreeRow *r)
 {
-    char n[16], terms[48] = "", direct[24] = "", speedup[16] = "", err[3][16] = {"", "", ""};
-    if (r->body_body + r->body_cell > 0)
+    char n[16], terms[64] = "", direct[24] = "", speedup[16] = "", err[3][16] = {"", "", ""};
+    const bool fmm = c->force == SIM_FORCE_FMM;
+    if (fmm && r->body_body + r->body_cell + r->body_group > 0)
+        snprintf(terms, sizeof terms, "%.0f (%.0f + %.0f + %.1f)", r->body_body + r->body_cell + r->body_group,
+                 r->body_body, r->body_cell, r->body_group);
+    else if (r->body_body + r->body_cell > 0)
         snprintf(terms, sizeof terms, "%.0f (%.0f + %.0f)", r->body_body + r->body_cell, r->body_body, r->body_cell);
     if (r->direct_ms > 0) snprintf(direct, sizeof direct, "%.3f", r->direct_ms);
     if (r->direct_ms > 0 && r->step_ms > 0) snprintf(speedup, sizeof speedup, "%.2fx", r->direct_ms / r->step_ms);
@@ -177,7 +218,11 @@ static void print_row(Context *c, const BenchTreeRow *r)
     }
     bench_progress_clear(&c->progress);
     grouped(r->n, n, sizeof n);
-    if (r->step_ms > 0)
+    if (r->step_ms > 0 && fmm)
+        fprintf(c->out, "%9s %6.2f %6.2f %7.2f %6.2f %9.2f  %-24s %14s %8s  %9s %9s %9s%s%s\n", n, r->build_ms,
+                r->upward_ms, r->walk_ms, r->downward_ms, r->step_ms, terms, direct, speedup, err[0], err[1], err[2],
+                r->note[0] ? "  " : "", r->note);
+    else if (r->step_ms > 0)
         fprintf(c->out, "%9s %8.2f %8.2f %9.2f  %-22s %14s %8s  %9s %9s %9s%s%s\n", n, r->build_ms, r->walk_ms,
                 r->step_ms, terms, direct, speedup, err[0], err[1], err[2], r->note[0] ? "  " : "", r->note);
     else
@@ -188,11 +233,11 @@ static void print_row(Context *c, const BenchTreeRow *r)
         snprintf(clean, sizeof clean, "%s", r->note);
         for (char *ch = clean; *ch; ch++)
             if (*ch == ',' || *ch == '"') *ch = ';';
-        atomic_file_printf(c->csv, "%d,%.4f,%.4f,%.4f,%.1f,%.1f,%.4f,%.4f,%.4e,%.4e,%.4e,%d,%.3f,%s,%s\n", r->n,
-                           r->build_ms, r->walk_ms, r->step_ms, r->body_body, r->body_cell, r->direct_ms,
+        atomic_file_printf(c->csv,
+                           "%d,%.4f,%.4f,%.4f,%.1f,%.1f,%.4f,%.4f,%.4e,%.4e,%.4e,%d,%.3f,%s,%.4f,%.4f,%.2f,%s,%s\n", r->n, r->build_ms, r->walk_ms, r->step_ms, r->body_body, r->body_cell, r->direct_ms,
                            r->direct_ms > 0 && r->step_ms > 0 ? r->direct_ms / r->step_ms : 0, r->error.median,
                            r->error.p99, r->error.worst, r->error.samples, c->theta, sim_backend_name(c->backend),
-                           clean);
+                           r->upward_ms, r->downward_ms, r->body_group, sim_force_name(c->force), clean);
     }
 }
 
@@ -203,14 +248,16 @@ static void cell(Context *c, const char *what, int n)
     bench_progress_step(&c->progress, text);
 }
 
-/* The tree at n, then its error against f64: fills row. 0, or -1 with one line on stderr. */
+/* The tree (or the fmm) at n, then its error against f64: fills row. 0, or -1 with one line on
+ * stderr. */
 static int measure_tree(Context *c, Bodies *b, const SceneInfo *info, BenchTreeRow *row)
 {
     char err[512];
-    Sim *s = sim_create(&(SimDesc){.backend = c->backend, .force = SIM_FORCE_TREE}, b, err, sizeof err);
+    const char *method = c->force == SIM_FORCE_FMM ? "the fmm" : "the tree";
+    Sim *s = sim_create(&(SimDesc){.backend = c->backend, .force = c->force}, b, err, sizeof err);
     if (!s) {
         bench_progress_clear(&c->progress);
-        fprintf(stderr, "bench: the tree at N = %d: %s\n", b->n, err);
+        fprintf(stderr, "bench: %s at N = %d: %s\n", method, b->n, err);
         return -1;
     }
     print_title(c, sim_device_name(s));
@@ -225,7 +272,7 @@ static int measure_tree(Context *c, Bodies *b, const SceneInfo *info, BenchTreeR
     }
     if (rc != 0 || sim_error(s)) {
         bench_progress_clear(&c->progress);
-        fprintf(stderr, "bench: the tree at N = %d: %s\n", b->n, sim_error(s) ? sim_error(s) : "out of memory");
+        fprintf(stderr, "bench: %s at N = %d: %s\n", method, b->n, sim_error(s) ? sim_error(s) : "out of memory");
         rc = -1;
     }
     sim_destroy(s);
@@ -274,9 +321,9 @@ static int measure(Context *c, int n, BenchTreeRow *row)
 {
     memset(row, 0, sizeof *row);
     row->n = n;
-    cell(c, "tree", n);
+    cell(c, sim_force_name(c->force), n);
     char err[512];
-    if (sim_check(&(SimDesc){.backend = c->backend, .force = SIM_FORCE_TREE}, n, err, sizeof err) != 0) {
+    if (sim_check(&(SimDesc){.backend = c->backend, .force = c->force}, n, err, sizeof err) != 0) {
         snprintf(row->note, sizeof row->note, "not run: %.180s", err);
         cell(c, "(not run) f64 check", n);
         cell(c, "(not run) direct", n);
@@ -300,7 +347,8 @@ static int measure(Context *c, int n, BenchTreeRow *row)
 
 static void print_crossover(Context *c, const BenchTreeRow *rows, int count)
 {
-    const bool cuda = c->backend == SIM_BACKEND_CUDA;
+    const bool cuda = c->backend == SIM_BACKEND_CUDA, fmm = c->force == SIM_FORCE_FMM;
+    const char *method = fmm ? "fmm" : "tree";
     const int from = bench_tree_crossover(rows, count);
     char a[16], b[16];
     const BenchTreeRow *at = NULL, *below = NULL, *largest = NULL;
@@ -314,21 +362,25 @@ static void print_crossover(Context *c, const BenchTreeRow *rows, int count)
     if (!largest) {
         fprintf(c->out, "Crossover: not found, no N had both steps timed.\n");
     } else if (!at) {
-        fprintf(c->out, "Crossover: not found: the direct step was the faster at N = %s (%.3f ms against the tree's\n"
+        fprintf(c->out, "Crossover: not found: the direct step was the faster at N = %s (%.3f ms against the %s's\n"
                         "%.3f ms), the largest N where both were timed.\n",
-                grouped(largest->n, a, sizeof a), largest->direct_ms, largest->step_ms);
+                grouped(largest->n, a, sizeof a), largest->direct_ms, method, largest->step_ms);
     } else if (!below) {
-        fprintf(c->out, "Crossover: the tree's step is the faster from N = %s on, the smallest N timed (%.3f ms\n"
+        fprintf(c->out, "Crossover: the %s's step is the faster from N = %s on, the smallest N timed (%.3f ms\n"
                         "against %.3f ms direct): it lies lower.\n",
-                grouped(at->n, a, sizeof a), at->step_ms, at->direct_ms);
+                method, grouped(at->n, a, sizeof a), at->step_ms, at->direct_ms);
     } else {
-        fprintf(c->out, "Crossover: the tree's step is the faster from N = %s on (%.3f ms against %.3f ms direct);\n"
-                        "at N = %s the direct step was (%.3f ms against the tree's %.3f ms).\n",
-                grouped(at->n, a, sizeof a), at->step_ms, at->direct_ms, grouped(below->n, b, sizeof b),
-                below->direct_ms, below->step_ms);
+        fprintf(c->out, "Crossover: the %s's step is the faster from N = %s on (%.3f ms against %.3f ms direct);\n"
+                        "at N = %s the direct step was (%.3f ms against the %s's %.3f ms).\n",
+                method, grouped(at->n, a, sizeof a), at->step_ms, at->direct_ms, grouped(below->n, b, sizeof b),
+                below->direct_ms, method, below->step_ms);
     }
-    fprintf(c->out, "%s (src/sim/sim.h) is %s.\n", cuda ? "SIM_TREE_MIN_BODIES_CUDA" : "SIM_TREE_MIN_BODIES_CPU",
-            grouped(cuda ? SIM_TREE_MIN_BODIES_CUDA : SIM_TREE_MIN_BODIES_CPU, a, sizeof a));
+    if (fmm && !cuda)
+        fprintf(c->out, "SIM_FMM_MIN_BODIES_CPU (src/sim/sim.h) is %s.\n",
+                grouped(SIM_FMM_MIN_BODIES_CPU, a, sizeof a));
+    else
+        fprintf(c->out, "%s (src/sim/sim.h) is %s.\n", cuda ? "SIM_TREE_MIN_BODIES_CUDA" : "SIM_TREE_MIN_BODIES_CPU",
+                grouped(cuda ? SIM_TREE_MIN_BODIES_CUDA : SIM_TREE_MIN_BODIES_CPU, a, sizeof a));
 }
 
 static int by_int(const void *a, const void *b)
@@ -341,6 +393,7 @@ int bench_tree_run(const BenchTreeOptions *o)
 {
     Context c = {.o = o,
                  .backend = o->backend,
+                 .force = o->force == SIM_FORCE_FMM ? SIM_FORCE_FMM : SIM_FORCE_TREE,
                  .theta = params_theta(o->theta),
                  .samples = o->samples > 0 ? o->samples : BENCH_TREE_SAMPLES,
                  .repeats = o->repeats > 0 ? o->repeats : 10,
@@ -377,7 +430,8 @@ int bench_tree_run(const BenchTreeOptions *o)
             return 1;
         }
         atomic_file_printf(c.csv, "n,build_ms,walk_ms,step_ms,body_body,body_cell,direct_step_ms,speedup,err_median,"
-                                  "err_p99,err_max,samples,theta,backend,note\n");
+                                  "err_p99,err_max,samples,theta,backend,upward_ms,downward_ms,body_group,force,"
+                                  "note\n");
     }
     BenchTreeRow rows[BENCH_TREE_MAX_NS];
     bench_progress_begin(&c.progress, o->progress ? o->progress : stderr, 3 * count);

@@ -1,6 +1,6 @@
 /* The CPU backend: OpenMP over target bodies, float arithmetic like the CUDA kernels, and the
- * f64 reference every force kernel is checked against. Forces come from the direct sum or from
- * the tree (tree_cpu.c). Positions are mirrored into SoA arrays
+ * f64 reference every force kernel is checked against. Forces come from the direct sum, the tree
+ * (tree_cpu.c) or the fast multipole method (fmm_cpu.c). Positions are mirrored into SoA arrays
  * each step so the inner loop vectorises; after an advance they go to the GL buffer with
  * glBufferSubData (the only per-frame copy, and only on this backend). */
 #include <GL/glew.h>
@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "sim/sim_backend.h"
+#include "fmm_expansion.h"
+#include "sim/fmm_cpu.h"
 #include "sim/tree_cpu.h"
 #include "util/params.h"
 
@@ -21,12 +23,13 @@ typedef struct SimCpu {
     float *x, *y, *z, *m;   /* SoA mirror of pos for the force loop */
     uint8_t *tag;
     float acc_softening;    /* softening the stored accelerations were computed with */
-    SimForce force;         /* resolved: direct or tree */
-    float theta;            /* the tree's opening angle of the last advance */
+    SimForce force;         /* resolved: direct, tree or fmm */
+    float theta;            /* the tree's (and the fmm's) opening angle of the last advance */
     SimForce acc_force;     /* method and angle the stored accelerations were computed with */
     float acc_theta;
     TreeCpu *tree;
-    TreeCpuStats tree_stats; /* of the last tree evaluation; zero after the direct sum */
+    FmmCpu *fmm;
+    TreeCpuStats tree_stats; /* of the last tree or fmm evaluation; zero after the direct sum */
     bool finite;            /* the last advance left finite positions and velocities */
     unsigned int position_vbo, speed_vbo;
     float *speed;
@@ -64,6 +67,9 @@ static void cpu_forces(SimCpu *c, float eps, float *acc3)
 {
     if (c->force == SIM_FORCE_TREE &&
         tree_cpu_forces(c->tree, c->pos, c->n, eps, c->theta, c->threads, acc3, &c->tree_stats) == 0)
+        return;
+    if (c->force == SIM_FORCE_FMM && fmm_cpu_forces(c->fmm, c->pos, c->n, eps, c->theta, fmm_theta(c->theta),
+                                                    c->threads, acc3, &c->tree_stats) == 0)
         return;
     /* The direct sum; also where the tree runs out of memory, since it needs none. */
     memset(&c->tree_stats, 0, sizeof c->tree_stats);
@@ -107,6 +113,7 @@ static void cpu_destroy(void *impl)
     free(c->tag);
     free(c->speed);
     tree_cpu_destroy(c->tree);
+    fmm_cpu_destroy(c->fmm);
     free(c);
 }
 
@@ -126,7 +133,7 @@ static int cpu_load(void *impl, const Bodies *b, char *err, size_t errlen)
 static SimForce cpu_resolve_force(SimForce f, int n)
 {
     if (f != SIM_FORCE_AUTO) return f;
-    return n >= SIM_TREE_MIN_BODIES_CPU ? SIM_FORCE_TREE : SIM_FORCE_DIRECT;
+    return n >= SIM_FMM_MIN_BODIES_CPU ? SIM_FORCE_FMM : SIM_FORCE_DIRECT;
 }
 
 void *sim_cpu_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen)
@@ -145,7 +152,9 @@ void *sim_cpu_create(const SimDesc *desc, const Bodies *initial, char *err, size
     c->tag = malloc(n);
     c->speed = malloc(n * sizeof(float));
     c->tree = tree_cpu_create();
-    if (!c->pos || !c->vel || !c->acc || !c->x || !c->y || !c->z || !c->m || !c->tag || !c->speed || !c->tree)
+    c->fmm = fmm_cpu_create();
+    if (!c->pos || !c->vel || !c->acc || !c->x || !c->y || !c->z || !c->m || !c->tag || !c->speed || !c->tree ||
+        !c->fmm)
         goto oom;
     c->force = cpu_resolve_force(desc->force, c->n);
     c->theta = SIM_THETA_DEFAULT;
@@ -170,7 +179,7 @@ static void cpu_advance(void *impl, const SimParams *p, int steps)
     /* The stored accelerations are those of the current positions unless the softening or the
      * force method changed. */
     if (!(c->acc_softening == p->softening) || c->acc_force != c->force ||
-        (c->force == SIM_FORCE_TREE && c->acc_theta != c->theta)) {
+        (c->force != SIM_FORCE_DIRECT && c->acc_theta != c->theta)) {
         cpu_forces(c, p->softening, c->acc);
         c->acc_softening = p->softening;
     }
@@ -255,33 +264,38 @@ static int cpu_set_force(void *impl, SimForce f, char *err, size_t errlen)
 }
 
 static SimForce cpu_force(const void *impl) { return ((const SimCpu *)impl)->force; }
-/* The tree holds the cells of the last tree evaluation: none while the stored accelerations
- * come from the direct sum. */
+/* The tree holds the cells of the last tree (or fmm) evaluation: none while the stored
+ * accelerations come from the direct sum. */
 static int cpu_tree_boxes(void *impl, int max_level, SimTreeBox *out, int cap, int *depth)
 {
     const SimCpu *c = impl;
-    if (c->acc_force != SIM_FORCE_TREE) return 0;
-    return tree_cpu_boxes(c->tree, max_level, out, cap, depth);
+    if (c->acc_force == SIM_FORCE_TREE) return tree_cpu_boxes(c->tree, max_level, out, cap, depth);
+    if (c->acc_force == SIM_FORCE_FMM) return tree_cpu_boxes(fmm_cpu_tree(c->fmm), max_level, out, cap, depth);
+    return 0;
 }
 
 static double cpu_interactions_per_body(const void *impl)
 {
     const SimCpu *c = impl;
-    return (double)(c->tree_stats.body_body + c->tree_stats.body_cell) / c->n;
+    const TreeCpuStats *t = &c->tree_stats;
+    return (double)(t->body_body + t->body_cell + t->body_group) / c->n;
 }
 
 static bool cpu_tree_stats(const void *impl, SimTreeStats *out)
 {
     const SimCpu *c = impl;
     const TreeCpuStats *t = &c->tree_stats;
-    if (t->body_body + t->body_cell == 0) return false;
+    if (t->body_body + t->body_cell + t->body_group == 0) return false;
     *out = (SimTreeStats){.n = c->n,
                           .cells = t->cells,
                           .depth = t->depth,
                           .build_ms = t->build_ms,
                           .walk_ms = t->walk_ms,
+                          .upward_ms = t->upward_ms,
+                          .downward_ms = t->downward_ms,
                           .body_body = (double)t->body_body / c->n,
-                          .body_cell = (double)t->body_cell / c->n};
+                          .body_cell = (double)t->body_cell / c->n,
+                          .body_group = (double)t->body_group / c->n};
     return true;
 }
 

@@ -18,7 +18,7 @@ extern "C" {
 typedef struct GLFWwindow GLFWwindow;
 
 /* The force methods, numbered as SimForce (src/app/ui_names.c checks that they agree). */
-typedef enum UiForce { UI_FORCE_AUTO = 0, UI_FORCE_DIRECT, UI_FORCE_TREE, UI_FORCE_COUNT } UiForce;
+typedef enum UiForce { UI_FORCE_AUTO = 0, UI_FORCE_DIRECT, UI_FORCE_TREE, UI_FORCE_FMM, UI_FORCE_COUNT } UiForce;
 
 /* The direct kernels, numbered as SimKernel (checked there too): 0 is the backend's choice,
  * the rungs run from UI_KERNEL_FIRST to UI_KERNELS - 1. */
@@ -125,7 +125,7 @@ typedef struct UiModel {
     /* Live controls. */
     float dt, softening, damping;
     float theta;          /* the tree's opening angle, in ranges.theta */
-    int force;            /* UiForce asked for: auto, direct or tree */
+    int force;            /* UiForce asked for: auto, direct, tree or fmm */
     int steps_per_frame;
     float point_size, exposure;
     int color_mode;       /* by names.color */
@@ -182,7 +182,8 @@ typedef struct UiModel {
      * UI_RUNG_TREE; 0 = not measured yet. The tree's is N^2-equivalent: N^2 / its step time. */
     double ladder_rate[UI_RUNGS];
     double ladder_tree_per_body; /* interactions a body the tree evaluated when its rate was taken */
-    bool tree;           /* the tree is the force method: the ladder's last rung runs */
+    bool tree;           /* a tree is the force method (tree or fmm): the ladder's last rung runs */
+    bool fmm;            /* of those, the fast multipole method */
     int ladder_force;    /* raised by the ladder: UI_FORCE_TREE or UI_FORCE_DIRECT to switch to; 0 = none */
     bool measure_ladder; /* K or the ladder's button: time every rung in turn */
     int ladder_touring;  /* the rung being timed by that tour; UI_KERNEL_DEFAULT (0) = no tour */

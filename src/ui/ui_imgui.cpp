@@ -210,18 +210,19 @@ static void parameter_slider(UiModel *m, const char *label, float *v, SliderRule
     }
 }
 
-// The force method: auto (the backend's choice for N, named beside it), direct or tree. Each
-// choice is noted for the readout while the list is open.
+// The force method: auto (the backend's choice for N, named beside it), direct, tree or fmm.
+// Each choice is noted for the readout while the list is open.
 static void force_combo(UiModel *m)
 {
     static const char *const what[UI_FORCE_COUNT] = {
-        "the tree above the crossover in N, the direct sum below it",
+        "a tree method above the crossover in N, the direct sum below it",
         "all N^2 pairs: the exact sum, and the accuracy reference",
         "Barnes-Hut with quadrupoles: O(N log N), with the opening angle theta",
+        "fast multipole method: far cells act on groups of bodies through one expansion; theta sets it",
     };
     char shown[48];
     if (m->force == UI_FORCE_AUTO)
-        snprintf(shown, sizeof shown, "auto (%s)", m->tree ? "tree" : "direct");
+        snprintf(shown, sizeof shown, "auto (%s)", m->fmm ? "fmm" : m->tree ? "tree" : "direct");
     else
         snprintf(shown, sizeof shown, "%s", ui_name(m->names.force, UI_FORCE_COUNT, m->force));
     const ImVec2 at = ImGui::GetCursorScreenPos();
@@ -242,7 +243,8 @@ static void force_combo(UiModel *m)
     ui_note_rect(m, "force", at, ImVec2(at.x + ImGui::CalcItemWidth(), at.y + ImGui::GetFrameHeight()));
 }
 
-// theta acts on the tree alone: greyed while the direct sum runs, and the tooltip says why.
+// theta acts on the tree and the fmm alone: greyed while the direct sum runs, and the tooltip
+// says why.
 static void theta_slider(UiModel *m)
 {
     const bool tree = m->tree;
@@ -252,7 +254,8 @@ static void theta_slider(UiModel *m)
     if (!ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
     if (tree)
         ImGui::SetTooltip("The tree's opening angle: a cell that looks smaller than theta from a body\n"
-                          "counts as one term. Smaller is more exact and slower.");
+                          "counts as one term%s. Smaller is more exact and slower.",
+                          m->fmm ? " (and from a group, one expansion)" : "");
     else
         ImGui::SetTooltip("theta is the tree's opening angle: the direct sum has none.\nChoose tree under force.");
 }
