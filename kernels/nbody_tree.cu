@@ -41,6 +41,8 @@
 #include "cuda_check.h"
 #include "kernels.h"
 #include "nbody_common.cuh"
+#include "fmm.h"
+#include "fmm_expansion.h"
 #include "tree.h"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -303,7 +305,8 @@ __global__ void group_emit(const int2 *__restrict__ range, const int2 *__restric
 __global__ void multipoles(const int2 *__restrict__ range, const int2 *__restrict__ kids,
                            const float4 *__restrict__ spos, const unsigned long long *__restrict__ keys,
                            const Root *__restrict__ root, int first, int count, int level, float open_factor,
-                           float4 *__restrict__ com, float4 *__restrict__ q0, float4 *__restrict__ q1)
+                           float4 *__restrict__ com, float4 *__restrict__ q0, float4 *__restrict__ q1,
+                           float *__restrict__ rho)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= count) return;
@@ -354,6 +357,17 @@ __global__ void multipoles(const int2 *__restrict__ range, const int2 *__restric
         }
     }
     const float delta = sqrtf((cx - gx) * (cx - gx) + (cy - gy) * (cy - gy) + (cz - gz) * (cz - gz));
+    if (rho) {
+        /* The FMM's radius about the centre of mass: the farthest body, or a child's bound from its
+         * centre of mass, capped by the cube's corner. */
+        float reach = 0.0f;
+        for (int j = start; j < end; j++) {
+            const float4 p = leaf ? spos[j] : com[j];
+            const float dx = p.x - cx, dy = p.y - cy, dz = p.z - cz;
+            reach = fmaxf(reach, sqrtf(dx * dx + dy * dy + dz * dz) + (leaf ? 0.0f : rho[j]));
+        }
+        rho[c] = fminf(reach, 0.8660254f * l + delta);
+    }
     com[c] = make_float4(cx, cy, cz, m);
     q0[c] = make_float4(qxx, qyy, qzz, qxy);
     q1[c] = make_float4(qxz, qyz, l * open_factor + delta, trace);
@@ -403,6 +417,7 @@ struct WalkShared {
     int stack[WALK_WARPS][STACK];
     int cells[WALK_WARPS][CELL_LIST];
     int bodies[WALK_WARPS][BODY_LIST];
+    int fars[WALK_WARPS][CELL_LIST]; /* the FMM's far cells, flushed at 32 like cells */
     float4 cell_tile[WALK_WARPS][3][32];
     float4 body_tile[WALK_WARPS][32];
 };
@@ -457,13 +472,38 @@ __device__ __forceinline__ void sum_cells(const float4 *__restrict__ com, const 
     }
 }
 
-/* One group: the bodies first .. first + members - 1. */
-__device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, const int *__restrict__ perm, int first,
-                                           int members, const int2 *__restrict__ range, const int2 *__restrict__ kids,
-                                           const float4 *__restrict__ com, const float4 *__restrict__ q0,
-                                           const float4 *__restrict__ q1, float eps2, float4 *__restrict__ acc,
-                                           WalkShared &sh, int warp, int lane, long long &body_sum,
-                                           long long &cell_sum)
+/* What the FMM adds to a walk: each cell's radius about its centre of mass, the far test's angle,
+ * and one record a group for the downward pass (its local expansion, then its centre). */
+struct FarField {
+    const float *rho;
+    float theta_fmm;
+    float *local; /* LOCAL_FLOATS a group */
+};
+constexpr int LOCAL_FLOATS = FMM_NL + 4;
+
+/* Far cells, one a lane: lane j of each tile of 32 adds cell list[j]'s local expansion to its own L
+ * (so the lanes' partial expansions depend on the list alone). */
+__device__ __forceinline__ void sum_far(const float4 *__restrict__ com, const float4 *__restrict__ q0,
+                                        const float4 *__restrict__ q1, const int *list, int count, int lane,
+                                        float cgx, float cgy, float cgz, float eps2, float (&L)[FMM_NL])
+{
+    for (int j = lane; j < count; j += 32) {
+        const int c = list[j];
+        const float4 cm = com[c], a = q0[c], b = q1[c];
+        const float q[6] = {a.x, a.y, a.z, a.w, b.x, b.y};
+        fmm_m2l(L, cm.x - cgx, cm.y - cgy, cm.z - cgz, cm.w, q, b.w, eps2);
+    }
+}
+
+/* One group: the bodies first .. first + members - 1. With FMM, cells far from the whole group
+ * (fmm_far) go into its local expansion, written to far.local[g] for the downward pass. */
+template <bool FMM>
+__device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, const int *__restrict__ perm, int g,
+                                           int first, int members, const int2 *__restrict__ range,
+                                           const int2 *__restrict__ kids, const float4 *__restrict__ com,
+                                           const float4 *__restrict__ q0, const float4 *__restrict__ q1, float eps2,
+                                           FarField far, float4 *__restrict__ acc, WalkShared &sh, int warp,
+                                           int lane, long long (&sums)[3])
 {
     /* Lanes past the group's bodies hold its first body again: in the box, summed, not written. */
     Own own;
@@ -486,10 +526,20 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
         }
     const float bx = 0.5f * (lo[0] + hi[0]), by = 0.5f * (lo[1] + hi[1]), bz = 0.5f * (lo[2] + hi[2]);
     const float hx = 0.5f * (hi[0] - lo[0]), hy = 0.5f * (hi[1] - lo[1]), hz = 0.5f * (hi[2] - lo[2]);
+    /* The FMM's group radius about the box's centre. */
+    float rg = 0.0f;
+    float L[FMM_NL];
+    if (FMM) {
+        rg = sqrtf((p.x - bx) * (p.x - bx) + (p.y - by) * (p.y - by) + (p.z - bz) * (p.z - bz));
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) rg = fmaxf(rg, __shfl_xor_sync(0xffffffffu, rg, o));
+#pragma unroll
+        for (int k = 0; k < FMM_NL; k++) L[k] = 0.0f;
+    }
 
-    int *stack = sh.stack[warp], *cells = sh.cells[warp], *bodies = sh.bodies[warp];
-    long long cell_terms = 0, body_terms = 0;
-    int depth = 1, ncells = 0, nbodies = 0;
+    int *stack = sh.stack[warp], *cells = sh.cells[warp], *bodies = sh.bodies[warp], *fars = sh.fars[warp];
+    long long cell_terms = 0, body_terms = 0, far_terms = 0;
+    int depth = 1, ncells = 0, nbodies = 0, nfar = 0;
     if (lane == 0) stack[0] = 0;
     __syncwarp();
     while (depth > 0) {
@@ -498,7 +548,7 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
         if (lane < take) c = stack[depth - take + lane];
         __syncwarp();
         depth -= take;
-        bool accept = false, big = false;
+        bool accept = false, remote = false, big = false;
         int push = 0, child = 0, leaf_bodies = 0;
         int2 r = make_int2(0, 0);
         if (c >= 0) {
@@ -507,10 +557,15 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
             const float dx = fmaxf(fabsf(cm.x - bx) - hx, 0.0f);
             const float dy = fmaxf(fabsf(cm.y - by) - hy, 0.0f);
             const float dz = fmaxf(fabsf(cm.z - bz) - hz, 0.0f);
+            if (FMM) {
+                const float ex = cm.x - bx, ey = cm.y - by, ez = cm.z - bz;
+                remote = fmm_far(far.rho[c], rg, sqrtf(ex * ex + ey * ey + ez * ez), far.theta_fmm);
+            }
             /* Distances, not their squares (a tiny cube's would underflow to 0), and a tie opens:
              * where l is below the coordinates' rounding, r_open rounds to delta, which a cell
              * holding the group's own bodies can equal. */
-            if (!(sqrtf(dx * dx + dy * dy + dz * dz) <= open)) {
+            if (remote) {
+            } else if (!(sqrtf(dx * dx + dy * dy + dz * dz) <= open)) {
                 accept = true;
             } else {
                 const int2 kd = kids[c];
@@ -528,6 +583,11 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
         const unsigned accepted = __ballot_sync(0xffffffffu, accept);
         if (accept) cells[ncells + __popc(accepted & ((1u << lane) - 1u))] = c;
         ncells += __popc(accepted);
+        if (FMM) {
+            const unsigned remotes = __ballot_sync(0xffffffffu, remote);
+            if (remote) fars[nfar + __popc(remotes & ((1u << lane) - 1u))] = c;
+            nfar += __popc(remotes);
+        }
         int total;
         int at = warp_scan(push, lane, total);
         for (int k = 0; k < push; k++) stack[depth + at + k] = child + k;
@@ -553,6 +613,12 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
             body_terms += nbodies;
             nbodies = 0;
         }
+        if (FMM && nfar >= 32) {
+            sum_far(com, q0, q1, fars, nfar, lane, bx, by, bz, eps2, L);
+            far_terms += nfar;
+            nfar = 0;
+            __syncwarp();
+        }
     }
     sum_cells(com, q0, q1, cells, ncells, sh.cell_tile[warp], lane, eps2, own);
     sum_bodies(spos, bodies, 0, nbodies, sh.body_tile[warp], lane, eps2, own);
@@ -564,34 +630,79 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
         own.az += __shfl_xor_sync(0xffffffffu, own.az, o);
     }
     if (own.sub == 0 && slot < members) acc[perm[first + slot]] = make_float4(own.ax, own.ay, own.az, 0.0f);
-    body_sum += body_terms * members;
-    cell_sum += cell_terms * members;
+    if (FMM) {
+        sum_far(com, q0, q1, fars, nfar, lane, bx, by, bz, eps2, L);
+        far_terms += nfar;
+        /* The lanes' expansions meet in a fixed butterfly: every lane ends with the same sum. */
+#pragma unroll
+        for (int k = 0; k < FMM_NL; k++)
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) L[k] += __shfl_xor_sync(0xffffffffu, L[k], o);
+        float *out = far.local + (size_t)g * LOCAL_FLOATS;
+#pragma unroll
+        for (int k = 0; k < FMM_NL; k++)
+            if (lane == k) out[k] = L[k];
+        if (lane == 0) {
+            out[FMM_NL] = bx;
+            out[FMM_NL + 1] = by;
+            out[FMM_NL + 2] = bz;
+            out[FMM_NL + 3] = 0.0f;
+        }
+    }
+    sums[0] += body_terms * members;
+    sums[1] += cell_terms * members;
+    sums[2] += far_terms * members;
     __syncwarp();
 }
 
 /* Each warp takes groups in turn from a counter until none is left (a warp's time then follows
  * the work it draws, not a fixed share); acc written in the caller's order. */
+template <bool FMM>
 __global__ void __launch_bounds__(32 * WALK_WARPS)
     walk(const float4 *__restrict__ spos, const int *__restrict__ perm, const int2 *__restrict__ groups,
          const int *__restrict__ ngroups, int *__restrict__ next_group, const int2 *__restrict__ range,
          const int2 *__restrict__ kids, const float4 *__restrict__ com, const float4 *__restrict__ q0,
-         const float4 *__restrict__ q1, float eps2, float4 *__restrict__ acc, unsigned long long *__restrict__ counts)
+         const float4 *__restrict__ q1, float eps2, FarField far, float4 *__restrict__ acc,
+         unsigned long long *__restrict__ counts)
 {
     __shared__ WalkShared sh;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int total_groups = *ngroups;
-    long long body_sum = 0, cell_sum = 0;
+    long long sums[3] = {0, 0, 0};
     for (;;) {
         int g = 0;
         if (lane == 0) g = atomicAdd(next_group, 1);
         g = __shfl_sync(0xffffffffu, g, 0);
         if (g >= total_groups) break;
         const int2 grp = groups[g];
-        walk_group(spos, perm, grp.x, grp.y, range, kids, com, q0, q1, eps2, acc, sh, warp, lane, body_sum, cell_sum);
+        walk_group<FMM>(spos, perm, g, grp.x, grp.y, range, kids, com, q0, q1, eps2, far, acc, sh, warp, lane, sums);
     }
-    if (lane == 0) {
-        atomicAdd(&counts[0], (unsigned long long)body_sum);
-        atomicAdd(&counts[1], (unsigned long long)cell_sum);
+    if (lane == 0)
+        for (int k = 0; k < (FMM ? 3 : 2); k++) atomicAdd(&counts[k], (unsigned long long)sums[k]);
+}
+
+/* The downward pass: a warp a group, a lane a body, each adding its group's local expansion at its
+ * offset from the group's centre to the walk's sum. */
+__global__ void downward(const float4 *__restrict__ spos, const int *__restrict__ perm,
+                         const int2 *__restrict__ groups, const int *__restrict__ ngroups,
+                         const float *__restrict__ local, float4 *__restrict__ acc)
+{
+    const int lane = threadIdx.x & 31;
+    const int warps = gridDim.x * (blockDim.x >> 5);
+    const int total_groups = *ngroups;
+    for (int g = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); g < total_groups; g += warps) {
+        const int2 grp = groups[g];
+        if (lane >= grp.y) continue;
+        const float *in = local + (size_t)g * LOCAL_FLOATS;
+        float L[FMM_NL];
+#pragma unroll
+        for (int k = 0; k < FMM_NL; k++) L[k] = in[k];
+        const float4 p = spos[grp.x + lane];
+        float a[3] = {0.0f, 0.0f, 0.0f};
+        fmm_l2p(L, p.x - in[FMM_NL], p.y - in[FMM_NL + 1], p.z - in[FMM_NL + 2], a);
+        const int i = perm[grp.x + lane];
+        const float4 near = acc[i];
+        acc[i] = make_float4(near.x + a[0], near.y + a[1], near.z + a[2], 0.0f);
     }
 }
 
@@ -602,12 +713,13 @@ long long max_cells(int n) { return (long long)n + (long long)LEVELS * (n / (LEA
 /* One allocation, carved into the arrays below: sizes in a fixed order, each 256-byte aligned. */
 struct Layout {
     size_t keys, index, spos, box, root, range, kids, com, q0, q1, nkids, offset, groups, count, counts, temp;
+    size_t rho, local; /* the FMM's: 0 for the tree */
     size_t total;
 };
 
 size_t align_up(size_t b) { return (b + 255) / 256 * 256; }
 
-cudaError_t layout_for(int n, Layout *l)
+cudaError_t layout_for(int n, bool fmm, Layout *l)
 {
     const size_t cells = (size_t)max_cells(n);
     size_t sort_bytes = 0, scan_bytes = 0;
@@ -628,12 +740,16 @@ cudaError_t layout_for(int n, Layout *l)
     l->nkids = l->offset = align_up(cells * sizeof(int)); /* per cell of a level, or of the tree */
     l->groups = align_up((size_t)n * sizeof(int2));     /* at most one a body */
     l->count = align_up(3 * sizeof(int)); /* next level's cells, groups, groups taken */
-    l->counts = align_up(2 * sizeof(unsigned long long));
+    l->counts = align_up(3 * sizeof(unsigned long long));
+    l->rho = fmm ? align_up(cells * sizeof(float)) : 0;
+    l->local = fmm ? align_up((size_t)n * LOCAL_FLOATS * sizeof(float)) : 0; /* a group at most a body */
     l->temp = align_up(sort_bytes > scan_bytes ? sort_bytes : scan_bytes);
     l->total = l->keys + l->index + l->spos + l->box + l->root + l->range + l->kids + l->com + l->q0 + l->q1 +
-               l->nkids + l->offset + l->groups + l->count + l->counts + l->temp;
+               l->nkids + l->offset + l->groups + l->count + l->counts + l->temp + l->rho + l->local;
     return cudaSuccess;
 }
+
+constexpr int EVENTS = 6;
 
 } // namespace
 
@@ -650,15 +766,17 @@ struct NbodyTree {
     float4 *com, *q0, *q1;
     int *nkids, *offset, *count;
     int2 *groups;
+    float *rho, *local; /* the FMM's cell radii and group expansions; NULL for a plain tree */
     int walk_blocks; /* blocks of the walk that fit on the device at once */
     unsigned long long *counts;
     void *temp;
     size_t temp_bytes;
     int *host_count; /* pinned */
-    cudaEvent_t events[3];
+    /* start, levels built, multipoles (the upward pass), groups, walk, downward pass */
+    cudaEvent_t events[EVENTS];
     /* the last call */
     int n, cells, depth;
-    bool timed;
+    bool timed, fmm_ran;
     /* The last call's levels (cells [level_first[l], + level_count[l]) are level l) and sorted keys,
      * for nbody_tree_boxes; its device buffer, allocated on first use. */
     int level_first[LEVELS + 2], level_count[LEVELS + 2];
@@ -667,20 +785,22 @@ struct NbodyTree {
     int boxes_cap;
 };
 
-extern "C" size_t nbody_tree_bytes(int n)
+namespace {
+
+size_t tree_bytes(int n, bool fmm)
 {
     Layout l = {};
-    if (n < 1 || layout_for(n, &l) != cudaSuccess) return 0;
+    if (n < 1 || layout_for(n, fmm, &l) != cudaSuccess) return 0;
     return l.total;
 }
 
-extern "C" int nbody_tree_max_n(size_t bytes)
+int tree_max_n(size_t bytes, bool fmm)
 {
     int lo = 0, hi = 1 << 28; /* the cell count stays an int */
-    if (nbody_tree_bytes(hi) <= bytes) return hi;
+    if (tree_bytes(hi, fmm) <= bytes) return hi;
     while (hi - lo > 1) {
         int mid = lo + (hi - lo) / 2;
-        size_t b = nbody_tree_bytes(mid);
+        size_t b = tree_bytes(mid, fmm);
         if (b > 0 && b <= bytes)
             lo = mid;
         else
@@ -689,35 +809,45 @@ extern "C" int nbody_tree_max_n(size_t bytes)
     return lo;
 }
 
+} // namespace
+
+extern "C" size_t nbody_tree_bytes(int n) { return tree_bytes(n, false); }
+extern "C" int nbody_tree_max_n(size_t bytes) { return tree_max_n(bytes, false); }
+extern "C" size_t nbody_fmm_bytes(int n) { return tree_bytes(n, true); }
+extern "C" int nbody_fmm_max_n(size_t bytes) { return tree_max_n(bytes, true); }
+
 extern "C" void nbody_tree_destroy(NbodyTree *t)
 {
     if (!t) return;
     cudaFree(t->memory);
     cudaFree(t->boxes);
     cudaFreeHost(t->host_count);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < EVENTS; k++)
         if (t->events[k]) cudaEventDestroy(t->events[k]);
     free(t);
 }
 
-extern "C" NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen)
+namespace {
+
+NbodyTree *tree_create(int max_n, bool fmm, char *err, size_t errlen)
 {
+    const char *what = fmm ? "fmm" : "tree";
     if (max_n < 1 || max_n > (1 << 28)) {
-        snprintf(err, errlen, "tree: %d bodies: a tree holds 1 to %d", max_n, 1 << 28);
+        snprintf(err, errlen, "%s: %d bodies: a tree holds 1 to %d", what, max_n, 1 << 28);
         return NULL;
     }
     NbodyTree *t = (NbodyTree *)calloc(1, sizeof *t);
     if (!t) {
-        snprintf(err, errlen, "tree: out of host memory");
+        snprintf(err, errlen, "%s: out of host memory", what);
         return NULL;
     }
     CudaStatus st = {};
     Layout l = {};
-    if (!CUDA_CHECK(&st, layout_for(max_n, &l)) || !CUDA_CHECK(&st, cudaMalloc(&t->memory, l.total)) ||
-        !CUDA_CHECK(&st, cudaMallocHost((void **)&t->host_count, sizeof(int))) ||
-        !CUDA_CHECK(&st, cudaEventCreate(&t->events[0])) || !CUDA_CHECK(&st, cudaEventCreate(&t->events[1])) ||
-        !CUDA_CHECK(&st, cudaEventCreate(&t->events[2]))) {
-        snprintf(err, errlen, "tree for %d bodies (%.1f MiB): %s", max_n, l.total / 1048576.0, st.message);
+    bool ok = CUDA_CHECK(&st, layout_for(max_n, fmm, &l)) && CUDA_CHECK(&st, cudaMalloc(&t->memory, l.total)) &&
+              CUDA_CHECK(&st, cudaMallocHost((void **)&t->host_count, sizeof(int)));
+    for (int k = 0; ok && k < EVENTS; k++) ok = CUDA_CHECK(&st, cudaEventCreate(&t->events[k]));
+    if (!ok) {
+        snprintf(err, errlen, "%s for %d bodies (%.1f MiB): %s", what, max_n, l.total / 1048576.0, st.message);
         nbody_tree_destroy(t);
         return NULL;
     }
@@ -754,6 +884,12 @@ extern "C" NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen)
     at += l.count;
     t->counts = (unsigned long long *)at;
     at += l.counts;
+    if (fmm) {
+        t->rho = (float *)at;
+        at += l.rho;
+        t->local = (float *)at;
+        at += l.local;
+    }
     t->temp = at;
     t->temp_bytes = l.temp;
     t->max_n = max_n;
@@ -761,8 +897,9 @@ extern "C" NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen)
     int device = 0, sms = 0, per_sm = 0;
     if (!CUDA_CHECK(&st, cudaGetDevice(&device)) ||
         !CUDA_CHECK(&st, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) ||
-        !CUDA_CHECK(&st, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk, 32 * WALK_WARPS, 0))) {
-        snprintf(err, errlen, "tree: %s", st.message);
+        !CUDA_CHECK(&st, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fmm ? walk<true> : walk<false>,
+                                                                        32 * WALK_WARPS, 0))) {
+        snprintf(err, errlen, "%s: %s", what, st.message);
         nbody_tree_destroy(t);
         return NULL;
     }
@@ -770,13 +907,30 @@ extern "C" NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen)
     return t;
 }
 
-extern "C" cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, float4 *acc,
-                                         cudaStream_t stream)
+} // namespace
+
+extern "C" NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen)
 {
-    if (!t || n < 0 || n > t->max_n || !(theta >= 0.0f)) return cudaErrorInvalidValue;
+    return tree_create(max_n, false, err, errlen);
+}
+
+extern "C" NbodyTree *nbody_fmm_create(int max_n, char *err, size_t errlen)
+{
+    return tree_create(max_n, true, err, errlen);
+}
+
+namespace {
+
+/* The tree's force call, or with fmm the FMM's (theta_fmm its far test's angle). */
+cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, bool fmm, float theta_fmm,
+                        float4 *acc, cudaStream_t stream)
+{
+    if (!t || n < 0 || n > t->max_n || !(theta >= 0.0f) || (fmm && (!t->rho || !(theta_fmm >= 0.0f))))
+        return cudaErrorInvalidValue;
     t->n = n;
     t->cells = t->depth = 0;
     t->timed = false;
+    t->fmm_ran = fmm;
     if (n == 0) return cudaSuccess;
     if (!(eps2 >= NBODY_MIN_EPS2)) eps2 = NBODY_MIN_EPS2;
     CudaStatus st = {};
@@ -821,10 +975,13 @@ extern "C" cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n,
         if (next > 0) depth = level + 1;
     }
     const float open_factor = theta < 1.0f ? 1.0f / theta : 1.0f; /* theta 0: infinity, every cell opens */
+    if (!CUDA_CHECK(&st, cudaEventRecord(t->events[1], stream))) return st.error;
     for (int level = depth; level >= 0; level--)
         multipoles<<<blocks_for(level_count[level], THREADS), THREADS, 0, stream>>>(
             t->range, t->kids, t->spos, keys, t->root, level_first[level], level_count[level], level, open_factor,
-            t->com, t->q0, t->q1);
+            t->com, t->q0, t->q1, fmm ? t->rho : nullptr);
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[2], stream)))
+        return st.error;
     /* The walk's groups, numbered over every cell of the tree. */
     int *ngroups = t->count + 1, *next_group = t->count + 2;
     group_count<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->kids, cells, t->nkids);
@@ -834,13 +991,24 @@ extern "C" cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n,
         return st.error;
     group_emit<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->kids, cells, t->nkids, t->offset,
                                                                    t->groups, ngroups);
-    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[1], stream)) ||
-        !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 2 * sizeof(unsigned long long), stream)) ||
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[3], stream)) ||
+        !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 3 * sizeof(unsigned long long), stream)) ||
         !CUDA_CHECK(&st, cudaMemsetAsync(next_group, 0, sizeof(int), stream)))
         return st.error;
-    walk<<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group, t->range,
-                                                         t->kids, t->com, t->q0, t->q1, eps2, acc, t->counts);
-    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[2], stream)))
+    const FarField far = {t->rho, theta_fmm, t->local};
+    if (fmm)
+        walk<true><<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group,
+                                                                   t->range, t->kids, t->com, t->q0, t->q1, eps2, far,
+                                                                   acc, t->counts);
+    else
+        walk<false><<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group,
+                                                                    t->range, t->kids, t->com, t->q0, t->q1, eps2,
+                                                                    far, acc, t->counts);
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[4], stream)))
+        return st.error;
+    if (fmm)
+        downward<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(t->spos, perm, t->groups, ngroups, t->local, acc);
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[5], stream)))
         return st.error;
     t->cells = cells;
     t->depth = depth;
@@ -853,6 +1021,20 @@ extern "C" cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n,
     return cudaSuccess;
 }
 
+} // namespace
+
+extern "C" cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, float4 *acc,
+                                         cudaStream_t stream)
+{
+    return tree_forces(t, pos, n, eps2, theta, false, 0.0f, acc, stream);
+}
+
+extern "C" cudaError_t nbody_fmm_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta,
+                                        float4 *acc, cudaStream_t stream)
+{
+    return tree_forces(t, pos, n, eps2, theta, true, nbody_fmm_theta_far(theta), acc, stream);
+}
+
 extern "C" void nbody_tree_stats(const NbodyTree *t, NbodyTreeStats *out)
 {
     *out = NbodyTreeStats{};
@@ -861,18 +1043,22 @@ extern "C" void nbody_tree_stats(const NbodyTree *t, NbodyTreeStats *out)
     out->cells = t->cells;
     out->depth = t->depth;
     if (!t->timed) return;
-    unsigned long long counts[2] = {0, 0};
-    float build_ms = 0.0f, walk_ms = 0.0f;
+    unsigned long long counts[3] = {0, 0, 0};
+    float ms[EVENTS - 1] = {0.0f}; /* between consecutive events */
     CudaStatus st = {};
-    if (!CUDA_CHECK(&st, cudaEventSynchronize(t->events[2])) ||
-        !CUDA_CHECK(&st, cudaMemcpy(counts, t->counts, sizeof counts, cudaMemcpyDeviceToHost)) ||
-        !CUDA_CHECK(&st, cudaEventElapsedTime(&build_ms, t->events[0], t->events[1])) ||
-        !CUDA_CHECK(&st, cudaEventElapsedTime(&walk_ms, t->events[1], t->events[2])))
+    if (!CUDA_CHECK(&st, cudaEventSynchronize(t->events[EVENTS - 1])) ||
+        !CUDA_CHECK(&st, cudaMemcpy(counts, t->counts, sizeof counts, cudaMemcpyDeviceToHost)))
         return;
+    for (int k = 0; k < EVENTS - 1; k++)
+        if (!CUDA_CHECK(&st, cudaEventElapsedTime(&ms[k], t->events[k], t->events[k + 1]))) return;
     out->body_body = (double)counts[0] / t->n;
     out->body_cell = (double)counts[1] / t->n;
-    out->build_ms = build_ms;
-    out->walk_ms = walk_ms;
+    out->body_group = (double)counts[2] / t->n;
+    /* The tree's build counts its multipoles in; the FMM's gives them as the upward pass. */
+    out->build_ms = ms[0] + ms[2] + (t->fmm_ran ? 0.0 : ms[1]);
+    out->upward_ms = t->fmm_ran ? ms[1] : 0.0;
+    out->walk_ms = ms[3];
+    out->downward_ms = ms[4];
 }
 
 /* The cells as boxes, for a picture of the tree. */

@@ -54,8 +54,14 @@ typedef struct NbodyTreeStats {
     int depth;        /* deepest level that holds a cell (the root is 0) */
     double body_body; /* direct interactions per body */
     double body_cell; /* multipole interactions per body */
-    double build_ms;  /* box, keys, sort, cells, multipoles (GPU: CUDA events; CPU: wall) */
+    double build_ms;  /* box, keys, sort, cells, multipoles (GPU: CUDA events; CPU: wall); the
+                         FMM's leaves the multipoles to upward_ms */
     double walk_ms;   /* the walk and its sums (GPU: with the scatter back to the bodies' order) */
+    /* The FMM's (0 for the tree): the upward pass (multipoles), the downward pass (each group's
+     * local expansion evaluated at its bodies), and the far cells each body received through its
+     * group's local expansion, per body. */
+    double upward_ms, downward_ms;
+    double body_group;
 } NbodyTreeStats;
 
 /* Every third bit of a 64-bit word from the low 21 bits of v, and back. */
