@@ -1035,6 +1035,12 @@ extern "C" cudaError_t nbody_fmm_forces(NbodyTree *t, const float4 *pos, int n, 
     return tree_forces(t, pos, n, eps2, theta, true, nbody_fmm_theta_far(theta), acc, stream);
 }
 
+extern "C" cudaError_t nbody_fmm_forces_at(NbodyTree *t, const float4 *pos, int n, float eps2, float theta,
+                                           float theta_fmm, float4 *acc, cudaStream_t stream)
+{
+    return tree_forces(t, pos, n, eps2, theta, true, theta_fmm, acc, stream);
+}
+
 extern "C" void nbody_tree_stats(const NbodyTree *t, NbodyTreeStats *out)
 {
     *out = NbodyTreeStats{};

@@ -54,12 +54,11 @@ typedef struct NbodyTreeStats {
     int depth;        /* deepest level that holds a cell (the root is 0) */
     double body_body; /* direct interactions per body */
     double body_cell; /* multipole interactions per body */
-    double build_ms;  /* box, keys, sort, cells, multipoles (GPU: CUDA events; CPU: wall); the
-                         FMM's leaves the multipoles to upward_ms */
+    double build_ms;  /* box, keys, sort, cells, multipoles (GPU: CUDA events; CPU: wall) */
     double walk_ms;   /* the walk and its sums (GPU: with the scatter back to the bodies' order) */
-    /* The FMM's (0 for the tree): the upward pass (multipoles), the downward pass (each group's
-     * local expansion evaluated at its bodies), and the far cells each body received through its
-     * group's local expansion, per body. */
+    /* The fast multipole method: its multipoles (upward pass; then not in build_ms), the
+     * evaluation of the groups' local expansions at their bodies (downward pass; not in walk_ms),
+     * and the cell-group expansions (M2L) evaluated, per body like body_cell. 0 for the tree. */
     double upward_ms, downward_ms;
     double body_group;
 } NbodyTreeStats;

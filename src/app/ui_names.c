@@ -11,7 +11,7 @@
 #include "util/params.h"
 
 _Static_assert((int)UI_FORCE_AUTO == (int)SIM_FORCE_AUTO && (int)UI_FORCE_DIRECT == (int)SIM_FORCE_DIRECT &&
-                   (int)UI_FORCE_TREE == (int)SIM_FORCE_TREE && (int)UI_FORCE_COUNT == (int)SIM_FORCE_COUNT,
+                   (int)UI_FORCE_TREE == (int)SIM_FORCE_TREE && (int)UI_FORCE_COUNT <= (int)SIM_FORCE_COUNT,
                "UiForce numbers the force methods as SimForce does");
 _Static_assert(UI_KERNEL_DEFAULT == SIM_KERNEL_DEFAULT && UI_KERNEL_FIRST == SIM_KERNEL_NAIVE &&
                    UI_KERNELS == SIM_KERNEL_COUNT,
@@ -43,7 +43,7 @@ void ui_names_fill(UiModel *m)
     n->kernel_auto = SIM_KERNEL_SYMMETRIC;
     n->kernel_split = SIM_KERNEL_MTPB;
     n->kernel_own_block = SIM_KERNEL_SYMMETRIC;
-    for (int f = 0; f < SIM_FORCE_COUNT; f++) n->force[f] = sim_force_name((SimForce)f);
+    for (int f = 0; f < UI_FORCE_COUNT; f++) n->force[f] = sim_force_name((SimForce)f);
     /* The scenes a reset builds from nothing: the TIPSY ones need a file. */
     n->scene_count = SCENE_TIPSY;
     for (int k = 0; k < SCENE_TIPSY; k++) n->scene[k] = scene_name((SceneKind)k);

@@ -23,6 +23,7 @@ static const char *const force_names[SIM_FORCE_COUNT] = {
     [SIM_FORCE_AUTO] = "auto",
     [SIM_FORCE_DIRECT] = "direct",
     [SIM_FORCE_TREE] = "tree",
+    [SIM_FORCE_FMM] = "fmm",
 };
 
 const char *sim_force_name(SimForce f) { return (f >= 0 && f < SIM_FORCE_COUNT) ? force_names[f] : "?"; }
@@ -232,7 +233,8 @@ SimForce sim_force(const Sim *s) { return s->force; }
 bool sim_tree_stats(const Sim *s, SimTreeStats *out)
 {
     memset(out, 0, sizeof *out);
-    return s->force == SIM_FORCE_TREE && s->impl->tree_stats && s->impl->tree_stats(s->state, out);
+    return (s->force == SIM_FORCE_TREE || s->force == SIM_FORCE_FMM) && s->impl->tree_stats &&
+           s->impl->tree_stats(s->state, out);
 }
 
 int sim_set_force(Sim *s, SimForce f, char *err, size_t errlen)
@@ -249,7 +251,7 @@ int sim_set_force(Sim *s, SimForce f, char *err, size_t errlen)
 int sim_tree_boxes(Sim *s, int max_level, SimTreeBox *out, int cap, int *depth)
 {
     int deepest = 0, total = 0;
-    if (s->force == SIM_FORCE_TREE && s->impl->tree_boxes && max_level >= 0)
+    if ((s->force == SIM_FORCE_TREE || s->force == SIM_FORCE_FMM) && s->impl->tree_boxes && max_level >= 0)
         total = s->impl->tree_boxes(s->state, max_level, out, cap < 0 ? 0 : cap, &deepest);
     if (depth) *depth = total > 0 ? deepest : 0;
     return total;

@@ -46,13 +46,16 @@ typedef enum SimKernel {
 
 /* How forces are summed. Direct: all N^2 pairs (the CUDA kernel ladder, or the CPU loop). Tree:
  * Barnes-Hut with quadrupoles, O(N log N), with the opening angle SimParams.theta (the CPU's in
- * sim/tree_cpu.c, the GPU's in kernels/nbody_tree.cu). Auto: the tree from
- * SIM_TREE_MIN_BODIES_CPU bodies on the CPU backend and SIM_TREE_MIN_BODIES_CUDA on the CUDA one,
- * direct below. */
+ * sim/tree_cpu.c, the GPU's in kernels/nbody_tree.cu). FMM: the fast multipole method, the
+ * tree with far cells acting on groups of bodies through local expansions (docs/FMM.md; the
+ * CPU's in sim/fmm_cpu.c), with the same SimParams.theta. Auto: on the CPU backend the fast
+ * multipole method from SIM_FMM_MIN_BODIES_CPU bodies, direct below; on the CUDA one the tree
+ * from SIM_TREE_MIN_BODIES_CUDA bodies, direct below. */
 typedef enum SimForce {
     SIM_FORCE_AUTO = 0,
     SIM_FORCE_DIRECT,
     SIM_FORCE_TREE,
+    SIM_FORCE_FMM,
     SIM_FORCE_COUNT
 } SimForce;
 
@@ -164,7 +167,7 @@ int sim_set_force(Sim *s, SimForce f, char *err, size_t errlen);
 /* The tree's last force call; false (and *out zeroed) when the tree is not the method or has not
  * run since it became the method. */
 bool sim_tree_stats(const Sim *s, SimTreeStats *out);
-/* "auto", "direct", "tree"; sim_force_from_name gives -1 when unknown. */
+/* "auto", "direct", "tree", "fmm"; sim_force_from_name gives -1 when unknown. */
 const char *sim_force_name(SimForce f);
 int sim_force_from_name(const char *name);
 
