@@ -29,7 +29,7 @@ extern "C" {
 
 /* theta_fmm = NBODY_FMM_FAR_RATIO x theta: where the local expansion's error meets the near
  * field's. */
-#define NBODY_FMM_FAR_RATIO 1.0f
+#define NBODY_FMM_FAR_RATIO 0.7f
 
 static inline float nbody_fmm_theta_far(float theta) { return NBODY_FMM_FAR_RATIO * theta; }
 
