@@ -20,7 +20,9 @@ static void bench_usage(FILE *f)
           "  --force F              tree: the tree's table alone: per N, the collision scene with the tree\n"
           "                         rebuilt every step (build, walk, ms per step, interactions a body),\n"
           "                         the direct step at the same N, the speedup, the force error against\n"
-          "                         f64, and the crossover N; direct: the kernels and the loop, no tree\n"
+          "                         f64, and the crossover N; fmm: the same with the fast multipole\n"
+          "                         method's row (build, upward, walk, downward, terms, error) under the\n"
+          "                         tree's at each N; direct: the kernels and the loop, no tree\n"
           "  --theta X              the tree's opening angle, 0.05 .. 1.5 (default 0.4)\n"
           "  --samples S            bodies in the tree's f64 force check (default 1000)\n"
           "  --kernel K[,K...]      naive, registers, tiled, tiled-unrolled, mtpb, symmetric, mtpb-f64\n"
@@ -98,8 +100,8 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
         } else if (!strcmp(opt, "--force")) {
             NEXT();
             const char *v = argv[++i];
-            if (strcmp(v, "tree") != 0 && strcmp(v, "direct") != 0) {
-                snprintf(err, errlen, "bench: --force: '%s' is not a force method to bench: tree, direct", v);
+            if (strcmp(v, "tree") != 0 && strcmp(v, "fmm") != 0 && strcmp(v, "direct") != 0) {
+                snprintf(err, errlen, "bench: --force: '%s' is not a force method to bench: tree, fmm, direct", v);
                 return -1;
             }
             force = v;
@@ -188,11 +190,12 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
     if (b->kernels.sweep) conflict = "--sweep";
     else if (b->kernels.kernels && !conflict) conflict = "--kernel";
     if (force && !strcmp(force, "direct")) b->run_tree = false;
-    if (force && !strcmp(force, "tree")) {
+    if (force && (!strcmp(force, "tree") || !strcmp(force, "fmm"))) {
         if (conflict) {
-            snprintf(err, errlen, "bench: --force tree times the tree alone: it does not go with %s", conflict);
+            snprintf(err, errlen, "bench: --force %s times the tree alone: it does not go with %s", force, conflict);
             return -1;
         }
+        b->tree.fmm = !strcmp(force, "fmm");
         b->run_kernels = b->run_loop = false;
         b->run_tree = true;
     }

@@ -111,9 +111,10 @@ static int time_steps(Sim *s, const SimParams *p, int warmup, int repeats, int l
         const int fit = (int)(CELL_S * 1e3 / guess_ms);
         if (fit < repeats) repeats = fit < least ? least : fit;
     }
-    double *v = malloc(5 * (size_t)repeats * sizeof *v);
+    double *v = malloc(8 * (size_t)repeats * sizeof *v);
     if (!v) return -1;
     double *build = v + repeats, *walk = build + repeats, *bodies = walk + repeats, *cells = bodies + repeats;
+    double *upward = cells + repeats, *downward = upward + repeats, *groups = downward + repeats;
     for (int r = 0; r < repeats; r++) {
         sim_advance(s, p, 1);
         if (sim_error(s)) {
@@ -127,6 +128,9 @@ static int time_steps(Sim *s, const SimParams *p, int warmup, int repeats, int l
         walk[r] = ts.walk_ms;
         bodies[r] = ts.body_body;
         cells[r] = ts.body_cell;
+        upward[r] = ts.upward_ms;
+        downward[r] = ts.downward_ms;
+        groups[r] = ts.body_group;
     }
     *step_ms = median(v, repeats);
     if (tree) {
@@ -134,6 +138,9 @@ static int time_steps(Sim *s, const SimParams *p, int warmup, int repeats, int l
         tree->walk_ms = median(walk, repeats);
         tree->body_body = median(bodies, repeats);
         tree->body_cell = median(cells, repeats);
+        tree->upward_ms = median(upward, repeats);
+        tree->downward_ms = median(downward, repeats);
+        tree->body_group = median(groups, repeats);
     }
     free(v);
     return 0;
@@ -158,6 +165,12 @@ static void print_title(Context *c, const char *device)
             c->backend == SIM_BACKEND_CUDA ? "GPU's clock (CUDA events)" : "wall clock",
             c->backend == SIM_BACKEND_CUDA ? "; a direct step of over 1 s: 1 step, no warm-up" : "", c->samples,
             omp_get_max_threads());
+    if (c->o->fmm)
+        fprintf(c->out,
+                "Under each N, the fast multipole method (fmm) at the same theta: build (here without the\n"
+                "multipoles), up: the upward pass (multipoles), walk (near terms and the far cells' expansions),\n"
+                "down: the downward pass (each group's expansion at its bodies); inter/body bb + bc + far cells\n"
+                "a body got through its group's expansion; speedup against the direct step (xT: against the tree).\n");
     fprintf(c->out, "%9s %8s %8s %9s  %-22s %14s %8s  %9s %9s %9s\n", "N", "build ms", "walk ms", "ms/step",
             "inter/body (bb + bc)", "direct ms/step", "speedup", "err med", "err p99", "err max");
     fflush(c->out);
@@ -196,6 +209,32 @@ static void print_row(Context *c, const BenchTreeRow *r)
     }
 }
 
+/* The FMM's line under the tree's row of the same N. */
+static void print_fmm_row(Context *c, const BenchTreeRow *t, const BenchTreeRow *r)
+{
+    char terms[64] = "", speedup[40] = "";
+    snprintf(terms, sizeof terms, "%.0f (%.0f + %.0f + %.0f)", r->body_body + r->body_cell + r->body_group,
+             r->body_body, r->body_cell, r->body_group);
+    if (r->step_ms > 0 && t->direct_ms > 0) snprintf(speedup, sizeof speedup, "%.2fx", t->direct_ms / r->step_ms);
+    if (r->step_ms > 0 && t->step_ms > 0)
+        snprintf(speedup + strlen(speedup), sizeof speedup - strlen(speedup), " %.2fxT", t->step_ms / r->step_ms);
+    bench_progress_clear(&c->progress);
+    if (r->step_ms > 0)
+        fprintf(c->out, "%9s %8.2f %8.2f %9.2f  %-30s up %.2f down %.2f  %s  %9.2e %9.2e %9.2e\n", "fmm", r->build_ms,
+                r->walk_ms, r->step_ms, terms, r->upward_ms, r->downward_ms, speedup, r->error.median, r->error.p99,
+                r->error.worst);
+    else
+        fprintf(c->out, "%9s  %s\n", "fmm", r->note);
+    fflush(c->out);
+    if (c->csv && r->step_ms > 0)
+        atomic_file_printf(c->csv, "%d,%.4f,%.4f,%.4f,%.1f,%.1f,%.4f,%.4f,%.4e,%.4e,%.4e,%d,%.3f,%s,fmm: upward %.4f "
+                                   "downward %.4f far %.1f\n",
+                           r->n, r->build_ms, r->walk_ms, r->step_ms, r->body_body, r->body_cell, t->direct_ms,
+                           t->direct_ms > 0 && r->step_ms > 0 ? t->direct_ms / r->step_ms : 0, r->error.median,
+                           r->error.p99, r->error.worst, r->error.samples, c->theta, sim_backend_name(c->backend),
+                           r->upward_ms, r->downward_ms, r->body_group);
+}
+
 static void cell(Context *c, const char *what, int n)
 {
     char text[96];
@@ -203,29 +242,31 @@ static void cell(Context *c, const char *what, int n)
     bench_progress_step(&c->progress, text);
 }
 
-/* The tree at n, then its error against f64: fills row. 0, or -1 with one line on stderr. */
-static int measure_tree(Context *c, Bodies *b, const SceneInfo *info, BenchTreeRow *row)
+/* The tree (or the FMM) at n, then its error against f64: fills row. 0, or -1 with one line on
+ * stderr. */
+static int measure_tree(Context *c, SimForce force, Bodies *b, const SceneInfo *info, BenchTreeRow *row)
 {
     char err[512];
-    Sim *s = sim_create(&(SimDesc){.backend = c->backend, .force = SIM_FORCE_TREE}, b, err, sizeof err);
+    const char *what = force == SIM_FORCE_FMM ? "the FMM" : "the tree";
+    Sim *s = sim_create(&(SimDesc){.backend = c->backend, .force = force}, b, err, sizeof err);
     if (!s) {
         bench_progress_clear(&c->progress);
-        fprintf(stderr, "bench: the tree at N = %d: %s\n", b->n, err);
+        fprintf(stderr, "bench: %s at N = %d: %s\n", what, b->n, err);
         return -1;
     }
     print_title(c, sim_device_name(s));
     const SimParams p = {.dt = info->dt, .softening = info->softening, .damping = 1, .theta = c->theta};
     int rc = time_steps(s, &p, 1, c->repeats, 3, 0, &row->step_ms, row);
     if (rc == 0) {
-        char what[64];
-        snprintf(what, sizeof what, "f64 check of %d bodies,", c->samples);
-        cell(c, what, b->n);
+        char check[64];
+        snprintf(check, sizeof check, "f64 check of %d bodies,", c->samples);
+        cell(c, check, b->n);
         sim_read(s, b);
         rc = diag_force_check(s, b, info->softening, c->samples, &row->error);
     }
     if (rc != 0 || sim_error(s)) {
         bench_progress_clear(&c->progress);
-        fprintf(stderr, "bench: the tree at N = %d: %s\n", b->n, sim_error(s) ? sim_error(s) : "out of memory");
+        fprintf(stderr, "bench: %s at N = %d: %s\n", what, b->n, sim_error(s) ? sim_error(s) : "out of memory");
         rc = -1;
     }
     sim_destroy(s);
@@ -269,11 +310,13 @@ static int measure_direct(Context *c, const Bodies *b, const SceneInfo *info, Be
     return rc;
 }
 
-/* One N: three cells (the tree, its f64 check, the direct sum). 0, or -1 on an error. */
-static int measure(Context *c, int n, BenchTreeRow *row)
+/* One N: three cells (the tree, its f64 check, the direct sum), and the FMM's into fmm where asked
+ * for (on the bodies as they were before the tree's steps). 0, or -1 on an error. */
+static int measure(Context *c, int n, BenchTreeRow *row, BenchTreeRow *fmm)
 {
     memset(row, 0, sizeof *row);
-    row->n = n;
+    memset(fmm, 0, sizeof *fmm);
+    row->n = fmm->n = n;
     cell(c, "tree", n);
     char err[512];
     if (sim_check(&(SimDesc){.backend = c->backend, .force = SIM_FORCE_TREE}, n, err, sizeof err) != 0) {
@@ -289,7 +332,24 @@ static int measure(Context *c, int n, BenchTreeRow *row)
         fprintf(stderr, "bench: the collision scene of %d bodies: %s\n", n, err);
         return -1;
     }
-    int rc = measure_tree(c, &b, &info, row);
+    int rc = 0;
+    if (c->o->fmm) {
+        cell(c, "fmm", n);
+        if (sim_check(&(SimDesc){.backend = c->backend, .force = SIM_FORCE_FMM}, n, err, sizeof err) != 0) {
+            snprintf(fmm->note, sizeof fmm->note, "not run: %.180s", err);
+        } else {
+            Bodies f;
+            rc = bodies_copy(&f, &b);
+            if (rc == 0) {
+                rc = measure_tree(c, SIM_FORCE_FMM, &f, &info, fmm);
+                bodies_free(&f);
+            } else {
+                bench_progress_clear(&c->progress);
+                fprintf(stderr, "bench: %d bodies for the FMM: out of memory\n", n);
+            }
+        }
+    }
+    if (rc == 0) rc = measure_tree(c, SIM_FORCE_TREE, &b, &info, row);
     if (rc == 0) {
         cell(c, c->backend == SIM_BACKEND_CUDA ? "symmetric" : "direct", n);
         rc = measure_direct(c, &b, &info, row);
@@ -379,17 +439,29 @@ int bench_tree_run(const BenchTreeOptions *o)
         atomic_file_printf(c.csv, "n,build_ms,walk_ms,step_ms,body_body,body_cell,direct_step_ms,speedup,err_median,"
                                   "err_p99,err_max,samples,theta,backend,note\n");
     }
-    BenchTreeRow rows[BENCH_TREE_MAX_NS];
-    bench_progress_begin(&c.progress, o->progress ? o->progress : stderr, 3 * count);
+    BenchTreeRow rows[BENCH_TREE_MAX_NS], fmm_rows[BENCH_TREE_MAX_NS];
+    bench_progress_begin(&c.progress, o->progress ? o->progress : stderr, (o->fmm ? 4 : 3) * count);
     int rc = 0;
     for (int i = 0; i < count && rc == 0; i++) {
-        rc = measure(&c, ns[i], &rows[i]);
+        rc = measure(&c, ns[i], &rows[i], &fmm_rows[i]);
         if (rc == 0) {
             if (!c.titled) print_title(&c, "(no simulation created)");
             print_row(&c, &rows[i]);
+            if (o->fmm) print_fmm_row(&c, &rows[i], &fmm_rows[i]);
         }
     }
     if (rc == 0) print_crossover(&c, rows, count);
+    if (rc == 0 && o->fmm) {
+        /* The FMM's crossover: its step against the same direct steps. */
+        for (int i = 0; i < count; i++) fmm_rows[i].direct_ms = rows[i].direct_ms;
+        const int from = bench_tree_crossover(fmm_rows, count);
+        char a[16];
+        bench_progress_clear(&c.progress);
+        if (from)
+            fprintf(c.out, "FMM crossover: its step is the faster from N = %s on.\n", grouped(from, a, sizeof a));
+        else
+            fprintf(c.out, "FMM crossover: not found among these N.\n");
+    }
     bench_progress_clear(&c.progress);
     if (c.csv) {
         if (rc == 0 && atomic_file_commit(c.csv, why, sizeof why) != 0) {

@@ -29,6 +29,7 @@ typedef struct BenchTreeOptions {
     const char *csv_path; /* NULL = no CSV */
     FILE *out;            /* the table; NULL = stdout */
     FILE *progress;       /* where the bench is (bench_progress.h); NULL = stderr */
+    bool fmm;             /* also the fast multipole method at each N, a row under the tree's */
 } BenchTreeOptions;
 
 /* What one N measured. A time of 0 was not measured (see note). */
@@ -40,6 +41,9 @@ typedef struct BenchTreeRow {
     double direct_ms;          /* a whole direct step at the same N */
     ForceCheck error;          /* against f64; samples 0 = not measured */
     char note[200];
+    /* The FMM's row: its upward and downward passes (build_ms leaves out the upward) and the far
+     * cells a body received through its group's expansion; 0 in the tree's. */
+    double upward_ms, downward_ms, body_group;
 } BenchTreeRow;
 
 /* Prints the table, the crossover line and the CSV. 0; 1 after an error (one line on stderr); 2
