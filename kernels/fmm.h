@@ -15,7 +15,7 @@
  *
  * One number, theta, sets the accuracy: the tree's opening angle for the near cells, and
  * theta_fmm = nbody_fmm_theta_far(theta) for the far test. Same input, same output, bit for bit;
- * the host waits once per tree level, as for the tree. nbody_tree_stats reports the last call,
+ * a call does not wait on the host, as for the tree. nbody_tree_stats reports the last call,
  * with the upward and downward passes and the far terms (body_group: the far cells each body
  * received through its group's expansion, per body). */
 #ifndef STARBURST_FMM_H

@@ -13,11 +13,20 @@
  * the direct kernel's softened pair term. The keys, the cell limits and a cell's softened term
  * are the CPU tree's too: tree_geometry.h.
  *
+ * The fast multipole method (fmm.h) is the same walk with one more outcome: a cell far from the
+ * whole group (fmm_far: its radius about its centre of mass plus the group's radius below
+ * theta_fmm times their distance) goes to a third list; the lanes take its cells one each and add
+ * their local expansions about the group's centre (fmm_expansion.h) to their own partial sums,
+ * which meet in a butterfly at the end of the group and go to memory; the downward pass adds each
+ * group's expansion at its bodies. The upward pass is the multipoles' (with each cell's radius).
+ *
  * The work split. Box: a grid-stride reduction, then one block. Keys, the gather of positions in
  * key order, the split of a level and the multipoles of a level: a thread per body or per cell.
- * The sort: cub::DeviceRadixSort (stable). A level's children are numbered by cub::DeviceScan,
- * and the host reads each level's cell count back to size the next launches; the groups are
- * numbered the same way over all cells. The walk: as many blocks as fit on the device at once,
+ * The sort: cub::DeviceRadixSort (stable). A level's children are numbered by cub::DeviceScan;
+ * each level's launches and scan are sized on the host for the most cells the level can hold
+ * (8 a split cell of the level above, at most n / (LEAF + 1) of them) and read the level's real
+ * first cell and count from the device, so the host never waits; the groups are numbered the same
+ * way over the most cells the tree can hold. The walk: as many blocks as fit on the device at once,
  * each warp taking the next group from a counter, so that no SM idles while a few expensive
  * groups finish; a group of m bodies gives each body 32 / m lanes (rounded down to a power of two),
  * which split its lists between them. The warp tests up to 32 cells of its stack at a time, one a
@@ -52,6 +61,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <algorithm>
+
 namespace {
 
 using nbody::rsqrt_ftz;
@@ -73,6 +84,12 @@ constexpr int STACK_CALM = STACK - 224 - 7 * LEVELS - 8;
 constexpr int CELL_LIST = 64;                /* flushed at 32: < 32 before a round, + 32 */
 constexpr int BODY_LIST = 32 + 32 * LEAF;    /* flushed at 32: < 32 before a round, + 32 leaves */
 static_assert(GROUP == 32, "a group is a warp's bodies");
+/* Below SMALL_GROUPS_BELOW bodies the groups hold at most SMALL_GROUP: with a few thousand groups
+ * the walk waits on its slowest ones, and smaller groups split them (H200, collision, ms a walk at
+ * group sizes 8 / 12 / 16 / 24 / 32: 64K 0.82 / 0.69 / 0.62 / 2.07 / 2.05, 256K 3.63 / 2.93 /
+ * 2.42 / 2.21 / 1.93, 1M 16.5 / 12.9 / 10.4 / 9.2 / 7.7 for the FMM). */
+constexpr int SMALL_GROUP = 16;
+constexpr int SMALL_GROUPS_BELOW = 1 << 18;
 static_assert(STACK_CALM > 32, "stack too small for the walk");
 
 struct Root {
@@ -130,7 +147,8 @@ __global__ void box_partial(const float4 *__restrict__ pos, int n, float *__rest
 }
 
 /* The root cube from the partial boxes, and the root cell: all n bodies, no children yet. */
-__global__ void box_final(const float *__restrict__ partials, int blocks, int n, Root *root, int2 *range, int2 *kids)
+__global__ void box_final(const float *__restrict__ partials, int blocks, int n, Root *root, int2 *range, int2 *kids,
+                          int2 *levels)
 {
     if (threadIdx.x != 0) return;
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -147,6 +165,7 @@ __global__ void box_final(const float *__restrict__ partials, int blocks, int n,
     *root = Root{lo[0], lo[1], lo[2], side};
     range[0] = make_int2(0, n);
     kids[0] = make_int2(-1, 0);
+    levels[0] = make_int2(0, 1);
 }
 
 __global__ void morton_keys(const float4 *__restrict__ pos, int n, const Root *__restrict__ root,
@@ -193,13 +212,19 @@ __device__ __forceinline__ void child_bounds(const unsigned long long *__restric
 
 __device__ __forceinline__ bool splits(int2 range, int level) { return range.y > LEAF && level < LEVELS; }
 
-/* Children each cell of a level will have. */
-__global__ void split_count(const int2 *__restrict__ range, const unsigned long long *__restrict__ keys, int first,
-                            int count, int level, int *__restrict__ nkids)
+/* Children each cell of a level will have; 0 past the level's cells (the launch is sized for the
+ * most cells the level can hold, the scan runs over all of them). */
+__global__ void split_count(const int2 *__restrict__ range, const unsigned long long *__restrict__ keys,
+                            const int2 *__restrict__ levels, int level, int size, int *__restrict__ nkids)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= count) return;
-    int2 r = range[first + t];
+    if (t >= size) return;
+    const int2 lv = levels[level];
+    if (t >= lv.y) {
+        nkids[t] = 0;
+        return;
+    }
+    int2 r = range[lv.x + t];
     int kids = 0;
     if (splits(r, level)) {
         int bound[9];
@@ -210,15 +235,19 @@ __global__ void split_count(const int2 *__restrict__ range, const unsigned long 
     nkids[t] = kids;
 }
 
-/* Writes the children of a level's cells at next + offset, in digit order, and the count of the
- * next level. Children past capacity are not written (the host then reports the overflow). */
+/* Writes the children of a level's cells at next + offset, in digit order, and the next level's
+ * place (its first cell and count). Children past capacity are not written (see Memory, top). */
 __global__ void split_emit(int2 *__restrict__ range, int2 *__restrict__ kids, const unsigned long long *__restrict__ keys,
-                           int first, int count, int level, const int *__restrict__ nkids,
-                           const int *__restrict__ offset, int next, int capacity, int *__restrict__ next_count)
+                           int2 *__restrict__ levels, int level, const int *__restrict__ nkids,
+                           const int *__restrict__ offset, int capacity)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
+    const int2 lv = levels[level];
+    const int first = lv.x, count = lv.y, next = first + count;
+    /* The next level follows this one; an empty level leaves an empty one after it. */
+    if (count == 0 && t == 0) levels[level + 1] = make_int2(next, 0);
     if (t >= count) return;
-    if (t == count - 1) *next_count = offset[t] + nkids[t];
+    if (t == count - 1) levels[level + 1] = make_int2(next, offset[t] + nkids[t]);
     const int c = first + t;
     int2 r = range[c];
     if (!splits(r, level) || nkids[t] == 0) {
@@ -250,24 +279,24 @@ __global__ void split_emit(int2 *__restrict__ range, int2 *__restrict__ kids, co
  * group, in body order. */
 template <typename Emit>
 __device__ __forceinline__ void groups_of(int c, const int2 *__restrict__ range, const int2 *__restrict__ kids,
-                                          Emit emit)
+                                          int gmax, Emit emit)
 {
     const int2 r = range[c];
-    if (c == 0 && r.y <= GROUP) { /* the root is a group of its own */
+    if (c == 0 && r.y <= gmax) { /* the root is a group of its own */
         emit(r.x, r.y);
         return;
     }
-    if (r.y <= GROUP) return; /* inside a group of its parent's */
+    if (r.y <= gmax) return; /* inside a group of its parent's */
     const int2 kd = kids[c];
     if (kd.x < 0) { /* a deepest leaf too full to split */
-        for (int b = 0; b < r.y; b += GROUP) emit(r.x + b, min(GROUP, r.y - b));
+        for (int b = 0; b < r.y; b += gmax) emit(r.x + b, min(gmax, r.y - b));
         return;
     }
     int run_first = 0, run_count = 0;
     for (int k = kd.x; k < kd.x + kd.y; k++) {
         const int2 kr = range[k];
-        if (kr.y > GROUP) continue; /* its own children hold its groups */
-        if (run_count > 0 && (run_count + kr.y > GROUP || run_first + run_count != kr.x)) {
+        if (kr.y > gmax) continue; /* its own children hold its groups */
+        if (run_count > 0 && (run_count + kr.y > gmax || run_first + run_count != kr.x)) {
             emit(run_first, run_count);
             run_count = 0;
         }
@@ -277,25 +306,39 @@ __device__ __forceinline__ void groups_of(int c, const int2 *__restrict__ range,
     if (run_count > 0) emit(run_first, run_count);
 }
 
-__global__ void group_count(const int2 *__restrict__ range, const int2 *__restrict__ kids, int cells,
-                            int *__restrict__ ngroups)
+/* The tree's cells: those up to the end of its deepest level (a level past the last is empty). */
+__device__ __forceinline__ int cells_of(const int2 *__restrict__ levels)
+{
+    const int2 last = levels[LEVELS];
+    return last.x + last.y;
+}
+
+/* Groups each cell starts; 0 past the tree's cells (the launch and the scan are sized for the most
+ * cells a tree can have). */
+__global__ void group_count(const int2 *__restrict__ range, const int2 *__restrict__ kids,
+                            const int2 *__restrict__ levels, int size, int gmax, int *__restrict__ ngroups)
 {
     int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= cells) return;
+    if (c >= size) return;
+    if (c >= cells_of(levels)) {
+        ngroups[c] = 0;
+        return;
+    }
     int count = 0;
-    groups_of(c, range, kids, [&](int, int) { count++; });
+    groups_of(c, range, kids, gmax, [&](int, int) { count++; });
     ngroups[c] = count;
 }
 
-__global__ void group_emit(const int2 *__restrict__ range, const int2 *__restrict__ kids, int cells,
-                           const int *__restrict__ ngroups, const int *__restrict__ offset, int2 *__restrict__ groups,
-                           int *__restrict__ total)
+__global__ void group_emit(const int2 *__restrict__ range, const int2 *__restrict__ kids,
+                           const int2 *__restrict__ levels, int gmax, const int *__restrict__ ngroups,
+                           const int *__restrict__ offset, int2 *__restrict__ groups, int *__restrict__ total)
 {
     int c = blockIdx.x * blockDim.x + threadIdx.x;
+    const int cells = cells_of(levels);
     if (c >= cells) return;
     if (c == cells - 1) *total = offset[c] + ngroups[c];
     int at = offset[c];
-    groups_of(c, range, kids, [&](int first, int count) { groups[at++] = make_int2(first, count); });
+    groups_of(c, range, kids, gmax, [&](int first, int count) { groups[at++] = make_int2(first, count); });
 }
 
 /* A level's multipoles, from its bodies (leaves) or its children (already done, one level down):
@@ -304,13 +347,14 @@ __global__ void group_emit(const int2 *__restrict__ range, const int2 *__restric
  * r_open = l max(1/theta, 1) + delta. */
 __global__ void multipoles(const int2 *__restrict__ range, const int2 *__restrict__ kids,
                            const float4 *__restrict__ spos, const unsigned long long *__restrict__ keys,
-                           const Root *__restrict__ root, int first, int count, int level, float open_factor,
-                           float4 *__restrict__ com, float4 *__restrict__ q0, float4 *__restrict__ q1,
-                           float *__restrict__ rho)
+                           const Root *__restrict__ root, const int2 *__restrict__ levels, int level,
+                           float open_factor, float4 *__restrict__ com, float4 *__restrict__ q0,
+                           float4 *__restrict__ q1, float *__restrict__ rho)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= count) return;
-    const int c = first + t;
+    const int2 lv = levels[level];
+    if (t >= lv.y) return;
+    const int c = lv.x + t;
     const int2 r = range[c], kd = kids[c];
     const Cube cube = cell_cube(*root, keys[r.x], level);
     const float l = cube.side, gx = cube.x, gy = cube.y, gz = cube.z;
@@ -713,6 +757,7 @@ long long max_cells(int n) { return (long long)n + (long long)LEVELS * (n / (LEA
 /* One allocation, carved into the arrays below: sizes in a fixed order, each 256-byte aligned. */
 struct Layout {
     size_t keys, index, spos, box, root, range, kids, com, q0, q1, nkids, offset, groups, count, counts, temp;
+    size_t levels;
     size_t rho, local; /* the FMM's: 0 for the tree */
     size_t total;
 };
@@ -741,11 +786,12 @@ cudaError_t layout_for(int n, bool fmm, Layout *l)
     l->groups = align_up((size_t)n * sizeof(int2));     /* at most one a body */
     l->count = align_up(3 * sizeof(int)); /* next level's cells, groups, groups taken */
     l->counts = align_up(3 * sizeof(unsigned long long));
+    l->levels = align_up((LEVELS + 2) * sizeof(int2));
     l->rho = fmm ? align_up(cells * sizeof(float)) : 0;
     l->local = fmm ? align_up((size_t)n * LOCAL_FLOATS * sizeof(float)) : 0; /* a group at most a body */
     l->temp = align_up(sort_bytes > scan_bytes ? sort_bytes : scan_bytes);
     l->total = l->keys + l->index + l->spos + l->box + l->root + l->range + l->kids + l->com + l->q0 + l->q1 +
-               l->nkids + l->offset + l->groups + l->count + l->counts + l->temp + l->rho + l->local;
+               l->nkids + l->offset + l->groups + l->count + l->counts + l->temp + l->levels + l->rho + l->local;
     return cudaSuccess;
 }
 
@@ -771,15 +817,16 @@ struct NbodyTree {
     unsigned long long *counts;
     void *temp;
     size_t temp_bytes;
-    int *host_count; /* pinned */
+    int2 *levels;      /* each level's first cell and count, on the device */
+    int2 *host_levels; /* pinned: the last call's, copied back within it */
     /* start, levels built, multipoles (the upward pass), groups, walk, downward pass */
     cudaEvent_t events[EVENTS];
     /* the last call */
-    int n, cells, depth;
+    int n;
     bool timed, fmm_ran;
-    /* The last call's levels (cells [level_first[l], + level_count[l]) are level l) and sorted keys,
-     * for nbody_tree_boxes; its device buffer, allocated on first use. */
-    int level_first[LEVELS + 2], level_count[LEVELS + 2];
+    /* The last call's launch size for each level, and its sorted keys for nbody_tree_boxes (which
+     * reads the levels from host_levels); the boxes' device buffer, allocated on first use. */
+    int level_size[LEVELS + 2];
     const unsigned long long *sorted_keys;
     NbodyTreeBox *boxes;
     int boxes_cap;
@@ -821,7 +868,7 @@ extern "C" void nbody_tree_destroy(NbodyTree *t)
     if (!t) return;
     cudaFree(t->memory);
     cudaFree(t->boxes);
-    cudaFreeHost(t->host_count);
+    cudaFreeHost(t->host_levels);
     for (int k = 0; k < EVENTS; k++)
         if (t->events[k]) cudaEventDestroy(t->events[k]);
     free(t);
@@ -844,7 +891,7 @@ NbodyTree *tree_create(int max_n, bool fmm, char *err, size_t errlen)
     CudaStatus st = {};
     Layout l = {};
     bool ok = CUDA_CHECK(&st, layout_for(max_n, fmm, &l)) && CUDA_CHECK(&st, cudaMalloc(&t->memory, l.total)) &&
-              CUDA_CHECK(&st, cudaMallocHost((void **)&t->host_count, sizeof(int)));
+              CUDA_CHECK(&st, cudaMallocHost((void **)&t->host_levels, (LEVELS + 2) * sizeof(int2)));
     for (int k = 0; ok && k < EVENTS; k++) ok = CUDA_CHECK(&st, cudaEventCreate(&t->events[k]));
     if (!ok) {
         snprintf(err, errlen, "%s for %d bodies (%.1f MiB): %s", what, max_n, l.total / 1048576.0, st.message);
@@ -884,6 +931,8 @@ NbodyTree *tree_create(int max_n, bool fmm, char *err, size_t errlen)
     at += l.count;
     t->counts = (unsigned long long *)at;
     at += l.counts;
+    t->levels = (int2 *)at;
+    at += l.levels;
     if (fmm) {
         t->rho = (float *)at;
         at += l.rho;
@@ -928,7 +977,6 @@ cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, floa
     if (!t || n < 0 || n > t->max_n || !(theta >= 0.0f) || (fmm && (!t->rho || !(theta_fmm >= 0.0f))))
         return cudaErrorInvalidValue;
     t->n = n;
-    t->cells = t->depth = 0;
     t->timed = false;
     t->fmm_ran = fmm;
     if (n == 0) return cudaSuccess;
@@ -937,7 +985,7 @@ cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, floa
     if (!CUDA_CHECK(&st, cudaEventRecord(t->events[0], stream))) return st.error;
     const int boxes = min(BOX_BLOCKS, blocks_for(n, THREADS));
     box_partial<<<boxes, THREADS, 0, stream>>>(pos, n, t->box);
-    box_final<<<1, 32, 0, stream>>>(t->box, boxes, n, t->root, t->range, t->kids);
+    box_final<<<1, 32, 0, stream>>>(t->box, boxes, n, t->root, t->range, t->kids, t->levels);
     morton_keys<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(pos, n, t->root, t->keys[0], t->index[0]);
     if (!CUDA_CHECK(&st, cudaGetLastError())) return st.error;
     cub::DoubleBuffer<unsigned long long> kb(t->keys[0], t->keys[1]);
@@ -950,47 +998,51 @@ cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, floa
     gather<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(pos, perm, n, t->spos);
     if (!CUDA_CHECK(&st, cudaGetLastError())) return st.error;
 
-    int level_first[LEVELS + 2] = {0}, level_count[LEVELS + 2] = {0};
-    level_count[0] = 1;
-    int cells = 1, depth = 0;
-    for (int level = 0; level < LEVELS && level_count[level] > 0; level++) {
-        const int first = level_first[level], count = level_count[level];
-        split_count<<<blocks_for(count, THREADS), THREADS, 0, stream>>>(t->range, keys, first, count, level, t->nkids);
+    /* The tree, level by level, with no wait on the host: each level's launches and scan are sized
+     * for the most cells it can hold (see Memory, top), and read its place from t->levels. */
+    long long size = 1;
+    for (int level = 0; level < LEVELS; level++) {
+        const int count = (int)size;
+        split_count<<<blocks_for(count, THREADS), THREADS, 0, stream>>>(t->range, keys, t->levels, level, count,
+                                                                        t->nkids);
         temp = t->temp_bytes;
         if (!CUDA_CHECK(&st, cudaGetLastError()) ||
             !CUDA_CHECK(&st, cub::DeviceScan::ExclusiveSum(t->temp, temp, t->nkids, t->offset, count, stream)))
             return st.error;
-        split_emit<<<blocks_for(count, THREADS), THREADS, 0, stream>>>(t->range, t->kids, keys, first, count, level,
-                                                                       t->nkids, t->offset, cells,
-                                                                       (int)t->max_cells, t->count);
-        if (!CUDA_CHECK(&st, cudaGetLastError()) ||
-            !CUDA_CHECK(&st, cudaMemcpyAsync(t->host_count, t->count, sizeof(int), cudaMemcpyDeviceToHost, stream)) ||
-            !CUDA_CHECK(&st, cudaStreamSynchronize(stream)))
-            return st.error;
-        const int next = *t->host_count;
-        if ((long long)cells + next > t->max_cells) return cudaErrorMemoryAllocation; /* cannot happen: see top */
-        level_first[level + 1] = cells;
-        level_count[level + 1] = next;
-        cells += next;
-        if (next > 0) depth = level + 1;
+        split_emit<<<blocks_for(count, THREADS), THREADS, 0, stream>>>(t->range, t->kids, keys, t->levels, level,
+                                                                       t->nkids, t->offset, (int)t->max_cells);
+        if (!CUDA_CHECK(&st, cudaGetLastError())) return st.error;
+        t->level_size[level] = count;
+        /* Split cells are disjoint runs of more than LEAF bodies, each with at most 8 children. */
+        size = 8 * std::min(size, (long long)(n / (LEAF + 1)));
+        size = std::max(1LL, std::min(size, (long long)n));
     }
+    t->level_size[LEVELS] = (int)size;
+    if (!CUDA_CHECK(&st, cudaMemcpyAsync(t->host_levels, t->levels, (LEVELS + 2) * sizeof(int2),
+                                         cudaMemcpyDeviceToHost, stream)))
+        return st.error;
     const float open_factor = theta < 1.0f ? 1.0f / theta : 1.0f; /* theta 0: infinity, every cell opens */
     if (!CUDA_CHECK(&st, cudaEventRecord(t->events[1], stream))) return st.error;
-    for (int level = depth; level >= 0; level--)
-        multipoles<<<blocks_for(level_count[level], THREADS), THREADS, 0, stream>>>(
-            t->range, t->kids, t->spos, keys, t->root, level_first[level], level_count[level], level, open_factor,
-            t->com, t->q0, t->q1, fmm ? t->rho : nullptr);
+    for (int level = LEVELS; level >= 0; level--)
+        multipoles<<<blocks_for(t->level_size[level], THREADS), THREADS, 0, stream>>>(
+            t->range, t->kids, t->spos, keys, t->root, t->levels, level, open_factor, t->com, t->q0, t->q1,
+            fmm ? t->rho : nullptr);
     if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[2], stream)))
         return st.error;
     /* The walk's groups, numbered over every cell of the tree. */
     int *ngroups = t->count + 1, *next_group = t->count + 2;
-    group_count<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->kids, cells, t->nkids);
+    const int gmax = n < SMALL_GROUPS_BELOW ? SMALL_GROUP : GROUP;
+    long long most = 0; /* the most cells this tree can have */
+    for (int level = 0; level <= LEVELS; level++) most += t->level_size[level];
+    const int cells = (int)std::min(most, t->max_cells);
+    group_count<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->kids, t->levels, cells, gmax,
+                                                                    t->nkids);
     temp = t->temp_bytes;
     if (!CUDA_CHECK(&st, cudaGetLastError()) ||
         !CUDA_CHECK(&st, cub::DeviceScan::ExclusiveSum(t->temp, temp, t->nkids, t->offset, cells, stream)))
         return st.error;
-    group_emit<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->kids, cells, t->nkids, t->offset,
-                                                                   t->groups, ngroups);
+    group_emit<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->kids, t->levels, gmax, t->nkids,
+                                                                   t->offset, t->groups, ngroups);
     if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[3], stream)) ||
         !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 3 * sizeof(unsigned long long), stream)) ||
         !CUDA_CHECK(&st, cudaMemsetAsync(next_group, 0, sizeof(int), stream)))
@@ -1010,13 +1062,7 @@ cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, floa
         downward<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(t->spos, perm, t->groups, ngroups, t->local, acc);
     if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[5], stream)))
         return st.error;
-    t->cells = cells;
-    t->depth = depth;
     t->timed = true;
-    for (int level = 0; level < LEVELS + 2; level++) {
-        t->level_first[level] = level_first[level];
-        t->level_count[level] = level_count[level];
-    }
     t->sorted_keys = keys;
     return cudaSuccess;
 }
@@ -1041,13 +1087,26 @@ extern "C" cudaError_t nbody_fmm_forces_at(NbodyTree *t, const float4 *pos, int 
     return tree_forces(t, pos, n, eps2, theta, true, theta_fmm, acc, stream);
 }
 
+namespace {
+
+/* The last call's cell count and deepest level, from its levels as copied back within the call (the
+ * caller has waited for it). */
+void tree_shape(const NbodyTree *t, int *cells, int *depth)
+{
+    const int2 *lv = t->host_levels;
+    *cells = lv[LEVELS].x + lv[LEVELS].y;
+    *depth = 0;
+    for (int level = 1; level <= LEVELS; level++)
+        if (lv[level].y > 0) *depth = level;
+}
+
+} // namespace
+
 extern "C" void nbody_tree_stats(const NbodyTree *t, NbodyTreeStats *out)
 {
     *out = NbodyTreeStats{};
     if (!t) return;
     out->n = t->n;
-    out->cells = t->cells;
-    out->depth = t->depth;
     if (!t->timed) return;
     unsigned long long counts[3] = {0, 0, 0};
     float ms[EVENTS - 1] = {0.0f}; /* between consecutive events */
@@ -1055,6 +1114,7 @@ extern "C" void nbody_tree_stats(const NbodyTree *t, NbodyTreeStats *out)
     if (!CUDA_CHECK(&st, cudaEventSynchronize(t->events[EVENTS - 1])) ||
         !CUDA_CHECK(&st, cudaMemcpy(counts, t->counts, sizeof counts, cudaMemcpyDeviceToHost)))
         return;
+    tree_shape(t, &out->cells, &out->depth);
     for (int k = 0; k < EVENTS - 1; k++)
         if (!CUDA_CHECK(&st, cudaEventElapsedTime(&ms[k], t->events[k], t->events[k + 1]))) return;
     out->body_body = (double)counts[0] / t->n;
@@ -1096,13 +1156,17 @@ extern "C" cudaError_t nbody_tree_boxes(NbodyTree *t, int max_level, NbodyTreeBo
 {
     *total = *depth = 0;
     if (!t || cap < 0 || (cap > 0 && !out)) return cudaErrorInvalidValue;
-    if (!t->timed || t->cells == 0 || max_level < 0) return cudaSuccess;
-    const int last = max_level < t->depth ? max_level : t->depth;
-    *total = t->level_first[last] + t->level_count[last];
-    *depth = t->depth;
+    if (!t->timed || max_level < 0) return cudaSuccess;
+    CudaStatus st = {};
+    if (!CUDA_CHECK(&st, cudaEventSynchronize(t->events[EVENTS - 1]))) return st.error;
+    int cells = 0, deepest = 0;
+    tree_shape(t, &cells, &deepest);
+    const int2 *lv = t->host_levels;
+    const int last = max_level < deepest ? max_level : deepest;
+    *total = lv[last].x + lv[last].y;
+    *depth = deepest;
     const int count = *total < cap ? *total : cap;
     if (count == 0) return cudaSuccess;
-    CudaStatus st = {};
     if (count > t->boxes_cap) {
         cudaFree(t->boxes);
         t->boxes = NULL;
@@ -1110,10 +1174,10 @@ extern "C" cudaError_t nbody_tree_boxes(NbodyTree *t, int max_level, NbodyTreeBo
         if (!CUDA_CHECK(&st, cudaMalloc((void **)&t->boxes, (size_t)count * sizeof(NbodyTreeBox)))) return st.error;
         t->boxes_cap = count;
     }
-    for (int level = 0; level <= last && t->level_first[level] < count; level++) {
-        const int first = t->level_first[level], cells = min(t->level_count[level], count - first);
-        cell_boxes<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->sorted_keys, t->root, first, cells,
-                                                                       level, t->boxes);
+    for (int level = 0; level <= last && lv[level].x < count; level++) {
+        const int first = lv[level].x, size = min(lv[level].y, count - first);
+        cell_boxes<<<blocks_for(size, THREADS), THREADS, 0, stream>>>(t->range, t->sorted_keys, t->root, first, size,
+                                                                      level, t->boxes);
     }
     if (!CUDA_CHECK(&st, cudaGetLastError()) ||
         !CUDA_CHECK(&st, cudaMemcpyAsync(out, t->boxes, (size_t)count * sizeof(NbodyTreeBox), cudaMemcpyDeviceToHost,

@@ -440,7 +440,7 @@ int bench_tree_run(const BenchTreeOptions *o)
                                   "err_p99,err_max,samples,theta,backend,note\n");
     }
     BenchTreeRow rows[BENCH_TREE_MAX_NS], fmm_rows[BENCH_TREE_MAX_NS];
-    bench_progress_begin(&c.progress, o->progress ? o->progress : stderr, (o->fmm ? 4 : 3) * count);
+    bench_progress_begin(&c.progress, o->progress ? o->progress : stderr, (o->fmm ? 5 : 3) * count);
     int rc = 0;
     for (int i = 0; i < count && rc == 0; i++) {
         rc = measure(&c, ns[i], &rows[i], &fmm_rows[i]);
