@@ -30,12 +30,12 @@
 #include "cuda_check.h"
 #include "fmm.h"
 #include "kernels.h"
+#include "tree_common.h"
 #endif
 
 #define MEDIAN_TOL 1e-4
 #define P99_TOL 1e-3
-/* Above this N the reference covers SAMPLE bodies spread evenly over the index range. */
-#define ALL_UP_TO 4096
+/* Above TREE_ALL_UP_TO bodies the reference covers SAMPLE bodies spread evenly over the index range. */
 #define SAMPLE 2000
 
 static int quick, long_run;
@@ -43,83 +43,6 @@ static int bench_ns[12], bench_count;
 #define BIG (quick ? 8192 : 65536)
 
 #ifdef STARBURST_HAVE_CUDA
-
-static CudaStatus cuda;
-
-static void cuda_ok(bool ok)
-{
-    if (ok) return;
-    CudaStatus failed = cuda;
-    cuda = (CudaStatus){0};
-    fail_msg("%s", failed.message);
-}
-
-static void reference_build(Reference *r, const Bodies *b, double eps, int sample)
-{
-    const int n = b->n;
-    reference_alloc(r, n <= ALL_UP_TO || n <= sample ? n : sample);
-    for (int t = 0; t < r->count; t++)
-        r->targets[t] = r->count == n ? t : (int)((long long)t * (n - 1) / (r->count - 1));
-    reference_sum(r, b, eps);
-}
-
-typedef struct Errors {
-    double median, p99, worst;
-} Errors;
-
-/* Per-body relative errors of acc4 over the reference's targets; a component that is not finite
- * fails the test. */
-static Errors errors_of(const char *what, const float *acc4, const Reference *r)
-{
-    double *rel = malloc((size_t)r->count * sizeof *rel);
-    assert_non_null(rel);
-    for (int t = 0; t < r->count; t++) {
-        const int i = r->targets[t];
-        double d2 = 0, r2 = 0;
-        for (int k = 0; k < 3; k++) {
-            const double a = acc4[4 * i + k], ref = r->acc[3 * t + k];
-            if (!isfinite(a)) {
-                free(rel);
-                fail_msg("%s: body %d component %d is %g", what, i, k, a);
-            }
-            d2 += (a - ref) * (a - ref);
-            r2 += ref * ref;
-        }
-        rel[t] = r2 > 0 ? sqrt(d2 / r2) : (d2 == 0 ? 0 : INFINITY);
-    }
-    qsort(rel, (size_t)r->count, sizeof *rel, compare_double);
-    Errors e = {rel[(r->count - 1) / 2], rel[(int)floor(0.99 * (r->count - 1))], rel[r->count - 1]};
-    free(rel);
-    return e;
-}
-
-typedef struct Run {
-    int n;
-    float4 *pos, *acc;
-    NbodyTree *tree; /* made by nbody_fmm_create: runs the FMM and the tree */
-    float *host;     /* 4 floats a body */
-} Run;
-
-static void run_open(Run *r, const Bodies *b)
-{
-    char err[256] = "";
-    r->n = b->n;
-    cuda_ok(CUDA_CHECK(&cuda, cudaMalloc((void **)&r->pos, (size_t)b->n * sizeof(float4))));
-    cuda_ok(CUDA_CHECK(&cuda, cudaMalloc((void **)&r->acc, (size_t)b->n * sizeof(float4))));
-    cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(r->pos, b->pos, (size_t)b->n * sizeof(float4), cudaMemcpyHostToDevice)));
-    r->tree = nbody_fmm_create(b->n, err, sizeof err);
-    if (!r->tree) fail_msg("%s", err);
-    r->host = malloc((size_t)b->n * sizeof(float4));
-    assert_non_null(r->host);
-}
-
-static void run_close(Run *r)
-{
-    nbody_tree_destroy(r->tree);
-    cuda_ok(CUDA_CHECK(&cuda, cudaFree(r->pos)));
-    cuda_ok(CUDA_CHECK(&cuda, cudaFree(r->acc)));
-    free(r->host);
-}
 
 /* The ways a call can go: the FMM at theta (its far angle by the default ratio, or theta_fmm where
  * it is positive), or the tree alone. */
@@ -156,7 +79,7 @@ static void check_accuracy(const char *what, const Bodies *b, float eps, bool sw
     Reference ref;
     reference_build(&ref, b, eps, SAMPLE);
     Run r;
-    run_open(&r, b);
+    run_open(&r, b, true);
     NbodyTreeStats s;
     char how[64];
     run_forces(&r, TREE, eps, NBODY_TREE_THETA, 0, &s);
@@ -184,15 +107,6 @@ static void check_accuracy(const char *what, const Bodies *b, float eps, bool sw
     if (!(e.median <= MEDIAN_TOL) || !(e.p99 <= P99_TOL))
         fail_msg("%s N = %d: median %.3g (limit %g), 99th percentile %.3g (limit %g)", what, b->n, e.median,
                  MEDIAN_TOL, e.p99, P99_TOL);
-}
-
-static void scene_bodies(Bodies *b, SceneKind kind, int n, float *eps)
-{
-    char err[256] = "";
-    SceneInfo info;
-    SceneDesc d = {.kind = kind, .n = n, .seed = 7};
-    if (scene_build(&d, b, &info, err, sizeof err) != 0) fail_msg("scene_build: %s", err);
-    *eps = info.softening;
 }
 
 static void test_collision(void **state)
@@ -236,8 +150,8 @@ static void test_repeat(void **state)
     float eps;
     scene_bodies(&b, SCENE_COLLISION, quick ? 10000 : 200000, &eps);
     Run r1, r2;
-    run_open(&r1, &b);
-    run_open(&r2, &b);
+    run_open(&r1, &b, true);
+    run_open(&r2, &b, true);
     float *first = malloc((size_t)b.n * sizeof(float4));
     assert_non_null(first);
     run_forces(&r1, FMM, eps, NBODY_TREE_THETA, 0, NULL);
@@ -252,17 +166,6 @@ static void test_repeat(void **state)
     bodies_free(&b);
 }
 
-/* Every acceleration finite; where expect_zero, exactly zero. */
-static void check_finite(const char *what, const Run *r, bool expect_zero)
-{
-    for (int i = 0; i < r->n; i++)
-        for (int k = 0; k < 3; k++) {
-            const float a = r->host[4 * i + k];
-            if (!isfinite(a) || (expect_zero && a != 0.0f))
-                fail_msg("%s: body %d component %d is %g", what, i, k, (double)a);
-        }
-}
-
 /* A uniform ball has no structure whose terms cancel: held to the limits at the tree's stricter
  * angle, as test_cuda_tree holds it. */
 #define BALL_THETA 0.35f
@@ -272,7 +175,7 @@ static void check_small(const char *what, Bodies *b, float eps)
     Reference ref;
     reference_build(&ref, b, eps, SAMPLE);
     Run r;
-    run_open(&r, b);
+    run_open(&r, b, true);
     NbodyTreeStats s;
     run_forces(&r, FMM, eps, BALL_THETA, 0, &s);
     Errors e = errors_of(what, r.host, &ref);
@@ -294,7 +197,7 @@ static void test_degenerate(void **state)
         snprintf(what, sizeof what, "%d bodies", n);
         check_small(what, &b, 0.01f);
         if (n == 1) {
-            run_open(&r, &b);
+            run_open(&r, &b, true);
             run_forces(&r, FMM, 0.01f, NBODY_TREE_THETA, 0, NULL);
             check_finite("one body", &r, true);
             run_close(&r);
@@ -308,7 +211,7 @@ static void test_degenerate(void **state)
         b.pos[4 * i + 1] = -0.2f;
         b.pos[4 * i + 2] = 0.1f;
     }
-    run_open(&r, &b);
+    run_open(&r, &b, true);
     run_forces(&r, FMM, 0.01f, NBODY_TREE_THETA, 0, NULL);
     check_finite("all at one point", &r, true);
     run_forces(&r, FMM, 0.0f, NBODY_TREE_THETA, 0, NULL);
@@ -378,12 +281,6 @@ static void test_energy(void **state)
     bodies_free(&b);
 }
 
-static int compare_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
 static float median_of(float *v, int count)
 {
     qsort(v, (size_t)count, sizeof *v, compare_float);
@@ -424,7 +321,7 @@ static void test_bench(void **state)
         Reference ref;
         reference_build(&ref, &b, eps, 500);
         Run r;
-        run_open(&r, &b);
+        run_open(&r, &b, true);
         for (int m = FMM; m <= TREE; m++) {
             float t[PARTS + 1][TIMED];
             NbodyTreeStats s;
