@@ -14,8 +14,8 @@
  * The downward pass adds each group's local expansion, evaluated at each body's offset from c_g.
  *
  * One number, theta, sets the accuracy: the tree's opening angle for the near cells, and
- * theta_fmm = nbody_fmm_theta_far(theta) for the far test (below 256K bodies, where a group holds
- * at most 16 bodies, 0.7 times that: nbody_tree.cu says why). Same input, same output, bit for bit;
+ * theta_fmm = fmm_theta(theta) (fmm_expansion.h, shared with the CPU) for the far test (below 256K
+ * bodies, where a group holds at most 16 bodies, 0.7 times that: nbody_tree.cu says why). Same input, same output, bit for bit;
  * a call does not wait on the host, as for the tree. nbody_tree_stats reports the last call,
  * with the upward and downward passes and the far terms (body_group: the far cells each body
  * received through its group's expansion, per body). */
@@ -27,12 +27,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* theta_fmm = NBODY_FMM_FAR_RATIO x theta: where the local expansion's error meets the near
- * field's. */
-#define NBODY_FMM_FAR_RATIO 0.7f
-
-static inline float nbody_fmm_theta_far(float theta) { return NBODY_FMM_FAR_RATIO * theta; }
 
 /* The device memory an FMM for n bodies takes (a tree's, the cells' radii and a local expansion
  * for each group), and the largest n that fits in bytes. */

@@ -1082,7 +1082,7 @@ extern "C" cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n,
 extern "C" cudaError_t nbody_fmm_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta,
                                         float4 *acc, cudaStream_t stream)
 {
-    return tree_forces(t, pos, n, eps2, theta, true, nbody_fmm_theta_far(theta), acc, stream);
+    return tree_forces(t, pos, n, eps2, theta, true, fmm_theta(theta), acc, stream);
 }
 
 extern "C" cudaError_t nbody_fmm_forces_at(NbodyTree *t, const float4 *pos, int n, float eps2, float theta,

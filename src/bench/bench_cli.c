@@ -20,9 +20,10 @@ static void bench_usage(FILE *f)
           "  --force F              tree: the tree's table alone: per N, the collision scene with the tree\n"
           "                         rebuilt every step (build, walk, ms per step, interactions a body),\n"
           "                         the direct step at the same N, the speedup, the force error against\n"
-          "                         f64, and the crossover N; fmm: the same with the fast multipole\n"
-          "                         method's row (build, upward, walk, downward, terms, error) under the\n"
-          "                         tree's at each N; direct: the kernels and the loop, no tree\n"
+          "                         f64, and the crossover N; fmm: the same table of the fast multipole\n"
+          "                         method (build, upward pass, interactions, downward pass, terms a\n"
+          "                         body with the cell-group expansions); direct: the kernels and the\n"
+          "                         loop, no tree\n"
           "  --theta X              the tree's opening angle, 0.05 .. 1.5 (default 0.4)\n"
           "  --samples S            bodies in the tree's f64 force check (default 1000)\n"
           "  --kernel K[,K...]      naive, registers, tiled, tiled-unrolled, mtpb, symmetric, mtpb-f64\n"
@@ -41,7 +42,7 @@ static void bench_usage(FILE *f)
           "  --size WxH             loop resolution (default 1920x1080)\n"
           "  --window               time the loop in a GLFW window (vsync off) instead of headless\n"
           "  --backend B            backend of the loop and the tree: auto (default), cuda, cpu (with\n"
-          "                         --force tree: the CPU's tree, 16K to 256K bodies)\n"
+          "                         --force tree or fmm: the CPU's, 16K to 256K bodies)\n"
           "  --kernels-only, --loop-only\n",
           f);
 }
@@ -192,12 +193,13 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
     if (force && !strcmp(force, "direct")) b->run_tree = false;
     if (force && (!strcmp(force, "tree") || !strcmp(force, "fmm"))) {
         if (conflict) {
-            snprintf(err, errlen, "bench: --force %s times the tree alone: it does not go with %s", force, conflict);
+            snprintf(err, errlen, "bench: --force %s times the %s alone: it does not go with %s", force, force,
+                     conflict);
             return -1;
         }
-        b->tree.fmm = !strcmp(force, "fmm");
         b->run_kernels = b->run_loop = false;
         b->run_tree = true;
+        b->tree.force = !strcmp(force, "fmm") ? SIM_FORCE_FMM : SIM_FORCE_TREE;
     }
     if (b->kernels.ns) {
         b->tree.ns = b->ns;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bench/bench_progress.h"
+#include "fmm_expansion.h"
 #include "scene/scene.h"
 #include "util/atomic_file.h"
 #include "util/params.h"
@@ -29,6 +30,7 @@
 typedef struct Context {
     const BenchTreeOptions *o;
     SimBackend backend; /* resolved: CUDA or CPU */
+    SimForce force;     /* tree or fmm */
     float theta;
     int samples, repeats;
     FILE *out;
@@ -146,12 +148,40 @@ static int time_steps(Sim *s, const SimParams *p, int warmup, int repeats, int l
     return 0;
 }
 
+/* The fast multipole method's title and header. */
+static void print_fmm_title(Context *c, const char *device)
+{
+    fprintf(c->out,
+            "\nFast multipole method (theta %.2f, theta_fmm %.3f, local expansions of order %d about each group)\n"
+            "against the direct sum (%s): %s backend on %s.\n"
+            "Collision scene, the tree rebuilt every step. ms/step: a whole step through the sim API (drift,\n"
+            "forces, kick), the median of up to %d timed steps after a warm-up, on the %s. build: box, keys,\n"
+            "sort, cells, groups; up: the multipoles (upward pass); inter: the walk, far cells expanded about\n"
+            "each group (M2L), near cells and bodies summed; down: the expansions at the bodies (L2P).\n"
+            "terms/body: body-body + body-cell + cell-group (M2L) terms a body. direct ms/step: a whole step of\n"
+            "the direct sum at the same N in this run, timed in full; speedup = direct / fmm. err: |a - a_f64| /\n"
+            "|a_f64| per body against the f64 direct sum on %d bodies spread over the system (on the CPU, %d\n"
+            "threads).\n",
+            c->theta, fmm_theta(c->theta), FMM_ORDER,
+            c->backend == SIM_BACKEND_CUDA ? "the symmetric kernel" : "OpenMP, all pairs",
+            sim_backend_name(c->backend), device, c->repeats,
+            c->backend == SIM_BACKEND_CUDA ? "GPU's clock (CUDA events)" : "wall clock", c->samples,
+            omp_get_max_threads());
+    fprintf(c->out, "%9s %6s %6s %7s %6s %9s  %-24s %14s %8s  %9s %9s %9s\n", "N", "build", "up", "inter", "down",
+            "ms/step", "terms/body (bb + bc + bg)", "direct ms/step", "speedup", "err med", "err p99", "err max");
+}
+
 /* The title and the header, once the device is known (from the first simulation). */
 static void print_title(Context *c, const char *device)
 {
     if (c->titled) return;
     c->titled = true;
     bench_progress_clear(&c->progress);
+    if (c->force == SIM_FORCE_FMM) {
+        print_fmm_title(c, device);
+        fflush(c->out);
+        return;
+    }
     fprintf(c->out,
             "\nBarnes-Hut tree (quadrupoles, theta %.2f) against the direct sum (%s): %s backend on %s.\n"
             "Collision scene, the tree rebuilt every step. ms/step: a whole step through the sim API (drift, tree\n"
@@ -165,12 +195,6 @@ static void print_title(Context *c, const char *device)
             c->backend == SIM_BACKEND_CUDA ? "GPU's clock (CUDA events)" : "wall clock",
             c->backend == SIM_BACKEND_CUDA ? "; a direct step of over 1 s: 1 step, no warm-up" : "", c->samples,
             omp_get_max_threads());
-    if (c->o->fmm)
-        fprintf(c->out,
-                "Under each N, the fast multipole method (fmm) at the same theta: build (here without the\n"
-                "multipoles), up: the upward pass (multipoles), walk (near terms and the far cells' expansions),\n"
-                "down: the downward pass (each group's expansion at its bodies); inter/body bb + bc + far cells\n"
-                "a body got through its group's expansion; speedup against the direct step (xT: against the tree).\n");
     fprintf(c->out, "%9s %8s %8s %9s  %-22s %14s %8s  %9s %9s %9s\n", "N", "build ms", "walk ms", "ms/step",
             "inter/body (bb + bc)", "direct ms/step", "speedup", "err med", "err p99", "err max");
     fflush(c->out);
@@ -178,8 +202,12 @@ static void print_title(Context *c, const char *device)
 
 static void print_row(Context *c, const BenchTreeRow *r)
 {
-    char n[16], terms[48] = "", direct[24] = "", speedup[16] = "", err[3][16] = {"", "", ""};
-    if (r->body_body + r->body_cell > 0)
+    char n[16], terms[64] = "", direct[24] = "", speedup[16] = "", err[3][16] = {"", "", ""};
+    const bool fmm = c->force == SIM_FORCE_FMM;
+    if (fmm && r->body_body + r->body_cell + r->body_group > 0)
+        snprintf(terms, sizeof terms, "%.0f (%.0f + %.0f + %.1f)", r->body_body + r->body_cell + r->body_group,
+                 r->body_body, r->body_cell, r->body_group);
+    else if (r->body_body + r->body_cell > 0)
         snprintf(terms, sizeof terms, "%.0f (%.0f + %.0f)", r->body_body + r->body_cell, r->body_body, r->body_cell);
     if (r->direct_ms > 0) snprintf(direct, sizeof direct, "%.3f", r->direct_ms);
     if (r->direct_ms > 0 && r->step_ms > 0) snprintf(speedup, sizeof speedup, "%.2fx", r->direct_ms / r->step_ms);
@@ -190,7 +218,11 @@ static void print_row(Context *c, const BenchTreeRow *r)
     }
     bench_progress_clear(&c->progress);
     grouped(r->n, n, sizeof n);
-    if (r->step_ms > 0)
+    if (r->step_ms > 0 && fmm)
+        fprintf(c->out, "%9s %6.2f %6.2f %7.2f %6.2f %9.2f  %-24s %14s %8s  %9s %9s %9s%s%s\n", n, r->build_ms,
+                r->upward_ms, r->walk_ms, r->downward_ms, r->step_ms, terms, direct, speedup, err[0], err[1], err[2],
+                r->note[0] ? "  " : "", r->note);
+    else if (r->step_ms > 0)
         fprintf(c->out, "%9s %8.2f %8.2f %9.2f  %-22s %14s %8s  %9s %9s %9s%s%s\n", n, r->build_ms, r->walk_ms,
                 r->step_ms, terms, direct, speedup, err[0], err[1], err[2], r->note[0] ? "  " : "", r->note);
     else
@@ -201,38 +233,12 @@ static void print_row(Context *c, const BenchTreeRow *r)
         snprintf(clean, sizeof clean, "%s", r->note);
         for (char *ch = clean; *ch; ch++)
             if (*ch == ',' || *ch == '"') *ch = ';';
-        atomic_file_printf(c->csv, "%d,%.4f,%.4f,%.4f,%.1f,%.1f,%.4f,%.4f,%.4e,%.4e,%.4e,%d,%.3f,%s,%s\n", r->n,
-                           r->build_ms, r->walk_ms, r->step_ms, r->body_body, r->body_cell, r->direct_ms,
+        atomic_file_printf(c->csv,
+                           "%d,%.4f,%.4f,%.4f,%.1f,%.1f,%.4f,%.4f,%.4e,%.4e,%.4e,%d,%.3f,%s,%.4f,%.4f,%.2f,%s,%s\n", r->n, r->build_ms, r->walk_ms, r->step_ms, r->body_body, r->body_cell, r->direct_ms,
                            r->direct_ms > 0 && r->step_ms > 0 ? r->direct_ms / r->step_ms : 0, r->error.median,
                            r->error.p99, r->error.worst, r->error.samples, c->theta, sim_backend_name(c->backend),
-                           clean);
+                           r->upward_ms, r->downward_ms, r->body_group, sim_force_name(c->force), clean);
     }
-}
-
-/* The FMM's line under the tree's row of the same N. */
-static void print_fmm_row(Context *c, const BenchTreeRow *t, const BenchTreeRow *r)
-{
-    char terms[64] = "", speedup[40] = "";
-    snprintf(terms, sizeof terms, "%.0f (%.0f + %.0f + %.0f)", r->body_body + r->body_cell + r->body_group,
-             r->body_body, r->body_cell, r->body_group);
-    if (r->step_ms > 0 && t->direct_ms > 0) snprintf(speedup, sizeof speedup, "%.2fx", t->direct_ms / r->step_ms);
-    if (r->step_ms > 0 && t->step_ms > 0)
-        snprintf(speedup + strlen(speedup), sizeof speedup - strlen(speedup), " %.2fxT", t->step_ms / r->step_ms);
-    bench_progress_clear(&c->progress);
-    if (r->step_ms > 0)
-        fprintf(c->out, "%9s %8.2f %8.2f %9.2f  %-30s up %.2f down %.2f  %s  %9.2e %9.2e %9.2e\n", "fmm", r->build_ms,
-                r->walk_ms, r->step_ms, terms, r->upward_ms, r->downward_ms, speedup, r->error.median, r->error.p99,
-                r->error.worst);
-    else
-        fprintf(c->out, "%9s  %s\n", "fmm", r->note);
-    fflush(c->out);
-    if (c->csv && r->step_ms > 0)
-        atomic_file_printf(c->csv, "%d,%.4f,%.4f,%.4f,%.1f,%.1f,%.4f,%.4f,%.4e,%.4e,%.4e,%d,%.3f,%s,fmm: upward %.4f "
-                                   "downward %.4f far %.1f\n",
-                           r->n, r->build_ms, r->walk_ms, r->step_ms, r->body_body, r->body_cell, t->direct_ms,
-                           t->direct_ms > 0 && r->step_ms > 0 ? t->direct_ms / r->step_ms : 0, r->error.median,
-                           r->error.p99, r->error.worst, r->error.samples, c->theta, sim_backend_name(c->backend),
-                           r->upward_ms, r->downward_ms, r->body_group);
 }
 
 static void cell(Context *c, const char *what, int n)
@@ -242,31 +248,31 @@ static void cell(Context *c, const char *what, int n)
     bench_progress_step(&c->progress, text);
 }
 
-/* The tree (or the FMM) at n, then its error against f64: fills row. 0, or -1 with one line on
+/* The tree (or the fmm) at n, then its error against f64: fills row. 0, or -1 with one line on
  * stderr. */
-static int measure_tree(Context *c, SimForce force, Bodies *b, const SceneInfo *info, BenchTreeRow *row)
+static int measure_tree(Context *c, Bodies *b, const SceneInfo *info, BenchTreeRow *row)
 {
     char err[512];
-    const char *what = force == SIM_FORCE_FMM ? "the FMM" : "the tree";
-    Sim *s = sim_create(&(SimDesc){.backend = c->backend, .force = force}, b, err, sizeof err);
+    const char *method = c->force == SIM_FORCE_FMM ? "the fmm" : "the tree";
+    Sim *s = sim_create(&(SimDesc){.backend = c->backend, .force = c->force}, b, err, sizeof err);
     if (!s) {
         bench_progress_clear(&c->progress);
-        fprintf(stderr, "bench: %s at N = %d: %s\n", what, b->n, err);
+        fprintf(stderr, "bench: %s at N = %d: %s\n", method, b->n, err);
         return -1;
     }
     print_title(c, sim_device_name(s));
     const SimParams p = {.dt = info->dt, .softening = info->softening, .damping = 1, .theta = c->theta};
     int rc = time_steps(s, &p, 1, c->repeats, 3, 0, &row->step_ms, row);
     if (rc == 0) {
-        char check[64];
-        snprintf(check, sizeof check, "f64 check of %d bodies,", c->samples);
-        cell(c, check, b->n);
+        char what[64];
+        snprintf(what, sizeof what, "f64 check of %d bodies,", c->samples);
+        cell(c, what, b->n);
         sim_read(s, b);
         rc = diag_force_check(s, b, info->softening, c->samples, &row->error);
     }
     if (rc != 0 || sim_error(s)) {
         bench_progress_clear(&c->progress);
-        fprintf(stderr, "bench: %s at N = %d: %s\n", what, b->n, sim_error(s) ? sim_error(s) : "out of memory");
+        fprintf(stderr, "bench: %s at N = %d: %s\n", method, b->n, sim_error(s) ? sim_error(s) : "out of memory");
         rc = -1;
     }
     sim_destroy(s);
@@ -310,16 +316,14 @@ static int measure_direct(Context *c, const Bodies *b, const SceneInfo *info, Be
     return rc;
 }
 
-/* One N: three cells (the tree, its f64 check, the direct sum), and the FMM's into fmm where asked
- * for (on the bodies as they were before the tree's steps). 0, or -1 on an error. */
-static int measure(Context *c, int n, BenchTreeRow *row, BenchTreeRow *fmm)
+/* One N: three cells (the tree, its f64 check, the direct sum). 0, or -1 on an error. */
+static int measure(Context *c, int n, BenchTreeRow *row)
 {
     memset(row, 0, sizeof *row);
-    memset(fmm, 0, sizeof *fmm);
-    row->n = fmm->n = n;
-    cell(c, "tree", n);
+    row->n = n;
+    cell(c, sim_force_name(c->force), n);
     char err[512];
-    if (sim_check(&(SimDesc){.backend = c->backend, .force = SIM_FORCE_TREE}, n, err, sizeof err) != 0) {
+    if (sim_check(&(SimDesc){.backend = c->backend, .force = c->force}, n, err, sizeof err) != 0) {
         snprintf(row->note, sizeof row->note, "not run: %.180s", err);
         cell(c, "(not run) f64 check", n);
         cell(c, "(not run) direct", n);
@@ -332,24 +336,7 @@ static int measure(Context *c, int n, BenchTreeRow *row, BenchTreeRow *fmm)
         fprintf(stderr, "bench: the collision scene of %d bodies: %s\n", n, err);
         return -1;
     }
-    int rc = 0;
-    if (c->o->fmm) {
-        cell(c, "fmm", n);
-        if (sim_check(&(SimDesc){.backend = c->backend, .force = SIM_FORCE_FMM}, n, err, sizeof err) != 0) {
-            snprintf(fmm->note, sizeof fmm->note, "not run: %.180s", err);
-        } else {
-            Bodies f;
-            rc = bodies_copy(&f, &b);
-            if (rc == 0) {
-                rc = measure_tree(c, SIM_FORCE_FMM, &f, &info, fmm);
-                bodies_free(&f);
-            } else {
-                bench_progress_clear(&c->progress);
-                fprintf(stderr, "bench: %d bodies for the FMM: out of memory\n", n);
-            }
-        }
-    }
-    if (rc == 0) rc = measure_tree(c, SIM_FORCE_TREE, &b, &info, row);
+    int rc = measure_tree(c, &b, &info, row);
     if (rc == 0) {
         cell(c, c->backend == SIM_BACKEND_CUDA ? "symmetric" : "direct", n);
         rc = measure_direct(c, &b, &info, row);
@@ -360,7 +347,8 @@ static int measure(Context *c, int n, BenchTreeRow *row, BenchTreeRow *fmm)
 
 static void print_crossover(Context *c, const BenchTreeRow *rows, int count)
 {
-    const bool cuda = c->backend == SIM_BACKEND_CUDA;
+    const bool cuda = c->backend == SIM_BACKEND_CUDA, fmm = c->force == SIM_FORCE_FMM;
+    const char *method = fmm ? "fmm" : "tree";
     const int from = bench_tree_crossover(rows, count);
     char a[16], b[16];
     const BenchTreeRow *at = NULL, *below = NULL, *largest = NULL;
@@ -374,21 +362,25 @@ static void print_crossover(Context *c, const BenchTreeRow *rows, int count)
     if (!largest) {
         fprintf(c->out, "Crossover: not found, no N had both steps timed.\n");
     } else if (!at) {
-        fprintf(c->out, "Crossover: not found: the direct step was the faster at N = %s (%.3f ms against the tree's\n"
+        fprintf(c->out, "Crossover: not found: the direct step was the faster at N = %s (%.3f ms against the %s's\n"
                         "%.3f ms), the largest N where both were timed.\n",
-                grouped(largest->n, a, sizeof a), largest->direct_ms, largest->step_ms);
+                grouped(largest->n, a, sizeof a), largest->direct_ms, method, largest->step_ms);
     } else if (!below) {
-        fprintf(c->out, "Crossover: the tree's step is the faster from N = %s on, the smallest N timed (%.3f ms\n"
+        fprintf(c->out, "Crossover: the %s's step is the faster from N = %s on, the smallest N timed (%.3f ms\n"
                         "against %.3f ms direct): it lies lower.\n",
-                grouped(at->n, a, sizeof a), at->step_ms, at->direct_ms);
+                method, grouped(at->n, a, sizeof a), at->step_ms, at->direct_ms);
     } else {
-        fprintf(c->out, "Crossover: the tree's step is the faster from N = %s on (%.3f ms against %.3f ms direct);\n"
-                        "at N = %s the direct step was (%.3f ms against the tree's %.3f ms).\n",
-                grouped(at->n, a, sizeof a), at->step_ms, at->direct_ms, grouped(below->n, b, sizeof b),
-                below->direct_ms, below->step_ms);
+        fprintf(c->out, "Crossover: the %s's step is the faster from N = %s on (%.3f ms against %.3f ms direct);\n"
+                        "at N = %s the direct step was (%.3f ms against the %s's %.3f ms).\n",
+                method, grouped(at->n, a, sizeof a), at->step_ms, at->direct_ms, grouped(below->n, b, sizeof b),
+                below->direct_ms, method, below->step_ms);
     }
-    fprintf(c->out, "%s (src/sim/sim.h) is %s.\n", cuda ? "SIM_TREE_MIN_BODIES_CUDA" : "SIM_TREE_MIN_BODIES_CPU",
-            grouped(cuda ? SIM_TREE_MIN_BODIES_CUDA : SIM_TREE_MIN_BODIES_CPU, a, sizeof a));
+    if (fmm && !cuda)
+        fprintf(c->out, "SIM_FMM_MIN_BODIES_CPU (src/sim/sim.h) is %s.\n",
+                grouped(SIM_FMM_MIN_BODIES_CPU, a, sizeof a));
+    else
+        fprintf(c->out, "%s (src/sim/sim.h) is %s.\n", cuda ? "SIM_TREE_MIN_BODIES_CUDA" : "SIM_TREE_MIN_BODIES_CPU",
+                grouped(cuda ? SIM_TREE_MIN_BODIES_CUDA : SIM_TREE_MIN_BODIES_CPU, a, sizeof a));
 }
 
 static int by_int(const void *a, const void *b)
@@ -401,6 +393,7 @@ int bench_tree_run(const BenchTreeOptions *o)
 {
     Context c = {.o = o,
                  .backend = o->backend,
+                 .force = o->force == SIM_FORCE_FMM ? SIM_FORCE_FMM : SIM_FORCE_TREE,
                  .theta = params_theta(o->theta),
                  .samples = o->samples > 0 ? o->samples : BENCH_TREE_SAMPLES,
                  .repeats = o->repeats > 0 ? o->repeats : 10,
@@ -437,31 +430,20 @@ int bench_tree_run(const BenchTreeOptions *o)
             return 1;
         }
         atomic_file_printf(c.csv, "n,build_ms,walk_ms,step_ms,body_body,body_cell,direct_step_ms,speedup,err_median,"
-                                  "err_p99,err_max,samples,theta,backend,note\n");
+                                  "err_p99,err_max,samples,theta,backend,upward_ms,downward_ms,body_group,force,"
+                                  "note\n");
     }
-    BenchTreeRow rows[BENCH_TREE_MAX_NS], fmm_rows[BENCH_TREE_MAX_NS];
-    bench_progress_begin(&c.progress, o->progress ? o->progress : stderr, (o->fmm ? 5 : 3) * count);
+    BenchTreeRow rows[BENCH_TREE_MAX_NS];
+    bench_progress_begin(&c.progress, o->progress ? o->progress : stderr, 3 * count);
     int rc = 0;
     for (int i = 0; i < count && rc == 0; i++) {
-        rc = measure(&c, ns[i], &rows[i], &fmm_rows[i]);
+        rc = measure(&c, ns[i], &rows[i]);
         if (rc == 0) {
             if (!c.titled) print_title(&c, "(no simulation created)");
             print_row(&c, &rows[i]);
-            if (o->fmm) print_fmm_row(&c, &rows[i], &fmm_rows[i]);
         }
     }
     if (rc == 0) print_crossover(&c, rows, count);
-    if (rc == 0 && o->fmm) {
-        /* The FMM's crossover: its step against the same direct steps. */
-        for (int i = 0; i < count; i++) fmm_rows[i].direct_ms = rows[i].direct_ms;
-        const int from = bench_tree_crossover(fmm_rows, count);
-        char a[16];
-        bench_progress_clear(&c.progress);
-        if (from)
-            fprintf(c.out, "FMM crossover: its step is the faster from N = %s on.\n", grouped(from, a, sizeof a));
-        else
-            fprintf(c.out, "FMM crossover: not found among these N.\n");
-    }
     bench_progress_clear(&c.progress);
     if (c.csv) {
         if (rc == 0 && atomic_file_commit(c.csv, why, sizeof why) != 0) {

@@ -1,5 +1,5 @@
 /* The tree's part of `starburst bench`: for each N, the collision scene stepped through the sim
- * API with the Barnes-Hut tree rebuilt every step, against the direct sum (the symmetric kernel on
+ * API with the Barnes-Hut tree (or the fast multipole method, --force fmm) rebuilt every step, against the direct sum (the symmetric kernel on
  * the GPU) at the same N in the same run, and the tree's force error against the f64 direct sum
  * on a sample of bodies. Then the crossover: the smallest N from which the tree's step is the
  * faster, the figure SIM_TREE_MIN_BODIES_CUDA and SIM_TREE_MIN_BODIES_CPU are set from. */
@@ -23,27 +23,25 @@ typedef struct BenchTreeOptions {
     const int *ns; /* NULL = bench_tree_default_ns */
     int ns_count;
     SimBackend backend; /* auto: CUDA where a device is usable; else the bench refuses (status 2) */
+    SimForce force;     /* the method timed: SIM_FORCE_TREE (0 = the tree) or SIM_FORCE_FMM */
     float theta;        /* 0 = SIM_THETA_DEFAULT */
     int samples;        /* bodies in the f64 check; 0 = BENCH_TREE_SAMPLES */
     int repeats;        /* timed steps per cell, the median reported; 0 = 10 */
     const char *csv_path; /* NULL = no CSV */
     FILE *out;            /* the table; NULL = stdout */
     FILE *progress;       /* where the bench is (bench_progress.h); NULL = stderr */
-    bool fmm;             /* also the fast multipole method at each N, a row under the tree's */
 } BenchTreeOptions;
 
 /* What one N measured. A time of 0 was not measured (see note). */
 typedef struct BenchTreeRow {
     int n;
     double step_ms;            /* a whole tree step: drift, build, walk, kick */
-    double build_ms, walk_ms;  /* the tree's part of it */
-    double body_body, body_cell; /* interactions a body */
+    double build_ms, walk_ms;  /* the tree's part of it (the fmm: walk = its interactions) */
+    double upward_ms, downward_ms; /* the fmm's multipoles and expansions' evaluation; 0 for the tree */
+    double body_body, body_cell, body_group; /* interactions a body (body_group: the fmm's M2L) */
     double direct_ms;          /* a whole direct step at the same N */
     ForceCheck error;          /* against f64; samples 0 = not measured */
     char note[200];
-    /* The FMM's row: its upward and downward passes (build_ms leaves out the upward) and the far
-     * cells a body received through its group's expansion; 0 in the tree's. */
-    double upward_ms, downward_ms, body_group;
 } BenchTreeRow;
 
 /* Prints the table, the crossover line and the CSV. 0; 1 after an error (one line on stderr); 2

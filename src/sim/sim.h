@@ -59,13 +59,20 @@ typedef enum SimForce {
     SIM_FORCE_COUNT
 } SimForce;
 
-/* The CPU crossover: from here on the tree is the faster. Measured on this project's 2-core CI
+/* The tree's CPU crossover (auto takes the fast multipole method on the CPU, from
+ * SIM_FMM_MIN_BODIES_CPU): from here on the tree is the faster. Measured on this project's 2-core CI
  * machine (2 OpenMP threads, AVX-512, a shared host under a load of 6 to 7), Plummer sphere,
  * default theta, the fastest of 5 steps (STARBURST_TREE_TIMINGS=262144 tests/test_tree): ms per
  * step direct vs tree 8K 15 vs 24, 16K 60 vs 74, 32K 310 vs 154, 64K 1437 vs 365, 128K 5916 vs
  * 869, 256K 27554 vs 1396; an earlier run gave 8K 23 vs 21 and 16K 84 vs 56. So the two meet
  * between 8K and 16K; at a tie the exact sum wins. */
 #define SIM_TREE_MIN_BODIES_CPU 16384
+/* Where --force auto takes the fast multipole method on the CPU. The crossover with the direct
+ * sum lies below 128 bodies (force calls on one thread, process CPU time on the loaded 2-core
+ * machine, collision scene: 128 bodies 0.03 ms against 0.06, 512 0.36 against 0.99, 1,024 1.1
+ * against 4.9, 4,096 9.2 against 66; docs/FMM.md); below 1,024 bodies a direct step takes a few
+ * milliseconds, so the exact sum is kept there. */
+#define SIM_FMM_MIN_BODIES_CPU 1024
 /* The CUDA crossover, from the H100 (docs/TREE.md, docs/PERFORMANCE.md): ms per step of the
  * symmetric direct kernel vs the tree's force call, 64K 1.58 vs 2.10, 256K ~25 vs 5.91; the
  * direct kernel's 131,072 takes 6.25. `starburst bench --force tree` times both whole steps
