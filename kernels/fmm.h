@@ -15,10 +15,10 @@
  *
  * One number, theta, sets the accuracy: the tree's opening angle for the near cells, and
  * theta_fmm = fmm_theta(theta) (fmm_expansion.h, shared with the CPU) for the far test (below 256K
- * bodies, where a group holds at most 16 bodies, 0.7 times that: nbody_tree.cu says why). Same input, same output, bit for bit;
- * a call does not wait on the host, as for the tree. nbody_tree_stats reports the last call,
- * with the upward and downward passes and the far terms (body_group: the far cells each body
- * received through its group's expansion, per body). */
+ * bodies, where a group holds at most 16 bodies, 0.7 times that: nbody_tree.cu says why). Same
+ * input, same output, bit for bit; a call does not wait on the host, as for the tree.
+ * nbody_tree_stats reports the last call, with the upward and downward passes and the far terms
+ * (body_group: the far cells each body received through its group's expansion, per body). */
 #ifndef STARBURST_FMM_H
 #define STARBURST_FMM_H
 

@@ -91,8 +91,9 @@ static_assert(GROUP == 32, "a group is a warp's bodies");
 constexpr int SMALL_GROUP = 16;
 constexpr int SMALL_GROUPS_BELOW = 1 << 18;
 /* The FMM's far angle with the small groups, against the large: a smaller group's radius lets the
- * far test take cells nearer it, whose quadrupoles err more (H200, theta 0.4 and the far angle
- * 0.28 = 0.7 theta: galaxy_20K's median 8.7e-5 with groups of 32, 1.12e-4 with 16; at 0.2, 9.0e-5). */
+ * far test take cells nearer it, whose quadrupoles err more (H200, theta 0.4, galaxy_20K's median
+ * at the far angle 0.28: 8.7e-5 with groups of 32, 1.12e-4 with 16; at 0.26, 1.01e-4; at 0.2,
+ * 9.0e-5). */
 constexpr float SMALL_GROUP_FAR = 0.7f;
 static_assert(STACK_CALM > 32, "stack too small for the walk");
 
