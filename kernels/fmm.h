@@ -42,7 +42,8 @@ NbodyTree *nbody_fmm_create(int max_n, char *err, size_t errlen);
  * cudaErrorInvalidValue for n out of range or a tree made by nbody_tree_create. */
 cudaError_t nbody_fmm_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, float4 *acc,
                              cudaStream_t stream);
-/* The same with the far test's angle given apart (for measuring the pair). */
+/* The same with the far test's angle given apart (for measuring the pair; below 256K bodies it is
+ * scaled as nbody_fmm_forces scales fmm_theta's). */
 cudaError_t nbody_fmm_forces_at(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, float theta_fmm,
                                 float4 *acc, cudaStream_t stream);
 
