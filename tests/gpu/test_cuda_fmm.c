@@ -204,13 +204,8 @@ static void test_degenerate(void **state)
         }
         bodies_free(&b);
     }
-    /* All bodies at one point: one leaf at the deepest level, no cell far from another. */
-    gpu_random_ball(&b, 3000, 3);
-    for (int i = 0; i < b.n; i++) {
-        b.pos[4 * i] = 0.3f;
-        b.pos[4 * i + 1] = -0.2f;
-        b.pos[4 * i + 2] = 0.1f;
-    }
+    /* All bodies at one point: no cell far from another. */
+    one_point_bodies(&b);
     run_open(&r, &b, true);
     run_forces(&r, FMM, 0.01f, NBODY_TREE_THETA, 0, NULL);
     check_finite("all at one point", &r, true);
@@ -218,21 +213,11 @@ static void test_degenerate(void **state)
     check_finite("all at one point, no softening", &r, true);
     run_close(&r);
     bodies_free(&b);
-    Bodies half;
-    gpu_random_ball(&half, 2048, 4);
-    assert_int_equal(bodies_alloc(&b, 4096), 0);
-    for (int i = 0; i < 4096; i++)
-        for (int k = 0; k < 4; k++) {
-            b.pos[4 * i + k] = half.pos[4 * (i / 2) + k];
-            b.vel[4 * i + k] = 0;
-        }
-    bodies_free(&half);
+    coincident_pairs(&b);
     check_small("coincident pairs", &b, 0.01f);
     bodies_free(&b);
     /* One body 1e6 away: its pull on the ball comes through the groups' expansions. */
-    gpu_random_ball(&b, 4096, 6);
-    b.pos[0] = 1e6f;
-    b.pos[1] = b.pos[2] = 0.0f;
+    one_far_body(&b);
     check_small("one body 1e6 away", &b, 0.01f);
     bodies_free(&b);
     gpu_random_ball(&b, 4097, 8);

@@ -11,6 +11,7 @@
 
 #include "cuda_check.h"
 #include "fmm.h"
+#include "gpu_common.h"
 #include "reference.h"
 #include "scene/scene.h"
 
@@ -113,6 +114,39 @@ static inline void scene_bodies(Bodies *b, SceneKind kind, int n, float *eps)
     SceneDesc d = {.kind = kind, .n = n, .seed = 7};
     if (scene_build(&d, b, &info, err, sizeof err) != 0) fail_msg("scene_build: %s", err);
     *eps = info.softening;
+}
+
+/* Inputs that break naive trees, built on uniform balls: 3000 bodies all at one point (every key
+ * the same, one leaf at the deepest level); 4096 bodies in coincident pairs; 4096 with one of them
+ * 1e6 away (the root cube 1e6 wide, the deepest cells 0.5, so the ball's leaves hold many bodies). */
+static inline void one_point_bodies(Bodies *b)
+{
+    gpu_random_ball(b, 3000, 3);
+    for (int i = 0; i < b->n; i++) {
+        b->pos[4 * i] = 0.3f;
+        b->pos[4 * i + 1] = -0.2f;
+        b->pos[4 * i + 2] = 0.1f;
+    }
+}
+
+static inline void coincident_pairs(Bodies *b)
+{
+    Bodies half;
+    gpu_random_ball(&half, 2048, 4);
+    assert_int_equal(bodies_alloc(b, 4096), 0);
+    for (int i = 0; i < 4096; i++)
+        for (int k = 0; k < 4; k++) {
+            b->pos[4 * i + k] = half.pos[4 * (i / 2) + k];
+            b->vel[4 * i + k] = 0;
+        }
+    bodies_free(&half);
+}
+
+static inline void one_far_body(Bodies *b)
+{
+    gpu_random_ball(b, 4096, 6);
+    b->pos[0] = 1e6f;
+    b->pos[1] = b->pos[2] = 0.0f;
 }
 
 static inline int compare_float(const void *a, const void *b)
