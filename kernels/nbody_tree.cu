@@ -13,11 +13,20 @@
  * the direct kernel's softened pair term. The keys, the cell limits and a cell's softened term
  * are the CPU tree's too: tree_geometry.h.
  *
+ * The fast multipole method (fmm.h) is the same walk with one more outcome: a cell far from the
+ * whole group (fmm_far: its radius about its centre of mass plus the group's radius below
+ * theta_fmm times their distance) goes to a third list; the lanes take its cells one each and add
+ * their local expansions about the group's centre (fmm_expansion.h) to their own partial sums,
+ * which meet in a butterfly at the end of the group and go to memory; the downward pass adds each
+ * group's expansion at its bodies. The upward pass is the multipoles' (with each cell's radius).
+ *
  * The work split. Box: a grid-stride reduction, then one block. Keys, the gather of positions in
  * key order, the split of a level and the multipoles of a level: a thread per body or per cell.
- * The sort: cub::DeviceRadixSort (stable). A level's children are numbered by cub::DeviceScan,
- * and the host reads each level's cell count back to size the next launches; the groups are
- * numbered the same way over all cells. The walk: as many blocks as fit on the device at once,
+ * The sort: cub::DeviceRadixSort (stable). A level's children are numbered by cub::DeviceScan;
+ * each level's launches and scan are sized on the host for the most cells the level can hold
+ * (8 a split cell of the level above, at most n / (LEAF + 1) of them) and read the level's real
+ * first cell and count from the device, so the host never waits; the groups are numbered the same
+ * way over the most cells the tree can hold. The walk: as many blocks as fit on the device at once,
  * each warp taking the next group from a counter, so that no SM idles while a few expensive
  * groups finish; a group of m bodies gives each body 32 / m lanes (rounded down to a power of two),
  * which split its lists between them. The warp tests up to 32 cells of its stack at a time, one a
@@ -41,6 +50,8 @@
 #include "cuda_check.h"
 #include "kernels.h"
 #include "nbody_common.cuh"
+#include "fmm.h"
+#include "fmm_expansion.h"
 #include "tree.h"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -49,6 +60,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include <algorithm>
 
 namespace {
 
@@ -71,6 +84,17 @@ constexpr int STACK_CALM = STACK - 224 - 7 * LEVELS - 8;
 constexpr int CELL_LIST = 64;                /* flushed at 32: < 32 before a round, + 32 */
 constexpr int BODY_LIST = 32 + 32 * LEAF;    /* flushed at 32: < 32 before a round, + 32 leaves */
 static_assert(GROUP == 32, "a group is a warp's bodies");
+/* Below SMALL_GROUPS_BELOW bodies the groups hold at most SMALL_GROUP: with a few thousand groups
+ * the walk waits on its slowest ones, and smaller groups split them (H200, collision, ms a walk at
+ * group sizes 8 / 12 / 16 / 24 / 32: 64K 0.82 / 0.69 / 0.62 / 2.07 / 2.05, 256K 3.63 / 2.93 /
+ * 2.42 / 2.21 / 1.93, 1M 16.5 / 12.9 / 10.4 / 9.2 / 7.7 for the FMM). */
+constexpr int SMALL_GROUP = 16;
+constexpr int SMALL_GROUPS_BELOW = 1 << 18;
+/* The FMM's far angle with the small groups, against the large: a smaller group's radius lets the
+ * far test take cells nearer it, whose quadrupoles err more (H200, theta 0.4, galaxy_20K's median
+ * at the far angle 0.28: 8.7e-5 with groups of 32, 1.12e-4 with 16; at 0.26, 1.01e-4; at 0.2,
+ * 9.0e-5). */
+constexpr float SMALL_GROUP_FAR = 0.7f;
 static_assert(STACK_CALM > 32, "stack too small for the walk");
 
 struct Root {
@@ -128,7 +152,8 @@ __global__ void box_partial(const float4 *__restrict__ pos, int n, float *__rest
 }
 
 /* The root cube from the partial boxes, and the root cell: all n bodies, no children yet. */
-__global__ void box_final(const float *__restrict__ partials, int blocks, int n, Root *root, int2 *range, int2 *kids)
+__global__ void box_final(const float *__restrict__ partials, int blocks, int n, Root *root, int2 *range, int2 *kids,
+                          int2 *levels)
 {
     if (threadIdx.x != 0) return;
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -145,6 +170,7 @@ __global__ void box_final(const float *__restrict__ partials, int blocks, int n,
     *root = Root{lo[0], lo[1], lo[2], side};
     range[0] = make_int2(0, n);
     kids[0] = make_int2(-1, 0);
+    levels[0] = make_int2(0, 1);
 }
 
 __global__ void morton_keys(const float4 *__restrict__ pos, int n, const Root *__restrict__ root,
@@ -191,13 +217,19 @@ __device__ __forceinline__ void child_bounds(const unsigned long long *__restric
 
 __device__ __forceinline__ bool splits(int2 range, int level) { return range.y > LEAF && level < LEVELS; }
 
-/* Children each cell of a level will have. */
-__global__ void split_count(const int2 *__restrict__ range, const unsigned long long *__restrict__ keys, int first,
-                            int count, int level, int *__restrict__ nkids)
+/* Children each cell of a level will have; 0 past the level's cells (the launch is sized for the
+ * most cells the level can hold, the scan runs over all of them). */
+__global__ void split_count(const int2 *__restrict__ range, const unsigned long long *__restrict__ keys,
+                            const int2 *__restrict__ levels, int level, int size, int *__restrict__ nkids)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= count) return;
-    int2 r = range[first + t];
+    if (t >= size) return;
+    const int2 lv = levels[level];
+    if (t >= lv.y) {
+        nkids[t] = 0;
+        return;
+    }
+    int2 r = range[lv.x + t];
     int kids = 0;
     if (splits(r, level)) {
         int bound[9];
@@ -208,15 +240,19 @@ __global__ void split_count(const int2 *__restrict__ range, const unsigned long 
     nkids[t] = kids;
 }
 
-/* Writes the children of a level's cells at next + offset, in digit order, and the count of the
- * next level. Children past capacity are not written (the host then reports the overflow). */
+/* Writes the children of a level's cells at next + offset, in digit order, and the next level's
+ * place (its first cell and count). Children past capacity are not written (see Memory, top). */
 __global__ void split_emit(int2 *__restrict__ range, int2 *__restrict__ kids, const unsigned long long *__restrict__ keys,
-                           int first, int count, int level, const int *__restrict__ nkids,
-                           const int *__restrict__ offset, int next, int capacity, int *__restrict__ next_count)
+                           int2 *__restrict__ levels, int level, const int *__restrict__ nkids,
+                           const int *__restrict__ offset, int capacity)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
+    const int2 lv = levels[level];
+    const int first = lv.x, count = lv.y, next = first + count;
+    /* The next level follows this one; an empty level leaves an empty one after it. */
+    if (count == 0 && t == 0) levels[level + 1] = make_int2(next, 0);
     if (t >= count) return;
-    if (t == count - 1) *next_count = offset[t] + nkids[t];
+    if (t == count - 1) levels[level + 1] = make_int2(next, offset[t] + nkids[t]);
     const int c = first + t;
     int2 r = range[c];
     if (!splits(r, level) || nkids[t] == 0) {
@@ -248,24 +284,24 @@ __global__ void split_emit(int2 *__restrict__ range, int2 *__restrict__ kids, co
  * group, in body order. */
 template <typename Emit>
 __device__ __forceinline__ void groups_of(int c, const int2 *__restrict__ range, const int2 *__restrict__ kids,
-                                          Emit emit)
+                                          int gmax, Emit emit)
 {
     const int2 r = range[c];
-    if (c == 0 && r.y <= GROUP) { /* the root is a group of its own */
+    if (c == 0 && r.y <= gmax) { /* the root is a group of its own */
         emit(r.x, r.y);
         return;
     }
-    if (r.y <= GROUP) return; /* inside a group of its parent's */
+    if (r.y <= gmax) return; /* inside a group of its parent's */
     const int2 kd = kids[c];
     if (kd.x < 0) { /* a deepest leaf too full to split */
-        for (int b = 0; b < r.y; b += GROUP) emit(r.x + b, min(GROUP, r.y - b));
+        for (int b = 0; b < r.y; b += gmax) emit(r.x + b, min(gmax, r.y - b));
         return;
     }
     int run_first = 0, run_count = 0;
     for (int k = kd.x; k < kd.x + kd.y; k++) {
         const int2 kr = range[k];
-        if (kr.y > GROUP) continue; /* its own children hold its groups */
-        if (run_count > 0 && (run_count + kr.y > GROUP || run_first + run_count != kr.x)) {
+        if (kr.y > gmax) continue; /* its own children hold its groups */
+        if (run_count > 0 && (run_count + kr.y > gmax || run_first + run_count != kr.x)) {
             emit(run_first, run_count);
             run_count = 0;
         }
@@ -275,25 +311,39 @@ __device__ __forceinline__ void groups_of(int c, const int2 *__restrict__ range,
     if (run_count > 0) emit(run_first, run_count);
 }
 
-__global__ void group_count(const int2 *__restrict__ range, const int2 *__restrict__ kids, int cells,
-                            int *__restrict__ ngroups)
+/* The tree's cells: those up to the end of its deepest level (a level past the last is empty). */
+__device__ __forceinline__ int cells_of(const int2 *__restrict__ levels)
+{
+    const int2 last = levels[LEVELS];
+    return last.x + last.y;
+}
+
+/* Groups each cell starts; 0 past the tree's cells (the launch and the scan are sized for the most
+ * cells a tree can have). */
+__global__ void group_count(const int2 *__restrict__ range, const int2 *__restrict__ kids,
+                            const int2 *__restrict__ levels, int size, int gmax, int *__restrict__ ngroups)
 {
     int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= cells) return;
+    if (c >= size) return;
+    if (c >= cells_of(levels)) {
+        ngroups[c] = 0;
+        return;
+    }
     int count = 0;
-    groups_of(c, range, kids, [&](int, int) { count++; });
+    groups_of(c, range, kids, gmax, [&](int, int) { count++; });
     ngroups[c] = count;
 }
 
-__global__ void group_emit(const int2 *__restrict__ range, const int2 *__restrict__ kids, int cells,
-                           const int *__restrict__ ngroups, const int *__restrict__ offset, int2 *__restrict__ groups,
-                           int *__restrict__ total)
+__global__ void group_emit(const int2 *__restrict__ range, const int2 *__restrict__ kids,
+                           const int2 *__restrict__ levels, int gmax, const int *__restrict__ ngroups,
+                           const int *__restrict__ offset, int2 *__restrict__ groups, int *__restrict__ total)
 {
     int c = blockIdx.x * blockDim.x + threadIdx.x;
+    const int cells = cells_of(levels);
     if (c >= cells) return;
     if (c == cells - 1) *total = offset[c] + ngroups[c];
     int at = offset[c];
-    groups_of(c, range, kids, [&](int first, int count) { groups[at++] = make_int2(first, count); });
+    groups_of(c, range, kids, gmax, [&](int first, int count) { groups[at++] = make_int2(first, count); });
 }
 
 /* A level's multipoles, from its bodies (leaves) or its children (already done, one level down):
@@ -302,12 +352,14 @@ __global__ void group_emit(const int2 *__restrict__ range, const int2 *__restric
  * r_open = l max(1/theta, 1) + delta. */
 __global__ void multipoles(const int2 *__restrict__ range, const int2 *__restrict__ kids,
                            const float4 *__restrict__ spos, const unsigned long long *__restrict__ keys,
-                           const Root *__restrict__ root, int first, int count, int level, float open_factor,
-                           float4 *__restrict__ com, float4 *__restrict__ q0, float4 *__restrict__ q1)
+                           const Root *__restrict__ root, const int2 *__restrict__ levels, int level,
+                           float open_factor, float4 *__restrict__ com, float4 *__restrict__ q0,
+                           float4 *__restrict__ q1, float *__restrict__ rho)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= count) return;
-    const int c = first + t;
+    const int2 lv = levels[level];
+    if (t >= lv.y) return;
+    const int c = lv.x + t;
     const int2 r = range[c], kd = kids[c];
     const Cube cube = cell_cube(*root, keys[r.x], level);
     const float l = cube.side, gx = cube.x, gy = cube.y, gz = cube.z;
@@ -354,6 +406,17 @@ __global__ void multipoles(const int2 *__restrict__ range, const int2 *__restric
         }
     }
     const float delta = sqrtf((cx - gx) * (cx - gx) + (cy - gy) * (cy - gy) + (cz - gz) * (cz - gz));
+    if (rho) {
+        /* The FMM's radius about the centre of mass: the farthest body, or a child's bound from its
+         * centre of mass, capped by the cube's corner. */
+        float reach = 0.0f;
+        for (int j = start; j < end; j++) {
+            const float4 p = leaf ? spos[j] : com[j];
+            const float dx = p.x - cx, dy = p.y - cy, dz = p.z - cz;
+            reach = fmaxf(reach, sqrtf(dx * dx + dy * dy + dz * dz) + (leaf ? 0.0f : rho[j]));
+        }
+        rho[c] = fminf(reach, 0.8660254f * l + delta);
+    }
     com[c] = make_float4(cx, cy, cz, m);
     q0[c] = make_float4(qxx, qyy, qzz, qxy);
     q1[c] = make_float4(qxz, qyz, l * open_factor + delta, trace);
@@ -403,6 +466,7 @@ struct WalkShared {
     int stack[WALK_WARPS][STACK];
     int cells[WALK_WARPS][CELL_LIST];
     int bodies[WALK_WARPS][BODY_LIST];
+    int fars[WALK_WARPS][CELL_LIST]; /* the FMM's far cells, flushed at 32 like cells */
     float4 cell_tile[WALK_WARPS][3][32];
     float4 body_tile[WALK_WARPS][32];
 };
@@ -457,13 +521,38 @@ __device__ __forceinline__ void sum_cells(const float4 *__restrict__ com, const 
     }
 }
 
-/* One group: the bodies first .. first + members - 1. */
-__device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, const int *__restrict__ perm, int first,
-                                           int members, const int2 *__restrict__ range, const int2 *__restrict__ kids,
-                                           const float4 *__restrict__ com, const float4 *__restrict__ q0,
-                                           const float4 *__restrict__ q1, float eps2, float4 *__restrict__ acc,
-                                           WalkShared &sh, int warp, int lane, long long &body_sum,
-                                           long long &cell_sum)
+/* What the FMM adds to a walk: each cell's radius about its centre of mass, the far test's angle,
+ * and one record a group for the downward pass (its local expansion, then its centre). */
+struct FarField {
+    const float *rho;
+    float theta_fmm;
+    float *local; /* LOCAL_FLOATS a group */
+};
+constexpr int LOCAL_FLOATS = FMM_NL + 4;
+
+/* Far cells, one a lane: lane j of each tile of 32 adds cell list[j]'s local expansion to its own L
+ * (so the lanes' partial expansions depend on the list alone). */
+__device__ __forceinline__ void sum_far(const float4 *__restrict__ com, const float4 *__restrict__ q0,
+                                        const float4 *__restrict__ q1, const int *list, int count, int lane,
+                                        float cgx, float cgy, float cgz, float eps2, float (&L)[FMM_NL])
+{
+    for (int j = lane; j < count; j += 32) {
+        const int c = list[j];
+        const float4 cm = com[c], a = q0[c], b = q1[c];
+        const float q[6] = {a.x, a.y, a.z, a.w, b.x, b.y};
+        fmm_m2l(L, cm.x - cgx, cm.y - cgy, cm.z - cgz, cm.w, q, b.w, eps2);
+    }
+}
+
+/* One group: the bodies first .. first + members - 1. With FMM, cells far from the whole group
+ * (fmm_far) go into its local expansion, written to far.local[g] for the downward pass. */
+template <bool FMM>
+__device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, const int *__restrict__ perm, int g,
+                                           int first, int members, const int2 *__restrict__ range,
+                                           const int2 *__restrict__ kids, const float4 *__restrict__ com,
+                                           const float4 *__restrict__ q0, const float4 *__restrict__ q1, float eps2,
+                                           FarField far, float4 *__restrict__ acc, WalkShared &sh, int warp,
+                                           int lane, long long (&sums)[3])
 {
     /* Lanes past the group's bodies hold its first body again: in the box, summed, not written. */
     Own own;
@@ -486,10 +575,20 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
         }
     const float bx = 0.5f * (lo[0] + hi[0]), by = 0.5f * (lo[1] + hi[1]), bz = 0.5f * (lo[2] + hi[2]);
     const float hx = 0.5f * (hi[0] - lo[0]), hy = 0.5f * (hi[1] - lo[1]), hz = 0.5f * (hi[2] - lo[2]);
+    /* The FMM's group radius about the box's centre. */
+    float rg = 0.0f;
+    float L[FMM_NL];
+    if (FMM) {
+        rg = sqrtf((p.x - bx) * (p.x - bx) + (p.y - by) * (p.y - by) + (p.z - bz) * (p.z - bz));
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) rg = fmaxf(rg, __shfl_xor_sync(0xffffffffu, rg, o));
+#pragma unroll
+        for (int k = 0; k < FMM_NL; k++) L[k] = 0.0f;
+    }
 
-    int *stack = sh.stack[warp], *cells = sh.cells[warp], *bodies = sh.bodies[warp];
-    long long cell_terms = 0, body_terms = 0;
-    int depth = 1, ncells = 0, nbodies = 0;
+    int *stack = sh.stack[warp], *cells = sh.cells[warp], *bodies = sh.bodies[warp], *fars = sh.fars[warp];
+    long long cell_terms = 0, body_terms = 0, far_terms = 0;
+    int depth = 1, ncells = 0, nbodies = 0, nfar = 0;
     if (lane == 0) stack[0] = 0;
     __syncwarp();
     while (depth > 0) {
@@ -498,7 +597,7 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
         if (lane < take) c = stack[depth - take + lane];
         __syncwarp();
         depth -= take;
-        bool accept = false, big = false;
+        bool accept = false, remote = false, big = false;
         int push = 0, child = 0, leaf_bodies = 0;
         int2 r = make_int2(0, 0);
         if (c >= 0) {
@@ -507,10 +606,15 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
             const float dx = fmaxf(fabsf(cm.x - bx) - hx, 0.0f);
             const float dy = fmaxf(fabsf(cm.y - by) - hy, 0.0f);
             const float dz = fmaxf(fabsf(cm.z - bz) - hz, 0.0f);
+            if (FMM) {
+                const float ex = cm.x - bx, ey = cm.y - by, ez = cm.z - bz;
+                remote = fmm_far(far.rho[c], rg, sqrtf(ex * ex + ey * ey + ez * ez), far.theta_fmm);
+            }
             /* Distances, not their squares (a tiny cube's would underflow to 0), and a tie opens:
              * where l is below the coordinates' rounding, r_open rounds to delta, which a cell
              * holding the group's own bodies can equal. */
-            if (!(sqrtf(dx * dx + dy * dy + dz * dz) <= open)) {
+            if (remote) {
+            } else if (!(sqrtf(dx * dx + dy * dy + dz * dz) <= open)) {
                 accept = true;
             } else {
                 const int2 kd = kids[c];
@@ -528,6 +632,11 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
         const unsigned accepted = __ballot_sync(0xffffffffu, accept);
         if (accept) cells[ncells + __popc(accepted & ((1u << lane) - 1u))] = c;
         ncells += __popc(accepted);
+        if (FMM) {
+            const unsigned remotes = __ballot_sync(0xffffffffu, remote);
+            if (remote) fars[nfar + __popc(remotes & ((1u << lane) - 1u))] = c;
+            nfar += __popc(remotes);
+        }
         int total;
         int at = warp_scan(push, lane, total);
         for (int k = 0; k < push; k++) stack[depth + at + k] = child + k;
@@ -553,6 +662,12 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
             body_terms += nbodies;
             nbodies = 0;
         }
+        if (FMM && nfar >= 32) {
+            sum_far(com, q0, q1, fars, nfar, lane, bx, by, bz, eps2, L);
+            far_terms += nfar;
+            nfar = 0;
+            __syncwarp();
+        }
     }
     sum_cells(com, q0, q1, cells, ncells, sh.cell_tile[warp], lane, eps2, own);
     sum_bodies(spos, bodies, 0, nbodies, sh.body_tile[warp], lane, eps2, own);
@@ -564,34 +679,79 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
         own.az += __shfl_xor_sync(0xffffffffu, own.az, o);
     }
     if (own.sub == 0 && slot < members) acc[perm[first + slot]] = make_float4(own.ax, own.ay, own.az, 0.0f);
-    body_sum += body_terms * members;
-    cell_sum += cell_terms * members;
+    if (FMM) {
+        sum_far(com, q0, q1, fars, nfar, lane, bx, by, bz, eps2, L);
+        far_terms += nfar;
+        /* The lanes' expansions meet in a fixed butterfly: every lane ends with the same sum. */
+#pragma unroll
+        for (int k = 0; k < FMM_NL; k++)
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) L[k] += __shfl_xor_sync(0xffffffffu, L[k], o);
+        float *out = far.local + (size_t)g * LOCAL_FLOATS;
+#pragma unroll
+        for (int k = 0; k < FMM_NL; k++)
+            if (lane == k) out[k] = L[k];
+        if (lane == 0) {
+            out[FMM_NL] = bx;
+            out[FMM_NL + 1] = by;
+            out[FMM_NL + 2] = bz;
+            out[FMM_NL + 3] = 0.0f;
+        }
+    }
+    sums[0] += body_terms * members;
+    sums[1] += cell_terms * members;
+    sums[2] += far_terms * members;
     __syncwarp();
 }
 
 /* Each warp takes groups in turn from a counter until none is left (a warp's time then follows
  * the work it draws, not a fixed share); acc written in the caller's order. */
+template <bool FMM>
 __global__ void __launch_bounds__(32 * WALK_WARPS)
     walk(const float4 *__restrict__ spos, const int *__restrict__ perm, const int2 *__restrict__ groups,
          const int *__restrict__ ngroups, int *__restrict__ next_group, const int2 *__restrict__ range,
          const int2 *__restrict__ kids, const float4 *__restrict__ com, const float4 *__restrict__ q0,
-         const float4 *__restrict__ q1, float eps2, float4 *__restrict__ acc, unsigned long long *__restrict__ counts)
+         const float4 *__restrict__ q1, float eps2, FarField far, float4 *__restrict__ acc,
+         unsigned long long *__restrict__ counts)
 {
     __shared__ WalkShared sh;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int total_groups = *ngroups;
-    long long body_sum = 0, cell_sum = 0;
+    long long sums[3] = {0, 0, 0};
     for (;;) {
         int g = 0;
         if (lane == 0) g = atomicAdd(next_group, 1);
         g = __shfl_sync(0xffffffffu, g, 0);
         if (g >= total_groups) break;
         const int2 grp = groups[g];
-        walk_group(spos, perm, grp.x, grp.y, range, kids, com, q0, q1, eps2, acc, sh, warp, lane, body_sum, cell_sum);
+        walk_group<FMM>(spos, perm, g, grp.x, grp.y, range, kids, com, q0, q1, eps2, far, acc, sh, warp, lane, sums);
     }
-    if (lane == 0) {
-        atomicAdd(&counts[0], (unsigned long long)body_sum);
-        atomicAdd(&counts[1], (unsigned long long)cell_sum);
+    if (lane == 0)
+        for (int k = 0; k < (FMM ? 3 : 2); k++) atomicAdd(&counts[k], (unsigned long long)sums[k]);
+}
+
+/* The downward pass: a warp a group, a lane a body, each adding its group's local expansion at its
+ * offset from the group's centre to the walk's sum. */
+__global__ void downward(const float4 *__restrict__ spos, const int *__restrict__ perm,
+                         const int2 *__restrict__ groups, const int *__restrict__ ngroups,
+                         const float *__restrict__ local, float4 *__restrict__ acc)
+{
+    const int lane = threadIdx.x & 31;
+    const int warps = gridDim.x * (blockDim.x >> 5);
+    const int total_groups = *ngroups;
+    for (int g = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); g < total_groups; g += warps) {
+        const int2 grp = groups[g];
+        if (lane >= grp.y) continue;
+        const float *in = local + (size_t)g * LOCAL_FLOATS;
+        float L[FMM_NL];
+#pragma unroll
+        for (int k = 0; k < FMM_NL; k++) L[k] = in[k];
+        const float4 p = spos[grp.x + lane];
+        float a[3] = {0.0f, 0.0f, 0.0f};
+        fmm_l2p(L, p.x - in[FMM_NL], p.y - in[FMM_NL + 1], p.z - in[FMM_NL + 2], a);
+        const int i = perm[grp.x + lane];
+        const float4 near = acc[i];
+        acc[i] = make_float4(near.x + a[0], near.y + a[1], near.z + a[2], 0.0f);
     }
 }
 
@@ -602,12 +762,14 @@ long long max_cells(int n) { return (long long)n + (long long)LEVELS * (n / (LEA
 /* One allocation, carved into the arrays below: sizes in a fixed order, each 256-byte aligned. */
 struct Layout {
     size_t keys, index, spos, box, root, range, kids, com, q0, q1, nkids, offset, groups, count, counts, temp;
+    size_t levels;
+    size_t rho, local; /* the FMM's: 0 for the tree */
     size_t total;
 };
 
 size_t align_up(size_t b) { return (b + 255) / 256 * 256; }
 
-cudaError_t layout_for(int n, Layout *l)
+cudaError_t layout_for(int n, bool fmm, Layout *l)
 {
     const size_t cells = (size_t)max_cells(n);
     size_t sort_bytes = 0, scan_bytes = 0;
@@ -628,12 +790,17 @@ cudaError_t layout_for(int n, Layout *l)
     l->nkids = l->offset = align_up(cells * sizeof(int)); /* per cell of a level, or of the tree */
     l->groups = align_up((size_t)n * sizeof(int2));     /* at most one a body */
     l->count = align_up(3 * sizeof(int)); /* next level's cells, groups, groups taken */
-    l->counts = align_up(2 * sizeof(unsigned long long));
+    l->counts = align_up(3 * sizeof(unsigned long long));
+    l->levels = align_up((LEVELS + 2) * sizeof(int2));
+    l->rho = fmm ? align_up(cells * sizeof(float)) : 0;
+    l->local = fmm ? align_up((size_t)n * LOCAL_FLOATS * sizeof(float)) : 0; /* a group at most a body */
     l->temp = align_up(sort_bytes > scan_bytes ? sort_bytes : scan_bytes);
     l->total = l->keys + l->index + l->spos + l->box + l->root + l->range + l->kids + l->com + l->q0 + l->q1 +
-               l->nkids + l->offset + l->groups + l->count + l->counts + l->temp;
+               l->nkids + l->offset + l->groups + l->count + l->counts + l->temp + l->levels + l->rho + l->local;
     return cudaSuccess;
 }
+
+constexpr int EVENTS = 6;
 
 } // namespace
 
@@ -650,37 +817,42 @@ struct NbodyTree {
     float4 *com, *q0, *q1;
     int *nkids, *offset, *count;
     int2 *groups;
+    float *rho, *local; /* the FMM's cell radii and group expansions; NULL for a plain tree */
     int walk_blocks; /* blocks of the walk that fit on the device at once */
     unsigned long long *counts;
     void *temp;
     size_t temp_bytes;
-    int *host_count; /* pinned */
-    cudaEvent_t events[3];
+    int2 *levels;      /* each level's first cell and count, on the device */
+    int2 *host_levels; /* pinned: the last call's, copied back within it */
+    /* start, levels built, multipoles (the upward pass), groups, walk, downward pass */
+    cudaEvent_t events[EVENTS];
     /* the last call */
-    int n, cells, depth;
-    bool timed;
-    /* The last call's levels (cells [level_first[l], + level_count[l]) are level l) and sorted keys,
-     * for nbody_tree_boxes; its device buffer, allocated on first use. */
-    int level_first[LEVELS + 2], level_count[LEVELS + 2];
+    int n;
+    bool timed, fmm_ran;
+    /* The last call's launch size for each level, and its sorted keys for nbody_tree_boxes (which
+     * reads the levels from host_levels); the boxes' device buffer, allocated on first use. */
+    int level_size[LEVELS + 2];
     const unsigned long long *sorted_keys;
     NbodyTreeBox *boxes;
     int boxes_cap;
 };
 
-extern "C" size_t nbody_tree_bytes(int n)
+namespace {
+
+size_t tree_bytes(int n, bool fmm)
 {
     Layout l = {};
-    if (n < 1 || layout_for(n, &l) != cudaSuccess) return 0;
+    if (n < 1 || layout_for(n, fmm, &l) != cudaSuccess) return 0;
     return l.total;
 }
 
-extern "C" int nbody_tree_max_n(size_t bytes)
+int tree_max_n(size_t bytes, bool fmm)
 {
     int lo = 0, hi = 1 << 28; /* the cell count stays an int */
-    if (nbody_tree_bytes(hi) <= bytes) return hi;
+    if (tree_bytes(hi, fmm) <= bytes) return hi;
     while (hi - lo > 1) {
         int mid = lo + (hi - lo) / 2;
-        size_t b = nbody_tree_bytes(mid);
+        size_t b = tree_bytes(mid, fmm);
         if (b > 0 && b <= bytes)
             lo = mid;
         else
@@ -689,35 +861,45 @@ extern "C" int nbody_tree_max_n(size_t bytes)
     return lo;
 }
 
+} // namespace
+
+extern "C" size_t nbody_tree_bytes(int n) { return tree_bytes(n, false); }
+extern "C" int nbody_tree_max_n(size_t bytes) { return tree_max_n(bytes, false); }
+extern "C" size_t nbody_fmm_bytes(int n) { return tree_bytes(n, true); }
+extern "C" int nbody_fmm_max_n(size_t bytes) { return tree_max_n(bytes, true); }
+
 extern "C" void nbody_tree_destroy(NbodyTree *t)
 {
     if (!t) return;
     cudaFree(t->memory);
     cudaFree(t->boxes);
-    cudaFreeHost(t->host_count);
-    for (int k = 0; k < 3; k++)
+    cudaFreeHost(t->host_levels);
+    for (int k = 0; k < EVENTS; k++)
         if (t->events[k]) cudaEventDestroy(t->events[k]);
     free(t);
 }
 
-extern "C" NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen)
+namespace {
+
+NbodyTree *tree_create(int max_n, bool fmm, char *err, size_t errlen)
 {
+    const char *what = fmm ? "fmm" : "tree";
     if (max_n < 1 || max_n > (1 << 28)) {
-        snprintf(err, errlen, "tree: %d bodies: a tree holds 1 to %d", max_n, 1 << 28);
+        snprintf(err, errlen, "%s: %d bodies: a tree holds 1 to %d", what, max_n, 1 << 28);
         return NULL;
     }
     NbodyTree *t = (NbodyTree *)calloc(1, sizeof *t);
     if (!t) {
-        snprintf(err, errlen, "tree: out of host memory");
+        snprintf(err, errlen, "%s: out of host memory", what);
         return NULL;
     }
     CudaStatus st = {};
     Layout l = {};
-    if (!CUDA_CHECK(&st, layout_for(max_n, &l)) || !CUDA_CHECK(&st, cudaMalloc(&t->memory, l.total)) ||
-        !CUDA_CHECK(&st, cudaMallocHost((void **)&t->host_count, sizeof(int))) ||
-        !CUDA_CHECK(&st, cudaEventCreate(&t->events[0])) || !CUDA_CHECK(&st, cudaEventCreate(&t->events[1])) ||
-        !CUDA_CHECK(&st, cudaEventCreate(&t->events[2]))) {
-        snprintf(err, errlen, "tree for %d bodies (%.1f MiB): %s", max_n, l.total / 1048576.0, st.message);
+    bool ok = CUDA_CHECK(&st, layout_for(max_n, fmm, &l)) && CUDA_CHECK(&st, cudaMalloc(&t->memory, l.total)) &&
+              CUDA_CHECK(&st, cudaMallocHost((void **)&t->host_levels, (LEVELS + 2) * sizeof(int2)));
+    for (int k = 0; ok && k < EVENTS; k++) ok = CUDA_CHECK(&st, cudaEventCreate(&t->events[k]));
+    if (!ok) {
+        snprintf(err, errlen, "%s for %d bodies (%.1f MiB): %s", what, max_n, l.total / 1048576.0, st.message);
         nbody_tree_destroy(t);
         return NULL;
     }
@@ -754,6 +936,14 @@ extern "C" NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen)
     at += l.count;
     t->counts = (unsigned long long *)at;
     at += l.counts;
+    t->levels = (int2 *)at;
+    at += l.levels;
+    if (fmm) {
+        t->rho = (float *)at;
+        at += l.rho;
+        t->local = (float *)at;
+        at += l.local;
+    }
     t->temp = at;
     t->temp_bytes = l.temp;
     t->max_n = max_n;
@@ -761,8 +951,9 @@ extern "C" NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen)
     int device = 0, sms = 0, per_sm = 0;
     if (!CUDA_CHECK(&st, cudaGetDevice(&device)) ||
         !CUDA_CHECK(&st, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) ||
-        !CUDA_CHECK(&st, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk, 32 * WALK_WARPS, 0))) {
-        snprintf(err, errlen, "tree: %s", st.message);
+        !CUDA_CHECK(&st, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fmm ? walk<true> : walk<false>,
+                                                                        32 * WALK_WARPS, 0))) {
+        snprintf(err, errlen, "%s: %s", what, st.message);
         nbody_tree_destroy(t);
         return NULL;
     }
@@ -770,20 +961,36 @@ extern "C" NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen)
     return t;
 }
 
-extern "C" cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, float4 *acc,
-                                         cudaStream_t stream)
+} // namespace
+
+extern "C" NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen)
 {
-    if (!t || n < 0 || n > t->max_n || !(theta >= 0.0f)) return cudaErrorInvalidValue;
+    return tree_create(max_n, false, err, errlen);
+}
+
+extern "C" NbodyTree *nbody_fmm_create(int max_n, char *err, size_t errlen)
+{
+    return tree_create(max_n, true, err, errlen);
+}
+
+namespace {
+
+/* The tree's force call, or with fmm the FMM's (theta_fmm its far test's angle). */
+cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, bool fmm, float theta_fmm,
+                        float4 *acc, cudaStream_t stream)
+{
+    if (!t || n < 0 || n > t->max_n || !(theta >= 0.0f) || (fmm && (!t->rho || !(theta_fmm >= 0.0f))))
+        return cudaErrorInvalidValue;
     t->n = n;
-    t->cells = t->depth = 0;
     t->timed = false;
+    t->fmm_ran = fmm;
     if (n == 0) return cudaSuccess;
     if (!(eps2 >= NBODY_MIN_EPS2)) eps2 = NBODY_MIN_EPS2;
     CudaStatus st = {};
     if (!CUDA_CHECK(&st, cudaEventRecord(t->events[0], stream))) return st.error;
     const int boxes = min(BOX_BLOCKS, blocks_for(n, THREADS));
     box_partial<<<boxes, THREADS, 0, stream>>>(pos, n, t->box);
-    box_final<<<1, 32, 0, stream>>>(t->box, boxes, n, t->root, t->range, t->kids);
+    box_final<<<1, 32, 0, stream>>>(t->box, boxes, n, t->root, t->range, t->kids, t->levels);
     morton_keys<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(pos, n, t->root, t->keys[0], t->index[0]);
     if (!CUDA_CHECK(&st, cudaGetLastError())) return st.error;
     cub::DoubleBuffer<unsigned long long> kb(t->keys[0], t->keys[1]);
@@ -796,83 +1003,133 @@ extern "C" cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n,
     gather<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(pos, perm, n, t->spos);
     if (!CUDA_CHECK(&st, cudaGetLastError())) return st.error;
 
-    int level_first[LEVELS + 2] = {0}, level_count[LEVELS + 2] = {0};
-    level_count[0] = 1;
-    int cells = 1, depth = 0;
-    for (int level = 0; level < LEVELS && level_count[level] > 0; level++) {
-        const int first = level_first[level], count = level_count[level];
-        split_count<<<blocks_for(count, THREADS), THREADS, 0, stream>>>(t->range, keys, first, count, level, t->nkids);
+    /* The tree, level by level, with no wait on the host: each level's launches and scan are sized
+     * for the most cells it can hold (see Memory, top), and read its place from t->levels. */
+    long long size = 1;
+    for (int level = 0; level < LEVELS; level++) {
+        const int count = (int)size;
+        split_count<<<blocks_for(count, THREADS), THREADS, 0, stream>>>(t->range, keys, t->levels, level, count,
+                                                                        t->nkids);
         temp = t->temp_bytes;
         if (!CUDA_CHECK(&st, cudaGetLastError()) ||
             !CUDA_CHECK(&st, cub::DeviceScan::ExclusiveSum(t->temp, temp, t->nkids, t->offset, count, stream)))
             return st.error;
-        split_emit<<<blocks_for(count, THREADS), THREADS, 0, stream>>>(t->range, t->kids, keys, first, count, level,
-                                                                       t->nkids, t->offset, cells,
-                                                                       (int)t->max_cells, t->count);
-        if (!CUDA_CHECK(&st, cudaGetLastError()) ||
-            !CUDA_CHECK(&st, cudaMemcpyAsync(t->host_count, t->count, sizeof(int), cudaMemcpyDeviceToHost, stream)) ||
-            !CUDA_CHECK(&st, cudaStreamSynchronize(stream)))
-            return st.error;
-        const int next = *t->host_count;
-        if ((long long)cells + next > t->max_cells) return cudaErrorMemoryAllocation; /* cannot happen: see top */
-        level_first[level + 1] = cells;
-        level_count[level + 1] = next;
-        cells += next;
-        if (next > 0) depth = level + 1;
+        split_emit<<<blocks_for(count, THREADS), THREADS, 0, stream>>>(t->range, t->kids, keys, t->levels, level,
+                                                                       t->nkids, t->offset, (int)t->max_cells);
+        if (!CUDA_CHECK(&st, cudaGetLastError())) return st.error;
+        t->level_size[level] = count;
+        /* Split cells are disjoint runs of more than LEAF bodies, each with at most 8 children. */
+        size = 8 * std::min(size, (long long)(n / (LEAF + 1)));
+        size = std::max(1LL, std::min(size, (long long)n));
     }
+    t->level_size[LEVELS] = (int)size;
+    if (!CUDA_CHECK(&st, cudaMemcpyAsync(t->host_levels, t->levels, (LEVELS + 2) * sizeof(int2),
+                                         cudaMemcpyDeviceToHost, stream)))
+        return st.error;
     const float open_factor = theta < 1.0f ? 1.0f / theta : 1.0f; /* theta 0: infinity, every cell opens */
-    for (int level = depth; level >= 0; level--)
-        multipoles<<<blocks_for(level_count[level], THREADS), THREADS, 0, stream>>>(
-            t->range, t->kids, t->spos, keys, t->root, level_first[level], level_count[level], level, open_factor,
-            t->com, t->q0, t->q1);
+    if (!CUDA_CHECK(&st, cudaEventRecord(t->events[1], stream))) return st.error;
+    for (int level = LEVELS; level >= 0; level--)
+        multipoles<<<blocks_for(t->level_size[level], THREADS), THREADS, 0, stream>>>(
+            t->range, t->kids, t->spos, keys, t->root, t->levels, level, open_factor, t->com, t->q0, t->q1,
+            fmm ? t->rho : nullptr);
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[2], stream)))
+        return st.error;
     /* The walk's groups, numbered over every cell of the tree. */
     int *ngroups = t->count + 1, *next_group = t->count + 2;
-    group_count<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->kids, cells, t->nkids);
+    const int gmax = n < SMALL_GROUPS_BELOW ? SMALL_GROUP : GROUP;
+    long long most = 0; /* the most cells this tree can have */
+    for (int level = 0; level <= LEVELS; level++) most += t->level_size[level];
+    const int cells = (int)std::min(most, t->max_cells);
+    group_count<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->kids, t->levels, cells, gmax,
+                                                                    t->nkids);
     temp = t->temp_bytes;
     if (!CUDA_CHECK(&st, cudaGetLastError()) ||
         !CUDA_CHECK(&st, cub::DeviceScan::ExclusiveSum(t->temp, temp, t->nkids, t->offset, cells, stream)))
         return st.error;
-    group_emit<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->kids, cells, t->nkids, t->offset,
-                                                                   t->groups, ngroups);
-    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[1], stream)) ||
-        !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 2 * sizeof(unsigned long long), stream)) ||
+    group_emit<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->kids, t->levels, gmax, t->nkids,
+                                                                   t->offset, t->groups, ngroups);
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[3], stream)) ||
+        !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 3 * sizeof(unsigned long long), stream)) ||
         !CUDA_CHECK(&st, cudaMemsetAsync(next_group, 0, sizeof(int), stream)))
         return st.error;
-    walk<<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group, t->range,
-                                                         t->kids, t->com, t->q0, t->q1, eps2, acc, t->counts);
-    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[2], stream)))
+    const FarField far = {t->rho, gmax < GROUP ? SMALL_GROUP_FAR * theta_fmm : theta_fmm, t->local};
+    if (fmm)
+        walk<true><<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group,
+                                                                   t->range, t->kids, t->com, t->q0, t->q1, eps2, far,
+                                                                   acc, t->counts);
+    else
+        walk<false><<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group,
+                                                                    t->range, t->kids, t->com, t->q0, t->q1, eps2,
+                                                                    far, acc, t->counts);
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[4], stream)))
         return st.error;
-    t->cells = cells;
-    t->depth = depth;
+    if (fmm)
+        downward<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(t->spos, perm, t->groups, ngroups, t->local, acc);
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[5], stream)))
+        return st.error;
     t->timed = true;
-    for (int level = 0; level < LEVELS + 2; level++) {
-        t->level_first[level] = level_first[level];
-        t->level_count[level] = level_count[level];
-    }
     t->sorted_keys = keys;
     return cudaSuccess;
 }
+
+} // namespace
+
+extern "C" cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, float4 *acc,
+                                         cudaStream_t stream)
+{
+    return tree_forces(t, pos, n, eps2, theta, false, 0.0f, acc, stream);
+}
+
+extern "C" cudaError_t nbody_fmm_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta,
+                                        float4 *acc, cudaStream_t stream)
+{
+    return tree_forces(t, pos, n, eps2, theta, true, fmm_theta(theta), acc, stream);
+}
+
+extern "C" cudaError_t nbody_fmm_forces_at(NbodyTree *t, const float4 *pos, int n, float eps2, float theta,
+                                           float theta_fmm, float4 *acc, cudaStream_t stream)
+{
+    return tree_forces(t, pos, n, eps2, theta, true, theta_fmm, acc, stream);
+}
+
+namespace {
+
+/* The last call's cell count and deepest level, from its levels as copied back within the call (the
+ * caller has waited for it). */
+void tree_shape(const NbodyTree *t, int *cells, int *depth)
+{
+    const int2 *lv = t->host_levels;
+    *cells = lv[LEVELS].x + lv[LEVELS].y;
+    *depth = 0;
+    for (int level = 1; level <= LEVELS; level++)
+        if (lv[level].y > 0) *depth = level;
+}
+
+} // namespace
 
 extern "C" void nbody_tree_stats(const NbodyTree *t, NbodyTreeStats *out)
 {
     *out = NbodyTreeStats{};
     if (!t) return;
     out->n = t->n;
-    out->cells = t->cells;
-    out->depth = t->depth;
     if (!t->timed) return;
-    unsigned long long counts[2] = {0, 0};
-    float build_ms = 0.0f, walk_ms = 0.0f;
+    unsigned long long counts[3] = {0, 0, 0};
+    float ms[EVENTS - 1] = {0.0f}; /* between consecutive events */
     CudaStatus st = {};
-    if (!CUDA_CHECK(&st, cudaEventSynchronize(t->events[2])) ||
-        !CUDA_CHECK(&st, cudaMemcpy(counts, t->counts, sizeof counts, cudaMemcpyDeviceToHost)) ||
-        !CUDA_CHECK(&st, cudaEventElapsedTime(&build_ms, t->events[0], t->events[1])) ||
-        !CUDA_CHECK(&st, cudaEventElapsedTime(&walk_ms, t->events[1], t->events[2])))
+    if (!CUDA_CHECK(&st, cudaEventSynchronize(t->events[EVENTS - 1])) ||
+        !CUDA_CHECK(&st, cudaMemcpy(counts, t->counts, sizeof counts, cudaMemcpyDeviceToHost)))
         return;
+    tree_shape(t, &out->cells, &out->depth);
+    for (int k = 0; k < EVENTS - 1; k++)
+        if (!CUDA_CHECK(&st, cudaEventElapsedTime(&ms[k], t->events[k], t->events[k + 1]))) return;
     out->body_body = (double)counts[0] / t->n;
     out->body_cell = (double)counts[1] / t->n;
-    out->build_ms = build_ms;
-    out->walk_ms = walk_ms;
+    out->body_group = (double)counts[2] / t->n;
+    /* The tree's build counts its multipoles in; the FMM's gives them as the upward pass. */
+    out->build_ms = ms[0] + ms[2] + (t->fmm_ran ? 0.0 : ms[1]);
+    out->upward_ms = t->fmm_ran ? ms[1] : 0.0;
+    out->walk_ms = ms[3];
+    out->downward_ms = ms[4];
 }
 
 /* The cells as boxes, for a picture of the tree. */
@@ -904,13 +1161,17 @@ extern "C" cudaError_t nbody_tree_boxes(NbodyTree *t, int max_level, NbodyTreeBo
 {
     *total = *depth = 0;
     if (!t || cap < 0 || (cap > 0 && !out)) return cudaErrorInvalidValue;
-    if (!t->timed || t->cells == 0 || max_level < 0) return cudaSuccess;
-    const int last = max_level < t->depth ? max_level : t->depth;
-    *total = t->level_first[last] + t->level_count[last];
-    *depth = t->depth;
+    if (!t->timed || max_level < 0) return cudaSuccess;
+    CudaStatus st = {};
+    if (!CUDA_CHECK(&st, cudaEventSynchronize(t->events[EVENTS - 1]))) return st.error;
+    int cells = 0, deepest = 0;
+    tree_shape(t, &cells, &deepest);
+    const int2 *lv = t->host_levels;
+    const int last = max_level < deepest ? max_level : deepest;
+    *total = lv[last].x + lv[last].y;
+    *depth = deepest;
     const int count = *total < cap ? *total : cap;
     if (count == 0) return cudaSuccess;
-    CudaStatus st = {};
     if (count > t->boxes_cap) {
         cudaFree(t->boxes);
         t->boxes = NULL;
@@ -918,10 +1179,10 @@ extern "C" cudaError_t nbody_tree_boxes(NbodyTree *t, int max_level, NbodyTreeBo
         if (!CUDA_CHECK(&st, cudaMalloc((void **)&t->boxes, (size_t)count * sizeof(NbodyTreeBox)))) return st.error;
         t->boxes_cap = count;
     }
-    for (int level = 0; level <= last && t->level_first[level] < count; level++) {
-        const int first = t->level_first[level], cells = min(t->level_count[level], count - first);
-        cell_boxes<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->sorted_keys, t->root, first, cells,
-                                                                       level, t->boxes);
+    for (int level = 0; level <= last && lv[level].x < count; level++) {
+        const int first = lv[level].x, size = min(lv[level].y, count - first);
+        cell_boxes<<<blocks_for(size, THREADS), THREADS, 0, stream>>>(t->range, t->sorted_keys, t->root, first, size,
+                                                                      level, t->boxes);
     }
     if (!CUDA_CHECK(&st, cudaGetLastError()) ||
         !CUDA_CHECK(&st, cudaMemcpyAsync(out, t->boxes, (size_t)count * sizeof(NbodyTreeBox), cudaMemcpyDeviceToHost,

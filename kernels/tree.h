@@ -12,9 +12,9 @@
  * l / theta + delta; theta above 1 counts as 1 (so a cell that holds a body of the group is always
  * opened), theta 0 opens every cell (a direct sum).
  *
- * Same input, same output, bit for bit. A call is ordered on the stream it is given, but it
- * waits on the host once per tree level (it reads each level's cell count back), so it returns
- * after the tree is built; the walk is still in flight when it returns. */
+ * Same input, same output, bit for bit. A call is ordered on the stream it is given and does not
+ * wait on the host: each level of the build is launched for the most cells it can hold and reads
+ * its own count on the device. nbody_tree_stats and nbody_tree_boxes wait for the last call. */
 #ifndef STARBURST_TREE_H
 #define STARBURST_TREE_H
 

@@ -19,6 +19,7 @@
 #include "util/clock.h"
 #include "util/params.h"
 #include "kernels.h"
+#include "fmm.h"
 #include "tree.h"
 #include "sim/sim_backend.h"
 
@@ -42,8 +43,8 @@ typedef struct SimCuda {
     float acc_softening; /* softening of the stored accelerations; NAN = none yet */
     double map_ms;       /* the last advance's time in map and unmap */
     int *nonfinite;      /* device flag, set by a drift or kick that writes NaN or Inf */
-    SimForce force;      /* direct (the kernel above) or tree */
-    NbodyTree *tree;     /* the tree's memory, while the tree is the method */
+    SimForce force;      /* direct (the kernel above), tree or fmm */
+    NbodyTree *tree;     /* the tree's (or the FMM's) memory, while one of them is the method */
     float acc_theta;     /* opening angle of the stored accelerations (tree) */
     int diverged;        /* the flag after the last advance */
     long fail_after;     /* STARBURST_CUDA_FAIL_AFTER: advances before a failure is injected; 0 = never */
@@ -119,14 +120,29 @@ static SimForce sc_resolve_force(SimForce f, int n)
 
 static float sc_theta(float theta) { return params_theta(theta); }
 
+static bool sc_treelike(SimForce f) { return f == SIM_FORCE_TREE || f == SIM_FORCE_FMM; }
+
+/* The device memory of force method f's tree for n bodies (0 for the direct sum). */
+static size_t sc_tree_bytes(SimForce f, int n)
+{
+    return f == SIM_FORCE_FMM ? nbody_fmm_bytes(n) : f == SIM_FORCE_TREE ? nbody_tree_bytes(n) : 0;
+}
+
+static NbodyTree *sc_tree_create(SimForce f, int n, char *err, size_t errlen)
+{
+    return f == SIM_FORCE_FMM ? nbody_fmm_create(n, err, errlen) : nbody_tree_create(n, err, errlen);
+}
+
 /* The accelerations of f->pos into f->acc, and the kick where f->vel is given: one fused launch of
- * the direct kernel, or the tree's force call and then the kick. False after a failure (kept). */
+ * the direct kernel, or the tree's (the FMM's) force call and then the kick. False after a failure
+ * (kept). */
 static bool sc_launch(SimCuda *c, const NbodyForces *f, float theta)
 {
-    if (c->force != SIM_FORCE_TREE) return CUDA_CHECK(&c->status, nbody_forces_launch(f, c->stream));
-    return CUDA_CHECK(&c->status,
-                      nbody_tree_forces(c->tree, f->pos, f->n, (float)f->eps2, sc_theta(theta), f->acc, c->stream)) &&
-           (!f->vel || CUDA_CHECK(&c->status, nbody_kick_launch(f, c->stream)));
+    if (!sc_treelike(c->force)) return CUDA_CHECK(&c->status, nbody_forces_launch(f, c->stream));
+    const float eps2 = (float)f->eps2, th = sc_theta(theta);
+    const cudaError_t e = c->force == SIM_FORCE_FMM ? nbody_fmm_forces(c->tree, f->pos, f->n, eps2, th, f->acc, c->stream)
+                                                    : nbody_tree_forces(c->tree, f->pos, f->n, eps2, th, f->acc, c->stream);
+    return CUDA_CHECK(&c->status, e) && (!f->vel || CUDA_CHECK(&c->status, nbody_kick_launch(f, c->stream)));
 }
 
 static NbodyForces sc_forces(const SimCuda *c, const float4 *pos, float softening)
@@ -267,8 +283,8 @@ static void cuda_destroy(void *impl)
 static size_t sc_bytes(long long n, bool own_positions, SimKernel k, SimForce force)
 {
     size_t per_body = (own_positions ? 3 : 2) * sizeof(float4);
-    size_t sums = k == SIM_KERNEL_SYMMETRIC && force != SIM_FORCE_TREE ? sc_least_sums(n) : 0;
-    size_t tree = force == SIM_FORCE_TREE ? nbody_tree_bytes((int)n) : 0;
+    size_t sums = k == SIM_KERNEL_SYMMETRIC && !sc_treelike(force) ? sc_least_sums(n) : 0;
+    size_t tree = sc_tree_bytes(force, (int)n);
     return (size_t)n * per_body + 2 * sizeof(double) * (size_t)((n + 255) / 256) + sums + tree;
 }
 
@@ -362,9 +378,9 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
         sc_fail(c, "CUDA backend: out of host memory");
         goto fail;
     }
-    if (c->force == SIM_FORCE_TREE) {
+    if (sc_treelike(c->force)) {
         char why[256];
-        if (!(c->tree = nbody_tree_create(c->n, why, sizeof why))) {
+        if (!(c->tree = sc_tree_create(c->force, c->n, why, sizeof why))) {
             sc_fail(c, why);
             goto fail;
         }
@@ -410,7 +426,7 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
         bool ok = true;
         /* The stored accelerations are those of the current positions unless softening (or the
          * tree's opening angle) changed. */
-        const bool theta_changed = c->force == SIM_FORCE_TREE && c->acc_theta != sc_theta(p->theta);
+        const bool theta_changed = sc_treelike(c->force) && c->acc_theta != sc_theta(p->theta);
         if (!(c->acc_softening == p->softening) || theta_changed) {
             ok = sc_launch(c, &f, p->theta);
             if (ok) {
@@ -600,23 +616,28 @@ bool sim_cuda_probe(char *why, size_t whylen)
     return true;
 }
 
-/* A switch to the tree takes its memory now; a switch away gives it back. */
+/* A switch to the tree or the FMM takes its memory now (the FMM's tree runs the tree too, a tree
+ * without the FMM's memory is replaced); a switch to the direct sum gives it back. */
 static int cuda_set_force(void *impl, SimForce f, char *err, size_t errlen)
 {
     SimCuda *c = impl;
     f = sc_resolve_force(f, c->n);
-    if (f == SIM_FORCE_TREE && !c->tree) {
+    const bool held = c->tree && (f != SIM_FORCE_FMM || c->force == SIM_FORCE_FMM);
+    if (sc_treelike(f) && !held) {
         size_t free_bytes = 0, total_bytes = 0;
         CudaStatus st = {0};
         if (!CUDA_CHECK(&st, cudaMemGetInfo(&free_bytes, &total_bytes))) free_bytes = 0;
-        if (nbody_tree_bytes(c->n) > free_bytes / 10 * 9) {
-            snprintf(err, errlen, "the tree for %d bodies needs %.0f MiB of GPU memory, %.0f MiB are free", c->n,
-                     nbody_tree_bytes(c->n) / 1048576.0, free_bytes / 1048576.0);
+        const size_t need = sc_tree_bytes(f, c->n), have = c->tree ? sc_tree_bytes(c->force, c->n) : 0;
+        if (need > (free_bytes + have) / 10 * 9) {
+            snprintf(err, errlen, "the %s for %d bodies needs %.0f MiB of GPU memory, %.0f MiB are free",
+                     f == SIM_FORCE_FMM ? "FMM" : "tree", c->n, need / 1048576.0, free_bytes / 1048576.0);
             return -1;
         }
-        if (!(c->tree = nbody_tree_create(c->n, err, errlen))) return -1;
+        nbody_tree_destroy(c->tree);
+        c->tree = NULL;
+        if (!(c->tree = sc_tree_create(f, c->n, err, errlen))) return -1;
     }
-    if (f != SIM_FORCE_TREE) {
+    if (!sc_treelike(f)) {
         nbody_tree_destroy(c->tree);
         c->tree = NULL;
     }
@@ -630,19 +651,19 @@ static SimForce cuda_force(const void *impl) { return ((const SimCuda *)impl)->f
 static double cuda_interactions_per_body(const void *impl)
 {
     const SimCuda *c = impl;
-    if (c->force != SIM_FORCE_TREE || !c->tree || sc_failed(c)) return 0;
+    if (!sc_treelike(c->force) || !c->tree || sc_failed(c)) return 0;
     NbodyTreeStats st;
     nbody_tree_stats(c->tree, &st);
-    return st.body_body + st.body_cell;
+    return st.body_body + st.body_cell + st.body_group;
 }
 
 static bool cuda_tree_stats(const void *impl, SimTreeStats *out)
 {
     const SimCuda *c = impl;
-    if (c->force != SIM_FORCE_TREE || !c->tree || sc_failed(c)) return false;
+    if (!sc_treelike(c->force) || !c->tree || sc_failed(c)) return false;
     SimTreeStats st;
     nbody_tree_stats(c->tree, &st);
-    if (!(st.body_body + st.body_cell > 0)) return false; /* no timed call yet */
+    if (!(st.body_body + st.body_cell + st.body_group > 0)) return false; /* no timed call yet */
     *out = st;
     return true;
 }
@@ -651,7 +672,7 @@ static bool cuda_tree_stats(const void *impl, SimTreeStats *out)
 static int cuda_tree_boxes(void *impl, int max_level, SimTreeBox *out, int cap, int *depth)
 {
     SimCuda *c = impl;
-    if (c->force != SIM_FORCE_TREE || !c->tree || sc_failed(c)) return 0;
+    if (!sc_treelike(c->force) || !c->tree || sc_failed(c)) return 0;
     int total = 0;
     if (!CUDA_CHECK(&c->status, nbody_tree_boxes(c->tree, max_level, out, cap, &total, depth, c->stream))) total = 0;
     return total;

@@ -34,12 +34,12 @@
 #include "cuda_check.h"
 #include "kernels.h"
 #include "tree.h"
+#include "tree_common.h"
 #endif
 
 #define MEDIAN_TOL 1e-4
 #define P99_TOL 1e-3
-/* Above this N the reference covers SAMPLE bodies spread evenly over the index range. */
-#define ALL_UP_TO 4096
+/* Above TREE_ALL_UP_TO bodies the reference covers SAMPLE bodies spread evenly over the index range. */
 #define SAMPLE 2000
 
 static int quick;
@@ -49,84 +49,6 @@ static int bench_ns[8], bench_count;
 #define BIG (quick ? 8192 : 65536)
 
 #ifdef STARBURST_HAVE_CUDA
-
-static CudaStatus cuda;
-
-static void cuda_ok(bool ok)
-{
-    if (ok) return;
-    CudaStatus failed = cuda;
-    cuda = (CudaStatus){0};
-    fail_msg("%s", failed.message);
-}
-
-static void reference_build(Reference *r, const Bodies *b, double eps, int sample)
-{
-    const int n = b->n;
-    reference_alloc(r, n <= ALL_UP_TO || n <= sample ? n : sample);
-    for (int t = 0; t < r->count; t++)
-        r->targets[t] = r->count == n ? t : (int)((long long)t * (n - 1) / (r->count - 1));
-    reference_sum(r, b, eps);
-}
-
-typedef struct Errors {
-    double median, p99, worst;
-} Errors;
-
-/* Per-body relative errors of acc4 (4 floats a body, every body) over the reference's targets. A
- * component that is not finite fails the test. */
-static Errors errors_of(const char *what, const float *acc4, const Reference *r)
-{
-    double *rel = malloc((size_t)r->count * sizeof *rel);
-    assert_non_null(rel);
-    for (int t = 0; t < r->count; t++) {
-        const int i = r->targets[t];
-        double d2 = 0, r2 = 0;
-        for (int k = 0; k < 3; k++) {
-            const double a = acc4[4 * i + k], ref = r->acc[3 * t + k];
-            if (!isfinite(a)) {
-                free(rel);
-                fail_msg("%s: body %d component %d is %g", what, i, k, a);
-            }
-            d2 += (a - ref) * (a - ref);
-            r2 += ref * ref;
-        }
-        rel[t] = r2 > 0 ? sqrt(d2 / r2) : (d2 == 0 ? 0 : INFINITY);
-    }
-    qsort(rel, (size_t)r->count, sizeof *rel, compare_double);
-    Errors e = {rel[(r->count - 1) / 2], rel[(int)floor(0.99 * (r->count - 1))], rel[r->count - 1]};
-    free(rel);
-    return e;
-}
-
-/* The device side of a test: positions in, a tree, accelerations out. */
-typedef struct Run {
-    int n;
-    float4 *pos, *acc;
-    NbodyTree *tree;
-    float *host; /* 4 floats a body */
-} Run;
-
-static void run_open(Run *r, const Bodies *b)
-{
-    char err[256] = "";
-    r->n = b->n;
-    cuda_ok(CUDA_CHECK(&cuda, cudaMalloc((void **)&r->pos, (size_t)b->n * sizeof(float4))));
-    cuda_ok(CUDA_CHECK(&cuda, cudaMalloc((void **)&r->acc, (size_t)b->n * sizeof(float4))));
-    cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(r->pos, b->pos, (size_t)b->n * sizeof(float4), cudaMemcpyHostToDevice)));
-    r->tree = nbody_tree_create(b->n, err, sizeof err);
-    if (!r->tree) fail_msg("%s", err);
-    r->host = malloc((size_t)b->n * sizeof(float4));
-    assert_non_null(r->host);
-}
-
-static void run_close(Run *r)
-{
-    nbody_tree_destroy(r->tree);
-    cuda_ok(CUDA_CHECK(&cuda, cudaFree(r->pos)));
-    cuda_ok(CUDA_CHECK(&cuda, cudaFree(r->acc)));
-    free(r->host);
-}
 
 /* One call into r->host (poisoned with NaN first, so an unwritten body fails). */
 static void run_forces(Run *r, float eps, float theta, NbodyTreeStats *stats)
@@ -144,7 +66,7 @@ static void check_accuracy_at(const char *what, const Bodies *b, float eps, floa
     Reference ref;
     reference_build(&ref, b, eps, SAMPLE);
     Run r;
-    run_open(&r, b);
+    run_open(&r, b, false);
     NbodyTreeStats s;
     /* Other angles too, for the record: what the default could be. */
     static const float others[] = {0.5f, 0.45f, 0.4f, 0.35f, 0.3f};
@@ -177,15 +99,6 @@ static void check_accuracy(const char *what, const Bodies *b, float eps)
  * default angle its median sits at the limit (1.01e-4 at 64K, 1.04e-4 at 1M), so it is held to
  * the limits at the next angle down; the galaxy inputs pass at the default with room. */
 #define BALL_THETA 0.35f
-
-static void scene_bodies(Bodies *b, SceneKind kind, int n, float *eps)
-{
-    char err[256] = "";
-    SceneInfo info;
-    SceneDesc d = {.kind = kind, .n = n, .seed = 7};
-    if (scene_build(&d, b, &info, err, sizeof err) != 0) fail_msg("scene_build: %s", err);
-    *eps = info.softening;
-}
 
 /* 64 clumps, Gaussian, of radii from 1e-3 to 1e-1 (log-uniform) in the unit cube, and a fifth
  * of the bodies spread over the cube between them. */
@@ -272,7 +185,7 @@ static void test_theta(void **state)
     Reference ref;
     reference_build(&ref, &b, eps, SAMPLE);
     Run r;
-    run_open(&r, &b);
+    run_open(&r, &b, false);
     static const float thetas[] = {1.0f, 0.8f, 0.6f, 0.5f, 0.45f, 0.4f, 0.35f, 0.3f};
     Errors last = {INFINITY, INFINITY, INFINITY};
     for (size_t k = 0; k < sizeof thetas / sizeof thetas[0]; k++) {
@@ -308,8 +221,8 @@ static void test_repeat(void **state)
     Bodies b;
     clustered(&b, quick ? 10000 : 100000, 9);
     Run r1, r2;
-    run_open(&r1, &b);
-    run_open(&r2, &b);
+    run_open(&r1, &b, false);
+    run_open(&r2, &b, false);
     float *first = malloc((size_t)b.n * sizeof(float4));
     assert_non_null(first);
     run_forces(&r1, 1e-3f, NBODY_TREE_THETA, NULL);
@@ -324,23 +237,12 @@ static void test_repeat(void **state)
     bodies_free(&b);
 }
 
-/* Every accelerations finite; where expect_zero, exactly zero. */
-static void check_finite(const char *what, const Run *r, bool expect_zero)
-{
-    for (int i = 0; i < r->n; i++)
-        for (int k = 0; k < 3; k++) {
-            const float a = r->host[4 * i + k];
-            if (!isfinite(a) || (expect_zero && a != 0.0f))
-                fail_msg("%s: body %d component %d is %g", what, i, k, (double)a);
-        }
-}
-
 static void check_small(const char *what, Bodies *b, float eps)
 {
     Reference ref;
     reference_build(&ref, b, eps, SAMPLE);
     Run r;
-    run_open(&r, b);
+    run_open(&r, b, false);
     NbodyTreeStats s;
     run_forces(&r, eps, BALL_THETA, &s); /* every input here is built on a uniform ball */
     Errors e = errors_of(what, r.host, &ref);
@@ -364,21 +266,16 @@ static void test_degenerate(void **state)
         snprintf(what, sizeof what, "%d bodies", n);
         check_small(what, &b, 0.01f);
         if (n == 1) {
-            run_open(&r, &b);
+            run_open(&r, &b, false);
             run_forces(&r, 0.01f, NBODY_TREE_THETA, NULL);
             check_finite("one body", &r, true);
             run_close(&r);
         }
         bodies_free(&b);
     }
-    /* All bodies at one point: every key the same, one leaf at the deepest level; softened to 0. */
-    gpu_random_ball(&b, 3000, 3);
-    for (int i = 0; i < b.n; i++) {
-        b.pos[4 * i] = 0.3f;
-        b.pos[4 * i + 1] = -0.2f;
-        b.pos[4 * i + 2] = 0.1f;
-    }
-    run_open(&r, &b);
+    /* All bodies at one point: softened to 0. */
+    one_point_bodies(&b);
+    run_open(&r, &b, false);
     NbodyTreeStats s;
     run_forces(&r, 0.01f, NBODY_TREE_THETA, &s);
     check_finite("all at one point", &r, true);
@@ -387,23 +284,10 @@ static void test_degenerate(void **state)
     check_finite("all at one point, no softening", &r, true);
     run_close(&r);
     bodies_free(&b);
-    /* Coincident pairs: each body twice. */
-    Bodies half;
-    gpu_random_ball(&half, 2048, 4);
-    assert_int_equal(bodies_alloc(&b, 4096), 0);
-    for (int i = 0; i < 4096; i++)
-        for (int k = 0; k < 4; k++) {
-            b.pos[4 * i + k] = half.pos[4 * (i / 2) + k];
-            b.vel[4 * i + k] = 0;
-        }
-    bodies_free(&half);
+    coincident_pairs(&b);
     check_small("coincident pairs", &b, 0.01f);
     bodies_free(&b);
-    /* One body 1e6 away: the root cube is 1e6 wide, the deepest cells 0.5, so the ball's leaves
-     * hold many bodies each. */
-    gpu_random_ball(&b, 4096, 6);
-    b.pos[0] = 1e6f;
-    b.pos[1] = b.pos[2] = 0.0f;
+    one_far_body(&b);
     check_small("one body 1e6 away", &b, 0.01f);
     bodies_free(&b);
     /* A size that leaves a partial group. */
@@ -423,12 +307,6 @@ static void test_million(void **state)
     gpu_random_ball(&b, 1 << 20, 12);
     check_accuracy_at("random ball", &b, 0.01f, BALL_THETA);
     bodies_free(&b);
-}
-
-static int compare_float(const void *a, const void *b)
-{
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
 }
 
 /* ms per call of the collision scene: the whole call between events on the stream (the tree's
@@ -460,7 +338,7 @@ static void test_bench(void **state)
         float eps;
         scene_bodies(&b, SCENE_COLLISION, ns[k], &eps);
         Run r;
-        run_open(&r, &b);
+        run_open(&r, &b, false);
         float call[TIMED], build[TIMED], walk[TIMED];
         NbodyTreeStats s;
         for (int t = 0; t < WARM + TIMED; t++) {

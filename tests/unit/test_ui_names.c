@@ -23,7 +23,7 @@ static void names_are_the_modules_own(void **state)
     assert_string_equal(m.names.kernel[m.names.kernel_split], "mtpb");
     assert_string_equal(m.names.kernel[m.names.kernel_own_block], "symmetric");
     assert_true(m.names.kernel_auto >= UI_KERNEL_FIRST && m.names.kernel_auto < UI_KERNELS);
-    for (int f = 0; f < SIM_FORCE_COUNT; f++) assert_string_equal(m.names.force[f], sim_force_name((SimForce)f));
+    for (int f = 0; f < UI_FORCE_COUNT; f++) assert_string_equal(m.names.force[f], sim_force_name((SimForce)f));
     /* The scenes a reset builds from nothing, not those that read a file. */
     assert_int_equal(m.names.scene_count, SCENE_TIPSY);
     for (int k = 0; k < m.names.scene_count; k++) assert_string_equal(m.names.scene[k], scene_name((SceneKind)k));
