@@ -57,6 +57,11 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
     atomic_file_printf(f, "tree_overlay %d\ntree_levels %d\ntree_boxes %d\ntree_capped %d\n", u->show_tree, u->tree_levels,
                        r->tree_boxes, r->tree_capped);
     put_heating(f, &u->heating);
+    atomic_file_printf(f, "timeline_count %d\ntimeline_view %d\ntimeline_spacing %lld\ntimeline_held %d\n",
+                       u->timeline_count, u->timeline_view, r->timeline.spacing, r->timeline.held);
+    atomic_file_printf(f, "timeline_bytes %zu\ntimeline_budget %zu\ntimeline_scrub_ms %.3f\ntimeline_playing_back %d\n",
+                       r->timeline.bytes, r->timeline.budget, r->timeline.scrub_ms, r->timeline.playing_back);
+    put_text(f, "timeline_text", u->timeline_text);
     put_text(f, "screenshot", r->screenshot);
     atomic_file_printf(f, "alarm %d\n", r->alarm && r->alarm[0]);
     put_text(f, "alarm_text", r->alarm);

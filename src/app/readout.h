@@ -28,6 +28,14 @@ typedef struct ReadoutState {
     int tree_boxes;    /* cells the tree overlay draws */
     bool tree_capped;  /* it draws fewer levels than asked: too many cells */
     const char *screenshot; /* the last screenshot written, or NULL */
+    /* The run's timeline, besides what the UI model shows of it. */
+    struct {
+        long long spacing; /* steps between keyframes at least */
+        int held;          /* keyframes set aside by a resume, for ctrl+Z */
+        size_t bytes, budget;
+        double scrub_ms;   /* the last request's time to its keyframe drawn */
+        bool playing_back;
+    } timeline;
     const UiModel *ui;
 } ReadoutState;
 

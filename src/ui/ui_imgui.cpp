@@ -485,7 +485,7 @@ extern "C" void ui_frame(UiModel *m)
         } else {
             ui_hud(m);
         }
-        above = ui_caption(m);
+        above = ui_caption(m, ui_timeline(m));
         panel(m);
     } else {
         hint();
