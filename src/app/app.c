@@ -208,6 +208,8 @@ static void app_write_readout(App *a)
                      .bytes = a->tl.store ? timeline_bytes_used(a->tl.store) : 0,
                      .budget = a->tl.store ? timeline_budget(a->tl.store) : 0,
                      .scrub_ms = a->tl.scrub_ms,
+                     .load_ms = a->tl.load_ms,
+                     .capture_ms = a->tl.capture_ms,
                      .playing_back = a->tl.playing_back},
         .ui = &a->ui,
     };

@@ -169,6 +169,7 @@ typedef struct AppTimeline {
     bool playing_back;
     int undo_depth;
     double asked_at, shown_at, scrub_ms;
+    double load_ms, capture_ms; /* the last keyframe loaded into the simulation; the last taken (its read included) */
     char note[256]; /* why there is no timeline; "" while there is one */
 } AppTimeline;
 

@@ -34,6 +34,8 @@ typedef struct ReadoutState {
         int held;          /* keyframes set aside by a resume, for ctrl+Z */
         size_t bytes, budget;
         double scrub_ms;   /* the last request's time to its keyframe drawn */
+        double load_ms;    /* of which the keyframe's load into the simulation */
+        double capture_ms; /* the last keyframe's copy into the timeline */
         bool playing_back;
     } timeline;
     const UiModel *ui;

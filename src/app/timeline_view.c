@@ -76,6 +76,7 @@ static void keep_now(App *a, bool force)
     AppTimeline *tl = &a->tl;
     const long long step = app_run_step(a);
     const bool cuda = sim_backend(a->run.sim) == SIM_BACKEND_CUDA;
+    const double t0 = clock_seconds();
     if (!cuda || force) {
         if (!a->host.valid || a->host.step != step) app_read_state(a);
     }
@@ -87,6 +88,7 @@ static void keep_now(App *a, bool force)
         app_notify(a, "The timeline stopped: %s", err);
         return;
     }
+    tl->capture_ms = (clock_seconds() - t0) * 1e3;
     if (added.future_freed > 0)
         app_notify(a, "The %d %s set aside are gone: the timeline needed their room", added.future_freed,
                    plural(added.future_freed, "keyframe", "keyframes"));
@@ -112,10 +114,12 @@ static void show(App *a, int i)
     if (count == 0) return;
     i = i < 0 ? 0 : i >= count ? count - 1 : i;
     char err[256];
+    const double t0 = clock_seconds();
     if (s->load(s->ctx, i, &tl->frame, err, sizeof err) != 0 || sim_load(a->run.sim, &tl->frame, err, sizeof err) != 0) {
         app_notify(a, "Keyframe %d not shown: %s", i + 1, err);
         return;
     }
+    tl->load_ms = (clock_seconds() - t0) * 1e3;
     a->run.time_base = s->time(s->ctx, i);
     a->run.step_base = s->step(s->ctx, i);
     a->host.valid = false;

@@ -37,7 +37,10 @@ float ui_timeline(UiModel *m)
             // One-based, as the line above counts; the run as it goes stands on the last.
             int at = (m->timeline_view >= 0 ? m->timeline_view : m->timeline_count - 1) + 1;
             ImGui::PushItemWidth(-ImGui::CalcTextSize("timeline").x - ImGui::GetStyle().ItemInnerSpacing.x);
-            if (ui_slider_int(m, "timeline", &at, 1, m->timeline_count, "keyframe %d")) {
+            // A press on it shows the keyframe under the handle (the run pauses there), a drag each
+            // one it passes.
+            const bool moved = ui_slider_int(m, "timeline", &at, 1, m->timeline_count, "keyframe %d");
+            if (moved || ImGui::IsItemActivated()) {
                 m->timeline_seek = true;
                 m->timeline_to = at - 1;
             }

@@ -394,6 +394,8 @@ static const char *const ui_key_lines[] = {
     "A auto-rotate   M colour   D halo   G follow   T tree",
     "K time the ladder   [ ] presets   C cycle   Home camera",
     "S save   P screenshot   V record   Esc quit",
+    "Left Right keyframe   ctrl+Left ctrl+Right ends",
+    "shift+Left play backwards",
     "ctrl+click a slider to type a value",
 };
 
