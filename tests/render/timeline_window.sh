@@ -202,6 +202,27 @@ key space
 wait_for "the run to go on" at_least step $((end_step + 2 * spf))
 ok "space runs on from the restored end: step $(rv step)"
 
+key Escape
+if wait "$pid"; then ok "Esc exits with status 0"; else fail "Esc: exit status $?"; fi
+pid=
+
+# ---- A budget of 1 MB: thinned, never silently ----
+# 15 keyframes of 2,048 bodies fit; the run goes past them, and the spacing says so.
+rm -f "$readout"
+STARBURST_READOUT=$readout "$app" --backend cpu --scene collision -n $n --seed 5 --steps-per-frame $spf \
+    --timeline-mb 1 --size 1100x700 >>app.log 2>&1 &
+pid=$!
+focus_window
+wait_for "two thinnings" at_least timeline_spacing $((4 * spf))
+count=$(rv timeline_count) bytes=$(rv timeline_bytes) budget=$(rv timeline_budget)
+if is "$bytes <= $budget && $budget == 1000000 && $count <= 15"; then ok "within 1 MB: $count keyframes, $bytes bytes"; else fail "$count keyframes, $bytes of $budget bytes"; fi
+case "$(rv timeline_text)" in
+*", every $(rv timeline_spacing) steps") ok "the spacing is on screen: $(rv timeline_text)" ;;
+*) fail "the spacing is not on screen: $(rv timeline_text)" ;;
+esac
+key ctrl+Left
+if wait_for "the start" view_is 0 && value_is step 0; then ok "the first keyframe stays: step 0"; else fail "the start after thinning: step $(rv step)"; fi
+
 echo "scrub latency (request to the keyframe drawn), ms: ${LATENCY[*]}"
 echo "  of which the keyframe's load into the simulation, ms: ${LOAD[*]}"
 echo "a keyframe's copy into the timeline (the last), ms: $(rv timeline_capture_ms); $(rv hud | grep -o '^[0-9]* fps ([0-9.]* ms)')"
