@@ -152,6 +152,7 @@ void app_timeline_requests(App *a)
     const int step = r->timeline_step;
     u->timeline_seek = r->timeline_start = r->timeline_end = r->timeline_play_back = false;
     r->timeline_step = 0;
+    if (tl->playing_back && !u->paused) tl->playing_back = false; /* space: the run resumes from here */
     if (!(seek || start || end || play_back || step || tl->playing_back)) return;
     if (!timeline_on(a)) {
         if (seek || start || end || play_back || step)
