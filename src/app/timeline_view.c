@@ -126,7 +126,9 @@ static void show(App *a, int i)
     a->ui.paused = true;
     a->msg.alarm[0] = '\0';
     a->run.diverged_pause = false;
-    a->obs.next_energy_at = 0;
+    /* dE/E0 waits for its next measurement, on its own schedule: measured at once, the O(N^2) sum
+     * would slow every step of a scrub. */
+    a->ui.energy_valid = false;
     a->follow.next = 0;
     tl->view = i;
     tl->shown_at = clock_seconds();
