@@ -168,8 +168,11 @@ void app_timeline_requests(App *a)
         if (tl->playing_back) app_notify(a, "Playing backwards (shift+Left stops, space resumes from where it stands)");
         else app_notify(a, "Stopped playing backwards");
     }
+    /* The slider's last keyframe, while the run went, stood for the run as it was: here() keeps
+     * that as a keyframe of its own. */
+    const int slider_last = timeline_count(tl->store) - 1;
     const int at = here(a), last = timeline_count(tl->store) - 1;
-    if (seek) show(a, u->timeline_to);
+    if (seek) show(a, u->timeline_to >= slider_last ? last : u->timeline_to);
     else if (start) show(a, 0);
     else if (end) show(a, last);
     else if (step) {
