@@ -1,11 +1,8 @@
 // The run's timeline, bottom left under the view: where the view stands ("t 312 Myr of 1.20 Gyr,
 // keyframe 37/120, every 4 steps") over a slider of the keyframes kept. Moving the slider raises
 // timeline_seek with the keyframe; the app shows it. Left of the panel as it was last drawn; it
-// shows with the rest of the UI, and joins the HUD's lines in m->hud for the readout. Returns its
-// top edge (the caption goes above it).
-#include <stdio.h>
-#include <string.h>
-
+// shows with the rest of the UI (the readout has its line as timeline_text). Returns its top edge
+// (the caption goes above it).
 #include <imgui_internal.h>
 
 #include "ui/ui_internal.h"
@@ -31,8 +28,6 @@ float ui_timeline(UiModel *m)
     if (ImGui::Begin("##timeline", nullptr, flags)) {
         top = ImGui::GetWindowPos().y;
         ImGui::TextUnformatted(m->timeline_text);
-        const size_t used = strlen(m->hud);
-        snprintf(m->hud + used, sizeof m->hud - used, "%s%s", used ? "  " : "", m->timeline_text);
         if (m->timeline_count >= 2) {
             // One-based, as the line above counts; the run as it goes stands on the last.
             int at = (m->timeline_view >= 0 ? m->timeline_view : m->timeline_count - 1) + 1;
