@@ -3,7 +3,7 @@
 # As root it runs apt-get; otherwise through sudo; where neither works it prints the apt line.
 set -eu
 pkgs="build-essential cmake pkg-config libglfw3-dev libglew-dev libegl-dev libgl-dev libcglm-dev
-libimgui-dev libstb-dev libinih-dev libcmocka-dev xvfb xauth xdotool strace fonts-dejavu-core
+libimgui-dev libstb-dev libinih-dev libcmocka-dev libhdf5-dev xvfb xauth xdotool strace fonts-dejavu-core
 libegl-mesa0 libgl1-mesa-dri"
 missing=""
 for p in $pkgs; do

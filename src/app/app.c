@@ -211,6 +211,10 @@ static void app_write_readout(App *a)
                      .load_ms = a->tl.load_ms,
                      .capture_ms = a->tl.capture_ms,
                      .playing_back = a->tl.playing_back},
+        .keys_pressed = a->keys.pressed,
+        .keys_captured = a->keys.captured,
+        .keyboard_captured = a->ui_attached && ui_wants_keyboard(),
+        .focused = render_context_window(a->ctx) && glfwGetWindowAttrib(render_context_window(a->ctx), GLFW_FOCUSED),
         .ui = &a->ui,
     };
     char err[256];
@@ -304,6 +308,16 @@ static int app_start(App *a)
     char err[512] = "";
     a->run.scene = opt->scene;
     a->run.load_path = opt->load_path;
+    if (opt->open_path) {
+        a->run.series = series_open(opt->open_path, err, sizeof err);
+        if (!a->run.series) {
+            fprintf(stderr, "starburst: --open: %s\n", err);
+            return 2;
+        }
+        Units scale = scene_units(opt->scene.kind);
+        series_set_units(a->run.series, &scale);
+        a->run.scene.kind = SCENE_TIPSY;
+    }
     a->run.force = opt->force;
     a->run.backend = opt->backend;
     a->presets.cuda = -1;
@@ -367,7 +381,7 @@ static int app_start(App *a)
     if (opt->preset) preset = (int)(presets_find(&a->presets.list, opt->preset) - a->presets.list.items);
     if (!cuda) a->run.backend = SIM_BACKEND_CPU;
     /* A built-in scene on the CPU gets fewer bodies; a file brings its own. */
-    const bool scene_n = !opt->load_path && opt->scene.kind < SCENE_TIPSY;
+    const bool scene_n = !opt->load_path && !opt->open_path && opt->scene.kind < SCENE_TIPSY;
     char bodies[64] = "";
     if (scene_n) snprintf(bodies, sizeof bodies, ", %d bodies%s", a->ui.n, opt->scene.n ? "" : " (-n for more)");
     if (!cuda && opt->backend == SIM_BACKEND_AUTO)
@@ -466,6 +480,7 @@ static void app_destroy(App *a)
     app_timeline_free(a);
     force_watch_destroy(a->obs.watch);
     sim_destroy(a->run.sim);
+    series_close(a->run.series);
     if (a->ui_attached) ui_destroy();
     renderer_destroy(a->renderer);
     render_context_destroy(a->ctx);

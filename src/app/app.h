@@ -35,6 +35,8 @@ typedef struct AppOptions {
     /* Saved runs. */
     const char *save_path; /* written at exit, and by S */
     const char *load_path; /* start from a saved run (R returns to it) */
+    const char *open_path; /* start from the first snapshot of a series: a TIPSY or HDF5 (SWIFT,
+                              GADGET) file, a folder or a glob (scene/snapshot.h; R returns to it) */
     /* Presets. */
     const char *preset;       /* start with this preset */
     const char *presets_path; /* NULL = assets/presets.ini */

@@ -19,6 +19,7 @@
 #include "app/state.h"
 #include "app/timeline.h"
 #include "app/undo.h"
+#include "scene/snapshot.h"
 #include "render/camera.h"
 #include "render/context.h"
 #include "sim/diag.h"
@@ -56,6 +57,10 @@ typedef struct AppRun {
     SceneInfo info;
     SceneDesc scene;       /* the scene of the last reset: the command line's, or a preset's */
     const char *load_path; /* the saved run it starts from (R returns to it), or NULL */
+    /* The snapshot series of --open (scene/snapshot.h), or NULL: a reset starts from its first
+     * snapshot. It stays open for the whole run: series_count / series_time / series_load give
+     * any of its moments (a timeline reads them from here). */
+    SnapshotSeries *series;
     SimForce force;        /* the method asked for now: --force, a preset's, the panel's or the ladder's */
     SimBackend backend;    /* the backend asked for now: the CPU after a fall-back */
     bool kernel_picked;    /* a kernel named by --kernel or picked in the UI; else the default for each N */
@@ -229,6 +234,11 @@ typedef struct App {
         bool orbiting, panning;
         double x, y;
     } mouse;
+    /* Key presses that reached the app, and those of them the UI kept (a text field had the
+     * keyboard): the readout shows both, so a test tells a key never delivered from one taken. */
+    struct {
+        int pressed, captured;
+    } keys;
     /* Lecture mode goes full screen; leaving it restores what was before. */
     struct {
         bool shown, fullscreen_before;

@@ -42,6 +42,8 @@ void app_print_usage(FILE *f)
     fputs("usage: starburst [options]\n"
           "       starburst bench [--csv FILE] [-n N[,N...]] [--kernel NAME[,NAME...]] [--sweep]\n"
           "                       (starburst bench --help for more)\n"
+          "       starburst export --swift DIR [-n N] [scene options | --load FILE]\n"
+          "                       (the scene as SWIFT initial conditions; starburst export --help)\n"
           "\n"
           "Scene (applied at start and on reset):\n"
           "  --scene NAME          collision (default), disk, plummer, shell, random\n"
@@ -56,6 +58,9 @@ void app_print_usage(FILE *f)
     fputs("  --inclination-a DEG   collision: tilt of disk A (default 0)\n"
           "  --inclination-b DEG   collision: tilt of disk B (default 60)\n"
           "  --load FILE           continue a saved run (a TIPSY file and FILE.ini beside it)\n"
+          "  --open PATH           start from the first snapshot of a series: a TIPSY or HDF5 file\n"
+          "                        (SWIFT, GADGET-4: any particle types, converted to model units),\n"
+          "                        a folder of them or a glob ('out/snapshot_*.hdf5'); see export\n"
           "  --save FILE           save the run there at exit (S saves at any time)\n"
           "  --preset NAME         start with a preset of the presets file\n"
           "  --presets FILE        the presets file (default: assets/presets.ini in the folder above the\n"
@@ -192,7 +197,11 @@ static int check_combination(const AppOptions *o, char *err, size_t errlen)
 {
     const char *kernel = sim_kernel_name(o->kernel);
     const int least = scene_min_bodies(o->scene.kind);
-    if (!o->load_path && o->scene.n > 0 && o->scene.n < least) {
+    if (o->open_path && (o->load_path || o->scene.kind >= SCENE_TIPSY)) {
+        snprintf(err, errlen, "--open: a series is the run's start; it goes with neither --load nor --tipsy");
+        return -1;
+    }
+    if (!o->load_path && !o->open_path && o->scene.n > 0 && o->scene.n < least) {
         snprintf(err, errlen, "-n %d: the %s scene needs at least %d bodies", o->scene.n, scene_name(o->scene.kind),
                  least);
         return -1;
@@ -406,6 +415,9 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
         } else if (IS("--load")) {
             VALUE();
             o->load_path = value;
+        } else if (IS("--open")) {
+            VALUE();
+            o->open_path = value;
         } else if (IS("--preset")) {
             VALUE();
             o->preset = value;

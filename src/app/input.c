@@ -10,7 +10,12 @@
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
 {
     App *a = glfwGetWindowUserPointer(w);
-    if (action != GLFW_PRESS || (a->ui_attached && ui_wants_keyboard())) return;
+    if (action != GLFW_PRESS) return;
+    a->keys.pressed++;
+    if (a->ui_attached && ui_wants_keyboard()) {
+        a->keys.captured++;
+        return;
+    }
     UiModel *u = &a->ui;
     switch (key) {
     case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(w, GLFW_TRUE); break;

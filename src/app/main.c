@@ -1,15 +1,18 @@
-/* starburst: two programs in one binary. `starburst bench ...` is the bench (src/bench/); anything
- * else is the interactive galaxy-collision visualizer (src/app/). */
+/* starburst: three programs in one binary. `starburst bench ...` is the bench (src/bench/),
+ * `starburst export ...` hands a scene to SWIFT (src/app/export.c); anything else is the
+ * interactive galaxy-collision visualizer (src/app/). */
 #include <stdio.h>
 #include <string.h>
 
 #include "app/app.h"
+#include "app/export.h"
 #include "app/paths.h"
 #include "bench/bench.h"
 
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "bench") == 0) return bench_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "export") == 0) return export_main(argc - 1, argv + 1);
     char err[512] = "";
     AppOptions o;
     app_default_options(&o);

@@ -56,6 +56,8 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
             u->preset_count, u->undo_depth, u->energy_valid, u->energy_error);
     atomic_file_printf(f, "tree_overlay %d\ntree_levels %d\ntree_boxes %d\ntree_capped %d\n", u->show_tree, u->tree_levels,
                        r->tree_boxes, r->tree_capped);
+    atomic_file_printf(f, "keys_pressed %d\nkeys_captured %d\nkeyboard_captured %d\nfocused %d\n", r->keys_pressed,
+                       r->keys_captured, r->keyboard_captured, r->focused);
     put_heating(f, &u->heating);
     atomic_file_printf(f, "timeline_count %d\ntimeline_view %d\ntimeline_spacing %lld\ntimeline_held %d\n",
                        u->timeline_count, u->timeline_view, r->timeline.spacing, r->timeline.held);

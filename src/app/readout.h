@@ -38,6 +38,9 @@ typedef struct ReadoutState {
         double capture_ms; /* the last keyframe's copy into the timeline */
         bool playing_back;
     } timeline;
+    int keys_pressed, keys_captured; /* key presses that reached the app; those the UI kept */
+    bool keyboard_captured;          /* the UI takes the keyboard now (a text field is active) */
+    bool focused;                    /* the window has the input focus */
     const UiModel *ui;
 } ReadoutState;
 

@@ -9,7 +9,11 @@
 
 #include "app/app_internal.h"
 #include "app/view.h"
+#include "util/clock.h"
 #include "util/params.h"
+
+/* Snapshots from this many bodies say how their reading goes. */
+#define SNAPSHOT_PROGRESS_BODIES (1 << 20)
 
 /* "dt 0.0100, softening 0.0500, damping 1 (off)", and theta while the tree runs. */
 void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len)
@@ -93,6 +97,43 @@ void app_say_gpu_only_options(const App *a)
             count == 1 ? "applies" : "apply");
 }
 
+/* Reading a large snapshot: a line every few seconds, so a 10^7-body file is seen to go on. */
+typedef struct ReadProgress {
+    const App *a;
+    const char *name;
+    double started, said;
+} ReadProgress;
+
+static void say_read_progress(void *user, long long done, long long total)
+{
+    ReadProgress *p = user;
+    double now = clock_seconds();
+    if (total < SNAPSHOT_PROGRESS_BODIES || (now - p->said < 2.0 && done < total)) return;
+    p->said = now;
+    app_say(p->a, "starburst: reading %s: %lld of %lld bodies (%.0f%%, %.1f s)\n", p->name, done, total,
+            100.0 * done / total, now - p->started);
+}
+
+/* The first snapshot of --open's series as the run's start, as a saved run is: its time, the
+ * step and softening its files give (else the defaults), framed by 90 % of its mass. */
+static int open_first_snapshot(App *a, Bodies *b, SceneInfo *info, char *err, size_t errlen)
+{
+    SnapshotSeries *s = a->run.series;
+    ReadProgress p = {.a = a, .name = series_path(s, 0), .started = clock_seconds()};
+    p.said = p.started;
+    if (series_load(s, 0, b, NULL, say_read_progress, &p, err, errlen) != 0) return -1;
+    float dt = (float)series_dt(s), eps = (float)series_softening(s);
+    a->run.loaded = (SavedRun){.params = {.dt = dt > 0 ? dt : (float)params_get(PARAM_DT)->fallback,
+                                          .softening = eps > 0 ? eps : (float)params_get(PARAM_SOFTENING)->fallback,
+                                          .damping = 1.0f},
+                               .time = series_time(s, 0),
+                               .units = series_units(s)};
+    a->run.have_loaded = true;
+    *info = (SceneInfo){.dt = a->run.loaded.params.dt, .softening = a->run.loaded.params.softening,
+                        .extent = (float)(1.2 * bodies_mass_radius(b, 0.9)), .units = a->run.loaded.units};
+    return 0;
+}
+
 /* Builds the scene in the UI model's settings and (re)creates the simulation on it. */
 int app_reset(App *a, char *err, size_t errlen)
 {
@@ -111,7 +152,11 @@ int app_reset(App *a, char *err, size_t errlen)
     d.seed = (uint64_t)a->ui.seed;
     Bodies b;
     SceneInfo info;
-    if (a->run.load_path) {
+    /* --open's series is the start until a preset names another scene. */
+    if (a->run.series && a->run.scene.kind == SCENE_TIPSY && !a->run.scene.tipsy_path && !a->run.load_path) {
+        if (open_first_snapshot(a, &b, &info, err, errlen) != 0) return -1;
+        d.kind = SCENE_TIPSY;
+    } else if (a->run.load_path) {
         if (state_load(a->run.load_path, &b, &a->run.loaded, err, errlen) != 0) return -1;
         if (a->run.loaded.recovered[0]) {
             app_notify(a, "%s", a->run.loaded.recovered);
@@ -431,7 +476,7 @@ void app_undo(App *a)
 int app_check_device(const App *a, char *err, size_t errlen)
 {
     const AppOptions *o = &a->opt;
-    if (o->scene.kind >= SCENE_TIPSY || o->load_path) return 0; /* N is known once the file is read */
+    if (o->scene.kind >= SCENE_TIPSY || o->load_path || o->open_path) return 0; /* N is known once the file is read */
     SimDesc d = {.backend = SIM_BACKEND_CUDA,
                  .kernel = o->kernel,
                  .precision = o->precision,

@@ -403,23 +403,31 @@ static void sample_disk(const SceneGalaxy *g, SceneRng *rng, double mass_each, d
     xv[6] = mass_each;
 }
 
+void scene_galaxy_sample_range(const SceneGalaxy *g, int nd, int nb, int nh, int galaxy, SceneRng *rng, int first,
+                               int count, double *xv, uint8_t *tags)
+{
+    for (int j = 0; j < count; j++) {
+        int i = first + j;
+        double *p = xv + 7 * (size_t)j;
+        uint8_t *t = tags + j;
+        if (i < nd) {
+            sample_disk(g, rng, g->disk_mass / nd, p);
+            *t = BODY_TAG(galaxy, BODY_DISK);
+        } else if (i < nd + nb) {
+            sample_spherical(g, rng, &g->bulge, g->bulge.mass / nb, p);
+            *t = BODY_TAG(galaxy, BODY_BULGE);
+        } else {
+            sample_spherical(g, rng, &g->halo, g->halo.mass / nh, p);
+            *t = BODY_TAG(galaxy, BODY_HALO);
+        }
+    }
+}
+
 void scene_galaxy_sample(const SceneGalaxy *g, int nd, int nb, int nh, int galaxy, SceneRng *rng,
                          double *xv, uint8_t *tags)
 {
     int n = nd + nb + nh;
-    for (int i = 0; i < n; i++) {
-        double *p = xv + 7 * (size_t)i;
-        if (i < nd) {
-            sample_disk(g, rng, g->disk_mass / nd, p);
-            tags[i] = BODY_TAG(galaxy, BODY_DISK);
-        } else if (i < nd + nb) {
-            sample_spherical(g, rng, &g->bulge, g->bulge.mass / nb, p);
-            tags[i] = BODY_TAG(galaxy, BODY_BULGE);
-        } else {
-            sample_spherical(g, rng, &g->halo, g->halo.mass / nh, p);
-            tags[i] = BODY_TAG(galaxy, BODY_HALO);
-        }
-    }
+    scene_galaxy_sample_range(g, nd, nb, nh, galaxy, rng, 0, n, xv, tags);
     double m = 0, c[6] = {0};
     for (int i = 0; i < n; i++) {
         const double *p = xv + 7 * (size_t)i;

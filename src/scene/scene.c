@@ -350,42 +350,168 @@ static int build_disk(const SceneDesc *d, Bodies *out, SceneInfo *info, char *er
     return 0;
 }
 
+static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen);
+
+/* Where the collision's galaxies start: their models, body counts and orbit. */
+typedef struct CollisionPlan {
+    GalaxyModel ga, gb;
+    long long na, nb;
+    double xa[3], va[3], xb[3], vb[3];
+    double m_orbit, q, r0, lb;
+} CollisionPlan;
+
 /* Galaxy B is galaxy A scaled to mass_ratio times its mass, its size growing as sqrt(mass): the
  * same surface density (Freeman's law), which with M ~ v^4 (Tully-Fisher) makes R ~ M^(1/2). */
+static int collision_plan(const SceneDesc *d, long long n, CollisionPlan *p, char *err, size_t errlen)
+{
+    p->ga = galaxy_model(d, 0);
+    p->gb = galaxy_model(d, 1);
+    double ma = galaxy_model_mass(&p->ga), mb = galaxy_model_mass(&p->gb), ia, ib;
+    p->lb = p->gb.disk_scale / p->ga.disk_scale;
+    p->r0 = d->separation * p->ga.disk_scale;
+    if (galaxy_model_mass_inside(&p->ga, p->r0, &ia) != 0 || galaxy_model_mass_inside(&p->gb, p->r0, &ib) != 0) {
+        snprintf(err, errlen, "scene: out of memory");
+        return -1;
+    }
+    p->m_orbit = ia + ib;
+    p->q = d->pericentre * p->ga.disk_scale;
+
+    /* Bodies shared in proportion to the galaxies' masses. */
+    p->nb = llround(n * mb / (ma + mb));
+    if (p->nb < 3) p->nb = 3;
+    if (p->nb > n - 3) p->nb = n - 3;
+    p->na = n - p->nb;
+    place_pair(ma, mb, p->m_orbit, p->q, d->eccentricity, d->pericentre_angle * (SCENE_PI / 180.0), p->r0, p->xa, p->va,
+               p->xb, p->vb);
+    return 0;
+}
+
+static void collision_info(const SceneDesc *d, const CollisionPlan *p, double pa, double sa, double sb, SceneInfo *info)
+{
+    info->softening = GALAXY_SOFTENING;
+    info->dt = (float)(sa < sb ? sa : sb);
+    double ra = sqrt(sq(p->xa[0]) + sq(p->xa[1])), rb = sqrt(sq(p->xb[0]) + sq(p->xb[1]));
+    info->extent = (float)((ra > rb ? ra : rb) + 4.0 * (p->lb > 1 ? p->gb.disk_scale : p->ga.disk_scale));
+    info->period = (float)pa;
+    info->pericentre_time = (float)conic_time_to_pericentre(p->m_orbit, p->q, d->eccentricity, p->r0);
+}
+
 static int build_collision(const SceneDesc *d, Bodies *out, SceneInfo *info, char *err, size_t errlen)
 {
     SceneRng rng;
     scene_rng_seed(&rng, d->seed);
-    GalaxyModel ga = galaxy_model(d, 0), gb = galaxy_model(d, 1);
-    double ma = galaxy_model_mass(&ga), mb = galaxy_model_mass(&gb), lb = gb.disk_scale / ga.disk_scale;
-    double r0 = d->separation * ga.disk_scale, ia, ib;
-    if (galaxy_model_mass_inside(&ga, r0, &ia) != 0 || galaxy_model_mass_inside(&gb, r0, &ib) != 0) {
+    CollisionPlan p;
+    if (collision_plan(d, d->n, &p, err, errlen) != 0) return -1;
+    int na = (int)p.na, nb = (int)p.nb;
+    double deg = SCENE_PI / 180.0, pa, pb, sa, sb;
+    if (galaxy_into(out, 0, na, 0, &p.ga, d->inclination_a * deg, p.xa, p.va, d->halo_mass_factor, &rng, &pa, &sa, err,
+                    errlen) != 0 ||
+        galaxy_into(out, na, nb, 1, &p.gb, d->inclination_b * deg, p.xb, p.vb, d->halo_mass_factor, &rng, &pb, &sb, err,
+                    errlen) != 0)
+        return -1;
+    collision_info(d, &p, pa, sa, sb, info);
+    if (milky_way_units(&info->units) != 0) {
         snprintf(err, errlen, "scene: out of memory");
         return -1;
     }
-    double m_orbit = ia + ib, q = d->pericentre * ga.disk_scale;
+    return 0;
+}
 
-    /* Bodies shared in proportion to the galaxies' masses. */
-    int nb = (int)lround(d->n * mb / (ma + mb));
-    if (nb < 3) nb = 3;
-    if (nb > d->n - 3) nb = d->n - 3;
-    int na = d->n - nb;
-
-    double xa[3], va[3], xb[3], vb[3];
-    double deg = SCENE_PI / 180.0, pa, pb, sa, sb;
-    place_pair(ma, mb, m_orbit, q, d->eccentricity, d->pericentre_angle * deg, r0, xa, va, xb, vb);
-    if (galaxy_into(out, 0, na, 0, &ga, d->inclination_a * deg, xa, va, d->halo_mass_factor, &rng, &pa, &sa, err,
-                    errlen) != 0 ||
-        galaxy_into(out, na, nb, 1, &gb, d->inclination_b * deg, xb, vb, d->halo_mass_factor, &rng, &pb, &sb, err,
-                    errlen) != 0)
+/* galaxy_into in pieces of at most chunk bodies handed to fn: the galaxy is drawn twice from the
+ * same random state, first for its centre of mass, then for its bodies, so that no more than a
+ * piece is ever held; the bodies are those galaxy_into draws. */
+static int galaxy_stream(long long n, int galaxy, const GalaxyModel *model, double incl, const double x0[3],
+                         const double v0[3], double halo_factor, SceneRng *rng, int chunk, SceneChunkFn fn, void *user,
+                         double *period, double *step, char *err, size_t errlen)
+{
+    double L = model->disk_scale, M = model->disk_mass;
+    SceneGalaxy *g = malloc(sizeof *g);
+    double *xv = malloc(7 * sizeof(double) * (size_t)chunk);
+    uint8_t *tags = malloc((size_t)chunk);
+    Bodies b = {0};
+    if (!g || !xv || !tags || bodies_alloc(&b, chunk) != 0) {
+        free(g);
+        free(xv);
+        free(tags);
+        snprintf(err, errlen, "scene: out of memory for a piece of %d bodies", chunk);
         return -1;
+    }
+    scene_galaxy_init(g, model, GALAXY_SOFTENING / L);
+    int c[3], rc = 0;
+    galaxy_counts(g, (int)n, halo_factor, c);
+    SceneRng start = *rng;
+    double m = 0, centre[6] = {0};
+    for (int first = 0; first < n; first += chunk) {
+        int count = n - first < chunk ? (int)(n - first) : chunk;
+        scene_galaxy_sample_range(g, c[0], c[1], c[2], galaxy, rng, first, count, xv, tags);
+        for (int i = 0; i < count; i++) {
+            const double *p = xv + 7 * (size_t)i;
+            m += p[6];
+            for (int k = 0; k < 6; k++) centre[k] += p[6] * p[k];
+        }
+    }
+    *rng = start;
+    for (int first = 0; first < n && rc == 0; first += chunk) {
+        int count = n - first < chunk ? (int)(n - first) : chunk;
+        scene_galaxy_sample_range(g, c[0], c[1], c[2], galaxy, rng, first, count, xv, tags);
+        for (int i = 0; i < count; i++)
+            for (int k = 0; k < 6; k++) xv[7 * (size_t)i + k] -= centre[k] / m;
+        place(xv, count, L, M, incl, x0, v0);
+        b.n = count;
+        store(&b, 0, count, xv, tags);
+        rc = fn(user, &b, err, errlen);
+    }
+    double vmax, p = galaxy_period(g, &vmax);
+    *period = p * sqrt(L * L * L / M);
+    *step = galaxy_step(*period, GALAXY_SOFTENING, vmax * sqrt(M / L));
+    b.n = chunk;
+    bodies_free(&b);
+    free(g);
+    free(xv);
+    free(tags);
+    return rc;
+}
 
-    info->softening = GALAXY_SOFTENING;
-    info->dt = (float)(sa < sb ? sa : sb);
-    double ra = sqrt(sq(xa[0]) + sq(xa[1])), rb = sqrt(sq(xb[0]) + sq(xb[1]));
-    info->extent = (float)((ra > rb ? ra : rb) + 4.0 * (lb > 1 ? gb.disk_scale : ga.disk_scale));
-    info->period = (float)pa;
-    info->pericentre_time = (float)conic_time_to_pericentre(m_orbit, q, d->eccentricity, r0);
+int scene_stream(const SceneDesc *desc, long long n, int chunk, SceneChunkFn fn, void *user, SceneInfo *info,
+                 char *err, size_t errlen)
+{
+    SceneDesc d;
+    memset(info, 0, sizeof *info);
+    SceneDesc small = *desc;
+    small.n = 0;
+    if (resolve(&small, &d, err, errlen) != 0) return -1;
+    if (d.kind != SCENE_COLLISION && d.kind != SCENE_DISK) {
+        snprintf(err, errlen, "scene: %s cannot be built in pieces: only collision and disk can", scene_names[d.kind]);
+        return -1;
+    }
+    long long least = scene_min_bodies(d.kind);
+    if (n < least || n > INT32_MAX) {
+        snprintf(err, errlen, "scene: %s: %lld bodies: expected %lld to %d", scene_names[d.kind], n, least, INT32_MAX);
+        return -1;
+    }
+    if (chunk <= 0) chunk = 1 << 20;
+    SceneRng rng;
+    scene_rng_seed(&rng, d.seed);
+    double deg = SCENE_PI / 180.0, zero[3] = {0, 0, 0}, pa, pb, sa, sb;
+    if (d.kind == SCENE_DISK) {
+        GalaxyModel model = galaxy_model(&d, 0);
+        if (galaxy_stream(n, 0, &model, 0.0, zero, zero, d.halo_mass_factor, &rng, chunk, fn, user, &pa, &sa, err,
+                          errlen) != 0)
+            return -1;
+        info->softening = GALAXY_SOFTENING;
+        info->dt = (float)sa;
+        info->extent = 6.0f;
+        info->period = (float)pa;
+    } else {
+        CollisionPlan p;
+        if (collision_plan(&d, n, &p, err, errlen) != 0) return -1;
+        if (galaxy_stream(p.na, 0, &p.ga, d.inclination_a * deg, p.xa, p.va, d.halo_mass_factor, &rng, chunk, fn, user,
+                          &pa, &sa, err, errlen) != 0 ||
+            galaxy_stream(p.nb, 1, &p.gb, d.inclination_b * deg, p.xb, p.vb, d.halo_mass_factor, &rng, chunk, fn, user,
+                          &pb, &sb, err, errlen) != 0)
+            return -1;
+        collision_info(&d, &p, pa, sa, sb, info);
+    }
     if (milky_way_units(&info->units) != 0) {
         snprintf(err, errlen, "scene: out of memory");
         return -1;

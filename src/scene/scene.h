@@ -88,6 +88,17 @@ typedef struct SceneInfo {
  * err ("tipsy: galaxy.bin: header says 20000 bodies, file holds 11342"). */
 int scene_build(const SceneDesc *desc, Bodies *out, SceneInfo *info, char *err, size_t errlen);
 
+/* Receives a piece of a scene built by scene_stream; returns 0, or -1 with err to stop. */
+typedef int (*SceneChunkFn)(void *user, const Bodies *chunk, char *err, size_t errlen);
+
+/* The collision or disk of desc at n bodies (desc->n is not read; n may pass SCENE_MAX_BODIES,
+ * up to 2^31 - 1), handed to fn in order in pieces of at most chunk bodies (0: 2^20), so that no
+ * more than a piece is held. The bodies are scene_build's at the same n, but for the last
+ * recentring (their centre of mass is at the origin to rounding). Fills info as scene_build does.
+ * Returns 0, or -1 with one line in err. */
+int scene_stream(const SceneDesc *desc, long long n, int chunk, SceneChunkFn fn, void *user, SceneInfo *info,
+                 char *err, size_t errlen);
+
 /* The physical scale a scene of kind is built on (the Milky Way's for the galaxy scenes, collision
  * and disk); all 0 for the others. */
 Units scene_units(SceneKind kind);

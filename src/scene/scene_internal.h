@@ -71,5 +71,10 @@ double scene_galaxy_disk_half_mass_radius(const SceneGalaxy *g);
  * mass at rest at the origin. tags (n bytes) get BODY_TAG(galaxy, component). */
 void scene_galaxy_sample(const SceneGalaxy *g, int nd, int nb, int nh, int galaxy, SceneRng *rng,
                          double *xv, uint8_t *tags);
+/* Bodies [first, first + count) of scene_galaxy_sample's draw, uncentred, into xv and tags from
+ * their start; called over consecutive ranges with one rng it draws the same bodies, so that a
+ * galaxy too large to hold is drawn in pieces. */
+void scene_galaxy_sample_range(const SceneGalaxy *g, int nd, int nb, int nh, int galaxy, SceneRng *rng, int first,
+                               int count, double *xv, uint8_t *tags);
 
 #endif

@@ -31,6 +31,16 @@ static struct {
     } late_release[16];
     int late_count;
     bool pressed[GLFW_KEY_LAST + 1]; // since the last frame began
+    // One key press a frame: ImGui 1.86 acts on one key of those pressed in a frame (a text
+    // field takes Backspace and drops the Enter beside it), and a key the app reads must see the
+    // keyboard as the key before it left it (Enter closing a field, then Backspace for the app).
+    // Later presses, and every event behind them, wait here for the frames that follow.
+    struct {
+        int key, scancode, action, mods; // key < 0: a character, codepoint in scancode
+    } queue[64];
+    int queued;
+    bool frame_pressed; // since the last frame began, a key was pressed that closes the frame to
+                        // others: not a modifier, nor a character typed into a text field
     bool created;
     bool glfw;         // the GLFW backend feeds input and the display size
     bool mode_changed; // the Controls window has yet to fold or unfold for it
@@ -54,20 +64,75 @@ static void release_late_keys(int only)
     ui.late_count = kept;
 }
 
-static void on_key(GLFWwindow *window, int key, int scancode, int action, int mods)
+static bool is_modifier(int key)
 {
-    if (key >= 0 && key <= GLFW_KEY_LAST) {
+    return key == GLFW_KEY_LEFT_SHIFT || key == GLFW_KEY_RIGHT_SHIFT || key == GLFW_KEY_LEFT_CONTROL ||
+           key == GLFW_KEY_RIGHT_CONTROL || key == GLFW_KEY_LEFT_ALT || key == GLFW_KEY_RIGHT_ALT ||
+           key == GLFW_KEY_LEFT_SUPER || key == GLFW_KEY_RIGHT_SUPER;
+}
+
+static bool is_new_press(int key, int action) { return key >= 0 && action == GLFW_PRESS && !is_modifier(key); }
+
+// A key that types a character: while a text field holds the keyboard, its characters all go in
+// one frame (ImGui takes every character queued), so such a press leaves the frame open.
+static bool is_printable(int key)
+{
+    return (key >= GLFW_KEY_SPACE && key <= GLFW_KEY_GRAVE_ACCENT) || (key >= GLFW_KEY_KP_0 && key <= GLFW_KEY_KP_EQUAL);
+}
+
+// Hands one event to ImGui's backend (which calls the app's key callback in turn).
+static void deliver(int key, int scancode, int action, int mods)
+{
+    if (key < 0) {
+        ImGui_ImplGlfw_CharCallback(ui.window, (unsigned int)scancode);
+        return;
+    }
+    if (key <= GLFW_KEY_LAST) {
         if (action == GLFW_PRESS) {
             release_late_keys(key);
             ui.pressed[key] = true;
+            if (!is_modifier(key) && !(is_printable(key) && ImGui::IsAnyItemActive())) ui.frame_pressed = true;
         }
         if (action == GLFW_RELEASE && ui.pressed[key] && ui.late_count < IM_ARRAYSIZE(ui.late_release)) {
             ui.late_release[ui.late_count++] = {key, scancode, mods};
             return;
         }
     }
-    ImGui_ImplGlfw_KeyCallback(window, key, scancode, action, mods);
+    ImGui_ImplGlfw_KeyCallback(ui.window, key, scancode, action, mods);
 }
+
+// An event waits when one is waiting already (order is kept), while a text field opens, or when
+// it is this frame's second press; a full queue lets it through rather than lose it.
+static void take(int key, int scancode, int action, int mods)
+{
+    const bool wait = ui.queued > 0 || ui_look.field_opening || (is_new_press(key, action) && ui.frame_pressed);
+    if (wait && ui.queued < IM_ARRAYSIZE(ui.queue)) {
+        ui.queue[ui.queued++] = {key, scancode, action, mods};
+        return;
+    }
+    deliver(key, scancode, action, mods);
+}
+
+// At a frame's start: the waiting events up to the next press, which this frame takes.
+static void deliver_queued(void)
+{
+    if (ui_look.field_opening) return;
+    int i = 0;
+    for (; i < ui.queued; i++) {
+        const auto &e = ui.queue[i];
+        if (is_new_press(e.key, e.action) && ui.frame_pressed) break;
+        deliver(e.key, e.scancode, e.action, e.mods);
+    }
+    memmove(ui.queue, ui.queue + i, (size_t)(ui.queued - i) * sizeof ui.queue[0]);
+    ui.queued -= i;
+}
+
+static void on_key(GLFWwindow *, int key, int scancode, int action, int mods)
+{
+    if (key >= 0) take(key, scancode, action, mods);
+}
+
+static void on_char(GLFWwindow *, unsigned int codepoint) { take(-1, (int)codepoint, 0, 0); }
 
 extern "C" bool ui_create(GLFWwindow *window, float font_scale)
 {
@@ -104,7 +169,10 @@ extern "C" bool ui_create(GLFWwindow *window, float font_scale)
         return false;
     }
     // In front of the backend's key callback, which calls the app's in turn.
-    if (window) glfwSetKeyCallback(window, on_key);
+    if (window) {
+        glfwSetKeyCallback(window, on_key);
+        glfwSetCharCallback(window, on_char);
+    }
     ui.window = window;
     if (!ImGui_ImplOpenGL3_Init("#version 330 core")) {
         if (window) ImGui_ImplGlfw_Shutdown();
@@ -475,10 +543,15 @@ extern "C" void ui_frame(UiModel *m)
         io.DisplaySize = ImVec2((float)viewport[2], (float)viewport[3]);
         io.DeltaTime = m->fps > 0 ? (float)(1.0 / m->fps) : 1.0f / 60.0f;
     }
-    if (ui.glfw) release_late_keys(-1);
+    if (ui.glfw) {
+        release_late_keys(-1);
+        deliver_queued();
+    }
     ImGui::NewFrame();
     // This frame sees the presses; the releases that came with them wait for the next.
     memset(ui.pressed, 0, sizeof ui.pressed);
+    ui.frame_pressed = false;
+    ui_look.field_opening = false; // the panel below raises it again while a field opens
     float above = ImGui::GetIO().DisplaySize.y; // the scale bar sits above the caption
     if (m->visible) {
         if (ui_look.lecture) {
@@ -498,4 +571,6 @@ extern "C" void ui_frame(UiModel *m)
 }
 
 extern "C" bool ui_wants_mouse(void) { return ui.created && ImGui::GetIO().WantCaptureMouse; }
-extern "C" bool ui_wants_keyboard(void) { return ui.created && ImGui::GetIO().WantCaptureKeyboard; }
+// Asked as a key arrives, before the frame's NewFrame refreshes io.WantCaptureKeyboard: whether an
+// item holds the input now (a text field, a slider being dragged), as the last frame left it.
+extern "C" bool ui_wants_keyboard(void) { return ui.created && ImGui::IsAnyItemActive(); }

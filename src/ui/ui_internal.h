@@ -17,6 +17,9 @@ struct UiLook {
     float scale;  // the window's content scale, or the one asked for
     bool lecture; // the mode the style and fonts are set for
     ImFont *normal, *large, *huge;
+    // A text field was asked for and has yet to take the keyboard (it does a frame or two after
+    // the ctrl+click): keys and characters wait until it has, or they would be lost to it.
+    bool field_opening;
 };
 extern UiLook ui_look;
 

@@ -159,6 +159,7 @@ bool ui_rule_slider(UiModel *m, const char *label, float *v, const SliderSpec *s
         ImGui::InputFloat(label, &typed, 0.0f, 0.0f, "%g", ImGuiInputTextFlags_AutoSelectAll);
         const bool done = ImGui::IsItemDeactivated() || (typing > 3 && !ImGui::IsItemActive());
         const bool edited = ImGui::IsItemDeactivatedAfterEdit();
+        if (!done && !ImGui::IsItemActive()) ui_look.field_opening = true;
         ImGui::PopID();
         store->SetFloat(typed_key, typed);
         store->SetInt(key, done ? 0 : typing + 1);

@@ -48,12 +48,23 @@ click() {
     xdotool click 1
     frames 3
 }
+# Presses a key (or a chord) and waits until the program has seen it: a key that never arrives
+# fails here, with where the keyboard was, rather than as a control that did not answer.
+key_arrived() { local k; k=$(rv keys_pressed); [ -n "$k" ] && [ "$k" -gt "$1" ]; }
 key() {
+    local before taken
+    before=$(rv keys_pressed) taken=$(rv keys_captured)
     xdotool key --clearmodifiers "$1"
     # A chord's modifiers are let go for certain: one held on would turn every later key into a
     # chord the program ignores.
     case "$1" in *+*) xdotool keyup ctrl shift alt ;; esac
+    if ! wait_for "the key $1 to reach the program" key_arrived "$before"; then
+        echo "  window focused $(rv focused), X focus on $(xdotool getwindowfocus 2>&1) (the program's is $wid)"
+    fi
     frames 3
+    if [ "$(rv keys_captured)" != "$taken" ]; then
+        fail "the panel took the key $1 meant for the program (a control held the keyboard)"
+    fi
 }
 # x of fraction f along the box of the control last found.
 at() { calc "int($X0 + 1 + ($X1 - $X0 - 2) * $1)"; }
@@ -95,8 +106,8 @@ check_sweep() {
     fi
 }
 # ctrl+click on a slider, then a typed value and Enter: the simulation receives it as typed.
-type_into() {
-    local name=$1 key=$2 text=$3
+open_field() {
+    local name=$1
     widget "$name"
     move "$CX" "$CY"
     frames 2
@@ -106,9 +117,15 @@ type_into() {
     xdotool click 1
     frames 2
     xdotool keyup ctrl
-    frames 3
+    wait_for "$name's text field to take the keyboard" value_is keyboard_captured 1
+}
+type_into() {
+    local name=$1 key=$2 text=$3
+    open_field "$name"
     xdotool type "$text"
     xdotool key Return
+    # Enter closes the field: only then do keys reach the program again.
+    wait_for "Enter to close $name's text field" value_is keyboard_captured 0
     if wait_for "$key = $text" is_close "$key" "$text"; then ok "$name typed: $text"; else fail "$name typed $text, reads $(rv "$key")"; fi
 }
 is_close() { local v; v=$(rv "$1"); [ -n "$v" ] && is "$v - $2 < 1e-6 * $2 && $2 - $v < 1e-6 * $2"; }
@@ -332,6 +349,7 @@ name_preset() {
     frames 2
     xdotool type "$1"
     xdotool key Return
+    wait_for "Enter to close the name field" value_is keyboard_captured 0
     frames 3
 }
 # Names a preset, clicks Save current as preset twice: one more preset, then a refusal.
@@ -376,9 +394,16 @@ t_reset=$(rv time)
 key r
 if wait_for "R to reset" reset_done; then ok "R resets: t = $(rv time) (was $t_reset)"; fi
 case "$(rv notice)" in *kept*) ok "R says what it kept: $(rv notice)" ;; *) fail "R says '$(rv notice)'" ;; esac
-type_into dt dt 0.03
+type_into dt dt 0.02 # not the scene's dt, or the two checks below could not fail
 key BackSpace; expect dt "$scene_dt" "Backspace restores the defaults"
-key ctrl+z; expect_close dt 0.03 "ctrl+Z undoes Defaults"
+key ctrl+z; expect_close dt 0.02 "ctrl+Z undoes Defaults"
+# A value, Enter and a key for the program in one breath (they reach the program in one frame):
+# Enter closes the field first, then the program takes Backspace.
+open_field dt
+xdotool type 0.025
+xdotool key Return BackSpace
+expect dt "$scene_dt" "typed, Enter and Backspace at once: Backspace restores the defaults"
+key ctrl+z; expect_close dt 0.025 "ctrl+Z brings back the value typed before it"
 key BackSpace
 rm -f run.tipsy run.tipsy.ini
 key s

@@ -1,0 +1,481 @@
+/* HDF5 snapshots and series (scene/snapshot.h), and the SWIFT hand-off's own side of the pitfalls
+ * found by hand (app/export.h): what is written reads back the same, in model units converted
+ * through the file's units; bodies come back in ID order whatever order the file holds them in;
+ * damaged files are refused with one line; a series sorts by time and reports progress while it
+ * reads; the plan runs 2^k whole steps with dt_max just above dt and a box that holds every body;
+ * a body outside the box is refused; a streamed scene is the built one. */
+#include <dirent.h>
+#include <hdf5.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "test_files.h"
+#include "test_skip.h"
+
+#include "app/export.h"
+#include "scene/scene.h"
+#include "scene/snapshot.h"
+
+static int make_dir(void **state)
+{
+    const char *base = getenv("TMPDIR");
+    char *dir = malloc(4096);
+    snprintf(dir, 4096, "%s/starburst-snapshot-XXXXXX", base && base[0] ? base : "/tmp");
+    if (!mkdtemp(dir)) {
+        free(dir);
+        return -1;
+    }
+    *state = dir;
+    return 0;
+}
+
+static int remove_dir(void **state)
+{
+    char *dir = *state;
+    DIR *d = opendir(dir);
+    if (d) {
+        for (struct dirent *e; (e = readdir(d));) {
+            if (e->d_name[0] == '.') continue;
+            char p[4200];
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            remove(p);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+    free(dir);
+    return 0;
+}
+
+static void collision(int n, Bodies *b, SceneInfo *info)
+{
+    char err[512] = "";
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = n}, b, info, err, sizeof err), 0);
+}
+
+static void one_line(const char *err, const char *must_hold)
+{
+    assert_true(err[0] != '\0');
+    assert_null(strchr(err, '\n'));
+    if (must_hold && !strstr(err, must_hold)) fail_msg("'%s' does not say '%s'", err, must_hold);
+}
+
+/* What is written reads back: positions (the half-box shift taken off again), speeds, masses and
+ * tags, in the order written, time and box in model units. */
+static void test_write_read_round_trip(void **state)
+{
+    Bodies b;
+    SceneInfo info;
+    collision(512, &b, &info);
+    char path[4200], err[512] = "";
+    snprintf(path, sizeof path, "%s/ics.hdf5", (char *)*state);
+    assert_int_equal(
+        snapshot_write(path, &b, &(SnapshotWriteDesc){.time = 2.5, .box = 256, .shift = 128, .units = &info.units},
+                       err, sizeof err),
+        0);
+    assert_true(snapshot_hdf5_is(path));
+    Bodies r;
+    SnapshotInfo si;
+    uint8_t *types = malloc((size_t)b.n);
+    assert_int_equal(snapshot_hdf5_read(path, &(SnapshotReadDesc){.to = &info.units, .types = types}, &r, &si, err,
+                                        sizeof err),
+                     0);
+    assert_int_equal(r.n, b.n);
+    assert_true(fabs(si.time - 2.5) < 1e-9);
+    assert_true(fabs(si.box - 256) < 1e-6);
+    for (int i = 0; i < b.n; i++) {
+        for (int k = 0; k < 4; k++) {
+            assert_true(fabsf(r.pos[4 * i + k] - b.pos[4 * i + k]) <= 1e-5f * (1 + fabsf(b.pos[4 * i + k])));
+            assert_true(fabsf(r.vel[4 * i + k] - b.vel[4 * i + k]) <= 1e-6f * (1 + fabsf(b.vel[4 * i + k])));
+        }
+        assert_int_equal(r.tag[i], b.tag[i]);
+        assert_int_equal(types[i], 1);
+    }
+    free(types);
+    bodies_free(&r);
+    bodies_free(&b);
+}
+
+/* Written in the Milky-Way units, read into units of 1 kpc and 1 km/s: every quantity scales by
+ * its unit's ratio. */
+static void test_units_conversion(void **state)
+{
+    Bodies b;
+    SceneInfo info;
+    collision(64, &b, &info);
+    char path[4200], err[512] = "";
+    snprintf(path, sizeof path, "%s/mw.hdf5", (char *)*state);
+    assert_int_equal(snapshot_write(path, &b, &(SnapshotWriteDesc){.time = 10, .units = &info.units}, err, sizeof err),
+                     0);
+    Units kpc = units_from(1.0, 1.0);
+    Bodies r;
+    SnapshotInfo si;
+    assert_int_equal(snapshot_hdf5_read(path, &(SnapshotReadDesc){.to = &kpc}, &r, &si, err, sizeof err), 0);
+    const Units *u = &info.units;
+    assert_true(fabs(si.time - 10 * u->myr / kpc.myr) < 1e-6 * si.time);
+    assert_true(fabs(si.units.length_cm - u->kpc * SNAPSHOT_CM_PER_KPC) < 1e-9 * si.units.length_cm);
+    for (int i = 0; i < b.n; i++) {
+        assert_true(fabs(r.pos[4 * i] - b.pos[4 * i] * u->kpc) <= 1e-5 * (1 + fabs(r.pos[4 * i])));
+        assert_true(fabs(r.vel[4 * i + 1] - b.vel[4 * i + 1] * u->kms) <= 1e-5 * (1 + fabs(r.vel[4 * i + 1])));
+        assert_true(fabs(r.pos[4 * i + 3] - b.pos[4 * i + 3] * u->msun / kpc.msun) <= 1e-5 * r.pos[4 * i + 3]);
+    }
+    bodies_free(&r);
+    /* Without units to go to, a series keeps the file's length and speed: the model units return. */
+    SnapshotSeries *s = series_open(path, err, sizeof err);
+    assert_non_null(s);
+    Units back = series_units(s);
+    assert_true(fabs(back.kpc - u->kpc) < 1e-9 * u->kpc && fabs(back.kms - u->kms) < 1e-9 * u->kms);
+    assert_true(fabs(series_time(s, 0) - 10) < 1e-6);
+    series_close(s);
+    bodies_free(&b);
+}
+
+static hid_t put_dataset(hid_t g, const char *name, hid_t type, int rows, int width, const void *data)
+{
+    hsize_t dims[2] = {(hsize_t)rows, (hsize_t)width};
+    hid_t sp = H5Screate_simple(width > 1 ? 2 : 1, dims, NULL);
+    hid_t d = H5Dcreate2(g, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(d >= 0);
+    assert_true(H5Dwrite(d, type == H5T_IEEE_F64LE ? H5T_NATIVE_DOUBLE : H5T_NATIVE_ULLONG, H5S_ALL, H5S_ALL,
+                         H5P_DEFAULT, data) >= 0);
+    H5Sclose(sp);
+    H5Dclose(d);
+    return 0;
+}
+
+static void put_counts(hid_t h, const char *name, const long long *v)
+{
+    hsize_t six = 6;
+    hid_t sp = H5Screate_simple(1, &six, NULL);
+    hid_t a = H5Acreate2(h, name, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, H5T_NATIVE_LLONG, v);
+    H5Aclose(a);
+    H5Sclose(sp);
+}
+
+/* A GADGET-style file by hand: types 1 and 4 (the stars' mass in the MassTable), IDs in a
+ * scrambled order as SWIFT's cells leave them; skip names a dataset to leave out. */
+static void write_scrambled(const char *path, int n1, int n4, const char *skip)
+{
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hid_t h = H5Gcreate2(f, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    long long counts[6] = {0, n1, 0, 0, n4, 0};
+    put_counts(h, "NumPart_ThisFile", counts);
+    double table[6] = {0, 0, 0, 0, 0.5, 0};
+    hsize_t six = 6;
+    hid_t sp = H5Screate_simple(1, &six, NULL);
+    hid_t a = H5Acreate2(h, "MassTable", H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, H5T_NATIVE_DOUBLE, table);
+    H5Aclose(a);
+    H5Sclose(sp);
+    H5Gclose(h);
+    int counts_of[2] = {n1, n4}, types[2] = {1, 4};
+    for (int t = 0; t < 2; t++) {
+        int n = counts_of[t];
+        char name[16];
+        snprintf(name, sizeof name, "PartType%d", types[t]);
+        hid_t g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        double *x = malloc(sizeof(double) * 3 * (size_t)n), *m = malloc(sizeof(double) * (size_t)n);
+        unsigned long long *id = malloc(sizeof *id * (size_t)n);
+        for (int i = 0; i < n; i++) {
+            /* IDs of type 1 are odd, of type 4 even, each set reversed: sorted, they interleave. */
+            unsigned long long v = t == 0 ? 2ULL * (n - 1 - i) + 1 : 2ULL * (n - 1 - i) + 2;
+            id[i] = v * 65599ULL + (1ULL << 40); /* several bytes differ: every pass of the sort runs */
+            for (int k = 0; k < 3; k++) x[3 * i + k] = (double)v + 0.25 * k;
+            m[i] = 1.0;
+        }
+        if (!skip || strcmp(skip, "Coordinates")) put_dataset(g, "Coordinates", H5T_IEEE_F64LE, n, 3, x);
+        if (!skip || strcmp(skip, "Velocities")) put_dataset(g, "Velocities", H5T_IEEE_F64LE, n, 3, x);
+        if (t == 0) put_dataset(g, "Masses", H5T_IEEE_F64LE, n, 1, m);
+        if (!skip || strcmp(skip, "ParticleIDs")) put_dataset(g, "ParticleIDs", H5T_STD_U64LE, n, 1, id);
+        free(x);
+        free(m);
+        free(id);
+        H5Gclose(g);
+    }
+    H5Fclose(f);
+}
+
+/* Sorted by ID: the interleaved IDs come back 1, 2, 3, ... with their positions, types and tags. */
+static void test_sorted_by_id(void **state)
+{
+    char path[4200], err[512] = "";
+    snprintf(path, sizeof path, "%s/scrambled.hdf5", (char *)*state);
+    write_scrambled(path, 50, 50, NULL);
+    Bodies r;
+    uint8_t types[100];
+    assert_int_equal(snapshot_hdf5_read(path, &(SnapshotReadDesc){.types = types, .chunk = 7}, &r, NULL, err, sizeof err),
+                     0);
+    assert_int_equal(r.n, 100);
+    for (int i = 0; i < 100; i++) {
+        assert_true(fabsf(r.pos[4 * i] - (float)(i + 1)) < 1e-6f);
+        assert_true(fabsf(r.pos[4 * i + 2] - (float)(i + 1.5)) < 1e-6f);
+        int type = i % 2 == 0 ? 1 : 4;
+        assert_int_equal(types[i], type);
+        assert_int_equal(r.tag[i], snapshot_type_tag(type));
+        assert_true(fabsf(r.pos[4 * i + 3] - (type == 1 ? 1.0f : 0.5f)) < 1e-6f);
+    }
+    bodies_free(&r);
+}
+
+/* Damaged files: one line each, naming what is wrong. */
+static void test_bad_files(void **state)
+{
+    const char *dir = *state;
+    char path[4200], err[512];
+    Bodies r;
+    const char *missing[] = {"Coordinates", "Velocities", "ParticleIDs"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/missing.hdf5", dir);
+        write_scrambled(path, 10, 10, missing[k]);
+        err[0] = '\0';
+        assert_int_equal(snapshot_hdf5_read(path, NULL, &r, NULL, err, sizeof err), -1);
+        char want[64];
+        snprintf(want, sizeof want, "has no %s", missing[k]);
+        one_line(err, want);
+        assert_null(r.pos);
+    }
+    /* Truncated: a good file cut to half its size. */
+    Bodies b;
+    SceneInfo info;
+    collision(4096, &b, &info);
+    snprintf(path, sizeof path, "%s/cut.hdf5", dir);
+    assert_int_equal(snapshot_write(path, &b, &(SnapshotWriteDesc){.box = 0}, err, sizeof err), 0);
+    bodies_free(&b);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(truncate(path, st.st_size / 2), 0);
+    err[0] = '\0';
+    assert_int_equal(snapshot_hdf5_read(path, NULL, &r, NULL, err, sizeof err), -1);
+    one_line(err, "cut.hdf5");
+    /* Not a snapshot at all. */
+    snprintf(path, sizeof path, "%s/text.hdf5", dir);
+    FILE *f = fopen(path, "w");
+    fputs("not hdf5\n", f);
+    fclose(f);
+    err[0] = '\0';
+    assert_null(series_open(path, err, sizeof err));
+    one_line(err, "neither an HDF5 snapshot nor a TIPSY file");
+    err[0] = '\0';
+    assert_null(series_open("/nonexistent/snap_*.hdf5", err, sizeof err));
+    one_line(err, "holds no HDF5 or TIPSY snapshot");
+    /* An HDF5 file without a Header. */
+    snprintf(path, sizeof path, "%s/empty.hdf5", dir);
+    H5Fclose(H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+    err[0] = '\0';
+    assert_int_equal(snapshot_hdf5_read(path, NULL, &r, NULL, err, sizeof err), -1);
+    one_line(err, "no Header group");
+}
+
+typedef struct Progress {
+    long long last, total;
+    int calls;
+    bool rising;
+} Progress;
+
+static void on_progress(void *user, long long done, long long total)
+{
+    Progress *p = user;
+    p->rising = p->rising && done > p->last;
+    p->last = done;
+    p->total = total;
+    p->calls++;
+}
+
+/* A folder of snapshots written out of order opens sorted by time; a glob picks its files; a load
+ * reports progress, rising to the total. */
+static void test_series(void **state)
+{
+    const char *dir = *state;
+    Bodies b;
+    SceneInfo info;
+    collision(3000, &b, &info);
+    double times[3] = {2, 0, 1};
+    char path[4200], err[512] = "";
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/snap_%d.hdf5", dir, i);
+        assert_int_equal(snapshot_write(path, &b, &(SnapshotWriteDesc){.time = times[i], .units = &info.units}, err,
+                                        sizeof err),
+                         0);
+    }
+    snprintf(path, sizeof path, "%s/notes.txt", dir);
+    FILE *f = fopen(path, "w");
+    fputs("not a snapshot\n", f);
+    fclose(f);
+    SnapshotSeries *s = series_open(dir, err, sizeof err);
+    assert_non_null(s);
+    series_set_units(s, &info.units);
+    assert_int_equal(series_count(s), 3);
+    for (int i = 0; i < 3; i++) {
+        assert_true(fabs(series_time(s, i) - i) < 1e-9);
+        assert_int_equal(series_bodies(s, i), 3000);
+    }
+    assert_non_null(strstr(series_path(s, 0), "snap_1.hdf5"));
+    Progress p = {.rising = true};
+    Bodies r;
+    uint8_t *types = NULL;
+    assert_int_equal(series_load(s, 2, &r, &types, on_progress, &p, err, sizeof err), 0);
+    assert_int_equal(r.n, 3000);
+    assert_non_null(types);
+    assert_true(p.calls >= 1 && p.rising);
+    assert_int_equal(p.last, 3000);
+    assert_int_equal(p.total, 3000);
+    bodies_free(&r);
+    assert_int_equal(series_load(s, 3, &r, NULL, NULL, NULL, err, sizeof err), -1);
+    one_line(err, "no snapshot 3");
+    free(types);
+    series_close(s);
+    snprintf(path, sizeof path, "%s/snap_[02].hdf5", dir);
+    s = series_open(path, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(series_count(s), 2);
+    series_close(s);
+    bodies_free(&b);
+
+    /* Chunked reads: progress once a chunk. */
+    snprintf(path, sizeof path, "%s/snap_0.hdf5", dir);
+    p = (Progress){.rising = true};
+    assert_int_equal(snapshot_hdf5_read(path, &(SnapshotReadDesc){.progress = on_progress, .user = &p, .chunk = 1000}, &r,
+                                        NULL, err, sizeof err),
+                     0);
+    assert_int_equal(p.calls, 3);
+    assert_true(p.rising && p.last == 3000);
+    bodies_free(&r);
+}
+
+/* SWIFT halves the step unless the span is 2^k steps and dt_max sits just above dt; the box
+ * must hold every body for the whole run. */
+static void test_plan_pitfalls(void **state)
+{
+    (void)state;
+    ExportPlan p;
+    char err[256];
+    Units mw = scene_units(SCENE_COLLISION);
+    double dt = 0.03f;
+    assert_int_equal(export_plan(dt, 0.08, 1.5, 30.1, 16, 28.0, 2.5, &mw, &p, err, sizeof err), 0);
+    double steps = (p.time_end - p.time_begin) / p.dt;
+    assert_true(fabs(steps - ldexp(1.0, p.log2_steps)) < 1e-6);
+    assert_true(steps >= 30.1 / dt && steps < 2 * 30.1 / dt);
+    assert_true(p.box >= 2 * (28.0 + 2.5 * (p.time_end - p.time_begin)));
+    assert_int_equal(p.snapshots, 16);
+    FILE *f = tmpfile();
+    export_write_params(f, &p, "ics.hdf5", "a test");
+    char *text = written_to(f);
+    fclose(f);
+    double dt_max = 0, t0 = -1, t1 = 0, delta = 0, eps = 0, g = 0;
+    int periodic = -1;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        sscanf(line, " dt_max: %lf", &dt_max);
+        sscanf(line, " time_begin: %lf", &t0);
+        sscanf(line, " time_end: %lf", &t1);
+        sscanf(line, " delta_time: %lf", &delta);
+        sscanf(line, " max_physical_DM_softening: %lf", &eps);
+        sscanf(line, " G: %lf", &g);
+        sscanf(line, " periodic: %d", &periodic);
+    }
+    free(text);
+    assert_true(dt_max > dt && dt_max <= dt * (1 + 2e-6));
+    assert_true(t0 == 1.5 && fabs((t1 - t0) / dt - ldexp(1.0, p.log2_steps)) < 1e-9);
+    double per = delta / dt;
+    assert_true(fabs(per - round(per)) < 1e-9); /* outputs fall on whole steps */
+    assert_true(eps == 0.08 && g == 1 && periodic == 0);
+    /* Snapshots never outnumber the steps; bad input is refused. */
+    assert_int_equal(export_plan(1.0, 0.1, 0, 3.0, 64, 1, 1, NULL, &p, err, sizeof err), 0);
+    assert_int_equal(p.log2_steps, 2);
+    assert_int_equal(p.snapshots, 4);
+    assert_int_equal(export_plan(0, 0.1, 0, 3.0, 4, 1, 1, NULL, &p, err, sizeof err), -1);
+    one_line(err, "dt");
+}
+
+/* A body the box does not hold is refused, not wrapped. */
+static void test_body_outside_box_refused(void **state)
+{
+    Bodies b;
+    assert_int_equal(bodies_alloc(&b, 3), 0);
+    b.pos[4 * 2 + 0] = 70.0f;
+    for (int i = 0; i < 3; i++) b.pos[4 * i + 3] = 1.0f;
+    char path[4200], err[512] = "";
+    snprintf(path, sizeof path, "%s/outside.hdf5", (char *)*state);
+    assert_int_equal(snapshot_write(path, &b, &(SnapshotWriteDesc){.box = 128, .shift = 64}, err, sizeof err), -1);
+    one_line(err, "outside the box");
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(count_entries(*state), 0); /* no partial file left */
+    b.pos[4 * 2 + 0] = 63.0f;
+    assert_int_equal(snapshot_write(path, &b, &(SnapshotWriteDesc){.box = 128, .shift = 64}, err, sizeof err), 0);
+    bodies_free(&b);
+}
+
+typedef struct Collect {
+    Bodies all;
+    int filled, largest;
+} Collect;
+
+static int collect(void *user, const Bodies *chunk, char *err, size_t errlen)
+{
+    Collect *c = user;
+    assert_true(c->filled + chunk->n <= c->all.n);
+    memcpy(c->all.pos + 4 * (size_t)c->filled, chunk->pos, 16 * (size_t)chunk->n);
+    memcpy(c->all.vel + 4 * (size_t)c->filled, chunk->vel, 16 * (size_t)chunk->n);
+    memcpy(c->all.tag + c->filled, chunk->tag, (size_t)chunk->n);
+    c->filled += chunk->n;
+    if (chunk->n > c->largest) c->largest = chunk->n;
+    return 0;
+}
+
+/* Built in pieces, the encounter is the one built whole (up to the last recentring). */
+static void test_stream_is_build(void **state)
+{
+    (void)state;
+    const int n = 5000;
+    Bodies b;
+    SceneInfo info, sinfo;
+    SceneDesc d = {.kind = SCENE_COLLISION, .n = n, .seed = 7};
+    char err[256];
+    assert_int_equal(scene_build(&d, &b, &info, err, sizeof err), 0);
+    Collect c = {0};
+    assert_int_equal(bodies_alloc(&c.all, n), 0);
+    assert_int_equal(scene_stream(&d, n, 700, collect, &c, &sinfo, err, sizeof err), 0);
+    assert_int_equal(c.filled, n);
+    assert_true(c.largest <= 700);
+    assert_true(sinfo.dt == info.dt && sinfo.pericentre_time == info.pericentre_time);
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 4; k++) {
+            worst = fmax(worst, fabs(c.all.pos[4 * i + k] - b.pos[4 * i + k]));
+            worst = fmax(worst, fabs(c.all.vel[4 * i + k] - b.vel[4 * i + k]));
+        }
+        assert_int_equal(c.all.tag[i], b.tag[i]);
+    }
+    assert_true(worst < 1e-4);
+    bodies_free(&c.all);
+    bodies_free(&b);
+    d.kind = SCENE_PLUMMER;
+    assert_int_equal(scene_stream(&d, n, 700, collect, &c, &sinfo, err, sizeof err), -1);
+    one_line(err, "plummer");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_write_read_round_trip, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_units_conversion, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_sorted_by_id, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_bad_files, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_series, make_dir, remove_dir),
+        cmocka_unit_test(test_plan_pitfalls),
+        cmocka_unit_test_setup_teardown(test_body_outside_box_refused, make_dir, remove_dir),
+        cmocka_unit_test(test_stream_is_build),
+    };
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
+}
