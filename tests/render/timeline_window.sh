@@ -29,10 +29,19 @@ n=2048 spf=4 budget_mb=64
 calc() { awk "BEGIN { printf \"%.9g\", $1 }"; }
 is() { awk "BEGIN { exit !($1) }"; }
 at_least() { local v; v=$(rv "$1"); [ -n "$v" ] && [ "$v" -ge "$2" ]; }
+# Presses a key (or a chord) and waits until the program has seen it: a key that never arrives
+# fails here, with where the keyboard was, rather than as a timeline that did not answer.
+key_arrived() { local k; k=$(rv keys_pressed); [ -n "$k" ] && [ "$k" -gt "$1" ]; }
 key() {
+    local before taken
+    before=$(rv keys_pressed) taken=$(rv keys_captured)
     xdotool key --clearmodifiers "$1"
     # A chord's modifiers are let go for certain: one held on would turn later keys into chords.
     case "$1" in *+*) xdotool keyup ctrl shift alt ;; esac
+    if ! wait_for "the key $1 to reach the program" key_arrived "$before"; then
+        echo "  window focused $(rv focused), X focus on $(xdotool getwindowfocus 2>&1) (the program's is $wid)"
+    fi
+    if [ "$(rv keys_captured)" != "$taken" ]; then fail "the panel took the key $1 meant for the program"; fi
 }
 # The box of a control: X0 Y0 X1 Y1 and its middle row CY.
 widget() {
