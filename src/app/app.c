@@ -1,13 +1,13 @@
 /* The viewer: start, the frame, finish. A frame is a list of named steps:
  *
  *   plan -> take requests -> apply controls -> advance (k steps; positions end in the vertex
- *   buffer) [-> fall back to the CPU] -> after the advance -> observe -> heating -> tree overlay
- *   -> camera -> draw -> rates -> capture -> UI -> readout -> present
+ *   buffer) [-> fall back to the CPU] -> after the advance -> observe -> timeline -> heating
+ *   -> tree overlay -> camera -> draw -> rates -> capture -> UI -> readout -> present
  *
  * The state they share is App (app_internal.h). Beside this file: run.c (reset, load, the CPU
  * fall-back, the force method chosen at run time, undo, save), requests.c (every request of the
  * keys and the panel, taken once a frame), input.c (keys, mouse), observe.c (energy, force checks,
- * alarms), heating.c (the disks' heating), host_copy.c (the run's clock and the checkpoint),
+ * alarms), heating.c (the disks' heating), timeline_view.c (the run's keyframes), host_copy.c (the run's clock and the checkpoint),
  * preset_apply.c, follow.c, recording.c, tree_overlay.c, messages.c. */
 #include <GL/glew.h>
 #include <GLFW/glfw3.h>
@@ -49,6 +49,7 @@ static bool app_advance(App *a, FramePlan *f)
 {
     const UiModel *u = &a->ui;
     f->steps = !u->paused ? u->steps_per_frame : f->step_once ? 1 : 0;
+    if (f->steps > 0) app_timeline_resume(a); /* from a past keyframe shown: a new future */
     a->run.params = app_ui_params(a);
     sim_advance(a->run.sim, &a->run.params, f->steps);
     return !sim_error(a->run.sim);
@@ -81,6 +82,13 @@ static void app_after_advance(App *a, const FramePlan *f)
     u->ladder_touring = a->tour.active ? (int)a->tour.rung : SIM_KERNEL_DEFAULT;
     u->sim_time = app_run_time(a);
     app_show_units(a);
+}
+
+/* The run's timeline after the advance: a keyframe where one is due, and the slider's line. */
+static void app_keep_timeline(App *a)
+{
+    app_timeline_capture(a);
+    app_timeline_show(a);
 }
 
 /* A backend that stopped on an error: the CPU carries on from the last checkpoint, and the presets
@@ -165,8 +173,9 @@ static void app_draw_ui(App *a)
     a->ui.notice = a->msg.notice[0] ? a->msg.notice : NULL;
     a->ui.notice_alpha = age < NOTICE_SECONDS ? 1.0f : (float)fmax(0.0, 1.0 - (age - NOTICE_SECONDS));
     a->ui.alarm = a->msg.alarm[0] ? a->msg.alarm : NULL;
-    a->ui.undo_depth = a->run.undo.count;
+    a->ui.undo_depth = a->run.undo.count + (app_timeline_can_undo(a) ? 1 : 0);
     ui_frame(&a->ui);
+    if (a->ui.timeline_seek) a->tl.asked_at = clock_seconds(); /* the scrub's latency starts here */
 }
 
 /* STARBURST_READOUT: the app's state as a file, rewritten every frame (the window test reads it). */
@@ -194,6 +203,14 @@ static void app_write_readout(App *a)
         .tree_boxes = a->ui.show_tree ? a->tree.drawn : 0,
         .tree_capped = a->ui.show_tree && a->tree.capped,
         .screenshot = a->rec.screenshot[0] ? a->rec.screenshot : NULL,
+        .timeline = {.spacing = a->tl.store ? timeline_spacing(a->tl.store) : 0,
+                     .held = a->tl.store ? timeline_future_count(a->tl.store) : 0,
+                     .bytes = a->tl.store ? timeline_bytes_used(a->tl.store) : 0,
+                     .budget = a->tl.store ? timeline_budget(a->tl.store) : 0,
+                     .scrub_ms = a->tl.scrub_ms,
+                     .load_ms = a->tl.load_ms,
+                     .capture_ms = a->tl.capture_ms,
+                     .playing_back = a->tl.playing_back},
         .keys_pressed = a->keys.pressed,
         .keys_captured = a->keys.captured,
         .keyboard_captured = a->ui_attached && ui_wants_keyboard(),
@@ -237,6 +254,7 @@ static bool app_frame(App *a)
     if (!app_advance(a, &f) && !app_fall_back(a)) return app_stop(a, 1);
     app_after_advance(a, &f);
     app_observe(a, f.t);
+    app_keep_timeline(a);
     app_watch_heating(a, f.t);
     app_tree_overlay(a, f.t);
     app_move_camera(a, &f);
@@ -250,6 +268,7 @@ static bool app_frame(App *a)
     if (!opt->capture_ui) app_draw_ui(a);
     if (a->loop.readout) app_write_readout(a);
     render_context_swap(a->ctx);
+    app_timeline_shown(a);
     app_report_progress(a, f.t);
     a->loop.frame++;
     return a->loop.frames == 0 || a->loop.frame < a->loop.frames;
@@ -387,6 +406,7 @@ static int app_start(App *a)
     a->obs.watch = force_watch_create(err, sizeof err);
     if (!a->obs.watch) app_say(a, "starburst: no live force error: %s\n", err);
     app_default_settings(a);
+    app_timeline_restart(a, &a->obs.initial); /* its spacing: the steps a frame just set */
     app_camera_home(a, &a->camera);
     if (preset >= 0 && app_apply_preset(a, preset, 0, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s\n", err);
@@ -457,6 +477,7 @@ static void app_destroy(App *a)
     free(a->tree.cells);
     free(a->tree.boxes);
     undo_clear(&a->run.undo);
+    app_timeline_free(a);
     force_watch_destroy(a->obs.watch);
     sim_destroy(a->run.sim);
     series_close(a->run.series);

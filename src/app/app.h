@@ -48,6 +48,9 @@ typedef struct AppOptions {
     bool capture_ui;         /* screenshots and recordings include the panel and HUD */
     int monitor;             /* > 0: every this many frames, a line of memory use and errors */
     bool quiet;
+    /* The run's timeline: its memory in MB; < 0 = the default (a tenth of the memory available,
+     * at most 1 GB), 0 = none. */
+    float timeline_mb;
 } AppOptions;
 
 /* Defaults: the collision scene, auto backend, a 1280 x 720 window with vsync. */

@@ -1,6 +1,6 @@
 /* The viewer's state, shared by the files of src/app that run it: app.c (start, the frame, finish),
  * run.c (the run's lifecycle), requests.c, input.c, observe.c, preset_apply.c, follow.c,
- * recording.c, tree_overlay.c, host_copy.c, heating.c and messages.c. Private to them: nothing outside src/app includes it.
+ * recording.c, tree_overlay.c, host_copy.c, heating.c, timeline_view.c and messages.c. Private to them: nothing outside src/app includes it.
  *
  * opt is what the user asked for and is only read after the start; what runs now (the scene, the
  * saved run it came from, the force method after a preset, the panel or a fall-back) is in run. */
@@ -17,6 +17,7 @@
 #include "app/record.h"
 #include "app/run_clock.h"
 #include "app/state.h"
+#include "app/timeline.h"
 #include "app/undo.h"
 #include "scene/snapshot.h"
 #include "render/camera.h"
@@ -163,12 +164,31 @@ typedef struct AppTreeOverlay {
     char note[160];
 } AppTreeOverlay;
 
+/* The run's timeline (timeline_view.c): the keyframes, read through a FrameSource; the one shown
+ * (-1: the run as it goes); playing backwards; the undo count when a resume set the future aside
+ * (ctrl+Z brings it back while the count is that); the time from a request to its keyframe drawn. */
+typedef struct AppTimeline {
+    Timeline *store;
+    FrameSource source;
+    size_t budget;
+    Bodies frame; /* the keyframe being loaded */
+    int view;
+    bool playing_back;
+    int undo_depth;
+    double asked_at, shown_at, scrub_ms;
+    double load_ms, capture_ms; /* the last keyframe loaded into the simulation; the last taken (its read included) */
+    char note[256]; /* why there is no timeline; "" while there is one */
+} AppTimeline;
+
 /* Requests raised by the keys that the UI model does not carry; taken in app_take_requests. */
 typedef struct AppKeyRequests {
     bool save;       /* S */
     bool record;     /* V: start or stop a recording */
     bool screenshot; /* P: a screenshot of the next frame, without the panel */
     int preset_step; /* [ and ]: the presets back or forward, by this many */
+    int timeline_step; /* Left and Right: keyframes back or forward, by this many */
+    bool timeline_start, timeline_end; /* ctrl+Left, ctrl+Right */
+    bool timeline_play_back; /* shift+Left: play backwards, or stop */
 } AppKeyRequests;
 
 typedef struct AppMessages {
@@ -205,6 +225,7 @@ typedef struct App {
     AppPresets presets;
     AppFollow follow;
     AppTreeOverlay tree;
+    AppTimeline tl;
     AppKeyRequests req;
     AppMessages msg;
     struct {
@@ -314,6 +335,18 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen);
 void app_say_preset_failed(App *a, int i, const char *err);
 void app_step_preset(App *a, int delta);
 void app_save_preset(App *a);
+
+/* timeline_view.c: keyframes taken as the run goes, a past one shown, the run resumed from it. */
+void app_timeline_restart(App *a, const Bodies *first);
+void app_timeline_capture(App *a);
+void app_timeline_requests(App *a);
+void app_timeline_resume(App *a);
+bool app_timeline_undo(App *a);
+bool app_timeline_can_undo(const App *a);
+void app_timeline_went_back(App *a);
+void app_timeline_show(App *a);
+void app_timeline_shown(App *a);
+void app_timeline_free(App *a);
 
 /* follow.c */
 void app_follow(App *a, double t, float seconds);

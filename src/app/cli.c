@@ -22,6 +22,7 @@ void app_default_options(AppOptions *o)
     o->vsync = true;
     o->width = 1280;
     o->height = 720;
+    o->timeline_mb = -1;
 }
 
 /* An option of the parameter table: what it is, then its range and default from the table. */
@@ -109,6 +110,8 @@ void app_print_usage(FILE *f)
           "  --follow WHAT         the camera follows the centre of mass of galaxy a, b, or all (G cycles)\n"
           "  --show-halo           draw the dark-matter halo bodies too (D toggles)\n"
           "  --shader-dir DIR      load shaders from DIR instead of the built-in ones\n"
+          "  --timeline-mb MB      memory for the run's timeline of keyframes, 0 to 1000000 (0: none;\n"
+          "                        default a tenth of the memory available, at most 1000)\n"
           "\n"
           "Runs without a person:\n"
           "  --headless            render offscreen through EGL: no window, no X server\n"
@@ -126,8 +129,10 @@ void app_print_usage(FILE *f)
           "      ctrl+Z undo the last parameter change, H hide UI, F full screen, A auto-rotate,\n"
           "      M colour mode, D halo, G follow, L lecture mode (full screen), K time every kernel,\n"
           "      T tree cells, S save the run, P screenshot, V record, [ ] previous / next preset,\n"
-          "      C cycle presets, Home reset camera, Esc quit. Mouse: left drag orbit, right or shift\n"
-          "      drag pan, wheel zoom; ctrl+click a slider to type a value.\n",
+          "      C cycle presets, Home reset camera, Left / Right a keyframe back / forward,\n"
+          "      ctrl+Left / ctrl+Right the timeline's start / end, shift+Left play backwards,\n"
+          "      Esc quit. Mouse: left drag orbit, right or shift drag pan, wheel zoom; ctrl+click a\n"
+          "      slider to type a value.\n",
           f);
 }
 
@@ -427,6 +432,9 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
         } else if (IS("--monitor")) {
             VALUE();
             rc = parse_int(opt, value, 1, 1000000000, "", &o->monitor, err, errlen);
+        } else if (IS("--timeline-mb")) {
+            VALUE();
+            rc = parse_float(opt, value, 0, 1e6, false, &o->timeline_mb, err, errlen);
         } else if (IS("--frames")) {
             VALUE();
             rc = parse_int(opt, value, 1, 1000000000, " (without --frames a window runs until it is closed, headless draws 300)", &o->frames, err, errlen);

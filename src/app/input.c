@@ -59,6 +59,16 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
         app_notify(a, "Camera reset");
         break;
     case GLFW_KEY_S: a->req.save = true; break;
+    /* The timeline: Left / Right a keyframe, ctrl for its ends, shift+Left plays backwards. */
+    case GLFW_KEY_LEFT:
+        if (mods & GLFW_MOD_CONTROL) a->req.timeline_start = true;
+        else if (mods & GLFW_MOD_SHIFT) a->req.timeline_play_back = true;
+        else a->req.timeline_step--;
+        break;
+    case GLFW_KEY_RIGHT:
+        if (mods & GLFW_MOD_CONTROL) a->req.timeline_end = true;
+        else a->req.timeline_step++;
+        break;
     case GLFW_KEY_V: a->req.record = true; break;
     case GLFW_KEY_LEFT_BRACKET: a->req.preset_step--; break;
     case GLFW_KEY_RIGHT_BRACKET: a->req.preset_step++; break;

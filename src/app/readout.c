@@ -59,6 +59,13 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
     atomic_file_printf(f, "keys_pressed %d\nkeys_captured %d\nkeyboard_captured %d\nfocused %d\n", r->keys_pressed,
                        r->keys_captured, r->keyboard_captured, r->focused);
     put_heating(f, &u->heating);
+    atomic_file_printf(f, "timeline_count %d\ntimeline_view %d\ntimeline_spacing %lld\ntimeline_held %d\n",
+                       u->timeline_count, u->timeline_view, r->timeline.spacing, r->timeline.held);
+    atomic_file_printf(f, "timeline_bytes %zu\ntimeline_budget %zu\ntimeline_playing_back %d\n", r->timeline.bytes,
+                       r->timeline.budget, r->timeline.playing_back);
+    atomic_file_printf(f, "timeline_scrub_ms %.3f\ntimeline_load_ms %.3f\ntimeline_capture_ms %.3f\n",
+                       r->timeline.scrub_ms, r->timeline.load_ms, r->timeline.capture_ms);
+    put_text(f, "timeline_text", u->timeline_text);
     put_text(f, "screenshot", r->screenshot);
     atomic_file_printf(f, "alarm %d\n", r->alarm && r->alarm[0]);
     put_text(f, "alarm_text", r->alarm);

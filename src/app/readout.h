@@ -28,6 +28,16 @@ typedef struct ReadoutState {
     int tree_boxes;    /* cells the tree overlay draws */
     bool tree_capped;  /* it draws fewer levels than asked: too many cells */
     const char *screenshot; /* the last screenshot written, or NULL */
+    /* The run's timeline, besides what the UI model shows of it. */
+    struct {
+        long long spacing; /* steps between keyframes at least */
+        int held;          /* keyframes set aside by a resume, for ctrl+Z */
+        size_t bytes, budget;
+        double scrub_ms;   /* the last request's time to its keyframe drawn */
+        double load_ms;    /* of which the keyframe's load into the simulation */
+        double capture_ms; /* the last keyframe's copy into the timeline */
+        bool playing_back;
+    } timeline;
     int keys_pressed, keys_captured; /* key presses that reached the app; those the UI kept */
     bool keyboard_captured;          /* the UI takes the keyboard now (a text field is active) */
     bool focused;                    /* the window has the input focus */

@@ -78,6 +78,7 @@ void app_take_requests(App *a, FramePlan *f)
                                      .damping = u->before.damping, .theta = u->before.theta});
     if (take(&u->defaults)) app_restore_defaults(a);
     if (take(&u->undo)) app_undo(a);
+    app_timeline_requests(a);
     if (take(&a->req.record)) {
         if (a->rec.recorder) app_stop_recording(a);
         else app_start_recording(a, NULL);

@@ -250,6 +250,7 @@ int app_reset(App *a, char *err, size_t errlen)
     a->run.time_base = a->run.have_loaded ? a->run.loaded.time : 0;
     a->run.step_base = a->run.have_loaded ? a->run.loaded.step : 0;
     app_observe_restart(a, &b);
+    app_timeline_restart(a, &a->obs.initial);
     if (a->run.diverged_pause) a->ui.paused = a->run.diverged_pause = false;
     a->host.valid = false;
     undo_clear(&a->run.undo);
@@ -448,6 +449,7 @@ void app_restore_defaults(App *a)
 void app_undo(App *a)
 {
     UndoEntry e;
+    if (app_timeline_undo(a)) return; /* the future a resume set aside, when it came last */
     if (!undo_pop(&a->run.undo, &e)) {
         app_notify(a, "Nothing to undo");
         return;
@@ -461,6 +463,7 @@ void app_undo(App *a)
     a->run.time_base = e.time;
     a->run.step_base = e.step;
     a->host.valid = false;
+    app_timeline_went_back(a);
     app_set_params(a, &e.params);
     bodies_free(&e.state);
     a->msg.alarm[0] = '\0';

@@ -8,11 +8,11 @@
 
 #include "ui/ui_internal.h"
 
-float ui_caption(UiModel *m)
+float ui_caption(UiModel *m, float bottom)
 {
     const ImGuiIO &io = ImGui::GetIO();
-    if (!m->caption || !m->caption[0]) return io.DisplaySize.y;
-    float top = io.DisplaySize.y;
+    if (!m->caption || !m->caption[0]) return bottom;
+    float top = bottom;
     // Left of the panel as it was last drawn (it comes after the caption in a frame), and no wider
     // than 55 % of the screen.
     const float pad = px(10.0f);
@@ -23,7 +23,7 @@ float ui_caption(UiModel *m)
     }
     if (width < px(160.0f)) width = px(160.0f);
     // The width is set, the height fits the text.
-    ImGui::SetNextWindowPos(ImVec2(pad, io.DisplaySize.y - pad), ImGuiCond_Always, ImVec2(0.0f, 1.0f));
+    ImGui::SetNextWindowPos(ImVec2(pad, bottom - pad), ImGuiCond_Always, ImVec2(0.0f, 1.0f));
     ImGui::SetNextWindowSize(ImVec2(width, 0.0f), ImGuiCond_Always);
     ImGui::SetNextWindowBgAlpha(0.35f);
     if (ImGui::Begin("##caption", nullptr, overlay_flags & ~ImGuiWindowFlags_AlwaysAutoResize)) {

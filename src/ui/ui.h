@@ -2,7 +2,7 @@
  * context, input and frame) and draws the panel; hud.cpp the HUD in its normal and lecture layouts,
  * ladder.cpp the kernel ladder's bars and launch shape, widgets.cpp the controls of our own and the
  * readout of where they sit, format.cpp numbers as the HUD writes them, scalebar.cpp the scale bar
- * over the view. The UI includes no other module: the app owns a UiModel and fills in the names,
+ * over the view, timeline.cpp the run's timeline under it. The UI includes no other module: the app owns a UiModel and fills in the names,
  * ranges and measurements it shows, in the UI's own types (src/app/ui_names.c; the physical units'
  * texts, src/app/units_hud.c); the UI edits its controls in place and raises one-frame action
  * flags. */
@@ -219,6 +219,13 @@ typedef struct UiModel {
     float scalebar_px;    /* the scale bar's length as drawn in the last frame, in pixels; 0 = none */
     char scalebar_text[24]; /* its label, "10 kpc" */
     float scalebar_box[4];  /* the bar and its label, x0 y0 x1 y1 in window pixels */
+    /* The run's timeline (src/app/timeline_view.c): keyframes kept (0 = no timeline), the one
+     * shown (-1 = the run as it goes) and the line over the slider; the slider raises
+     * timeline_seek with the keyframe in timeline_to. */
+    int timeline_count, timeline_view;
+    char timeline_text[128];
+    bool timeline_seek;
+    int timeline_to;
 } UiModel;
 
 /* Attaches Dear ImGui to the window (GLFW + OpenGL3 backends). GLFW's backend chains to the

@@ -465,6 +465,8 @@ static const char *const ui_key_lines[] = {
     "A auto-rotate   M colour   D halo   G follow   T tree",
     "K time the ladder   [ ] presets   C cycle   Home camera",
     "S save   P screenshot   V record   Esc quit",
+    "Left Right keyframe   ctrl+Left ctrl+Right ends",
+    "shift+Left play backwards",
     "ctrl+click a slider to type a value",
 };
 
@@ -561,7 +563,7 @@ extern "C" void ui_frame(UiModel *m)
         } else {
             ui_hud(m);
         }
-        above = ui_caption(m);
+        above = ui_caption(m, ui_timeline(m));
         panel(m);
     } else {
         hint();

@@ -58,8 +58,12 @@ void ui_scalebar(UiModel *m, float bottom);
 void ui_heating_lines(const UiModel *m);
 bool ui_heating_flag(const UiModel *m, char *buf, size_t len, ImVec4 *color);
 
-// caption.cpp: the running preset's line on what it shows, and its source, bottom left.
-float ui_caption(UiModel *m);
+// caption.cpp: the running preset's line on what it shows, and its source, bottom left (above
+// `bottom`, the timeline's top).
+float ui_caption(UiModel *m, float bottom);
+
+// timeline.cpp: the run's timeline, a line and a slider of its keyframes, under the view; its top.
+float ui_timeline(UiModel *m);
 
 // ladder.cpp: the kernel ladder, in the panel's section or (lecture mode) a window of its own.
 int ui_active_kernel(const UiModel *m);

@@ -1,0 +1,241 @@
+#!/bin/bash
+# The run's timeline in a real window, driven as a hand drives it (xdotool), read back from the
+# program's readout (STARBURST_READOUT) and its saves (S):
+# - a CPU collision runs a while; its keyframes stay within the budget, 32 bytes a body each;
+# - the slider dragged across its range (several stops, not only the ends) pauses the run and
+#   shows a keyframe at each stop: the keyframe follows the handle and the time rises with it;
+# - Left, Right, ctrl+Left, ctrl+Right and shift+Left, each pressed twice, do what the README says;
+# - a keyframe shown twice is the same state, bit for bit (two saves of it are the same file);
+# - resuming from a past keyframe sets the later ones aside and runs a new future; ctrl+Z brings
+#   the old future back, and its last keyframe is the state saved before, bit for bit;
+# - screenshots (P, with the UI) of the slider in use.
+# The figures for the record: bytes a keyframe, and the scrub latency (a request to its keyframe
+# drawn) at each stop. Every wait is for a condition, never a sleep.
+# usage: timeline_window.sh APP OUT_DIR   (under xvfb-run)
+set -u
+if [ $# -ne 2 ]; then
+    echo "usage: timeline_window.sh APP OUT_DIR" >&2
+    exit 2
+fi
+app=$(realpath "$1") out=$2
+. "$(dirname "$(realpath "$0")")/checks.sh"
+. "$(dirname "$(realpath "$0")")/window_checks.sh"
+require_window
+rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
+readout=$PWD/readout.txt
+pid=
+n=2048 spf=4 budget_mb=64
+
+calc() { awk "BEGIN { printf \"%.9g\", $1 }"; }
+is() { awk "BEGIN { exit !($1) }"; }
+at_least() { local v; v=$(rv "$1"); [ -n "$v" ] && [ "$v" -ge "$2" ]; }
+# Presses a key (or a chord) and waits until the program has seen it: a key that never arrives
+# fails here, with where the keyboard was, rather than as a timeline that did not answer.
+key_arrived() { local k; k=$(rv keys_pressed); [ -n "$k" ] && [ "$k" -gt "$1" ]; }
+key() {
+    local before taken
+    before=$(rv keys_pressed) taken=$(rv keys_captured)
+    xdotool key --clearmodifiers "$1"
+    # A chord's modifiers are let go for certain: one held on would turn later keys into chords.
+    case "$1" in *+*) xdotool keyup ctrl shift alt ;; esac
+    if ! wait_for "the key $1 to reach the program" key_arrived "$before"; then
+        echo "  window focused $(rv focused), X focus on $(xdotool getwindowfocus 2>&1) (the program's is $wid)"
+    fi
+    if [ "$(rv keys_captured)" != "$taken" ]; then fail "the panel took the key $1 meant for the program"; fi
+}
+# The box of a control: X0 Y0 X1 Y1 and its middle row CY.
+widget() {
+    local line
+    line=$(awk -v n="$1" '$1 == "widget" && $2 == n { print $3, $4, $5, $6; exit }' "$readout")
+    [ -n "$line" ] || abort "no control '$1' on screen"
+    read -r X0 Y0 X1 Y1 <<<"$line"
+    CY=$(calc "int(($Y0 + $Y1) / 2)")
+}
+move() { xdotool mousemove --window "$wid" "$1" "$2"; }
+# S: the run saved to run.tipsy, copied to $1 once the program says it is written at this step.
+save_as() {
+    local step
+    step=$(rv step)
+    key s
+    wait_for "the save at step $step" grep -q "^notice Saved the run at step $step " "$readout" || return 1
+    cp run.tipsy "$1"
+}
+# P: a screenshot of the next frame (with the UI: --capture-ui); SHOT gets its name.
+shot_taken() { local s; s=$(rv screenshot); [ -n "$s" ] && [ "$s" != "$1" ] && [ -s "$s" ]; }
+shot() {
+    local before
+    before=$(rv screenshot)
+    key p
+    wait_for "a screenshot" shot_taken "$before" && SHOT=$(rv screenshot) && cp "$SHOT" "$1" && ok "P: $1"
+}
+view_is() { value_is timeline_view "$1"; }
+near_view() { local v; v=$(rv timeline_view); [ -n "$v" ] && [ "$v" -ge $(($1 - 2)) ] && [ "$v" -le $(($1 + 2)) ]; }
+LATENCY=()
+LOAD=()
+note_latency() {
+    LATENCY+=("$(rv timeline_scrub_ms)")
+    LOAD+=("$(rv timeline_load_ms)")
+}
+
+STARBURST_READOUT=$readout "$app" --backend cpu --scene collision -n $n --seed 5 --steps-per-frame $spf \
+    --timeline-mb $budget_mb --size 1100x700 --capture-ui --save run.tipsy >app.log 2>&1 &
+pid=$!
+focus_window
+
+# ---- The run keeps keyframes, within the budget ----
+wait_for "60 keyframes" at_least timeline_count 60 || abort "keyframes: $(rv timeline_count)"
+count=$(rv timeline_count) bytes=$(rv timeline_bytes) budget=$(rv timeline_budget) spacing=$(rv timeline_spacing)
+per=$(calc "$bytes / $count")
+echo "memory: $bytes bytes in $count keyframes of $n bodies: $per bytes a keyframe ($(calc "$per / $n") a body)"
+if is "$budget == $budget_mb * 1000000 && $bytes <= $budget"; then ok "within --timeline-mb $budget_mb: $bytes of $budget bytes"; else fail "$bytes bytes of a budget of $budget"; fi
+if is "$per >= 32 * $n && $per <= 32 * $n + 200"; then ok "a keyframe of $n bodies takes $per bytes"; else fail "a keyframe takes $per bytes, not 32 a body"; fi
+if [ "$spacing" = $spf ]; then ok "a keyframe every $spf steps (a frame's)"; else fail "spacing $spacing, not $spf"; fi
+case "$(rv timeline_text)" in
+*"(running), $count keyframes, every $spf steps"* | *"(running), $((count + 1)) keyframes, every $spf steps"*) ok "the HUD: $(rv timeline_text)" ;;
+*) fail "the HUD's timeline line: $(rv timeline_text)" ;;
+esac
+
+# ---- The slider, dragged across its range ----
+widget timeline
+dt=$(rv dt)
+xdotool mousemove --window "$wid" "$(calc "int($X1 - 3)")" "$CY"
+frames 2
+xdotool mousedown 1
+wait_for "the pause at the press" value_is paused 1
+count=$(rv timeline_count)
+ok "pressing the slider pauses the run at $count keyframes"
+prev_view=-1 prev_time=-1 rising=1 near=1 stops=""
+for f in 0.05 0.2 0.35 0.5 0.65 0.8 0.95; do
+    x=$(calc "int($X0 + 1 + ($X1 - $X0 - 2) * $f)")
+    move "$x" "$CY"
+    # The handle's keyframe, as ImGui maps a position of the track (the grab is as wide as its share).
+    want=$(calc "int($f * ($count - 1) + 0.5)")
+    wait_for "keyframe ~$want at $f of the track" near_view "$want" || near=0
+    frames 2
+    note_latency
+    v=$(rv timeline_view) t=$(rv time) s=$(rv step)
+    stops="$stops $v:$t"
+    is "$t > $prev_time && $v > $prev_view" || rising=0
+    # A keyframe's time is its step's: dt a step from t 0.
+    is "($t - $s * $dt) < 1e-4 * ($t + 1) && ($s * $dt - $t) < 1e-4 * ($t + 1)" || fail "keyframe $v: t $t is not step $s x dt $dt"
+    [ $((s % spacing)) -eq 0 ] || fail "keyframe $v at step $s, not a multiple of $spacing"
+    prev_view=$v prev_time=$t
+done
+[ $near -eq 1 ] && ok "the keyframe follows the handle at 7 stops:$stops"
+if [ $rising -eq 1 ]; then ok "the time rises along the track"; else fail "the time does not rise along the track:$stops"; fi
+xdotool mouseup 1
+frames 3
+shot slider_in_use.png
+case "$(rv timeline_text)" in
+"t "*" of "*", keyframe $(($(rv timeline_view) + 1))/$count, every $spf steps") ok "the HUD: $(rv timeline_text)" ;;
+*) fail "the HUD's timeline line: $(rv timeline_text)" ;;
+esac
+
+# ---- The keys, each pressed twice ----
+v=$(rv timeline_view)
+key Left
+wait_for "Left" view_is $((v - 1)) && note_latency
+key Left
+if wait_for "Left again" view_is $((v - 2)); then ok "Left twice: keyframe $((v + 1)) to $((v - 1))"; note_latency; fi
+key Right
+wait_for "Right" view_is $((v - 1))
+key Right
+if wait_for "Right again" view_is "$v"; then ok "Right twice: back to keyframe $((v + 1))"; fi
+key ctrl+Left
+wait_for "ctrl+Left" view_is 0 && note_latency
+if value_is time 0 && value_is step 0; then ok "ctrl+Left: the start, t 0"; else fail "ctrl+Left: t $(rv time), step $(rv step)"; fi
+save_as start_a.tipsy || abort "no save"
+key Right
+wait_for "Right from the start" view_is 1
+key ctrl+Left
+if wait_for "ctrl+Left again" view_is 0; then ok "ctrl+Left twice: the start both times"; fi
+save_as start_b.tipsy || abort "no save"
+if cmp -s start_a.tipsy start_b.tipsy; then ok "the start shown twice is the same state, bit for bit"; else fail "the start shown twice differs"; fi
+key ctrl+Right
+wait_for "ctrl+Right" view_is $((count - 1)) && note_latency
+end_time=$(rv time) end_step=$(rv step)
+save_as end_a.tipsy || abort "no save"
+shot at_the_end.png
+key Left
+wait_for "Left from the end" view_is $((count - 2))
+key ctrl+Right
+if wait_for "ctrl+Right again" view_is $((count - 1)); then ok "ctrl+Right twice: the end, t $end_time"; fi
+if value_is time "$end_time"; then ok "the end's time again"; else fail "the end: t $(rv time), not $end_time"; fi
+# shift+Left: plays backwards (a keyframe a frame), and stops when pressed again.
+key shift+Left
+wait_for "playing backwards" value_is timeline_playing_back 1
+below() { local v; v=$(rv timeline_view); [ -n "$v" ] && [ "$v" -le "$1" ]; }
+if wait_for "play back past keyframe $((count / 2))" below $((count / 2)); then ok "shift+Left plays backwards: keyframe $(rv timeline_view)"; fi
+key shift+Left
+if wait_for "the play to stop" value_is timeline_playing_back 0; then
+    stopped=$(rv timeline_view)
+    frames 5
+    if view_is "$stopped"; then ok "shift+Left again stops it at keyframe $((stopped + 1))"; else fail "it went on: $(rv timeline_view) after $stopped"; fi
+fi
+if value_is paused 1; then ok "still paused"; else fail "playing back left the run running"; fi
+
+# ---- Resuming from the past: a new future; ctrl+Z brings the old one back ----
+key ctrl+Left
+wait_for "the start" view_is 0
+for _ in 1 2 3 4 5; do
+    v=$(rv timeline_view)
+    key Right
+    wait_for "Right" view_is $((v + 1))
+done
+from=$(rv timeline_view) from_step=$(rv step)
+shot resume_from.png
+key space
+set_aside=$((count - 1 - from))
+if wait_for "the future set aside" value_is timeline_held $set_aside; then ok "space at keyframe $((from + 1)): $set_aside later keyframes set aside"; fi
+case "$(rv notice)" in *"set aside (ctrl+Z brings them back)"*) ok "it says so: $(rv notice)" ;; *) fail "the notice: $(rv notice)" ;; esac
+wait_for "a new future of 5 keyframes" at_least timeline_count $((from + 6))
+new_count=$(rv timeline_count)
+if [ "$new_count" -lt "$count" ] && value_is timeline_view -1 && is "$(rv step) > $from_step"; then
+    ok "a new future runs from step $from_step: $new_count keyframes (the old future's $count are not on the timeline)"
+else
+    fail "after the resume: $new_count keyframes, view $(rv timeline_view), step $(rv step)"
+fi
+key ctrl+z
+if wait_for "the future brought back" value_is timeline_held 0; then ok "ctrl+Z: nothing held any more"; fi
+if value_is timeline_count "$count" && value_is timeline_view $((count - 1)) && value_is paused 1; then
+    ok "ctrl+Z brings back the $count keyframes, shown at the last, paused"
+else
+    fail "after ctrl+Z: $(rv timeline_count) keyframes, view $(rv timeline_view), paused $(rv paused)"
+fi
+if value_is time "$end_time" && value_is step "$end_step"; then ok "at t $end_time, step $end_step, as before"; else fail "after ctrl+Z: t $(rv time) step $(rv step), not $end_time $end_step"; fi
+save_as end_b.tipsy || abort "no save"
+if cmp -s end_a.tipsy end_b.tipsy; then ok "the old future's end is the state it was, bit for bit"; else fail "the restored end differs from the one saved before"; fi
+shot restored.png
+# And the run goes on from there.
+key space
+wait_for "the run to go on" at_least step $((end_step + 2 * spf))
+ok "space runs on from the restored end: step $(rv step)"
+
+xdotool key Escape # the program ends on it: no readout says it arrived
+if wait "$pid"; then ok "Esc exits with status 0"; else fail "Esc: exit status $?"; fi
+pid=
+
+# ---- A budget of 1 MB: thinned, never silently ----
+# 15 keyframes of 2,048 bodies fit; the run goes past them, and the spacing says so.
+rm -f "$readout"
+STARBURST_READOUT=$readout "$app" --backend cpu --scene collision -n $n --seed 5 --steps-per-frame $spf \
+    --timeline-mb 1 --size 1100x700 >>app.log 2>&1 &
+pid=$!
+focus_window
+wait_for "two thinnings" at_least timeline_spacing $((4 * spf))
+count=$(rv timeline_count) bytes=$(rv timeline_bytes) budget=$(rv timeline_budget)
+if is "$bytes <= $budget && $budget == 1000000 && $count <= 15"; then ok "within 1 MB: $count keyframes, $bytes bytes"; else fail "$count keyframes, $bytes of $budget bytes"; fi
+case "$(rv timeline_text)" in
+*", every $(rv timeline_spacing) steps") ok "the spacing is on screen: $(rv timeline_text)" ;;
+*) fail "the spacing is not on screen: $(rv timeline_text)" ;;
+esac
+key ctrl+Left
+if wait_for "the start" view_is 0 && value_is step 0; then ok "the first keyframe stays: step 0"; else fail "the start after thinning: step $(rv step)"; fi
+
+echo "scrub latency (request to the keyframe drawn), ms: ${LATENCY[*]}"
+echo "  of which the keyframe's load into the simulation, ms: ${LOAD[*]}"
+echo "a keyframe's copy into the timeline (the last), ms: $(rv timeline_capture_ms); $(rv hud | grep -o '^[0-9]* fps ([0-9.]* ms)')"
+xdotool key Escape # the program ends on it: no readout says it arrived
+if wait "$pid"; then ok "Esc exits with status 0"; else fail "Esc: exit status $?"; fi
+pid=
+finish
