@@ -19,7 +19,7 @@ static Sim *build(SceneKind kind, int n, Bodies *b, SceneInfo *info)
     char err[256] = "";
     if (scene_build(&(SceneDesc){.kind = kind, .n = n, .seed = 5}, b, info, err, sizeof err) != 0)
         fail_msg("scene_build: %s", err);
-    Sim *s = sim_create(&(SimDesc){.backend = SIM_BACKEND_CPU}, b, err, sizeof err);
+    Sim *s = sim_create(&(SimDesc){.backend = SIM_BACKEND_CPU, .force = SIM_FORCE_DIRECT}, b, err, sizeof err);
     if (!s) fail_msg("sim_create: %s", err);
     return s;
 }

@@ -20,7 +20,7 @@
 static Sim *cpu_sim(const Bodies *b)
 {
     char err[256] = "";
-    Sim *s = sim_create(&(SimDesc){.backend = SIM_BACKEND_CPU}, b, err, sizeof err);
+    Sim *s = sim_create(&(SimDesc){.backend = SIM_BACKEND_CPU, .force = SIM_FORCE_DIRECT}, b, err, sizeof err);
     if (!s) fail_msg("sim_create: %s", err);
     return s;
 }
