@@ -25,6 +25,8 @@ rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
 readout=$PWD/readout.txt
 pid=
 n=2048 spf=4 budget_mb=64
+# STARBURST_TEST_BACKEND=cuda runs the same on a GPU machine (NVIDIA's GLX on Xvfb).
+backend=${STARBURST_TEST_BACKEND:-cpu}
 
 calc() { awk "BEGIN { printf \"%.9g\", $1 }"; }
 is() { awk "BEGIN { exit !($1) }"; }
@@ -77,7 +79,7 @@ note_latency() {
     LOAD+=("$(rv timeline_load_ms)")
 }
 
-STARBURST_READOUT=$readout "$app" --backend cpu --scene collision -n $n --seed 5 --steps-per-frame $spf \
+STARBURST_READOUT=$readout "$app" --backend "$backend" --scene collision -n $n --seed 5 --steps-per-frame $spf \
     --timeline-mb $budget_mb --size 1100x700 --capture-ui --save run.tipsy >app.log 2>&1 &
 pid=$!
 focus_window
@@ -218,7 +220,7 @@ pid=
 # ---- A budget of 1 MB: thinned, never silently ----
 # 15 keyframes of 2,048 bodies fit; the run goes past them, and the spacing says so.
 rm -f "$readout"
-STARBURST_READOUT=$readout "$app" --backend cpu --scene collision -n $n --seed 5 --steps-per-frame $spf \
+STARBURST_READOUT=$readout "$app" --backend "$backend" --scene collision -n $n --seed 5 --steps-per-frame $spf \
     --timeline-mb 1 --size 1100x700 >>app.log 2>&1 &
 pid=$!
 focus_window
