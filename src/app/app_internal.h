@@ -337,6 +337,8 @@ void app_step_preset(App *a, int delta);
 void app_save_preset(App *a);
 
 /* timeline_view.c: keyframes taken as the run goes, a past one shown, the run resumed from it. */
+/* The run starts from --open's series (not a preset's scene or a save). */
+bool app_run_from_series(const App *a);
 void app_timeline_restart(App *a, const Bodies *first);
 void app_timeline_capture(App *a);
 void app_timeline_requests(App *a);

@@ -135,6 +135,12 @@ static int open_first_snapshot(App *a, Bodies *b, SceneInfo *info, char *err, si
     return 0;
 }
 
+/* --open's series is the start until a preset names another scene. */
+bool app_run_from_series(const App *a)
+{
+    return a->run.series && a->run.scene.kind == SCENE_TIPSY && !a->run.scene.tipsy_path && !a->run.load_path;
+}
+
 /* Builds the scene in the UI model's settings and (re)creates the simulation on it. */
 int app_reset(App *a, char *err, size_t errlen)
 {
@@ -153,8 +159,7 @@ int app_reset(App *a, char *err, size_t errlen)
     d.seed = (uint64_t)a->ui.seed;
     Bodies b;
     SceneInfo info;
-    /* --open's series is the start until a preset names another scene. */
-    if (a->run.series && a->run.scene.kind == SCENE_TIPSY && !a->run.scene.tipsy_path && !a->run.load_path) {
+    if (app_run_from_series(a)) {
         if (open_first_snapshot(a, &b, &info, err, errlen) != 0) return -1;
         d.kind = SCENE_TIPSY;
     } else if (a->run.load_path) {

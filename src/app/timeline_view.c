@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "app/app_internal.h"
+#include "scene/snapshot.h"
 #include "util/clock.h"
 
 /* The default budget: a tenth of the memory available now, at most 1 GB; 256 MB where
@@ -32,6 +33,36 @@ static size_t default_budget(void)
     if (kb == 0) return TIMELINE_FALLBACK_BYTES;
     const size_t tenth = (size_t)(kb * 1024ULL / 10);
     return tenth < TIMELINE_DEFAULT_MAX_BYTES ? tenth : TIMELINE_DEFAULT_MAX_BYTES;
+}
+
+static void show(App *a, int i);
+
+/* --open's series on the timeline: its snapshots after the first become keyframes (thinned
+ * within the budget as the run's own are), and the view stands on the first, paused. Space
+ * continues live from the snapshot shown, setting the later ones aside (ctrl+Z brings them back),
+ * as a resume from any keyframe does. */
+static void add_series(App *a)
+{
+    SnapshotSeries *s = a->run.series;
+    const int count = series_count(s);
+    Bodies b = {0};
+    char err[256] = "";
+    int added = 0;
+    for (int i = 1; i < count; i++) {
+        app_say(a, "starburst: snapshot %d/%d onto the timeline: %s\n", i + 1, count, series_path(s, i));
+        if (series_load(s, i, &b, NULL, NULL, NULL, err, sizeof err) != 0) break;
+        const int ok = b.n == timeline_bodies(a->tl.store) &&
+                       timeline_add(a->tl.store, &b, series_time(s, i), a->run.step_base + series_step(s, i), NULL,
+                                    err, sizeof err) == 0;
+        if (!ok && !err[0]) snprintf(err, sizeof err, "%lld bodies, not the first snapshot's %d", (long long)b.n,
+                                     timeline_bodies(a->tl.store));
+        bodies_free(&b);
+        if (!ok) break;
+        added++;
+    }
+    if (added < count - 1)
+        app_notify(a, "The timeline holds the series' first %d of %d snapshots: %s", added + 1, count, err);
+    show(a, 0);
 }
 
 /* Starts the timeline on the run's first state (a reset, a preset, a load). */
@@ -65,6 +96,7 @@ void app_timeline_restart(App *a, const Bodies *first)
         bodies_free(&tl->frame);
         if (bodies_alloc(&tl->frame, first->n) != 0) snprintf(tl->note, sizeof tl->note, "no timeline: out of memory");
     }
+    if (!tl->note[0] && app_run_from_series(a) && series_count(a->run.series) > 1) add_series(a);
 }
 
 static bool timeline_on(const App *a) { return a->tl.store && timeline_count(a->tl.store) > 0 && !a->tl.note[0]; }
