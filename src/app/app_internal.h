@@ -304,6 +304,7 @@ void app_set_force(App *a, SimForce f);
 int app_rung(const App *a);
 bool app_run_rung(App *a, int r);
 int app_save_run(App *a, const char *path);
+int app_export_swift(App *a);
 void app_remember(App *a, const SimParams *before);
 void app_restore_defaults(App *a);
 void app_undo(App *a);

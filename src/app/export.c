@@ -271,6 +271,29 @@ static int make_dir(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
+int export_state(const char *dir, const Bodies *b, const SceneInfo *info, double dt, double eps, double t0,
+                 double span, int snapshots, const char *what, char *err, size_t errlen)
+{
+    if (!(span > 0))
+        span = info->pericentre_time > 0 ? 2.0 * info->pericentre_time : info->period > 0 ? 4.0 * info->period : 1000.0 * dt;
+    double rmax, vmax;
+    reach(b, &rmax, &vmax);
+    ExportPlan p;
+    int rc = make_dir(dir, err, errlen);
+    if (rc == 0) rc = export_plan(dt, eps, t0, span, snapshots, rmax, vmax, &info->units, &p, err, errlen);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, EXPORT_ICS);
+    if (rc == 0)
+        rc = snapshot_write(path, b, &(SnapshotWriteDesc){.time = t0, .box = p.box, .shift = 0.5 * p.box, .units = &p.units},
+                            err, errlen);
+    if (rc == 0) rc = write_text(dir, "params.yml", &p, b->n, what, err, errlen);
+    if (rc == 0) rc = write_text(dir, "README.txt", &p, b->n, what, err, errlen);
+    if (rc == 0)
+        snprintf(err, errlen, "%d bodies, 2^%d steps of %g to t = %g, box %g: %s/{%s,params.yml,README.txt}", b->n,
+                 p.log2_steps, p.dt, p.time_end, p.box, dir, EXPORT_ICS);
+    return rc;
+}
+
 /* The bodies held at once: a saved run, or the scene at its N. */
 static int export_held(const AppOptions *o, const ExportArgs *a, char *err, size_t errlen)
 {
@@ -291,24 +314,10 @@ static int export_held(const AppOptions *o, const ExportArgs *a, char *err, size
                  (unsigned long long)(o->scene.seed ? o->scene.seed : 1));
     }
     double dt = o->dt > 0 ? o->dt : info.dt, eps = o->softening >= 0 ? o->softening : info.softening;
-    double span = a->span > 0 ? a->span
-                  : info.pericentre_time > 0 ? 2.0 * info.pericentre_time
-                  : info.period > 0 ? 4.0 * info.period
-                                    : 1000.0 * dt;
-    double rmax, vmax;
-    reach(&b, &rmax, &vmax);
-    ExportPlan p;
-    int rc = export_plan(dt, eps, t0, span, a->snapshots, rmax, vmax, &info.units, &p, err, errlen);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", a->dir, EXPORT_ICS);
-    if (rc == 0)
-        rc = snapshot_write(path, &b, &(SnapshotWriteDesc){.time = t0, .box = p.box, .shift = 0.5 * p.box, .units = &p.units},
-                            err, errlen);
-    if (rc == 0) rc = write_text(a->dir, "params.yml", &p, b.n, what, err, errlen);
-    if (rc == 0) rc = write_text(a->dir, "README.txt", &p, b.n, what, err, errlen);
-    if (rc == 0)
-        printf("export: %d bodies, 2^%d steps of %g to t = %g, box %g: %s/{%s,params.yml,README.txt}\n", b.n,
-               p.log2_steps, p.dt, p.time_end, p.box, a->dir, EXPORT_ICS);
+    char said[1024];
+    int rc = export_state(a->dir, &b, &info, dt, eps, t0, a->span, a->snapshots, what, said, sizeof said);
+    if (rc == 0) printf("export: %s\n", said);
+    else snprintf(err, errlen, "%s", said);
     bodies_free(&b);
     return rc;
 }

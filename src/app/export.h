@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "scene/scene.h"
+#include "sim/bodies.h"
 #include "util/units.h"
 
 /* What params.yml says of the run, worked out from the scene (export_plan). */
@@ -30,6 +32,13 @@ int export_plan(double dt, double softening, double time_begin, double span, int
 
 /* params.yml for plan, its initial conditions in ics_name. */
 void export_write_params(FILE *f, const ExportPlan *plan, const char *ics_name, const char *what);
+
+/* Writes b (at time t0, dt and softening eps, in info's units) as SWIFT's initial conditions,
+ * params.yml and README.txt into dir (made when missing). span 0: two of the scene's pericentre
+ * times, else four periods, else 1000 steps; snapshots 0: the default count. what names the state
+ * in the files. 0 with a one-line summary in msg, or -1 with one line naming the problem. */
+int export_state(const char *dir, const Bodies *b, const SceneInfo *info, double dt, double eps, double t0,
+                 double span, int snapshots, const char *what, char *msg, size_t msglen);
 
 /* The program: argv[0] is "export". Returns an exit status (2 for bad input, with one line). */
 int export_main(int argc, char **argv);

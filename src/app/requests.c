@@ -86,6 +86,7 @@ void app_take_requests(App *a, FramePlan *f)
     if (take(&a->req.save)) app_save_run(a, a->opt.save_path);
     if (take(&u->check_forces)) app_check_forces(a);
     if (take(&u->save_preset)) app_save_preset(a);
+    if (take(&u->run_at_scale)) app_export_swift(a);
     if (take(&u->measure_ladder)) {
         if (!u->cuda)
             app_notify(a, "The kernel ladder is the CUDA backend's; this run is on the %s.", u->backend);

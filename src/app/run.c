@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "app/app_internal.h"
+#include "app/export.h"
 #include "app/view.h"
 #include "util/clock.h"
 #include "util/params.h"
@@ -414,6 +416,32 @@ int app_save_run(App *a, const char *path)
     }
     app_notify(a, "Saved the run at step %lld to %s", r.step, path);
     app_say(a, "starburst: %s\n", a->msg.notice);
+    return 0;
+}
+
+/* "Run at scale...": the run as it stands, handed to SWIFT (export.h) in a new folder named
+ * with the date. */
+int app_export_swift(App *a)
+{
+    char dir[96], stamp[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "starburst-swift-%Y%m%d-%H%M%S", &tm);
+    snprintf(dir, sizeof dir, "%s", stamp);
+    for (int k = 2; access(dir, F_OK) == 0 && k < 100; k++) snprintf(dir, sizeof dir, "%s-%d", stamp, k);
+    app_read_state(a);
+    const SimParams p = app_ui_params(a);
+    char what[128], msg[1200];
+    snprintf(what, sizeof what, "a Starburst run at step %lld", app_run_step(a));
+    if (!a->host.valid ||
+        export_state(dir, &a->host.bodies, &a->run.info, p.dt, p.softening, app_run_time(a), 0, 0, what, msg, sizeof msg) != 0) {
+        app_notify(a, "Not exported: %s", a->host.valid ? msg : "the state could not be read");
+        fprintf(stderr, "starburst: %s\n", a->msg.notice);
+        return -1;
+    }
+    app_notify(a, "For SWIFT: %s (its README.txt says how to run it)", dir);
+    app_say(a, "starburst: exported for SWIFT: %s\n", msg);
     return 0;
 }
 

@@ -154,6 +154,7 @@ typedef struct UiModel {
     bool apply_preset;    /* with preset set to the choice */
     bool check_forces;    /* one-shot accuracy check of the active kernel */
     bool save_preset;     /* with preset_name */
+    bool run_at_scale; /* "Run at scale...": the state as SWIFT's initial conditions and parameters */
     bool apply_shape;     /* threads_per_body or block_size changed */
     bool apply_force;     /* with force_wanted: the method picked in the panel */
     int force_wanted;

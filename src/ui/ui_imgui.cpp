@@ -355,6 +355,12 @@ static void presets_section(UiModel *m)
     if (ImGui::Button("Save current as preset")) m->save_preset = true;
     ui_note_widget(m, "save preset");
     ImGui::EndDisabled();
+    if (ImGui::Button("Run at scale...")) m->run_at_scale = true;
+    ui_note_widget(m, "run at scale");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Writes the run as it stands for SWIFT, a cluster N-body code: initial conditions,\n"
+                          "parameters and a README with the commands (starburst export --swift DIR -n N\n"
+                          "builds the same encounter at any N)");
 }
 
 // The running method's error against the f64 sum, as the app last measured it in the background.

@@ -377,6 +377,20 @@ for name in "hand test" "hand test 2"; do
         fail "presets.ini lacks [$name] with bodies = 1024"
     fi
 done
+# "Run at scale...", twice: two folders for SWIFT, each whole.
+exported() { [ "$(ls -d starburst-swift-*/ 2>/dev/null | wc -l)" -ge "$1" ] && [ -s "$(ls -d starburst-swift-*/ | sed -n "$1p")README.txt" ]; }
+for n in 1 2; do
+    click run_at_scale
+    if wait_for "folder $n for SWIFT" exported $n; then
+        d=$(ls -d starburst-swift-*/ | sed -n "${n}p")
+        if [ -s "${d}ics.hdf5" ] && grep -q "time_begin" "${d}params.yml" && grep -q "1024" "${d}README.txt"; then
+            ok "Run at scale ($n): $d holds ics.hdf5, params.yml, README.txt for the 1,024 bodies; $(rv notice)"
+        else
+            fail "Run at scale ($n): $d is not whole: $(ls "$d")"
+        fi
+    fi
+done
+if [ "$(ls -d starburst-swift-*/ | wc -l)" = 2 ]; then ok "two clicks, two folders"; else fail "two clicks gave: $(ls -d starburst-swift-*/)"; fi
 click Presets
 
 # ---- Every documented key ----
