@@ -221,10 +221,14 @@ choose_force() {
 }
 choose_force tree
 expect force tree "the tree runs"
+choose_force fmm
+expect force fmm "the fast multipole method runs"
+choose_force auto
+# Auto: the CPU takes the fmm from 1,024 bodies; the GPU the direct sum below its crossover.
+if [ "$backend" = cuda ]; then expect force direct "auto takes the direct sum for 1,024 bodies on the GPU"
+else expect force fmm "auto takes the fmm for 1,024 bodies on the CPU"; fi
 choose_force direct
 expect force direct "the direct sum runs"
-choose_force auto
-expect force direct "auto takes the direct sum for 1,024 bodies"
 # theta is greyed while the direct sum runs: a drag across it changes nothing.
 theta0=$(rv theta)
 widget theta
