@@ -35,29 +35,6 @@ every="every $spf steps"
 calc() { awk "BEGIN { printf \"%.9g\", $1 }"; }
 is() { awk "BEGIN { exit !($1) }"; }
 at_least() { local v; v=$(rv "$1"); [ -n "$v" ] && [ "$v" -ge "$2" ]; }
-# Presses a key (or a chord) and waits until the program has seen it: a key that never arrives
-# fails here, with where the keyboard was, rather than as a timeline that did not answer.
-key_arrived() { local k; k=$(rv keys_pressed); [ -n "$k" ] && [ "$k" -gt "$1" ]; }
-key() {
-    local before taken
-    before=$(rv keys_pressed) taken=$(rv keys_captured)
-    xdotool key --clearmodifiers "$1"
-    # A chord's modifiers are let go for certain: one held on would turn later keys into chords.
-    case "$1" in *+*) xdotool keyup ctrl shift alt ;; esac
-    if ! wait_for "the key $1 to reach the program" key_arrived "$before"; then
-        echo "  window focused $(rv focused), X focus on $(xdotool getwindowfocus 2>&1) (the program's is $wid)"
-    fi
-    if [ "$(rv keys_captured)" != "$taken" ]; then fail "the panel took the key $1 meant for the program"; fi
-}
-# The box of a control: X0 Y0 X1 Y1 and its middle row CY.
-widget() {
-    local line
-    line=$(awk -v n="$1" '$1 == "widget" && $2 == n { print $3, $4, $5, $6; exit }' "$readout")
-    [ -n "$line" ] || abort "no control '$1' on screen"
-    read -r X0 Y0 X1 Y1 <<<"$line"
-    CY=$(calc "int(($Y0 + $Y1) / 2)")
-}
-move() { xdotool mousemove --window "$wid" "$1" "$2"; }
 # S: the run saved to run.tipsy, copied to $1 once the program says it is written at this step.
 save_as() {
     local step

@@ -10,6 +10,9 @@
 #   frames N                 waits until N more frames were drawn: the program has seen what was
 #                            sent before
 #   value_is KEY VALUE       the readout's KEY holds VALUE
+#   widget NAME              the box of a control: X0 Y0 X1 Y1, its middle CX CY
+#   move X Y                 the mouse to window pixel X, Y
+#   key KEY                  presses a key or chord, waits until the program has it
 
 require_window() {
     if ! command -v xdotool >/dev/null 2>&1; then
@@ -67,4 +70,34 @@ focus_window() {
     wid=$(xdotool search --sync --onlyvisible --name '^Starburst$' | head -n 1)
     [ -n "$wid" ] || abort "no window named Starburst"
     xdotool windowfocus --sync "$wid" 2>/dev/null
+}
+
+# The box of a control: sets X0 Y0 X1 Y1 and CX CY (its middle).
+widget() {
+    local line
+    line=$(awk -v n="$1" '$1 == "widget" && $2 == n { print $3, $4, $5, $6; exit }' "$readout")
+    [ -n "$line" ] || abort "no control '$1' on screen"
+    read -r X0 Y0 X1 Y1 <<<"$line"
+    CX=$(calc "int(($X0 + $X1) / 2)")
+    CY=$(calc "int(($Y0 + $Y1) / 2)")
+}
+move() { xdotool mousemove --window "$wid" "$1" "$2"; }
+
+# Presses a key (or a chord) and waits until the program has seen it: a key that never arrives
+# fails here, with where the keyboard was, rather than as a control that did not answer.
+key_arrived() { local k; k=$(rv keys_pressed); [ -n "$k" ] && [ "$k" -gt "$1" ]; }
+key() {
+    local before taken
+    before=$(rv keys_pressed) taken=$(rv keys_captured)
+    xdotool key --clearmodifiers "$1"
+    # A chord's modifiers are let go for certain: one held on would turn every later key into a
+    # chord the program ignores.
+    case "$1" in *+*) xdotool keyup ctrl shift alt ;; esac
+    if ! wait_for "the key $1 to reach the program" key_arrived "$before"; then
+        echo "  window focused $(rv focused), X focus on $(xdotool getwindowfocus 2>&1) (the program's is $wid)"
+    fi
+    frames 3
+    if [ "$(rv keys_captured)" != "$taken" ]; then
+        fail "the panel took the key $1 meant for the program (a control held the keyboard)"
+    fi
 }
