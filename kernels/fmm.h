@@ -6,7 +6,7 @@
  * mass; the upward pass gives each cell its mass, centre of mass, traceless quadrupole and trace.
  * Then each warp walks the tree for a group of up to NBODY_TREE_GROUP bodies (centre c_g, the
  * centre of its box; radius r_g, its farthest body from c_g). A cell C is
- *   far   when fmm_far(rho_C, r_g, |com_C - c_g|, theta_fmm): its multipoles go into the group's
+ *   far   when fmm_far(rho_C, r_g, |com_C - c_g|^2, theta_fmm): its multipoles go into the group's
  *         local expansion about c_g, once for the whole group (the lanes take one far cell each and
  *         keep their own partial expansion; the partial expansions meet in a fixed butterfly);
  *   near  when the tree's test accepts it (tree.h): a cell-body term for each body, as the tree;

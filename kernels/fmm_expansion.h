@@ -56,10 +56,13 @@ FMM_FN int fmm_index(int a, int b, int c)
 
 /* A cell acts on a group through its expansion when the two spheres, the cell's (radius
  * rho_cell about its centre of mass) and the group's (r_group about c_g), are well apart:
- * rho_cell + r_group < theta_fmm R, R the distance between the centres. R > 0 follows. */
-FMM_FN bool fmm_far(float rho_cell, float r_group, float R, float theta_fmm)
+ * rho_cell + r_group < theta_fmm R, R the distance between the centres. R > 0 follows. Given R^2
+ * (R2) and compared squared: a walk meets every cell once and a square root there is the
+ * longest wait of its step. */
+FMM_FN bool fmm_far(float rho_cell, float r_group, float R2, float theta_fmm)
 {
-    return rho_cell + r_group < theta_fmm * R;
+    const float s = rho_cell + r_group;
+    return s * s < theta_fmm * theta_fmm * R2;
 }
 
 /* The far test's theta_fmm for the tree's opening angle theta: the one accuracy number the user

@@ -608,7 +608,7 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
             const float dz = fmaxf(fabsf(cm.z - bz) - hz, 0.0f);
             if (FMM) {
                 const float ex = cm.x - bx, ey = cm.y - by, ez = cm.z - bz;
-                remote = fmm_far(far.rho[c], rg, sqrtf(ex * ex + ey * ey + ez * ez), far.theta_fmm);
+                remote = fmm_far(far.rho[c], rg, ex * ex + ey * ey + ez * ez, far.theta_fmm);
             }
             /* Distances, not their squares (a tiny cube's would underflow to 0), and a tie opens:
              * where l is below the coordinates' rounding, r_open rounds to delta, which a cell

@@ -206,7 +206,7 @@ static void group_forces(const TreeCpuView *v, int gi, TreeCpuLists *l, FarList 
         const TreeCpuNode *c = &v->node[i];
         const bool holds_group = c->begin <= gb && g->end <= c->end;
         const float dx = v->cx[i] - centre[0], dy = v->cy[i] - centre[1], dz = v->cz[i] - centre[2];
-        if (!holds_group && fmm_far(v->rho[i], r_g, sqrtf(dx * dx + dy * dy + dz * dz), theta_fmm)) {
+        if (!holds_group && fmm_far(v->rho[i], r_g, dx * dx + dy * dy + dz * dz, theta_fmm)) {
             const float *q = v->q + 6 * i;
             far->dx[nf] = dx, far->dy[nf] = dy, far->dz[nf] = dz, far->m[nf] = v->mass[i];
             far->qxx[nf] = q[0], far->qyy[nf] = q[1], far->qzz[nf] = q[2];

@@ -213,6 +213,9 @@ static void test_far(void **state)
     assert_false(fmm_far(0.3f, 0.3f, 1.0f, 0.5f));
     assert_false(fmm_far(0.25f, 0.25f, 1.0f, 0.5f)); /* the bound itself is near */
     assert_false(fmm_far(0, 0, 0, 0.5f));             /* coincident centres are never far */
+    /* The distance comes squared: R = 2. */
+    assert_true(fmm_far(0.4f, 0.4f, 4.0f, 0.5f));
+    assert_false(fmm_far(0.6f, 0.6f, 4.0f, 0.5f));
 }
 
 int main(void)
