@@ -80,7 +80,7 @@ void app_print_usage(FILE *f)
     param_usage(f, "--damping X", "damping, 1 = off", PARAM_DAMPING);
     param_usage(f, "--steps-per-frame K", "simulation steps per drawn frame", PARAM_STEPS_PER_FRAME);
     fputs("  --backend B           auto (default: CUDA where a CUDA device runs the OpenGL context,\n"
-          "                        else the CPU with 4096 bodies unless -n), cuda, cpu\n"
+          "                        else the CPU with 16384 bodies unless -n), cuda, cpu\n"
           "  --kernel NAME         naive, registers, tiled, tiled-unrolled, mtpb, symmetric\n"
           "                        (default: mtpb below 40 bodies per multiprocessor, about 5,000\n"
           "                        on an H100, symmetric above; mtpb in double precision)\n"

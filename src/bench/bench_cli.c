@@ -43,7 +43,9 @@ static void bench_usage(FILE *f)
           "  --window               time the loop in a GLFW window (vsync off) instead of headless\n"
           "  --backend B            backend of the loop and the tree: auto (default), cuda, cpu (with\n"
           "                         --force tree or fmm: the CPU's, 16K to 256K bodies)\n"
-          "  --kernels-only, --loop-only\n",
+          "  --kernels-only, --loop-only\n"
+          "                         (--loop-only with --force tree, fmm or direct: the loop with that\n"
+          "                         method, at --theta)\n",
           f);
 }
 
@@ -190,6 +192,14 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
     if (b->kernels.sweep) b->run_loop = b->run_tree = false;
     if (b->kernels.sweep) conflict = "--sweep";
     else if (b->kernels.kernels && !conflict) conflict = "--kernel";
+    if (force && conflict && !strcmp(conflict, "--loop-only")) {
+        /* The whole loop with the method named. */
+        b->loop.force = !strcmp(force, "fmm")    ? SIM_FORCE_FMM
+                        : !strcmp(force, "tree") ? SIM_FORCE_TREE
+                                                 : SIM_FORCE_DIRECT;
+        b->loop.theta = b->tree.theta;
+        return 0;
+    }
     if (force && !strcmp(force, "direct")) b->run_tree = false;
     if (force && (!strcmp(force, "tree") || !strcmp(force, "fmm"))) {
         if (conflict) {

@@ -41,17 +41,18 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
     if (!r) goto done;
     renderer_upload(r, b.pos, b.tag, b.n);
     s = sim_create(&(SimDesc){.backend = o->backend,
+                              .force = o->force,
                               .position_vbo = renderer_position_vbo(r),
                               .speed_vbo = renderer_speed_vbo(r)},
                    &b, err, sizeof err);
     if (!s) goto done;
     Camera cam;
     camera_init(&cam, info.extent);
-    const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
+    const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1, .theta = o->theta};
     char title[256];
-    snprintf(title, sizeof title, "Whole loop: %d bodies, %dx%d, %s, %s backend on %s, GL on %s", n, width, height,
-             o->window ? "GLFW window, vsync off" : "headless (EGL)", sim_backend_name(sim_backend(s)),
-             sim_device_name(s), render_context_renderer(ctx));
+    snprintf(title, sizeof title, "Whole loop: %d bodies, %dx%d, %s, %s backend (%s) on %s, GL on %s", n, width,
+             height, o->window ? "GLFW window, vsync off" : "headless (EGL)", sim_backend_name(sim_backend(s)),
+             sim_force_name(sim_force(s)), sim_device_name(s), render_context_renderer(ctx));
     strncat(title, "; ms per frame", sizeof title - strlen(title) - 1);
     fprintf(stdout, "\n");
     table = bench_table_open(stdout, title, csv_path, err, sizeof err);

@@ -15,6 +15,8 @@ typedef struct BenchLoopOptions {
     int steps_count;
     bool window;                 /* a GLFW window (vsync off) instead of EGL headless */
     SimBackend backend;
+    SimForce force;              /* SIM_FORCE_AUTO (0): the backend's choice for n */
+    float theta;                 /* the tree's and fmm's opening angle; 0 = the default */
 } BenchLoopOptions;
 
 /* Prints a table with one row per steps-per-frame value (its ms column is per frame), and a

@@ -21,7 +21,7 @@ static const Param table[PARAM_COUNT] = {
     [PARAM_MASS_RATIO] = {"mass_ratio", "--mass-ratio", "mass of galaxy B / galaxy A", 0.05, 20, false, false, 1,
                           NULL},
     [PARAM_BODIES] = {"bodies", "--bodies", "", 1, 64 * 1024 * 1024, false, true, 131072,
-                      "131072, 25,000 of them stars; 4096 on the CPU"},
+                      "131072, 25,000 of them stars; 16384 on the CPU"},
     [PARAM_STEPS_PER_FRAME] = {"steps_per_frame", "--steps-per-frame", "", 1, 1024, false, true, 4,
                                "4 on CUDA, 1 on the CPU"},
     [PARAM_POINT_SIZE] = {"point_size", "--point-size", "", 0, 64, true, false, 1, NULL},

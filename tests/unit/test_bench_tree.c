@@ -91,7 +91,7 @@ static void bad_tree_options_are_refused_in_one_line(void **state)
         "bench --force quadtree",  "bench --force",           "bench --theta 0",
         "bench --theta 2",         "bench --theta x",         "bench --theta 0.4x",
         "bench --samples 0",       "bench --samples many",    "bench --force tree --sweep",
-        "bench --force tree --kernel mtpb", "bench --force tree --loop-only", "bench --kernels-only --force tree",
+        "bench --force tree --kernel mtpb", "bench --kernels-only --force tree",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         BenchCli b;
@@ -100,6 +100,27 @@ static void bad_tree_options_are_refused_in_one_line(void **state)
         print_message("%-36s -> %s\n", bad[i], err);
         assert_true(err[0] != '\0' && strchr(err, '\n') == NULL);
     }
+}
+
+/* --loop-only with --force: the whole loop alone, with that method and theta, in either order. */
+static void loop_only_takes_the_force(void **state)
+{
+    static const char *const lines[] = {"bench --loop-only --force fmm --theta 0.5",
+                                        "bench --theta 0.5 --force fmm --loop-only"};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        BenchCli b;
+        char err[256] = "";
+        assert_int_equal(parse(&b, lines[i], err, sizeof err), 0);
+        assert_true(b.run_loop && !b.run_tree && !b.run_kernels);
+        assert_int_equal(b.loop.force, SIM_FORCE_FMM);
+        assert_true(b.loop.theta == 0.5f);
+    }
+    BenchCli b;
+    char err[256] = "";
+    assert_int_equal(parse(&b, "bench --loop-only --force tree", err, sizeof err), 0);
+    assert_int_equal(b.loop.force, SIM_FORCE_TREE);
+    assert_int_equal(parse(&b, "bench --loop-only", err, sizeof err), 0);
+    assert_int_equal(b.loop.force, SIM_FORCE_AUTO);
 }
 
 static BenchTreeRow row(int n, double tree_ms, double direct_ms)
@@ -195,6 +216,7 @@ int main(void)
         cmocka_unit_test(default_run_has_the_tree_between_kernels_and_loop),
         cmocka_unit_test(force_tree_runs_the_tree_alone),
         cmocka_unit_test(bad_tree_options_are_refused_in_one_line),
+        cmocka_unit_test(loop_only_takes_the_force),
         cmocka_unit_test(crossover_is_where_the_tree_stays_faster),
         cmocka_unit_test(default_counts_per_backend),
         cmocka_unit_test(cpu_run_prints_a_row_per_n),
