@@ -68,21 +68,35 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
                         .point_size = 1, .exposure = 1, .speed_scale = 1, .show_halo = 1,
                         .focus_distance = cam.distance};
         camera_matrices(&cam, (float)width / (float)height, v.view, v.proj);
-        double map_ms = 0, t0 = 0;
+        double map_ms = 0, draw_ms = 0, t0 = 0;
         const int warmup = frames / 10 + 5;
+        /* The drawing's GPU time: two timer queries in turn, each read a frame after it ran. */
+        GLuint query[2];
+        glGenQueries(2, query);
         for (int f = 0; f < warmup + frames; f++) {
             if (f == warmup) {
                 glFinish();
                 t0 = clock_seconds();
-                map_ms = 0;
+                map_ms = draw_ms = 0;
             }
             render_context_poll(ctx);
             sim_advance(s, &p, k);
             map_ms += sim_stats(s).map_ms;
+            glBeginQuery(GL_TIME_ELAPSED, query[f & 1]);
             renderer_draw(r, &v);
+            glEndQuery(GL_TIME_ELAPSED);
+            if (f > warmup) {
+                GLuint64 ns = 0;
+                glGetQueryObjectui64v(query[(f - 1) & 1], GL_QUERY_RESULT, &ns);
+                draw_ms += 1e-6 * (double)ns;
+            }
             render_context_swap(ctx);
         }
         glFinish();
+        GLuint64 last = 0;
+        glGetQueryObjectui64v(query[(warmup + frames - 1) & 1], GL_QUERY_RESULT, &last);
+        draw_ms += 1e-6 * (double)last;
+        glDeleteQueries(2, query);
         double secs = clock_seconds() - t0;
         bench_progress_clear(&progress);
         /* A simulation stopped by a CUDA error would time frames that compute nothing. */
@@ -92,10 +106,10 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
             goto done;
         }
         double frame_ms = 1e3 * secs / frames;
-        char shape[64], note[96];
+        char shape[64], note[128];
         snprintf(shape, sizeof shape, "%d %s", k, k == 1 ? "step/frame" : "steps/frame");
-        snprintf(note, sizeof note, "%.0f steps/s, %.0f frames/s, map+unmap %.1f%% of a frame", k * frames / secs,
-                 frames / secs, 100 * map_ms / (1e3 * secs));
+        snprintf(note, sizeof note, "%.0f steps/s, %.0f frames/s, map+unmap %.1f%% of a frame, drawing %.2f ms (GPU)",
+                 k * frames / secs, frames / secs, 100 * map_ms / (1e3 * secs), draw_ms / frames);
         bench_table_row(table, &(BenchRow){.name = o->window ? "loop-window" : "loop-headless",
                                            .n = n,
                                            .shape = shape,
