@@ -289,6 +289,18 @@ static inline void check_energy(SimForce force, int n, int steps, double bound)
 
 /* galaxy_20K.bin (STARBURST_DATA, else beside the source tree) and the galaxy scenes' softening;
  * false, with the test skipped, where the file is missing. */
+/* A first step at p of s, a sim of n bodies on a tree-based method: no tree stats before it,
+ * stats after it (into ts), and the terms a body it returns between 0 and n. */
+static inline double check_first_step_stats(Sim *s, int n, const SimParams *p, SimTreeStats *ts)
+{
+    assert_false(sim_tree_stats(s, ts)); /* no force call yet */
+    sim_advance(s, p, 1);
+    const double per_body = sim_stats(s).interactions_per_body;
+    assert_true(per_body > 0 && per_body < n);
+    assert_true(sim_tree_stats(s, ts));
+    return per_body;
+}
+
 static inline bool load_galaxy_20k(Bodies *b, float *eps)
 {
     const char *dir = getenv("STARBURST_DATA");

@@ -47,6 +47,17 @@ static inline char *written_to(FILE *f)
     return s;
 }
 
+/* A test group's folder: made from a mkdtemp template (its XXXXXX replaced) in the group's setup,
+ * removed with all it holds in the teardown. 0, or -1. */
+static inline int folder_make(char *template) { return mkdtemp(template) ? 0 : -1; }
+
+static inline int folder_remove(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
 /* Writes text to dir/name; returns that path (in a buffer the next call reuses). */
 static inline const char *write_file_in(const char *dir, const char *name, const char *text)
 {

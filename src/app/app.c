@@ -203,6 +203,7 @@ static void app_write_readout(App *a)
         .tree_boxes = a->ui.show_tree ? a->tree.drawn : 0,
         .tree_capped = a->ui.show_tree && a->tree.capped,
         .screenshot = a->rec.screenshot[0] ? a->rec.screenshot : NULL,
+        .series_reads = a->run.series_reads,
         .timeline = {.spacing = a->tl.store ? timeline_spacing(a->tl.store) : 0,
                      .held = a->tl.store ? timeline_future_count(a->tl.store) : 0,
                      .bytes = a->tl.store ? timeline_bytes_used(a->tl.store) : 0,
@@ -399,14 +400,16 @@ static int app_start(App *a)
         if (!a->rec.recorder) return 2;
     }
 
-    if (app_reset(a, err, sizeof err) != 0) {
+    /* The timeline starts once the settings are made: its spacing is the steps a frame they set,
+     * and a series' snapshots are read onto it once. */
+    if (app_build_run(a, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s\n", err);
         return 1;
     }
     a->obs.watch = force_watch_create(err, sizeof err);
     if (!a->obs.watch) app_say(a, "starburst: no live force error: %s\n", err);
     app_default_settings(a);
-    app_timeline_restart(a, &a->obs.initial); /* its spacing: the steps a frame just set */
+    app_timeline_restart(a, &a->obs.initial);
     app_camera_home(a, &a->camera);
     if (preset >= 0 && app_apply_preset(a, preset, 0, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s\n", err);

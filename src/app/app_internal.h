@@ -63,6 +63,7 @@ typedef struct AppRun {
      * snapshot. It stays open for the whole run: series_count / series_time / series_load give
      * any of its moments (a timeline reads them from here). */
     SnapshotSeries *series;
+    int series_reads;      /* its snapshots read from disk: the first by each reset, the others onto the timeline */
     SimForce force;        /* the method asked for now: --force, a preset's, the panel's or the ladder's */
     SimBackend backend;    /* the backend asked for now: the CPU after a fall-back */
     bool kernel_picked;    /* a kernel named by --kernel or picked in the UI; else the default for each N */
@@ -297,6 +298,7 @@ float app_theta_default(const App *a);
 SimParams app_scene_defaults(const App *a);
 void app_default_settings(App *a);
 void app_say_gpu_only_options(const App *a);
+int app_build_run(App *a, char *err, size_t errlen);
 int app_reset(App *a, char *err, size_t errlen);
 int app_fall_back_to_cpu(App *a);
 void app_handle_reset(App *a);

@@ -28,6 +28,7 @@ typedef struct ReadoutState {
     int tree_boxes;    /* cells the tree overlay draws */
     bool tree_capped;  /* it draws fewer levels than asked: too many cells */
     const char *screenshot; /* the last screenshot written, or NULL */
+    int series_reads;       /* snapshots of --open's series read from disk so far */
     /* The run's timeline, besides what the UI model shows of it. */
     struct {
         long long spacing; /* steps between keyframes at least */

@@ -125,6 +125,7 @@ static int open_first_snapshot(App *a, Bodies *b, SceneInfo *info, char *err, si
     ReadProgress p = {.a = a, .name = series_path(s, 0), .started = clock_seconds()};
     p.said = p.started;
     if (series_load(s, 0, b, NULL, say_read_progress, &p, err, errlen) != 0) return -1;
+    a->run.series_reads++;
     float dt = (float)series_dt(s), eps = (float)series_softening(s);
     a->run.loaded = (SavedRun){.params = {.dt = dt > 0 ? dt : (float)params_get(PARAM_DT)->fallback,
                                           .softening = eps > 0 ? eps : (float)params_get(PARAM_SOFTENING)->fallback,
@@ -143,8 +144,9 @@ bool app_run_from_series(const App *a)
     return a->run.series && a->run.scene.kind == SCENE_TIPSY && !a->run.scene.tipsy_path && !a->run.load_path;
 }
 
-/* Builds the scene in the UI model's settings and (re)creates the simulation on it. */
-int app_reset(App *a, char *err, size_t errlen)
+/* Builds the scene in the UI model's settings and (re)creates the simulation on it; the timeline
+ * is left to the caller (app_reset restarts it; the start does once its settings are made). */
+int app_build_run(App *a, char *err, size_t errlen)
 {
     /* A reset ends a tour of the ladder: the new simulation runs the rung the tour left (the
      * force method it left is a->run.force's, which a tour does not change). */
@@ -257,7 +259,6 @@ int app_reset(App *a, char *err, size_t errlen)
     a->run.time_base = a->run.have_loaded ? a->run.loaded.time : 0;
     a->run.step_base = a->run.have_loaded ? a->run.loaded.step : 0;
     app_observe_restart(a, &b);
-    app_timeline_restart(a, &a->obs.initial);
     if (a->run.diverged_pause) a->ui.paused = a->run.diverged_pause = false;
     a->host.valid = false;
     undo_clear(&a->run.undo);
@@ -268,6 +269,14 @@ int app_reset(App *a, char *err, size_t errlen)
             return -1;
         }
     }
+    return 0;
+}
+
+/* The run built again and its timeline started again on its first state. */
+int app_reset(App *a, char *err, size_t errlen)
+{
+    if (app_build_run(a, err, errlen) != 0) return -1;
+    app_timeline_restart(a, &a->obs.initial);
     return 0;
 }
 

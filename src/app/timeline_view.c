@@ -51,6 +51,7 @@ static void add_series(App *a)
     for (int i = 1; i < count; i++) {
         app_say(a, "starburst: snapshot %d/%d onto the timeline: %s\n", i + 1, count, series_path(s, i));
         if (series_load(s, i, &b, NULL, NULL, NULL, err, sizeof err) != 0) break;
+        a->run.series_reads++;
         const int ok = b.n == timeline_bodies(a->tl.store) &&
                        timeline_add(a->tl.store, &b, series_time(s, i), a->run.step_base + series_step(s, i), NULL,
                                     err, sizeof err) == 0;

@@ -21,48 +21,16 @@
 
 #include <cmocka.h>
 
-#include "reference.h"
 #include "test_skip.h"
 
-#include "gpu_common.h"
-#include "scene/scene.h"
 #ifdef STARBURST_HAVE_CUDA
 #include "cuda_check.h"
 #include "fmm.h"
 #include "kernels.h"
-#include "tree_common.h"
 #endif
-
-#define MEDIAN_TOL 1e-4
-#define P99_TOL 1e-3
-/* Above TREE_ALL_UP_TO bodies the reference covers SAMPLE bodies spread evenly over the index range. */
-#define SAMPLE 2000
-
-static int quick, long_run;
-static int bench_ns[12], bench_count;
-#define BIG (quick ? 8192 : 65536)
+#include "tree_common.h"
 
 #ifdef STARBURST_HAVE_CUDA
-
-/* The ways a call can go: the FMM at theta (its far angle by the default ratio, or theta_fmm where
- * it is positive), or the tree alone. */
-typedef enum Method { FMM, TREE } Method;
-
-/* One call into r->host (poisoned with NaN first, so an unwritten body fails). */
-static void run_forces(Run *r, Method m, float eps, float theta, float theta_fmm, NbodyTreeStats *stats)
-{
-    const float eps2 = eps * eps;
-    cuda_ok(CUDA_CHECK(&cuda, cudaMemset(r->acc, 0xff, (size_t)r->n * sizeof(float4))));
-    if (m == TREE)
-        cuda_ok(CUDA_CHECK(&cuda, nbody_tree_forces(r->tree, r->pos, r->n, eps2, theta, r->acc, 0)));
-    else if (theta_fmm > 0)
-        cuda_ok(CUDA_CHECK(&cuda, nbody_fmm_forces_at(r->tree, r->pos, r->n, eps2, theta, theta_fmm, r->acc, 0)));
-    else
-        cuda_ok(CUDA_CHECK(&cuda, nbody_fmm_forces(r->tree, r->pos, r->n, eps2, theta, r->acc, 0)));
-    cuda_ok(CUDA_CHECK(&cuda, cudaDeviceSynchronize()));
-    cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(r->host, r->acc, (size_t)r->n * sizeof(float4), cudaMemcpyDeviceToHost)));
-    if (stats) nbody_tree_stats(r->tree, stats);
-}
 
 static void print_errors(const char *what, int n, const char *how, Errors e, const NbodyTreeStats *s)
 {
@@ -104,9 +72,7 @@ static void check_accuracy(const char *what, const Bodies *b, float eps, bool sw
                   b->n, s.cells, s.depth, s.build_ms, s.upward_ms, s.walk_ms, s.downward_ms);
     run_close(&r);
     reference_free(&ref);
-    if (!(e.median <= MEDIAN_TOL) || !(e.p99 <= P99_TOL))
-        fail_msg("%s N = %d: median %.3g (limit %g), 99th percentile %.3g (limit %g)", what, b->n, e.median,
-                 MEDIAN_TOL, e.p99, P99_TOL);
+    check_limits(what, b->n, e);
 }
 
 static void test_collision(void **state)
@@ -149,80 +115,27 @@ static void test_repeat(void **state)
     Bodies b;
     float eps;
     scene_bodies(&b, SCENE_COLLISION, quick ? 10000 : 200000, &eps);
-    Run r1, r2;
-    run_open(&r1, &b, true);
-    run_open(&r2, &b, true);
-    float *first = malloc((size_t)b.n * sizeof(float4));
-    assert_non_null(first);
-    run_forces(&r1, FMM, eps, NBODY_TREE_THETA, 0, NULL);
-    memcpy(first, r1.host, (size_t)b.n * sizeof(float4));
-    run_forces(&r1, FMM, eps, NBODY_TREE_THETA, 0, NULL);
-    assert_memory_equal(first, r1.host, (size_t)b.n * sizeof(float4));
-    run_forces(&r2, FMM, eps, NBODY_TREE_THETA, 0, NULL);
-    assert_memory_equal(first, r2.host, (size_t)b.n * sizeof(float4));
-    free(first);
-    run_close(&r1);
-    run_close(&r2);
+    check_repeat(&b, FMM, eps);
     bodies_free(&b);
 }
 
-/* A uniform ball has no structure whose terms cancel: held to the limits at the tree's stricter
- * angle, as test_cuda_tree holds it. */
-#define BALL_THETA 0.35f
-
-static void check_small(const char *what, Bodies *b, float eps)
+/* A uniform ball, held to the limits at the tree's stricter angle, as test_cuda_tree holds it. */
+static void check_small(const char *what, const Bodies *b, float eps)
 {
-    Reference ref;
-    reference_build(&ref, b, eps, SAMPLE);
-    Run r;
-    run_open(&r, b, true);
     NbodyTreeStats s;
-    run_forces(&r, FMM, eps, BALL_THETA, 0, &s);
-    Errors e = errors_of(what, r.host, &ref);
+    const Errors e = small_errors(what, b, eps, FMM, &s);
     print_errors(what, b->n, "fmm:", e, &s);
-    run_close(&r);
-    reference_free(&ref);
-    if (!(e.median <= MEDIAN_TOL) || !(e.p99 <= P99_TOL))
-        fail_msg("%s N = %d: median %.3g, 99th percentile %.3g", what, b->n, e.median, e.p99);
+    if (!within_limits(e)) fail_msg("%s N = %d: median %.3g, 99th percentile %.3g", what, b->n, e.median, e.p99);
 }
 
 static void test_degenerate(void **state)
 {
     gpu_require_cuda();
+    check_few_bodies(FMM, check_small);
+    NbodyTreeStats s;
+    check_one_point(FMM, &s);
+    check_broken_balls(check_small);
     Bodies b;
-    Run r;
-    char what[64];
-    for (int n = 1; n <= 3; n++) {
-        gpu_random_ball(&b, n, 100 + (uint64_t)n);
-        snprintf(what, sizeof what, "%d bodies", n);
-        check_small(what, &b, 0.01f);
-        if (n == 1) {
-            run_open(&r, &b, true);
-            run_forces(&r, FMM, 0.01f, NBODY_TREE_THETA, 0, NULL);
-            check_finite("one body", &r, true);
-            run_close(&r);
-        }
-        bodies_free(&b);
-    }
-    /* All bodies at one point: no cell far from another. */
-    one_point_bodies(&b);
-    run_open(&r, &b, true);
-    run_forces(&r, FMM, 0.01f, NBODY_TREE_THETA, 0, NULL);
-    check_finite("all at one point", &r, true);
-    run_forces(&r, FMM, 0.0f, NBODY_TREE_THETA, 0, NULL);
-    check_finite("all at one point, no softening", &r, true);
-    run_close(&r);
-    bodies_free(&b);
-    coincident_pairs(&b);
-    check_small("coincident pairs", &b, 0.01f);
-    bodies_free(&b);
-    /* One body 1e6 away: its pull on the ball comes through the groups' expansions. */
-    one_far_body(&b);
-    check_small("one body 1e6 away", &b, 0.01f);
-    bodies_free(&b);
-    gpu_random_ball(&b, 4097, 8);
-    check_small("random ball", &b, 0.01f);
-    bodies_free(&b);
     gpu_random_ball(&b, quick ? 10007 : 100003, 9);
     check_small("random ball", &b, 0.01f);
     bodies_free(&b);
@@ -266,23 +179,14 @@ static void test_energy(void **state)
     bodies_free(&b);
 }
 
-static float median_of(float *v, int count)
-{
-    qsort(v, (size_t)count, sizeof *v, compare_float);
-    return v[count / 2];
-}
-
 /* ms per call of the collision scene (the whole call between events on the stream, the host's
  * waits included) and its parts, FMM and tree, with the error on a sample of 500 bodies. */
 static void test_bench(void **state)
 {
     gpu_require_cuda();
-    enum { WARM = 3, TIMED = 10, PARTS = 5 };
     char name[256] = "";
     int sms = 0;
-    cuda_ok(CUDA_CHECK(&cuda, nbody_device_info(name, sizeof name, &sms)));
-    size_t free_bytes = 0, total_bytes = 0;
-    cuda_ok(CUDA_CHECK(&cuda, cudaMemGetInfo(&free_bytes, &total_bytes)));
+    const size_t free_bytes = device_free(name, sizeof name, &sms);
     print_message("%s, %d SMs, %.2f GiB free: the largest FMM that fits takes N = %d; 1M bodies take %.1f MiB\n",
                   name, sms, free_bytes / 1073741824.0, nbody_fmm_max_n(free_bytes),
                   nbody_fmm_bytes(1 << 20) / 1048576.0);
@@ -291,9 +195,6 @@ static void test_bench(void **state)
     const int sizes = bench_count ? bench_count : (int)(sizeof defaults / sizeof defaults[0]);
     print_message("%9s %6s %8s %7s %7s %7s %8s %6s %6s %6s %6s %9s %9s\n", "N", "method", "call_ms", "build", "upward",
                   "walk", "downward", "body/b", "cell/b", "far/b", "terms", "err_med", "err_p99");
-    cudaEvent_t start, stop;
-    cuda_ok(CUDA_CHECK(&cuda, cudaEventCreate(&start)));
-    cuda_ok(CUDA_CHECK(&cuda, cudaEventCreate(&stop)));
     for (int k = 0; k < sizes; k++) {
         Bodies b;
         float eps;
@@ -308,54 +209,26 @@ static void test_bench(void **state)
         Run r;
         run_open(&r, &b, true);
         for (int m = FMM; m <= TREE; m++) {
-            float t[PARTS + 1][TIMED];
             NbodyTreeStats s;
-            for (int i = 0; i < WARM + TIMED; i++) {
-                cuda_ok(CUDA_CHECK(&cuda, cudaEventRecord(start, 0)));
-                if (m == FMM)
-                    cuda_ok(CUDA_CHECK(&cuda, nbody_fmm_forces(r.tree, r.pos, r.n, eps * eps, NBODY_TREE_THETA,
-                                                                r.acc, 0)));
-                else
-                    cuda_ok(CUDA_CHECK(&cuda, nbody_tree_forces(r.tree, r.pos, r.n, eps * eps, NBODY_TREE_THETA,
-                                                                 r.acc, 0)));
-                cuda_ok(CUDA_CHECK(&cuda, cudaEventRecord(stop, 0)));
-                cuda_ok(CUDA_CHECK(&cuda, cudaEventSynchronize(stop)));
-                nbody_tree_stats(r.tree, &s);
-                if (i < WARM) continue;
-                cuda_ok(CUDA_CHECK(&cuda, cudaEventElapsedTime(&t[0][i - WARM], start, stop)));
-                t[1][i - WARM] = (float)s.build_ms;
-                t[2][i - WARM] = (float)s.upward_ms;
-                t[3][i - WARM] = (float)s.walk_ms;
-                t[4][i - WARM] = (float)s.downward_ms;
-            }
+            const Timing t = time_calls(&r, (Method)m, eps, &s);
             cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(r.host, r.acc, (size_t)r.n * sizeof(float4),
                                                  cudaMemcpyDeviceToHost)));
             const Errors e = errors_of("bench", r.host, &ref);
-            float med[PARTS];
-            for (int p = 0; p < PARTS; p++) med[p] = median_of(t[p], TIMED);
             print_message("%9d %6s %8.3f %7.3f %7.3f %7.3f %8.3f %6.0f %6.0f %6.0f %6.0f %9.2e %9.2e\n", b.n,
-                          m == FMM ? "fmm" : "tree", med[0], med[1], med[2], med[3], med[4], s.body_body,
+                          m == FMM ? "fmm" : "tree", t.call, t.build, t.upward, t.walk, t.downward, s.body_body,
                           s.body_cell, s.body_group, s.body_body + s.body_cell + s.body_group, e.median, e.p99);
         }
         run_close(&r);
         reference_free(&ref);
         bodies_free(&b);
     }
-    cuda_ok(CUDA_CHECK(&cuda, cudaEventDestroy(start)));
-    cuda_ok(CUDA_CHECK(&cuda, cudaEventDestroy(stop)));
 }
 
 #endif
 
 int main(int argc, char **argv)
 {
-    bool bench = false;
-    for (int a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "--quick") == 0) quick = 1;
-        if (strcmp(argv[a], "--long") == 0) long_run = 1;
-        if (strcmp(argv[a], "--bench") == 0) bench = true;
-        if (bench && bench_count < 12 && atoi(argv[a]) > 0) bench_ns[bench_count++] = atoi(argv[a]);
-    }
+    tree_options(argc, argv);
 #ifdef STARBURST_HAVE_CUDA
     const struct CMUnitTest checks[] = {
         cmocka_unit_test(test_collision), cmocka_unit_test(test_galaxy),     cmocka_unit_test(test_repeat),
@@ -365,7 +238,6 @@ int main(int argc, char **argv)
     if (bench) return test_exit_status(cmocka_run_group_tests_name("fmm_bench", timing, NULL, NULL));
     return test_exit_status(cmocka_run_group_tests_name("fmm", checks, NULL, NULL));
 #else
-    (void)bench;
     print_message("skipped: built without CUDA\n");
     return TEST_SKIPPED;
 #endif

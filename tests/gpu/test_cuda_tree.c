@@ -25,40 +25,16 @@
 
 #include <cmocka.h>
 
-#include "reference.h"
 #include "test_skip.h"
 
-#include "gpu_common.h"
-#include "scene/scene.h"
 #ifdef STARBURST_HAVE_CUDA
 #include "cuda_check.h"
 #include "kernels.h"
 #include "tree.h"
-#include "tree_common.h"
 #endif
-
-#define MEDIAN_TOL 1e-4
-#define P99_TOL 1e-3
-/* Above TREE_ALL_UP_TO bodies the reference covers SAMPLE bodies spread evenly over the index range. */
-#define SAMPLE 2000
-
-static int quick;
-/* --bench N ...: the sizes to time (default 64K, 256K, 1M, 4M, 8M). */
-static int bench_ns[8], bench_count;
-/* The size of most checks: 64K bodies, 8K with --quick. */
-#define BIG (quick ? 8192 : 65536)
+#include "tree_common.h"
 
 #ifdef STARBURST_HAVE_CUDA
-
-/* One call into r->host (poisoned with NaN first, so an unwritten body fails). */
-static void run_forces(Run *r, float eps, float theta, NbodyTreeStats *stats)
-{
-    cuda_ok(CUDA_CHECK(&cuda, cudaMemset(r->acc, 0xff, (size_t)r->n * sizeof(float4))));
-    cuda_ok(CUDA_CHECK(&cuda, nbody_tree_forces(r->tree, r->pos, r->n, eps * eps, theta, r->acc, 0)));
-    cuda_ok(CUDA_CHECK(&cuda, cudaDeviceSynchronize()));
-    cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(r->host, r->acc, (size_t)r->n * sizeof(float4), cudaMemcpyDeviceToHost)));
-    if (stats) nbody_tree_stats(r->tree, stats);
-}
 
 /* Theta (the default, or the uniform ball's) on b: within MEDIAN_TOL and P99_TOL of the reference. */
 static void check_accuracy_at(const char *what, const Bodies *b, float eps, float theta)
@@ -72,12 +48,12 @@ static void check_accuracy_at(const char *what, const Bodies *b, float eps, floa
     static const float others[] = {0.5f, 0.45f, 0.4f, 0.35f, 0.3f};
     for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
         if (others[k] == theta) continue;
-        run_forces(&r, eps, others[k], &s);
+        run_forces(&r, TREE, eps, others[k], 0, &s);
         Errors o = errors_of(what, r.host, &ref);
         print_message("%-22s N = %7d theta %.2f: median %.2e  p99 %.2e  worst %.2e | %.0f body + %.0f cell\n",
                       what, b->n, others[k], o.median, o.p99, o.worst, s.body_body, s.body_cell);
     }
-    run_forces(&r, eps, theta, &s);
+    run_forces(&r, TREE, eps, theta, 0, &s);
     Errors e = errors_of(what, r.host, &ref);
     print_message("%-22s N = %7d theta %.2f: median %.2e  p99 %.2e  worst %.2e | %d cells, depth %d, "
                   "%.0f body + %.0f cell terms a body\n",
@@ -85,20 +61,13 @@ static void check_accuracy_at(const char *what, const Bodies *b, float eps, floa
                   s.body_cell);
     run_close(&r);
     reference_free(&ref);
-    if (!(e.median <= MEDIAN_TOL) || !(e.p99 <= P99_TOL))
-        fail_msg("%s N = %d: median %.3g (limit %g), 99th percentile %.3g (limit %g)", what, b->n, e.median,
-                 MEDIAN_TOL, e.p99, P99_TOL);
+    check_limits(what, b->n, e);
 }
 
 static void check_accuracy(const char *what, const Bodies *b, float eps)
 {
     check_accuracy_at(what, b, eps, NBODY_TREE_THETA);
 }
-
-/* A uniform ball has no structure whose terms cancel: the hardest input for the median. At the
- * default angle its median sits at the limit (1.01e-4 at 64K, 1.04e-4 at 1M), so it is held to
- * the limits at the next angle down; the galaxy inputs pass at the default with room. */
-#define BALL_THETA 0.35f
 
 /* 64 clumps, Gaussian, of radii from 1e-3 to 1e-1 (log-uniform) in the unit cube, and a fifth
  * of the bodies spread over the cube between them. */
@@ -190,7 +159,7 @@ static void test_theta(void **state)
     Errors last = {INFINITY, INFINITY, INFINITY};
     for (size_t k = 0; k < sizeof thetas / sizeof thetas[0]; k++) {
         NbodyTreeStats s;
-        run_forces(&r, eps, thetas[k], &s);
+        run_forces(&r, TREE, eps, thetas[k], 0, &s);
         Errors e = errors_of("theta sweep", r.host, &ref);
         print_message("collision N = %d theta %.2f: median %.2e  p99 %.2e  worst %.2e | %.0f body + %.0f cell "
                       "terms a body, build %.2f ms, walk %.2f ms\n",
@@ -201,7 +170,7 @@ static void test_theta(void **state)
         last = e;
     }
     NbodyTreeStats s;
-    run_forces(&r, eps, 0.0f, &s);
+    run_forces(&r, TREE, eps, 0.0f, 0, &s);
     Errors e = errors_of("theta 0", r.host, &ref);
     print_message("collision N = %d theta 0: median %.2e p99 %.2e (%.0f body + %.0f cell terms a body)\n", b.n,
                   e.median, e.p99, s.body_body, s.body_cell);
@@ -220,80 +189,27 @@ static void test_repeat(void **state)
     gpu_require_cuda();
     Bodies b;
     clustered(&b, quick ? 10000 : 100000, 9);
-    Run r1, r2;
-    run_open(&r1, &b, false);
-    run_open(&r2, &b, false);
-    float *first = malloc((size_t)b.n * sizeof(float4));
-    assert_non_null(first);
-    run_forces(&r1, 1e-3f, NBODY_TREE_THETA, NULL);
-    memcpy(first, r1.host, (size_t)b.n * sizeof(float4));
-    run_forces(&r1, 1e-3f, NBODY_TREE_THETA, NULL);
-    assert_memory_equal(first, r1.host, (size_t)b.n * sizeof(float4));
-    run_forces(&r2, 1e-3f, NBODY_TREE_THETA, NULL);
-    assert_memory_equal(first, r2.host, (size_t)b.n * sizeof(float4));
-    free(first);
-    run_close(&r1);
-    run_close(&r2);
+    check_repeat(&b, TREE, 1e-3f);
     bodies_free(&b);
 }
 
-static void check_small(const char *what, Bodies *b, float eps)
+static void check_small(const char *what, const Bodies *b, float eps)
 {
-    Reference ref;
-    reference_build(&ref, b, eps, SAMPLE);
-    Run r;
-    run_open(&r, b, false);
     NbodyTreeStats s;
-    run_forces(&r, eps, BALL_THETA, &s); /* every input here is built on a uniform ball */
-    Errors e = errors_of(what, r.host, &ref);
+    const Errors e = small_errors(what, b, eps, TREE, &s);
     print_message("%-22s N = %7d: median %.2e  p99 %.2e  worst %.2e | %d cells, depth %d\n", what, b->n, e.median,
                   e.p99, e.worst, s.cells, s.depth);
-    run_close(&r);
-    reference_free(&ref);
-    if (!(e.median <= MEDIAN_TOL) || !(e.p99 <= P99_TOL))
-        fail_msg("%s N = %d: median %.3g, 99th percentile %.3g", what, b->n, e.median, e.p99);
+    if (!within_limits(e)) fail_msg("%s N = %d: median %.3g, 99th percentile %.3g", what, b->n, e.median, e.p99);
 }
 
 static void test_degenerate(void **state)
 {
     gpu_require_cuda();
-    Bodies b;
-    Run r;
-    char what[64];
-    /* One, two and three bodies: the direct sum. */
-    for (int n = 1; n <= 3; n++) {
-        gpu_random_ball(&b, n, 100 + (uint64_t)n);
-        snprintf(what, sizeof what, "%d bodies", n);
-        check_small(what, &b, 0.01f);
-        if (n == 1) {
-            run_open(&r, &b, false);
-            run_forces(&r, 0.01f, NBODY_TREE_THETA, NULL);
-            check_finite("one body", &r, true);
-            run_close(&r);
-        }
-        bodies_free(&b);
-    }
-    /* All bodies at one point: softened to 0. */
-    one_point_bodies(&b);
-    run_open(&r, &b, false);
+    check_few_bodies(TREE, check_small);
     NbodyTreeStats s;
-    run_forces(&r, 0.01f, NBODY_TREE_THETA, &s);
-    check_finite("all at one point", &r, true);
-    print_message("all at one point, N = %d: %d cells, depth %d\n", b.n, s.cells, s.depth);
-    run_forces(&r, 0.0f, NBODY_TREE_THETA, NULL);
-    check_finite("all at one point, no softening", &r, true);
-    run_close(&r);
-    bodies_free(&b);
-    coincident_pairs(&b);
-    check_small("coincident pairs", &b, 0.01f);
-    bodies_free(&b);
-    one_far_body(&b);
-    check_small("one body 1e6 away", &b, 0.01f);
-    bodies_free(&b);
-    /* A size that leaves a partial group. */
-    gpu_random_ball(&b, 4097, 8);
-    check_small("random ball", &b, 0.01f);
-    bodies_free(&b);
+    const int n = check_one_point(TREE, &s);
+    print_message("all at one point, N = %d: %d cells, depth %d\n", n, s.cells, s.depth);
+    check_broken_balls(check_small);
 }
 
 static void test_million(void **state)
@@ -314,12 +230,9 @@ static void test_million(void **state)
 static void test_bench(void **state)
 {
     gpu_require_cuda();
-    enum { WARM = 3, TIMED = 10 };
     char name[256] = "";
     int sms = 0;
-    cuda_ok(CUDA_CHECK(&cuda, nbody_device_info(name, sizeof name, &sms)));
-    size_t free_bytes = 0, total_bytes = 0;
-    cuda_ok(CUDA_CHECK(&cuda, cudaMemGetInfo(&free_bytes, &total_bytes)));
+    const size_t free_bytes = device_free(name, sizeof name, &sms);
     print_message("%s, %d SMs, %.2f GiB free: the largest tree that fits takes N = %d (%zu bytes); "
                   "1M bodies take %.1f MiB, 8M %.1f MiB\n",
                   name, sms, free_bytes / 1073741824.0, nbody_tree_max_n(free_bytes),
@@ -330,50 +243,26 @@ static void test_bench(void **state)
     const size_t sizes = bench_count ? (size_t)bench_count : sizeof defaults / sizeof defaults[0];
     print_message("%9s %8s %8s %8s %7s %6s %8s %8s\n", "N", "call_ms", "build_ms", "walk_ms", "cells", "depth",
                   "body/b", "cell/b");
-    cudaEvent_t start, stop;
-    cuda_ok(CUDA_CHECK(&cuda, cudaEventCreate(&start)));
-    cuda_ok(CUDA_CHECK(&cuda, cudaEventCreate(&stop)));
     for (size_t k = 0; k < sizes; k++) {
         Bodies b;
         float eps;
         scene_bodies(&b, SCENE_COLLISION, ns[k], &eps);
         Run r;
         run_open(&r, &b, false);
-        float call[TIMED], build[TIMED], walk[TIMED];
         NbodyTreeStats s;
-        for (int t = 0; t < WARM + TIMED; t++) {
-            cuda_ok(CUDA_CHECK(&cuda, cudaEventRecord(start, 0)));
-            cuda_ok(CUDA_CHECK(&cuda, nbody_tree_forces(r.tree, r.pos, r.n, eps * eps, NBODY_TREE_THETA, r.acc, 0)));
-            cuda_ok(CUDA_CHECK(&cuda, cudaEventRecord(stop, 0)));
-            cuda_ok(CUDA_CHECK(&cuda, cudaEventSynchronize(stop)));
-            nbody_tree_stats(r.tree, &s);
-            if (t < WARM) continue;
-            cuda_ok(CUDA_CHECK(&cuda, cudaEventElapsedTime(&call[t - WARM], start, stop)));
-            build[t - WARM] = s.build_ms;
-            walk[t - WARM] = s.walk_ms;
-        }
-        qsort(call, TIMED, sizeof(float), compare_float);
-        qsort(build, TIMED, sizeof(float), compare_float);
-        qsort(walk, TIMED, sizeof(float), compare_float);
-        print_message("%9d %8.3f %8.3f %8.3f %7d %6d %8.0f %8.0f\n", b.n, call[TIMED / 2], build[TIMED / 2],
-                      walk[TIMED / 2], s.cells, s.depth, s.body_body, s.body_cell);
+        const Timing t = time_calls(&r, TREE, eps, &s);
+        print_message("%9d %8.3f %8.3f %8.3f %7d %6d %8.0f %8.0f\n", b.n, t.call, t.build, t.walk, s.cells, s.depth,
+                      s.body_body, s.body_cell);
         run_close(&r);
         bodies_free(&b);
     }
-    cuda_ok(CUDA_CHECK(&cuda, cudaEventDestroy(start)));
-    cuda_ok(CUDA_CHECK(&cuda, cudaEventDestroy(stop)));
 }
 
 #endif
 
 int main(int argc, char **argv)
 {
-    bool bench = false;
-    for (int a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "--quick") == 0) quick = 1;
-        if (strcmp(argv[a], "--bench") == 0) bench = true;
-        if (bench && bench_count < 8 && atoi(argv[a]) > 0) bench_ns[bench_count++] = atoi(argv[a]);
-    }
+    tree_options(argc, argv);
 #ifdef STARBURST_HAVE_CUDA
     const struct CMUnitTest checks[] = {
         cmocka_unit_test(test_random_ball), cmocka_unit_test(test_plummer),   cmocka_unit_test(test_collision),
@@ -384,7 +273,6 @@ int main(int argc, char **argv)
     if (bench) return test_exit_status(cmocka_run_group_tests_name("tree_bench", timing, NULL, NULL));
     return test_exit_status(cmocka_run_group_tests_name("tree", checks, NULL, NULL));
 #else
-    (void)bench;
     print_message("skipped: built without CUDA\n");
     return TEST_SKIPPED;
 #endif

@@ -85,14 +85,15 @@ else
 fi
 
 # A series on the timeline: three saves of one run, opened as a glob, are three keyframes in time
-# order, the view on the first and paused (space continues live from it).
+# order, each file read once, the view on the first and paused (space continues live from it).
 for f in 6 2 4; do "$app" --headless --backend cpu -n 256 --frames $f --size 32x32 --quiet --save "series-$f.tipsy"; done
 if STARBURST_READOUT=$work/series.txt "$app" --headless --open "$work/series-*.tipsy" --frames 3 --size 32x32 --quiet; then
     rv() { awk -v k="$1" '$1 == k { sub(/^[^ ]+ /, ""); print; exit }' "$work/series.txt"; }
-    if [ "$(rv timeline_count)" = 3 ] && [ "$(rv timeline_view)" = 0 ] && [ "$(rv paused)" = 1 ] && [ "$(rv step)" = 0 ]; then
+    if [ "$(rv timeline_count)" = 3 ] && [ "$(rv series_reads)" = 3 ] && [ "$(rv timeline_view)" = 0 ] &&
+        [ "$(rv paused)" = 1 ] && [ "$(rv step)" = 0 ]; then
         ok "--open of a series: $(rv timeline_text)"
     else
-        fail "--open of a series: count $(rv timeline_count), view $(rv timeline_view), paused $(rv paused), step $(rv step): $(rv timeline_text)"
+        fail "--open of a series: count $(rv timeline_count), files read $(rv series_reads), view $(rv timeline_view), paused $(rv paused), step $(rv step): $(rv timeline_text)"
     fi
 else
     fail "--open of a series of three saves did not run"

@@ -342,14 +342,9 @@ static void group_leaves_no_links(void **state)
     assert_int_equal(count_entries(dir), 2);
 }
 
-static int setup(void **state) { return mkdtemp(root) ? 0 : -1; }
+static int setup(void **state) { return folder_make(root); }
 
-static int teardown(void **state)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    return system(cmd) == 0 ? 0 : -1;
-}
+static int teardown(void **state) { return folder_remove(root); }
 
 int main(void)
 {

@@ -92,13 +92,9 @@ static void force_api(void **state)
     Sim *s = make_sim(&b, SIM_FORCE_AUTO, 0);
     assert_int_equal(sim_force(s), SIM_FORCE_FMM);
     SimTreeStats ts;
-    assert_false(sim_tree_stats(s, &ts)); /* no force call yet */
     const SimParams p = {.dt = 1e-3f, .softening = 0.01f, .damping = 1};
-    sim_advance(s, &p, 1);
-    const double per_body = sim_stats(s).interactions_per_body;
-    assert_true(per_body > 0 && per_body < b.n);
+    const double per_body = check_first_step_stats(s, b.n, &p, &ts);
     /* The three kinds of terms add up to what the HUD shows; the four phases are timed. */
-    assert_true(sim_tree_stats(s, &ts));
     print_message("fmm stats at N %d: build %.2f ms, upward %.2f ms, interactions %.2f ms, downward %.2f ms; "
                   "%.0f body + %.0f cell + %.1f expansion terms a body\n",
                   b.n, ts.build_ms, ts.upward_ms, ts.walk_ms, ts.downward_ms, ts.body_body, ts.body_cell,

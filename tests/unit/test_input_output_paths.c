@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "test_files.h"
 #include "test_skip.h"
 
 #include "util/input_file.h"
@@ -100,14 +101,9 @@ static void output_paths_are_checked(void **state)
     }
 }
 
-static int setup(void **state) { return mkdtemp(root) ? 0 : -1; }
+static int setup(void **state) { return folder_make(root); }
 
-static int teardown(void **state)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    return system(cmd) == 0 ? 0 : -1;
-}
+static int teardown(void **state) { return folder_remove(root); }
 
 int main(void)
 {

@@ -27,15 +27,13 @@ static char dir[] = "/tmp/starburst-limits-XXXXXX";
 static int setup(void **state)
 {
     (void)state;
-    return mkdtemp(dir) ? 0 : -1;
+    return folder_make(dir);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return folder_remove(dir);
 }
 
 static const char *write_file(const char *name, const char *text) { return write_file_in(dir, name, text); }

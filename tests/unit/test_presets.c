@@ -293,17 +293,9 @@ static void appended_file_follows_the_umask(void **state)
     presets_free(&l);
 }
 
-static int setup(void **state)
-{
-    return mkdtemp(dir) ? 0 : -1;
-}
+static int setup(void **state) { return folder_make(dir); }
 
-static int teardown(void **state)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+static int teardown(void **state) { return folder_remove(dir); }
 
 int main(void)
 {

@@ -293,15 +293,13 @@ static void new_paths_do_not_collide(void **state)
 static int setup(void **state)
 {
     saved_path_env = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-    return saved_path_env && mkdtemp(dir) ? 0 : -1;
+    return saved_path_env ? folder_make(dir) : -1;
 }
 
 static int teardown(void **state)
 {
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     free(saved_path_env);
-    return system(cmd) == 0 ? 0 : -1;
+    return folder_remove(dir);
 }
 
 int main(void)

@@ -591,14 +591,9 @@ static void save_writes_through_a_link(void **state)
     bodies_free(&b);
 }
 
-static int setup(void **state) { return mkdtemp(dir) ? 0 : -1; }
+static int setup(void **state) { return folder_make(dir); }
 
-static int teardown(void **state)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
+static int teardown(void **state) { return folder_remove(dir); }
 
 int main(void)
 {

@@ -172,23 +172,37 @@ static void check_round_trip(const char *dir, const Bodies *b, double time)
     bodies_free(&back);
 }
 
+/* Two galaxies, three components, bodies of the halo not first: order, galaxy and component. */
+static void collision_bodies(Bodies *b)
+{
+    SceneInfo info;
+    char err[256] = "";
+    SceneDesc d = {.kind = SCENE_COLLISION, .n = 3000, .mass_ratio = 0.5f, .seed = 9};
+    if (scene_build(&d, b, &info, err, sizeof err) != 0) fail_msg("%s", err);
+}
+
+/* The galaxy model's file; skips the calling test where it is not found. */
+static void galaxy_bodies(Bodies *b)
+{
+    char err[256] = "";
+    const char *path = galaxy_path();
+    if (!path) test_skip();
+    if (tipsy_read(path, b, NULL, err, sizeof err) != 0) fail_msg("%s", err);
+}
+
 static void write_then_read_gives_the_same_bodies(void **state)
 {
     const char *dir = *state;
     Bodies b;
     SceneInfo info;
     char err[256] = "";
-    /* two galaxies, three components, bodies of the halo not first: order, galaxy and component */
-    SceneDesc d = {.kind = SCENE_COLLISION, .n = 3000, .mass_ratio = 0.5f, .seed = 9};
-    if (scene_build(&d, &b, &info, err, sizeof err) != 0) fail_msg("%s", err);
+    collision_bodies(&b);
     check_round_trip(dir, &b, 12.5);
     bodies_free(&b);
     if (scene_build(&(SceneDesc){.kind = SCENE_PLUMMER, .n = 777}, &b, &info, err, sizeof err) != 0) fail_msg("%s", err);
     check_round_trip(dir, &b, 0.0);
     bodies_free(&b);
-    const char *path = galaxy_path();
-    if (!path) test_skip();
-    if (tipsy_read(path, &b, NULL, err, sizeof err) != 0) fail_msg("%s", err);
+    galaxy_bodies(&b);
     check_round_trip(dir, &b, 0.0);
     bodies_free(&b);
 }
@@ -238,15 +252,10 @@ static void big_endian_files_read_as_little_endian_ones(void **state)
 {
     const char *dir = *state;
     Bodies b;
-    SceneInfo info;
-    char err[256] = "";
-    SceneDesc d = {.kind = SCENE_COLLISION, .n = 3000, .mass_ratio = 0.5f, .seed = 9};
-    if (scene_build(&d, &b, &info, err, sizeof err) != 0) fail_msg("%s", err);
+    collision_bodies(&b);
     check_both_byte_orders(dir, &b, 12.5);
     bodies_free(&b);
-    const char *path = galaxy_path();
-    if (!path) test_skip();
-    if (tipsy_read(path, &b, NULL, err, sizeof err) != 0) fail_msg("%s", err);
+    galaxy_bodies(&b);
     check_both_byte_orders(dir, &b, 0.0);
     bodies_free(&b);
 }

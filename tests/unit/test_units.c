@@ -231,15 +231,13 @@ static void a_save_keeps_its_scale(void **state)
 static int make_dir(void **state)
 {
     (void)state;
-    return mkdtemp(dir) ? 0 : -1;
+    return folder_make(dir);
 }
 
 static int remove_dir(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return folder_remove(dir);
 }
 
 int main(void)
