@@ -60,6 +60,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <algorithm>
 
@@ -802,6 +803,22 @@ cudaError_t layout_for(int n, bool fmm, Layout *l)
 
 constexpr int EVENTS = 6;
 
+/* What a force call's launches depend on: with the same, a captured call is replayed. */
+struct GraphArgs {
+    const float4 *pos;
+    float4 *acc;
+    int n;
+    float eps2, theta, theta_fmm;
+    bool fmm;
+    cudaStream_t stream;
+};
+
+bool same_args(const GraphArgs &a, const GraphArgs &b)
+{
+    return a.pos == b.pos && a.acc == b.acc && a.n == b.n && a.eps2 == b.eps2 && a.theta == b.theta &&
+           a.theta_fmm == b.theta_fmm && a.fmm == b.fmm && a.stream == b.stream;
+}
+
 } // namespace
 
 struct NbodyTree {
@@ -835,6 +852,13 @@ struct NbodyTree {
     const unsigned long long *sorted_keys;
     NbodyTreeBox *boxes;
     int boxes_cap;
+    /* The call's launches as a CUDA graph, replayed while its arguments stay those it was captured
+     * with (a step's ~130 small launches become one): graph_args are the captured call's,
+     * last_args the call before's (a call is captured when it repeats the one before it, so
+     * arguments that change every call are never captured); graph_off after a capture failed. */
+    cudaGraphExec_t graph;
+    GraphArgs graph_args, last_args;
+    bool graph_off;
 };
 
 namespace {
@@ -874,6 +898,7 @@ extern "C" void nbody_tree_destroy(NbodyTree *t)
     cudaFree(t->memory);
     cudaFree(t->boxes);
     cudaFreeHost(t->host_levels);
+    if (t->graph) cudaGraphExecDestroy(t->graph);
     for (int k = 0; k < EVENTS; k++)
         if (t->events[k]) cudaEventDestroy(t->events[k]);
     free(t);
@@ -958,6 +983,9 @@ NbodyTree *tree_create(int max_n, bool fmm, char *err, size_t errlen)
         return NULL;
     }
     t->walk_blocks = sms * (per_sm > 0 ? per_sm : 1);
+    /* STARBURST_NO_GRAPHS=1: every call launches its kernels (to time the graphs against). */
+    const char *no_graphs = getenv("STARBURST_NO_GRAPHS");
+    t->graph_off = no_graphs && *no_graphs && strcmp(no_graphs, "0") != 0;
     return t;
 }
 
@@ -975,19 +1003,23 @@ extern "C" NbodyTree *nbody_fmm_create(int max_n, char *err, size_t errlen)
 
 namespace {
 
-/* The tree's force call, or with fmm the FMM's (theta_fmm its far test's angle). */
-cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, bool fmm, float theta_fmm,
-                        float4 *acc, cudaStream_t stream)
+/* Records phase event k; inside a capture as a node of the graph (the flag is for captures only),
+ * so that a replay records it too. */
+bool mark(NbodyTree *t, int k, cudaStream_t stream, CudaStatus *st)
 {
-    if (!t || n < 0 || n > t->max_n || !(theta >= 0.0f) || (fmm && (!t->rho || !(theta_fmm >= 0.0f))))
-        return cudaErrorInvalidValue;
-    t->n = n;
-    t->timed = false;
-    t->fmm_ran = fmm;
-    if (n == 0) return cudaSuccess;
-    if (!(eps2 >= NBODY_MIN_EPS2)) eps2 = NBODY_MIN_EPS2;
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    if (!CUDA_CHECK(st, cudaStreamIsCapturing(stream, &capturing))) return false;
+    return CUDA_CHECK(st, cudaEventRecordWithFlags(t->events[k], stream,
+                                                   capturing == cudaStreamCaptureStatusActive ? cudaEventRecordExternal
+                                                                                               : cudaEventRecordDefault));
+}
+
+/* The launches of a force call, on stream (eps2 already bounded below). */
+cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, bool fmm, float theta_fmm,
+                         float4 *acc, cudaStream_t stream)
+{
     CudaStatus st = {};
-    if (!CUDA_CHECK(&st, cudaEventRecord(t->events[0], stream))) return st.error;
+    if (!mark(t, 0, stream, &st)) return st.error;
     const int boxes = min(BOX_BLOCKS, blocks_for(n, THREADS));
     box_partial<<<boxes, THREADS, 0, stream>>>(pos, n, t->box);
     box_final<<<1, 32, 0, stream>>>(t->box, boxes, n, t->root, t->range, t->kids, t->levels);
@@ -1027,13 +1059,12 @@ cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, floa
                                          cudaMemcpyDeviceToHost, stream)))
         return st.error;
     const float open_factor = theta < 1.0f ? 1.0f / theta : 1.0f; /* theta 0: infinity, every cell opens */
-    if (!CUDA_CHECK(&st, cudaEventRecord(t->events[1], stream))) return st.error;
+    if (!mark(t, 1, stream, &st)) return st.error;
     for (int level = LEVELS; level >= 0; level--)
         multipoles<<<blocks_for(t->level_size[level], THREADS), THREADS, 0, stream>>>(
             t->range, t->kids, t->spos, keys, t->root, t->levels, level, open_factor, t->com, t->q0, t->q1,
             fmm ? t->rho : nullptr);
-    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[2], stream)))
-        return st.error;
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 2, stream, &st)) return st.error;
     /* The walk's groups, numbered over every cell of the tree. */
     int *ngroups = t->count + 1, *next_group = t->count + 2;
     const int gmax = n < SMALL_GROUPS_BELOW ? SMALL_GROUP : GROUP;
@@ -1048,7 +1079,7 @@ cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, floa
         return st.error;
     group_emit<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->kids, t->levels, gmax, t->nkids,
                                                                    t->offset, t->groups, ngroups);
-    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[3], stream)) ||
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 3, stream, &st) ||
         !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 3 * sizeof(unsigned long long), stream)) ||
         !CUDA_CHECK(&st, cudaMemsetAsync(next_group, 0, sizeof(int), stream)))
         return st.error;
@@ -1061,15 +1092,66 @@ cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, floa
         walk<false><<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group,
                                                                     t->range, t->kids, t->com, t->q0, t->q1, eps2,
                                                                     far, acc, t->counts);
-    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[4], stream)))
-        return st.error;
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 4, stream, &st)) return st.error;
     if (fmm)
         downward<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(t->spos, perm, t->groups, ngroups, t->local, acc);
-    if (!CUDA_CHECK(&st, cudaGetLastError()) || !CUDA_CHECK(&st, cudaEventRecord(t->events[5], stream)))
-        return st.error;
-    t->timed = true;
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 5, stream, &st)) return st.error;
     t->sorted_keys = keys;
     return cudaSuccess;
+}
+
+/* Captures the call's launches into t->graph; false (and graphs off for good) where the stream or
+ * the driver cannot. */
+bool capture(NbodyTree *t, const GraphArgs &a)
+{
+    if (t->graph) cudaGraphExecDestroy(t->graph);
+    t->graph = nullptr;
+    cudaGraph_t g = nullptr;
+    if (cudaStreamBeginCapture(a.stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+        cudaGetLastError();
+        t->graph_off = true;
+        return false;
+    }
+    const cudaError_t e = tree_enqueue(t, a.pos, a.n, a.eps2, a.theta, a.fmm, a.theta_fmm, a.acc, a.stream);
+    const cudaError_t end = cudaStreamEndCapture(a.stream, &g);
+    if (e == cudaSuccess && end == cudaSuccess && cudaGraphInstantiate(&t->graph, g, 0) == cudaSuccess) {
+        t->graph_args = a;
+    } else {
+        t->graph = nullptr;
+        t->graph_off = true;
+        cudaGetLastError(); /* the capture's error is not the call's: it runs without a graph */
+    }
+    if (g) cudaGraphDestroy(g);
+    return t->graph != nullptr;
+}
+
+/* The tree's force call, or with fmm the FMM's (theta_fmm its far test's angle). On a stream of
+ * its own a call that repeats the one before is captured as a graph and replayed from then on;
+ * on the legacy stream (0), which cannot be captured, each call launches its kernels. */
+cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, bool fmm, float theta_fmm,
+                        float4 *acc, cudaStream_t stream)
+{
+    if (!t || n < 0 || n > t->max_n || !(theta >= 0.0f) || (fmm && (!t->rho || !(theta_fmm >= 0.0f))))
+        return cudaErrorInvalidValue;
+    t->n = n;
+    t->timed = false;
+    t->fmm_ran = fmm;
+    if (n == 0) return cudaSuccess;
+    if (!(eps2 >= NBODY_MIN_EPS2)) eps2 = NBODY_MIN_EPS2;
+    const GraphArgs a = {pos, acc, n, eps2, theta, theta_fmm, fmm, stream};
+    const bool repeat = same_args(a, t->last_args);
+    t->last_args = a;
+    if (stream && !t->graph_off) {
+        if (!(t->graph && same_args(a, t->graph_args)) && repeat) capture(t, a);
+        if (t->graph && same_args(a, t->graph_args)) {
+            const cudaError_t e = cudaGraphLaunch(t->graph, stream);
+            t->timed = e == cudaSuccess;
+            return e;
+        }
+    }
+    const cudaError_t e = tree_enqueue(t, pos, n, eps2, theta, fmm, theta_fmm, acc, stream);
+    t->timed = e == cudaSuccess;
+    return e;
 }
 
 } // namespace
