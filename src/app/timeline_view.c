@@ -44,7 +44,7 @@ static void show(App *a, int i);
  *
  * In a window the snapshots are read one a frame (app_timeline_read), so the window keeps drawing
  * and answering while a long series fills the timeline, and says how far it got; headless, where
- * nothing is drawn meanwhile, they are all read before the first frame. Each is said on the
+ * nothing is drawn meanwhile, they are all read in the first frame. Each is said on the
  * console as well. A snapshot that does not read ends the reading with one line naming it and
  * why (a notice, and the console); the keyframes read before it stay, and the line over the
  * timeline says the series is not all there. */
@@ -109,15 +109,15 @@ static void add_series(App *a)
     a->tl.series_read = 1;
     reading(a, 1);
     show(a, 0);
-    if (a->opt.headless)
-        while (read_next(a)) {
-        }
 }
 
-/* A frame's share of reading --open's series: one snapshot. */
+/* A frame's share of reading --open's series: one snapshot in a window; headless, all of them in
+ * the first frame. */
 void app_timeline_read(App *a)
 {
-    if (a->tl.series_next > 0) read_next(a);
+    if (a->tl.series_next > 0 && read_next(a) && a->opt.headless)
+        while (read_next(a)) {
+        }
 }
 
 /* Starts the timeline on the run's first state (a reset, a preset, a load). */
