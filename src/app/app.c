@@ -319,6 +319,7 @@ static int app_start(App *a)
         }
         Units scale = scene_units(opt->scene.kind);
         series_set_units(a->run.series, &scale);
+        app_series_settings(a);
         a->run.scene.kind = SCENE_TIPSY;
     }
     a->run.force = opt->force;

@@ -302,6 +302,7 @@ float app_theta_default(const App *a);
 SimParams app_scene_defaults(const App *a);
 void app_default_settings(App *a);
 void app_say_gpu_only_options(const App *a);
+void app_series_settings(App *a);
 int app_reset(App *a, char *err, size_t errlen);
 int app_fall_back_to_cpu(App *a);
 void app_handle_reset(App *a);
