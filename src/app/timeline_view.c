@@ -299,9 +299,11 @@ void app_timeline_resume(App *a)
     tl->view = -1;
     if (cut == 0 && !unread[0]) return;
     tl->undo_depth = a->run.undo.count;
-    char when[64];
-    app_notify(a, "Resumed from %s: a new future; the %d %s after it set aside (ctrl+Z brings them back)%s",
-               app_when(a, app_run_time(a), when, sizeof when), cut, plural(cut, "keyframe", "keyframes"), unread);
+    char when[64], aside[96] = "";
+    if (cut > 0)
+        snprintf(aside, sizeof aside, "; the %d %s after it set aside (ctrl+Z brings them back)", cut,
+                 plural(cut, "keyframe", "keyframes"));
+    app_notify(a, "Resumed from %s: a new future%s%s", app_when(a, app_run_time(a), when, sizeof when), aside, unread);
     if (unread[0]) app_say(a, "starburst: %s\n", a->msg.notice);
 }
 
