@@ -84,10 +84,12 @@ static void app_after_advance(App *a, const FramePlan *f)
     app_show_units(a);
 }
 
-/* The run's timeline after the advance: a keyframe where one is due, and the slider's line. */
+/* The run's timeline after the advance: a keyframe where one is due, a snapshot of --open's
+ * series while it is read, and the slider's line. */
 static void app_keep_timeline(App *a)
 {
     app_timeline_capture(a);
+    app_timeline_read(a);
     app_timeline_show(a);
 }
 
@@ -204,6 +206,7 @@ static void app_write_readout(App *a)
         .tree_capped = a->ui.show_tree && a->tree.capped,
         .screenshot = a->rec.screenshot[0] ? a->rec.screenshot : NULL,
         .series_reads = a->run.series_reads,
+        .series = {.count = a->run.series ? series_count(a->run.series) : 0, .read = a->tl.series_read},
         .timeline = {.spacing = a->tl.store ? timeline_spacing(a->tl.store) : 0,
                      .held = a->tl.store ? timeline_future_count(a->tl.store) : 0,
                      .bytes = a->tl.store ? timeline_bytes_used(a->tl.store) : 0,
@@ -317,6 +320,7 @@ static int app_start(App *a)
         }
         Units scale = scene_units(opt->scene.kind);
         series_set_units(a->run.series, &scale);
+        app_series_settings(a);
         a->run.scene.kind = SCENE_TIPSY;
     }
     a->run.force = opt->force;

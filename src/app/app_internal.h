@@ -180,6 +180,11 @@ typedef struct AppTimeline {
     double asked_at, shown_at, scrub_ms;
     double load_ms, capture_ms; /* the last keyframe loaded into the simulation; the last taken (its read included) */
     char note[256]; /* why there is no timeline; "" while there is one */
+    /* --open's series, read onto the timeline a snapshot a frame: the next to read (0: none),
+     * those read so far (the first included) and the window's line on it: how far the reading
+     * got, or where it stopped ("" once all are read). */
+    int series_next, series_read;
+    char reading[160];
 } AppTimeline;
 
 /* Requests raised by the keys that the UI model does not carry; taken in app_take_requests. */
@@ -300,6 +305,7 @@ SimParams app_scene_defaults(const App *a);
 void app_default_settings(App *a);
 void app_say_gpu_only_options(const App *a);
 int app_build_run(App *a, char *err, size_t errlen);
+void app_series_settings(App *a);
 int app_reset(App *a, char *err, size_t errlen);
 int app_fall_back_to_cpu(App *a);
 void app_handle_reset(App *a);
@@ -345,6 +351,7 @@ void app_save_preset(App *a);
 bool app_run_from_series(const App *a);
 void app_timeline_restart(App *a, const Bodies *first);
 void app_timeline_capture(App *a);
+void app_timeline_read(App *a);
 void app_timeline_requests(App *a);
 void app_timeline_resume(App *a);
 bool app_timeline_undo(App *a);

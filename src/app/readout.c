@@ -67,6 +67,8 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
                        r->timeline.scrub_ms, r->timeline.load_ms, r->timeline.capture_ms);
     put_text(f, "timeline_text", u->timeline_text);
     atomic_file_printf(f, "series_reads %d\n", r->series_reads);
+    atomic_file_printf(f, "series_count %d\nseries_read %d\n", r->series.count, r->series.read);
+    put_text(f, "series_text", u->timeline_reading);
     put_text(f, "screenshot", r->screenshot);
     atomic_file_printf(f, "alarm %d\n", r->alarm && r->alarm[0]);
     put_text(f, "alarm_text", r->alarm);

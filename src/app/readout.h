@@ -39,6 +39,11 @@ typedef struct ReadoutState {
         double capture_ms; /* the last keyframe's copy into the timeline */
         bool playing_back;
     } timeline;
+    /* --open's series: its snapshots, and those read onto the timeline so far (the first
+     * included); the line the window shows while reading is the UI model's timeline_reading. */
+    struct {
+        int count, read;
+    } series;
     int keys_pressed, keys_captured; /* key presses that reached the app; those the UI kept */
     bool keyboard_captured;          /* the UI takes the keyboard now (a text field is active) */
     bool focused;                    /* the window has the input focus */

@@ -117,6 +117,32 @@ static void say_read_progress(void *user, long long done, long long total)
             100.0 * done / total, now - p->started);
 }
 
+/* --open's series of TIPSY files runs with the settings saved beside its first (snap.tipsy.ini,
+ * as a save writes them): dt, softening and the physical scale, where it has them; without them
+ * the defaults, said in one line. HDF5 snapshots carry their own (SWIFT's parameters). Once, at
+ * the start. */
+void app_series_settings(App *a)
+{
+    SnapshotSeries *s = a->run.series;
+    const char *first = series_path(s, 0);
+    if (snapshot_hdf5_is(first)) return;
+    SavedRun saved;
+    char err[512];
+    const int rc = state_read_settings(first, &saved, err, sizeof err);
+    if (rc == 0) {
+        series_set_settings(s, saved.params.dt, saved.params.softening);
+        if (units_physical(&saved.units)) series_set_units(s, &saved.units);
+        app_say(a, "starburst: --open: dt %g and softening %g%s from %s.ini\n", saved.params.dt,
+                saved.params.softening, units_physical(&saved.units) ? ", with the run's units," : "", first);
+        return;
+    }
+    char why[600];
+    if (rc == 1) snprintf(why, sizeof why, "%s has no settings beside it (no %s.ini)", first, first);
+    else snprintf(why, sizeof why, "%s", err);
+    app_say(a, "starburst: --open: %s: running at the default dt %g and softening %g\n", why,
+            params_get(PARAM_DT)->fallback, params_get(PARAM_SOFTENING)->fallback);
+}
+
 /* The first snapshot of --open's series as the run's start, as a saved run is: its time, the
  * step and softening its files give (else the defaults), framed by 90 % of its mass. */
 static int open_first_snapshot(App *a, Bodies *b, SceneInfo *info, char *err, size_t errlen)

@@ -391,6 +391,21 @@ int state_load(const char *path, Bodies *b, SavedRun *run, char *err, size_t err
     return rc;
 }
 
+int state_read_settings(const char *path, SavedRun *run, char *err, size_t errlen)
+{
+    memset(run, 0, sizeof *run);
+    char *target, *ini, *ini_target;
+    if (pair_names(path, &target, &ini, &ini_target, err, errlen) != 0) return -1;
+    Settings s;
+    const SavedRun base = {.params = {.damping = 1}};
+    const int rc = read_settings(ini, &base, &s, err, errlen);
+    if (rc == 0) *run = s.run;
+    free(target);
+    free(ini);
+    free(ini_target);
+    return rc;
+}
+
 static int any(void *user, const char *name)
 {
     (void)user;

@@ -36,6 +36,10 @@ int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err
  * of a pair beside them (run->recovered then says which); an ini of an older save, without them,
  * is not checked. 0, or -1 with err. */
 int state_load(const char *path, Bodies *b, SavedRun *run, char *err, size_t errlen);
+/* The settings saved beside path (path.ini) into run, without reading path itself or checking
+ * that the two belong together: what a series of saves opened as snapshots (--open) runs with.
+ * 0; 1 where path has no ini beside it; -1 with err (an ini that does not read). */
+int state_read_settings(const char *path, SavedRun *run, char *err, size_t errlen);
 /* What can be known of a save before anything opens, without reading it: path and its ini are
  * readable regular files, or the ini is missing and an interrupted save left one. 0, or -1 with
  * err ("cannot read run.tipsy.ini: Permission denied"). */

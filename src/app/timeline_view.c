@@ -40,30 +40,85 @@ static void show(App *a, int i);
 /* --open's series on the timeline: its snapshots after the first become keyframes (thinned
  * within the budget as the run's own are), and the view stands on the first, paused. Space
  * continues live from the snapshot shown, setting the later ones aside (ctrl+Z brings them back),
- * as a resume from any keyframe does. */
+ * as a resume from any keyframe does.
+ *
+ * In a window the snapshots are read one a frame (app_timeline_read), so the window keeps drawing
+ * and answering while a long series fills the timeline, and says how far it got; headless, where
+ * nothing is drawn meanwhile, they are all read in the first frame. Each is said on the
+ * console as well. A snapshot that does not read ends the reading with one line naming it and
+ * why (a notice, and the console); the keyframes read before it stay, and the line over the
+ * timeline says the series is not all there. */
+static void stop_reading(App *a)
+{
+    a->tl.series_next = 0;
+    a->tl.reading[0] = '\0';
+}
+
+/* Snapshot i is the next to read: the window's line says so until it is read. */
+static void reading(App *a, int i)
+{
+    const SnapshotSeries *s = a->run.series;
+    const char *path = series_path(s, i), *slash = strrchr(path, '/');
+    a->tl.series_next = i;
+    snprintf(a->tl.reading, sizeof a->tl.reading, "Reading snapshot %d of %d: %.100s", i + 1, series_count(s),
+             slash ? slash + 1 : path);
+}
+
+/* Reads the next snapshot of the series onto the timeline. False when the reading is over. */
+static bool read_next(App *a)
+{
+    AppTimeline *tl = &a->tl;
+    SnapshotSeries *s = a->run.series;
+    const int count = series_count(s), i = tl->series_next;
+    if (i <= 0 || i >= count) return false;
+    const char *path = series_path(s, i);
+    app_say(a, "starburst: snapshot %d/%d onto the timeline: %s\n", i + 1, count, path);
+    Bodies b = {0};
+    char err[300] = "";
+    bool ok = series_load(s, i, &b, NULL, NULL, NULL, err, sizeof err) == 0;
+    if (ok) a->run.series_reads++;
+    if (ok && b.n != timeline_bodies(tl->store)) {
+        snprintf(err, sizeof err, "%s: %lld bodies, not the first snapshot's %d", path, (long long)b.n,
+                 timeline_bodies(tl->store));
+        ok = false;
+    }
+    /* Steps counted from the first snapshot's keyframe: the view may stand anywhere meanwhile. */
+    ok = ok && timeline_add(tl->store, &b, series_time(s, i), timeline_step(tl->store, 0) + series_step(s, i), NULL,
+                            err, sizeof err) == 0;
+    bodies_free(&b);
+    if (!ok) {
+        /* The line stays over the timeline (the notice fades): the series is not all there. */
+        stop_reading(a);
+        snprintf(tl->reading, sizeof tl->reading, "Snapshot %d of %d not read; the timeline holds the first %d", i + 1,
+                 count, tl->series_read);
+        app_notify(a, "Reading the series stopped at snapshot %d of %d: %s", i + 1, count, err);
+        fprintf(stderr, "starburst: Reading the series stopped at snapshot %d of %d: %s; the timeline holds the first %d\n",
+                i + 1, count, err, tl->series_read);
+        return false;
+    }
+    tl->series_read = i + 1;
+    if (i + 1 < count) {
+        reading(a, i + 1);
+        return true;
+    }
+    stop_reading(a);
+    return false;
+}
+
 static void add_series(App *a)
 {
-    SnapshotSeries *s = a->run.series;
-    const int count = series_count(s);
-    Bodies b = {0};
-    char err[256] = "";
-    int added = 0;
-    for (int i = 1; i < count; i++) {
-        app_say(a, "starburst: snapshot %d/%d onto the timeline: %s\n", i + 1, count, series_path(s, i));
-        if (series_load(s, i, &b, NULL, NULL, NULL, err, sizeof err) != 0) break;
-        a->run.series_reads++;
-        const int ok = b.n == timeline_bodies(a->tl.store) &&
-                       timeline_add(a->tl.store, &b, series_time(s, i), a->run.step_base + series_step(s, i), NULL,
-                                    err, sizeof err) == 0;
-        if (!ok && !err[0]) snprintf(err, sizeof err, "%lld bodies, not the first snapshot's %d", (long long)b.n,
-                                     timeline_bodies(a->tl.store));
-        bodies_free(&b);
-        if (!ok) break;
-        added++;
-    }
-    if (added < count - 1)
-        app_notify(a, "The timeline holds the series' first %d of %d snapshots: %s", added + 1, count, err);
+    a->tl.series_read = 1;
+    reading(a, 1);
     show(a, 0);
+}
+
+/* A frame's share of reading --open's series: one snapshot in a window; headless, all of them in
+ * the first frame. */
+void app_timeline_read(App *a)
+{
+    if (a->tl.series_next > 0 && read_next(a) && a->opt.headless)
+        while (read_next(a)) {
+        }
 }
 
 /* Starts the timeline on the run's first state (a reset, a preset, a load). */
@@ -72,6 +127,8 @@ void app_timeline_restart(App *a, const Bodies *first)
     AppTimeline *tl = &a->tl;
     tl->view = -1;
     tl->playing_back = false;
+    stop_reading(a);
+    tl->series_read = app_run_from_series(a) ? 1 : 0;
     if (a->opt.timeline_mb == 0) {
         snprintf(tl->note, sizeof tl->note, "no timeline (--timeline-mb 0)");
         return;
@@ -231,13 +288,24 @@ void app_timeline_resume(App *a)
         tl->view = -1;
         return;
     }
+    /* The live run owns the timeline from here: the series' snapshots not yet read stay unread. */
+    char unread[96] = "";
+    if (tl->series_next > 0) {
+        const int count = series_count(a->run.series);
+        snprintf(unread, sizeof unread, "; the series' last %d of %d snapshots left unread", count - tl->series_read,
+                 count);
+        stop_reading(a);
+    }
     const int cut = timeline_cut(tl->store, tl->view);
     tl->view = -1;
-    if (cut == 0) return;
+    if (cut == 0 && !unread[0]) return;
     tl->undo_depth = a->run.undo.count;
-    char when[64];
-    app_notify(a, "Resumed from %s: a new future; the %d %s after it set aside (ctrl+Z brings them back)",
-               app_when(a, app_run_time(a), when, sizeof when), cut, plural(cut, "keyframe", "keyframes"));
+    char when[64], aside[96] = "";
+    if (cut > 0)
+        snprintf(aside, sizeof aside, "; the %d %s after it set aside (ctrl+Z brings them back)", cut,
+                 plural(cut, "keyframe", "keyframes"));
+    app_notify(a, "Resumed from %s: a new future%s%s", app_when(a, app_run_time(a), when, sizeof when), aside, unread);
+    if (unread[0]) app_say(a, "starburst: %s\n", a->msg.notice);
 }
 
 /* ctrl+Z: brings back the future set aside by the last resume, where no change of the
@@ -273,6 +341,7 @@ void app_timeline_show(App *a)
 {
     UiModel *u = &a->ui;
     AppTimeline *tl = &a->tl;
+    snprintf(u->timeline_reading, sizeof u->timeline_reading, "%s", tl->reading);
     if (!timeline_on(a)) {
         u->timeline_count = 0;
         snprintf(u->timeline_text, sizeof u->timeline_text, "%.120s", tl->note);

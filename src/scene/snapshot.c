@@ -223,6 +223,13 @@ double series_dt(const SnapshotSeries *s)
     return s->dt * s->time_factor;
 }
 
+void series_set_settings(SnapshotSeries *s, double dt, double softening)
+{
+    if (s->file_units.length_cm > 0 || s->dt > 0 || s->softening > 0) return;
+    s->dt = dt;
+    s->softening = softening;
+}
+
 int series_load(SnapshotSeries *s, int i, Bodies *out, uint8_t **types, SnapshotProgress progress, void *user,
                 char *err, size_t errlen)
 {

@@ -137,6 +137,10 @@ long long series_bodies(const SnapshotSeries *s, int i);
 /* The softening and the step the files give (model units), or 0. */
 double series_softening(const SnapshotSeries *s);
 double series_dt(const SnapshotSeries *s);
+/* The step and softening (model units) of a series whose files name no units of their own and
+ * give neither in their headers (TIPSY files: a save's .ini beside them records both); steps are
+ * then counted at dt. Ignored for files that carry their own (SWIFT's parameters). */
+void series_set_settings(SnapshotSeries *s, double dt, double softening);
 /* Reads snapshot i into out (allocated here; free with bodies_free). types, where not NULL, gets
  * n bytes of particle types (malloc'd; the caller frees). 0, or -1 with err. */
 int series_load(SnapshotSeries *s, int i, Bodies *out, uint8_t **types, SnapshotProgress progress, void *user,

@@ -1,4 +1,5 @@
-// The run's timeline, bottom left under the view: where the view stands ("t 312 Myr of 1.20 Gyr,
+// The run's timeline, bottom left under the view: while --open's series is read, how far ("Reading
+// snapshot 3 of 40: snap_0002.tipsy"); where the view stands ("t 312 Myr of 1.20 Gyr,
 // keyframe 37/120, every 4 steps") over a slider of the keyframes kept. Moving the slider raises
 // timeline_seek with the keyframe; the app shows it. Left of the panel as it was last drawn; it
 // shows with the rest of the UI (the readout has its line as timeline_text). Returns its top edge
@@ -27,6 +28,7 @@ float ui_timeline(UiModel *m)
     float top = io.DisplaySize.y;
     if (ImGui::Begin("##timeline", nullptr, flags)) {
         top = ImGui::GetWindowPos().y;
+        if (m->timeline_reading[0]) ImGui::TextUnformatted(m->timeline_reading);
         ImGui::TextUnformatted(m->timeline_text);
         if (m->timeline_count >= 2) {
             // One-based, as the line above counts; the run as it goes stands on the last.

@@ -225,6 +225,9 @@ typedef struct UiModel {
      * timeline_seek with the keyframe in timeline_to. */
     int timeline_count, timeline_view;
     char timeline_text[128];
+    /* While --open's series is read, "Reading snapshot 3 of 40: snap_0002.tipsy"; where a
+     * snapshot did not read, that the series is not all there; "" otherwise. */
+    char timeline_reading[160];
     bool timeline_seek;
     int timeline_to;
 } UiModel;

@@ -3,7 +3,8 @@
  * through the file's units; bodies come back in ID order whatever order the file holds them in;
  * damaged files are refused with one line; a series sorts by time and reports progress while it
  * reads; the plan runs 2^k whole steps with dt_max just above dt and a box that holds every body;
- * a body outside the box is refused; a streamed scene is the built one. */
+ * a body outside the box is refused; a streamed scene is the built one; a series of TIPSY saves
+ * runs at the dt and softening saved beside it, a series without them at none. */
 #include <dirent.h>
 #include <hdf5.h>
 #include <math.h>
@@ -23,8 +24,10 @@
 #include "test_skip.h"
 
 #include "app/export.h"
+#include "app/state.h"
 #include "scene/scene.h"
 #include "scene/snapshot.h"
+#include "scene/tipsy.h"
 
 static int make_dir(void **state)
 {
@@ -356,6 +359,68 @@ static void test_series(void **state)
 
 /* SWIFT halves the step unless the span is 2^k steps and dt_max sits just above dt; the box
  * must hold every body for the whole run. */
+/* Three saves of a run at dt 0.0123 and softening 0.0456 (not the defaults), 10 steps apart,
+ * opened as a series: the settings beside the first are read back, and the steps between the
+ * snapshots are counted at that dt. A TIPSY file without them has none, and says so. */
+static void test_tipsy_series_settings(void **state)
+{
+    const char *dir = *state;
+    char path[4200], err[512] = "";
+    Bodies b;
+    SceneInfo info;
+    collision(256, &b, &info);
+    const float dt = 0.0123f, softening = 0.0456f;
+    for (int k = 0; k < 3; k++) {
+        const SavedRun run = {.params = {.dt = dt, .softening = softening, .damping = 1, .theta = 0.4f},
+                              .steps_per_frame = 1,
+                              .step = 10 * k,
+                              .time = 10 * k * (double)dt,
+                              .units = units_from(1.5, 200)};
+        snprintf(path, sizeof path, "%s/run-%d.tipsy", dir, k);
+        assert_int_equal(state_save(path, &b, &run, err, sizeof err), 0);
+    }
+    snprintf(path, sizeof path, "%s/run-*.tipsy", dir);
+    SnapshotSeries *s = series_open(path, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(series_count(s), 3);
+    assert_true(series_dt(s) == 0 && series_softening(s) == 0); /* the TIPSY headers give neither */
+    assert_int_equal(series_step(s, 2), 2);
+
+    SavedRun saved;
+    if (state_read_settings(series_path(s, 0), &saved, err, sizeof err) != 0) fail_msg("%s", err);
+    assert_float_equal(saved.params.dt, dt, 0);
+    assert_float_equal(saved.params.softening, softening, 0);
+    assert_float_equal(saved.units.kpc, 1.5, 1e-12);
+    assert_float_equal(saved.units.kms, 200, 1e-12);
+    series_set_settings(s, saved.params.dt, saved.params.softening);
+    assert_float_equal(series_dt(s), dt, 0);
+    assert_float_equal(series_softening(s), softening, 0);
+    for (int k = 0; k < 3; k++) assert_int_equal(series_step(s, k), 10 * k);
+    series_close(s);
+
+    /* A TIPSY file alone: no settings (1), nothing made up. */
+    snprintf(path, sizeof path, "%s/alone.tipsy", dir);
+    assert_int_equal(tipsy_write(path, &b, 0.5, err, sizeof err), 0);
+    saved.params.dt = 1;
+    assert_int_equal(state_read_settings(path, &saved, err, sizeof err), 1);
+    assert_true(saved.params.dt == 0 && saved.params.softening == 0);
+    s = series_open(path, err, sizeof err);
+    assert_non_null(s);
+    assert_true(series_dt(s) == 0 && series_softening(s) == 0);
+    series_close(s);
+
+    /* An ini that does not read: -1 with one line naming it. */
+    snprintf(path, sizeof path, "%s/alone.tipsy.ini", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("[run]\ndt = fast\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/alone.tipsy", dir);
+    assert_int_equal(state_read_settings(path, &saved, err, sizeof err), -1);
+    one_line(err, "alone.tipsy.ini");
+    bodies_free(&b);
+}
+
 static void test_plan_pitfalls(void **state)
 {
     (void)state;
@@ -473,6 +538,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sorted_by_id, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_bad_files, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_series, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_tipsy_series_settings, make_dir, remove_dir),
         cmocka_unit_test(test_plan_pitfalls),
         cmocka_unit_test_setup_teardown(test_body_outside_box_refused, make_dir, remove_dir),
         cmocka_unit_test(test_stream_is_build),
