@@ -55,11 +55,6 @@ struct Renderer {
     int max_bodies;
     char *shader_dir;
     GLuint vao, position_vbo, speed_vbo, tag_vbo;
-    /* The indices of the bodies that are not halo, in order, for the n uploaded with them: with
-     * the halo hidden only these are drawn (a million-body collision is four fifths halo, and
-     * a point culled in the vertex shader still costs the GPU's primitive rate). */
-    GLuint shown_ibo;
-    int shown_count, shown_n;
     GLuint empty_vao; /* core profile draws need a VAO bound, even without attributes */
     BodiesProgram bodies;
     TonemapProgram tonemap;
@@ -321,8 +316,6 @@ Renderer *renderer_create(const RendererDesc *desc, char *err, size_t errlen)
     glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)n, NULL, GL_STATIC_DRAW);
     glVertexAttribIPointer(2, 1, GL_UNSIGNED_BYTE, 0, NULL);
     glEnableVertexAttribArray(2);
-    glGenBuffers(1, &r->shown_ibo);
-    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, r->shown_ibo); /* the VAO keeps it */
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     create_box_buffers(r);
@@ -345,8 +338,8 @@ void renderer_destroy(Renderer *r)
 {
     if (!r) return;
     delete_programs(r);
-    GLuint buffers[] = {r->position_vbo, r->speed_vbo, r->tag_vbo, r->cube_vbo, r->box_vbo, r->shown_ibo};
-    glDeleteBuffers(6, buffers);
+    GLuint buffers[] = {r->position_vbo, r->speed_vbo, r->tag_vbo, r->cube_vbo, r->box_vbo};
+    glDeleteBuffers(5, buffers);
     GLuint vaos[] = {r->vao, r->empty_vao, r->box_vao};
     glDeleteVertexArrays(3, vaos);
     if (r->hdr_fbo) glDeleteFramebuffers(1, &r->hdr_fbo);
@@ -370,28 +363,6 @@ int renderer_reload(Renderer *r, char *err, size_t errlen)
 
 unsigned int renderer_position_vbo(const Renderer *r) { return r->position_vbo; }
 unsigned int renderer_speed_vbo(const Renderer *r) { return r->speed_vbo; }
-
-/* The shown bodies' indices for n bodies with these tags; none (every body drawn) without tags,
- * without halo, or without memory for the list. */
-static void upload_shown(Renderer *r, const uint8_t *tags, int n)
-{
-    r->shown_count = r->shown_n = 0;
-    if (!tags) return;
-    int shown = 0;
-    for (int i = 0; i < n; i++) shown += BODY_TAG_COMPONENT(tags[i]) != BODY_HALO;
-    if (shown == n) return;
-    GLuint *index = malloc((size_t)(shown ? shown : 1) * sizeof *index);
-    if (!index) return;
-    for (int i = 0, k = 0; i < n; i++)
-        if (BODY_TAG_COMPONENT(tags[i]) != BODY_HALO) index[k++] = (GLuint)i;
-    glBindVertexArray(r->vao);
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)((size_t)shown * sizeof *index), index, GL_STATIC_DRAW);
-    glBindVertexArray(0);
-    free(index);
-    if (glGetError() != GL_NO_ERROR) return; /* out of memory: every body drawn, the halo culled */
-    r->shown_count = shown;
-    r->shown_n = n;
-}
 
 void renderer_upload(Renderer *r, const float *pos4, const uint8_t *tags, int n)
 {
@@ -426,7 +397,6 @@ void renderer_upload(Renderer *r, const float *pos4, const uint8_t *tags, int n)
         glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)count, tags);
     }
     glBindBuffer(GL_ARRAY_BUFFER, 0);
-    upload_shown(r, tags, n);
 }
 
 /* (Re)creates the HDR target at the view's size; false when the GL cannot. */
@@ -495,8 +465,7 @@ void renderer_draw(Renderer *r, const RenderView *v)
         glBlendEquation(GL_FUNC_ADD);
         glBlendFunc(GL_ONE, GL_ONE);
         glBindVertexArray(r->vao);
-        if (!v->show_halo && r->shown_n == n) glDrawElements(GL_POINTS, r->shown_count, GL_UNSIGNED_INT, NULL);
-        else glDrawArrays(GL_POINTS, 0, n);
+        glDrawArrays(GL_POINTS, 0, n);
         glDisable(GL_BLEND);
         glDisable(GL_PROGRAM_POINT_SIZE);
     }

@@ -67,11 +67,11 @@ typedef enum SimForce {
  * 869, 256K 27554 vs 1396; an earlier run gave 8K 23 vs 21 and 16K 84 vs 56. So the two meet
  * between 8K and 16K; at a tie the exact sum wins. */
 #define SIM_TREE_MIN_BODIES_CPU 16384
-/* Where --force auto takes the fast multipole method on the CPU. The crossover with the direct
- * sum lies below 128 bodies (force calls on one thread, process CPU time on the loaded 2-core
- * machine, collision scene: 128 bodies 0.03 ms against 0.06, 512 0.36 against 0.99, 1,024 1.1
- * against 4.9, 4,096 9.2 against 66; docs/FMM.md); below 1,024 bodies a direct step takes a few
- * milliseconds, so the exact sum is kept there. */
+/* Where --force auto takes the fast multipole method on the CPU. Against the vectorised direct sum
+ * the two meet between 1,024 and 2,048 bodies (two cores of a quiet Xeon, whole steps of the
+ * collision, `starburst bench --backend cpu --force fmm`: direct against fmm 0.23 against 0.30 ms
+ * at 1,024, 0.96 against 0.84 at 2,048, 3.6 against 2.6 at 4,096; docs/FMM.md). Below 2,048 either
+ * takes under a millisecond, so the fmm is taken from 1,024 as before. */
 #define SIM_FMM_MIN_BODIES_CPU 1024
 /* The CUDA crossover, from the H100 (docs/TREE.md, docs/PERFORMANCE.md): ms per step of the
  * symmetric direct kernel vs the tree's force call, 64K 1.58 vs 2.10, 256K ~25 vs 5.91; the

@@ -17,10 +17,7 @@ fi
 app=$(realpath "$1") measure=$(realpath "$2") out=$3
 . "$(dirname "$(realpath "$0")")/checks.sh"
 . "$(dirname "$(realpath "$0")")/window_checks.sh"
-require_window
-rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
-readout=$PWD/readout.txt
-pid=
+enter_out "$out"
 n=2048 seed=7
 
 # The value of KEY in the snapshot snap.txt is a finite number above 0.

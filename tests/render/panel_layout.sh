@@ -15,10 +15,7 @@ fi
 app=$(realpath "$1") out=$2
 . "$(dirname "$(realpath "$0")")/checks.sh"
 . "$(dirname "$(realpath "$0")")/window_checks.sh"
-require_window
-rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
-readout=$PWD/readout.txt
-pid=
+enter_out "$out"
 
 # Snapshot of the readout, so that every check of one step reads the same frame.
 snap() { cp "$readout" snap.txt; }

@@ -21,10 +21,7 @@ fi
 app=$(realpath "$1") out=$2
 . "$(dirname "$(realpath "$0")")/checks.sh"
 . "$(dirname "$(realpath "$0")")/window_checks.sh"
-require_window
-rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
-readout=$PWD/readout.txt
-pid=
+enter_out "$out"
 backend=${STARBURST_TEST_BACKEND:-cpu}
 # Enough snapshots of enough bodies that the reading lasts many frames.
 count=40 n=16384 gap=0.25

@@ -20,10 +20,7 @@ fi
 app=$(realpath "$1") out=$2
 . "$(dirname "$(realpath "$0")")/checks.sh"
 . "$(dirname "$(realpath "$0")")/window_checks.sh"
-require_window
-rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
-readout=$PWD/readout.txt
-pid=
+enter_out "$out"
 n=2048 spf=4 budget_mb=64
 # STARBURST_TEST_BACKEND=cuda runs the same on a GPU machine (NVIDIA's GLX on Xvfb).
 backend=${STARBURST_TEST_BACKEND:-cpu}

@@ -2,6 +2,8 @@
 # after checks.sh. The test runs the program in a window on Xvfb as $pid, its output in app.log,
 # and the program rewrites the readout file $readout every frame.
 #   require_window           exits 77 (skipped) without xdotool or a display
+#   enter_out DIR            require_window, then works in DIR made afresh, the readout file
+#                            $readout there and no program yet ($pid empty)
 #   finish / abort WHY       end the test (the program with it); abort counts WHY as a failure
 #                            and shows the program's last words
 #   rv KEY                   the readout's value of KEY
@@ -23,6 +25,13 @@ require_window() {
         echo "skipped: no display: run under xvfb-run"
         exit 77
     fi
+}
+
+enter_out() {
+    require_window
+    rm -rf "$1" && mkdir -p "$1" && cd "$1" || exit 1
+    readout=$PWD/readout.txt
+    pid=
 }
 
 finish() {
