@@ -1003,23 +1003,20 @@ extern "C" NbodyTree *nbody_fmm_create(int max_n, char *err, size_t errlen)
 
 namespace {
 
-/* Records phase event k; inside a capture as a node of the graph (the flag is for captures only),
+/* Records phase event k; while capturing as a node of the graph (the flag is for captures only),
  * so that a replay records it too. */
-bool mark(NbodyTree *t, int k, cudaStream_t stream, CudaStatus *st)
+bool mark(NbodyTree *t, int k, cudaStream_t stream, bool capturing, CudaStatus *st)
 {
-    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-    if (!CUDA_CHECK(st, cudaStreamIsCapturing(stream, &capturing))) return false;
     return CUDA_CHECK(st, cudaEventRecordWithFlags(t->events[k], stream,
-                                                   capturing == cudaStreamCaptureStatusActive ? cudaEventRecordExternal
-                                                                                               : cudaEventRecordDefault));
+                                                   capturing ? cudaEventRecordExternal : cudaEventRecordDefault));
 }
 
-/* The launches of a force call, on stream (eps2 already bounded below). */
+/* The launches of a force call, on stream (eps2 already bounded below); capturing: into a graph. */
 cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, bool fmm, float theta_fmm,
-                         float4 *acc, cudaStream_t stream)
+                         float4 *acc, cudaStream_t stream, bool capturing)
 {
     CudaStatus st = {};
-    if (!mark(t, 0, stream, &st)) return st.error;
+    if (!mark(t, 0, stream, capturing, &st)) return st.error;
     const int boxes = min(BOX_BLOCKS, blocks_for(n, THREADS));
     box_partial<<<boxes, THREADS, 0, stream>>>(pos, n, t->box);
     box_final<<<1, 32, 0, stream>>>(t->box, boxes, n, t->root, t->range, t->kids, t->levels);
@@ -1059,12 +1056,12 @@ cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, flo
                                          cudaMemcpyDeviceToHost, stream)))
         return st.error;
     const float open_factor = theta < 1.0f ? 1.0f / theta : 1.0f; /* theta 0: infinity, every cell opens */
-    if (!mark(t, 1, stream, &st)) return st.error;
+    if (!mark(t, 1, stream, capturing, &st)) return st.error;
     for (int level = LEVELS; level >= 0; level--)
         multipoles<<<blocks_for(t->level_size[level], THREADS), THREADS, 0, stream>>>(
             t->range, t->kids, t->spos, keys, t->root, t->levels, level, open_factor, t->com, t->q0, t->q1,
             fmm ? t->rho : nullptr);
-    if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 2, stream, &st)) return st.error;
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 2, stream, capturing, &st)) return st.error;
     /* The walk's groups, numbered over every cell of the tree. */
     int *ngroups = t->count + 1, *next_group = t->count + 2;
     const int gmax = n < SMALL_GROUPS_BELOW ? SMALL_GROUP : GROUP;
@@ -1079,7 +1076,7 @@ cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, flo
         return st.error;
     group_emit<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->kids, t->levels, gmax, t->nkids,
                                                                    t->offset, t->groups, ngroups);
-    if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 3, stream, &st) ||
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 3, stream, capturing, &st) ||
         !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 3 * sizeof(unsigned long long), stream)) ||
         !CUDA_CHECK(&st, cudaMemsetAsync(next_group, 0, sizeof(int), stream)))
         return st.error;
@@ -1092,10 +1089,10 @@ cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, flo
         walk<false><<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group,
                                                                     t->range, t->kids, t->com, t->q0, t->q1, eps2,
                                                                     far, acc, t->counts);
-    if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 4, stream, &st)) return st.error;
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 4, stream, capturing, &st)) return st.error;
     if (fmm)
         downward<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(t->spos, perm, t->groups, ngroups, t->local, acc);
-    if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 5, stream, &st)) return st.error;
+    if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 5, stream, capturing, &st)) return st.error;
     t->sorted_keys = keys;
     return cudaSuccess;
 }
@@ -1112,7 +1109,7 @@ bool capture(NbodyTree *t, const GraphArgs &a)
         t->graph_off = true;
         return false;
     }
-    const cudaError_t e = tree_enqueue(t, a.pos, a.n, a.eps2, a.theta, a.fmm, a.theta_fmm, a.acc, a.stream);
+    const cudaError_t e = tree_enqueue(t, a.pos, a.n, a.eps2, a.theta, a.fmm, a.theta_fmm, a.acc, a.stream, true);
     const cudaError_t end = cudaStreamEndCapture(a.stream, &g);
     if (e == cudaSuccess && end == cudaSuccess && cudaGraphInstantiate(&t->graph, g, 0) == cudaSuccess) {
         t->graph_args = a;
@@ -1142,14 +1139,14 @@ cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, floa
     const bool repeat = same_args(a, t->last_args);
     t->last_args = a;
     if (stream && !t->graph_off) {
-        if (!(t->graph && same_args(a, t->graph_args)) && repeat) capture(t, a);
-        if (t->graph && same_args(a, t->graph_args)) {
+        const bool captured = t->graph && same_args(a, t->graph_args);
+        if (captured || (repeat && capture(t, a))) {
             const cudaError_t e = cudaGraphLaunch(t->graph, stream);
             t->timed = e == cudaSuccess;
             return e;
         }
     }
-    const cudaError_t e = tree_enqueue(t, pos, n, eps2, theta, fmm, theta_fmm, acc, stream);
+    const cudaError_t e = tree_enqueue(t, pos, n, eps2, theta, fmm, theta_fmm, acc, stream, false);
     t->timed = e == cudaSuccess;
     return e;
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "reference.h"
+#include "test_rng.h"
 #include "test_skip.h"
 
 #include "scene/scene.h"
@@ -31,16 +32,6 @@
 #define MEDIAN_MAX 1e-4
 #define P99_MAX 1e-3
 
-static inline uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static inline double rng_uniform(uint64_t *s) { return (rng_next(s) >> 11) * (1.0 / 9007199254740992.0); }
-
 static inline double now_ms(void)
 {
     struct timespec t;
@@ -54,6 +45,15 @@ static inline Sim *make_sim(const Bodies *b, SimForce force, int threads)
     Sim *s = sim_create(&(SimDesc){.backend = SIM_BACKEND_CPU, .force = force, .threads = threads}, b, err, sizeof err);
     if (!s) fail_msg("sim_create: %s", err);
     return s;
+}
+
+/* Advances s1 and s2 by `steps` steps of p and reads their states into o1 and o2. */
+static inline void advance_both(Sim *s1, Sim *s2, const SimParams *p, int steps, Bodies *o1, Bodies *o2)
+{
+    sim_advance(s1, p, steps);
+    sim_advance(s2, p, steps);
+    sim_read(s1, o1);
+    sim_read(s2, o2);
 }
 
 static inline void build_scene(SceneKind kind, int n, Bodies *b, SceneInfo *info)
@@ -248,10 +248,7 @@ static inline void check_bit_for_bit(SimForce force)
     assert_int_equal(bodies_alloc(&two, b.n), 0);
     const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
     Sim *s1 = make_sim(&b, force, 1), *s2 = make_sim(&b, force, 2);
-    sim_advance(s1, &p, 20);
-    sim_advance(s2, &p, 20);
-    sim_read(s1, &one);
-    sim_read(s2, &two);
+    advance_both(s1, s2, &p, 20, &one, &two);
     assert_memory_equal(one.pos, two.pos, 4 * (size_t)b.n * sizeof(float));
     assert_memory_equal(one.vel, two.vel, 4 * (size_t)b.n * sizeof(float));
     sim_destroy(s1), sim_destroy(s2);
@@ -319,6 +316,16 @@ static inline bool load_galaxy_20k(Bodies *b, float *eps)
     bodies_free(&tmp);
     *eps = info.softening;
     return true;
+}
+
+/* The method's accuracy at the default theta on galaxy_20K (skipped where the file is not). */
+static inline void check_galaxy_accuracy(SimForce force)
+{
+    Bodies b;
+    float eps;
+    if (!load_galaxy_20k(&b, &eps)) return;
+    check_default_accuracy(&b, force, eps, "galaxy_20K");
+    bodies_free(&b);
 }
 
 #endif

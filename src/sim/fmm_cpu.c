@@ -88,26 +88,17 @@ void fmm_cpu_destroy(FmmCpu *f)
 
 const TreeCpu *fmm_cpu_tree(const FmmCpu *f) { return f->tree; }
 
-/* realloc that leaves *p as it was on failure. */
-static int grow(void *p, size_t bytes)
-{
-    void *q = realloc(*(void **)p, bytes ? bytes : 1);
-    if (!q) return -1;
-    *(void **)p = q;
-    return 0;
-}
-
 static int reserve(FmmCpu *f, int groups, int threads, int cells)
 {
     if (groups > f->group_cap) {
         const size_t g = (size_t)groups;
-        if (grow(&f->local, g * FMM_NL * sizeof(float)) || grow(&f->centre, 3 * g * sizeof(float)) ||
-            grow(&f->work, 3 * g * sizeof(long long)) || grow(&f->down_ms, g * sizeof(double)))
+        if (tree_cpu_grow(&f->local, g * FMM_NL * sizeof(float)) || tree_cpu_grow(&f->centre, 3 * g * sizeof(float)) ||
+            tree_cpu_grow(&f->work, 3 * g * sizeof(long long)) || tree_cpu_grow(&f->down_ms, g * sizeof(double)))
             return -1;
         f->group_cap = groups;
     }
     if (threads > f->nthreads) {
-        if (grow(&f->far, (size_t)threads * sizeof(FarList))) return -1;
+        if (tree_cpu_grow(&f->far, (size_t)threads * sizeof(FarList))) return -1;
         memset(f->far + f->nthreads, 0, (size_t)(threads - f->nthreads) * sizeof(FarList));
         f->nthreads = threads;
     }
@@ -115,9 +106,9 @@ static int reserve(FmmCpu *f, int groups, int threads, int cells)
         FarList *l = &f->far[i];
         if (cells <= l->cap) continue;
         const size_t b = (size_t)cells * sizeof(float);
-        if (grow(&l->dx, b) || grow(&l->dy, b) || grow(&l->dz, b) || grow(&l->m, b) || grow(&l->qxx, b) ||
-            grow(&l->qyy, b) || grow(&l->qzz, b) || grow(&l->qxy, b) || grow(&l->qxz, b) || grow(&l->qyz, b) ||
-            grow(&l->t, b) || grow(&l->terms, FMM_NL * b))
+        if (tree_cpu_grow(&l->dx, b) || tree_cpu_grow(&l->dy, b) || tree_cpu_grow(&l->dz, b) || tree_cpu_grow(&l->m, b) || tree_cpu_grow(&l->qxx, b) ||
+            tree_cpu_grow(&l->qyy, b) || tree_cpu_grow(&l->qzz, b) || tree_cpu_grow(&l->qxy, b) || tree_cpu_grow(&l->qxz, b) || tree_cpu_grow(&l->qyz, b) ||
+            tree_cpu_grow(&l->t, b) || tree_cpu_grow(&l->terms, FMM_NL * b))
             return -1;
         l->cap = cells;
     }

@@ -94,23 +94,14 @@ void tree_cpu_destroy(TreeCpu *t)
     free(t);
 }
 
-/* realloc that leaves *p as it was on failure. */
-static int grow(void *p, size_t bytes)
-{
-    void *q = realloc(*(void **)p, bytes ? bytes : 1);
-    if (!q) return -1;
-    *(void **)p = q;
-    return 0;
-}
-
 static int reserve_bodies(TreeCpu *t, int n)
 {
     if (n <= t->n_cap) return 0;
     const size_t c = (size_t)n;
-    if (grow(&t->key, c * sizeof(uint64_t)) || grow(&t->key_tmp, c * sizeof(uint64_t)) ||
-        grow(&t->idx, c * sizeof(int)) || grow(&t->idx_tmp, c * sizeof(int)) || grow(&t->x, c * sizeof(float)) ||
-        grow(&t->y, c * sizeof(float)) || grow(&t->z, c * sizeof(float)) || grow(&t->m, c * sizeof(float)) ||
-        grow(&t->group, c * sizeof(int)) || grow(&t->group_work, 2 * c * sizeof(long long)))
+    if (tree_cpu_grow(&t->key, c * sizeof(uint64_t)) || tree_cpu_grow(&t->key_tmp, c * sizeof(uint64_t)) ||
+        tree_cpu_grow(&t->idx, c * sizeof(int)) || tree_cpu_grow(&t->idx_tmp, c * sizeof(int)) || tree_cpu_grow(&t->x, c * sizeof(float)) ||
+        tree_cpu_grow(&t->y, c * sizeof(float)) || tree_cpu_grow(&t->z, c * sizeof(float)) || tree_cpu_grow(&t->m, c * sizeof(float)) ||
+        tree_cpu_grow(&t->group, c * sizeof(int)) || tree_cpu_grow(&t->group_work, 2 * c * sizeof(long long)))
         return -1;
     t->n_cap = n;
     return 0;
@@ -122,11 +113,11 @@ static int reserve_nodes(TreeCpu *t, int count)
     size_t c = (size_t)t->node_cap * 2;
     if (c < (size_t)count) c = (size_t)count;
     if (c < 64) c = 64;
-    if (grow(&t->node, c * sizeof(Node)) || grow(&t->ncx, c * sizeof(float)) || grow(&t->ncy, c * sizeof(float)) ||
-        grow(&t->ncz, c * sizeof(float)) || grow(&t->nm, c * sizeof(float)) || grow(&t->nq, 6 * c * sizeof(float)) ||
-        grow(&t->ntr, c * sizeof(float)) || grow(&t->nopen2, c * sizeof(float)) || grow(&t->nrho, c * sizeof(float)) ||
-        grow(&t->dmass, c * sizeof(double)) || grow(&t->dcom, 3 * c * sizeof(double)) ||
-        grow(&t->ds, 6 * c * sizeof(double)) || grow(&t->drho, c * sizeof(double)))
+    if (tree_cpu_grow(&t->node, c * sizeof(Node)) || tree_cpu_grow(&t->ncx, c * sizeof(float)) || tree_cpu_grow(&t->ncy, c * sizeof(float)) ||
+        tree_cpu_grow(&t->ncz, c * sizeof(float)) || tree_cpu_grow(&t->nm, c * sizeof(float)) || tree_cpu_grow(&t->nq, 6 * c * sizeof(float)) ||
+        tree_cpu_grow(&t->ntr, c * sizeof(float)) || tree_cpu_grow(&t->nopen2, c * sizeof(float)) || tree_cpu_grow(&t->nrho, c * sizeof(float)) ||
+        tree_cpu_grow(&t->dmass, c * sizeof(double)) || tree_cpu_grow(&t->dcom, 3 * c * sizeof(double)) ||
+        tree_cpu_grow(&t->ds, 6 * c * sizeof(double)) || tree_cpu_grow(&t->drho, c * sizeof(double)))
         return -1;
     t->node_cap = (int)c;
     return 0;
@@ -135,7 +126,7 @@ static int reserve_nodes(TreeCpu *t, int count)
 static int reserve_lists(TreeCpu *t, int threads, int bodies, int cells)
 {
     if (threads > t->nthreads) {
-        if (grow(&t->lists, (size_t)threads * sizeof(Lists))) return -1;
+        if (tree_cpu_grow(&t->lists, (size_t)threads * sizeof(Lists))) return -1;
         memset(t->lists + t->nthreads, 0, (size_t)(threads - t->nthreads) * sizeof(Lists));
         t->nthreads = threads;
     }
@@ -143,14 +134,14 @@ static int reserve_lists(TreeCpu *t, int threads, int bodies, int cells)
         Lists *l = &t->lists[i];
         if (bodies > l->body_cap) {
             const size_t b = (size_t)bodies * sizeof(float);
-            if (grow(&l->bx, b) || grow(&l->by, b) || grow(&l->bz, b) || grow(&l->bm, b)) return -1;
+            if (tree_cpu_grow(&l->bx, b) || tree_cpu_grow(&l->by, b) || tree_cpu_grow(&l->bz, b) || tree_cpu_grow(&l->bm, b)) return -1;
             l->body_cap = bodies;
         }
         if (cells > l->cell_cap) {
             const size_t b = (size_t)cells * sizeof(float);
-            if (grow(&l->cx, b) || grow(&l->cy, b) || grow(&l->cz, b) || grow(&l->cm, b) || grow(&l->qxx, b) ||
-                grow(&l->qyy, b) || grow(&l->qzz, b) || grow(&l->qxy, b) || grow(&l->qxz, b) || grow(&l->qyz, b) ||
-                grow(&l->teps2, b))
+            if (tree_cpu_grow(&l->cx, b) || tree_cpu_grow(&l->cy, b) || tree_cpu_grow(&l->cz, b) || tree_cpu_grow(&l->cm, b) || tree_cpu_grow(&l->qxx, b) ||
+                tree_cpu_grow(&l->qyy, b) || tree_cpu_grow(&l->qzz, b) || tree_cpu_grow(&l->qxy, b) || tree_cpu_grow(&l->qxz, b) || tree_cpu_grow(&l->qyz, b) ||
+                tree_cpu_grow(&l->teps2, b))
                 return -1;
             l->cell_cap = cells;
         }

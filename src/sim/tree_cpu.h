@@ -5,6 +5,7 @@
 #define STARBURST_TREE_CPU_H
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/sim.h"
@@ -16,6 +17,16 @@ typedef struct TreeCpu TreeCpu;
 #define TREE_CPU_GROUP 64
 /* A walk's stack: depth-first pushes of up to 8 children at each of 22 levels. */
 #define TREE_CPU_STACK 256
+
+/* realloc of the buffer *p (a pointer to a pointer) to bytes, leaving *p as it was on failure:
+ * 0, or -1. The tree's and the fmm's buffers grow with it. */
+static inline int tree_cpu_grow(void *p, size_t bytes)
+{
+    void *q = realloc(*(void **)p, bytes ? bytes : 1);
+    if (!q) return -1;
+    *(void **)p = q;
+    return 0;
+}
 
 /* NULL when out of memory. The state keeps its buffers from step to step. */
 TreeCpu *tree_cpu_create(void);

@@ -10,6 +10,7 @@
 
 #include "scene/tipsy.h"
 #include "sim/sim.h"
+#include "test_rng.h"
 #include "test_skip.h"
 
 /* Skips the calling test where CUDA cannot run. */
@@ -22,17 +23,6 @@ static inline void gpu_require_cuda(void)
     }
 }
 
-static inline uint64_t gpu_rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [0, 1). */
-static inline double gpu_rng_uniform(uint64_t *s) { return (gpu_rng_next(s) >> 11) * (1.0 / 9007199254740992.0); }
-
 /* n bodies uniform in the unit ball, masses in [0.5, 1.5) / n, velocities uniform in [-0.5, 0.5). */
 static inline void gpu_random_ball(Bodies *b, int n, uint64_t seed)
 {
@@ -41,16 +31,16 @@ static inline void gpu_random_ball(Bodies *b, int n, uint64_t seed)
     for (int i = 0; i < n; i++) {
         double x, y, z;
         do {
-            x = 2 * gpu_rng_uniform(&s) - 1;
-            y = 2 * gpu_rng_uniform(&s) - 1;
-            z = 2 * gpu_rng_uniform(&s) - 1;
+            x = 2 * rng_uniform(&s) - 1;
+            y = 2 * rng_uniform(&s) - 1;
+            z = 2 * rng_uniform(&s) - 1;
         } while (x * x + y * y + z * z > 1);
         float *p = b->pos + 4 * i, *v = b->vel + 4 * i;
         p[0] = (float)x;
         p[1] = (float)y;
         p[2] = (float)z;
-        p[3] = (float)((0.5 + gpu_rng_uniform(&s)) / n);
-        for (int k = 0; k < 3; k++) v[k] = (float)(gpu_rng_uniform(&s) - 0.5);
+        p[3] = (float)((0.5 + rng_uniform(&s)) / n);
+        for (int k = 0; k < 3; k++) v[k] = (float)(rng_uniform(&s) - 0.5);
     }
 }
 

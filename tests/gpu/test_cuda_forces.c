@@ -48,26 +48,8 @@ static void check_acc_within(const char *what, const float *acc3, const Referenc
                              double p999_tol)
 {
     double num = 0, den = 0;
-    double *rel = malloc((size_t)r->count * sizeof *rel);
-    assert_non_null(rel);
-    for (int t = 0; t < r->count; t++) {
-        const int i = r->targets[t];
-        double d2 = 0, r2 = 0;
-        for (int k = 0; k < 3; k++) {
-            double a = acc3[3 * i + k], ref = r->acc[3 * t + k];
-            if (!isfinite(a)) {
-                free(rel);
-                fail_msg("%s: body %d component %d is %g (unwritten or not finite)", what, i, k, a);
-            }
-            d2 += (a - ref) * (a - ref);
-            r2 += ref * ref;
-        }
-        num += d2;
-        den += r2;
-        rel[t] = r2 > 0 ? sqrt(d2 / r2) : (d2 == 0 ? 0 : INFINITY);
-    }
+    double *rel = reference_errors(what, acc3, 3, r, &num, &den);
     double norm = den > 0 ? sqrt(num / den) : (num == 0 ? 0 : INFINITY);
-    qsort(rel, (size_t)r->count, sizeof *rel, compare_double);
     double p999 = rel[(int)floor(0.999 * (r->count - 1))];
     free(rel);
     if (!(norm < norm_tol) || !(p999 < p999_tol))

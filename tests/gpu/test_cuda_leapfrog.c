@@ -32,17 +32,17 @@ static void plummer(Bodies *b, int n, uint64_t seed)
     const double scale = 3 * PI / 16;
     for (int i = 0; i < n; i++) {
         double r;
-        do r = 1 / sqrt(pow(gpu_rng_uniform(&s) * 0.999 + 1e-9, -2.0 / 3.0) - 1);
+        do r = 1 / sqrt(pow(rng_uniform(&s) * 0.999 + 1e-9, -2.0 / 3.0) - 1);
         while (r > 10);
         double q, g;
         do {
-            q = gpu_rng_uniform(&s);
-            g = 0.1 * gpu_rng_uniform(&s);
+            q = rng_uniform(&s);
+            g = 0.1 * rng_uniform(&s);
         } while (g > q * q * pow(1 - q * q, 3.5));
         double v = q * sqrt(2.0) * pow(1 + r * r, -0.25);
         double dir[2][3];
         for (int k = 0; k < 2; k++) {
-            double z = 2 * gpu_rng_uniform(&s) - 1, phi = 2 * PI * gpu_rng_uniform(&s), rho = sqrt(1 - z * z);
+            double z = 2 * rng_uniform(&s) - 1, phi = 2 * PI * rng_uniform(&s), rho = sqrt(1 - z * z);
             dir[k][0] = rho * cos(phi);
             dir[k][1] = rho * sin(phi);
             dir[k][2] = z;

@@ -77,18 +77,18 @@ static void clustered(Bodies *b, int n, uint64_t seed)
     uint64_t s = seed;
     double centre[64][4];
     for (int c = 0; c < 64; c++) {
-        for (int k = 0; k < 3; k++) centre[c][k] = 2 * gpu_rng_uniform(&s) - 1;
-        centre[c][3] = pow(10.0, -3.0 + 2.0 * gpu_rng_uniform(&s));
+        for (int k = 0; k < 3; k++) centre[c][k] = 2 * rng_uniform(&s) - 1;
+        centre[c][3] = pow(10.0, -3.0 + 2.0 * rng_uniform(&s));
     }
     for (int i = 0; i < n; i++) {
         float *p = b->pos + 4 * i;
         if (i % 5 == 0) {
-            for (int k = 0; k < 3; k++) p[k] = (float)(2 * gpu_rng_uniform(&s) - 1);
+            for (int k = 0; k < 3; k++) p[k] = (float)(2 * rng_uniform(&s) - 1);
         } else {
-            const double *c = centre[gpu_rng_next(&s) % 64];
+            const double *c = centre[rng_next(&s) % 64];
             for (int k = 0; k < 3; k++) {
                 /* Box-Muller */
-                double u = gpu_rng_uniform(&s) + 1e-300, v = gpu_rng_uniform(&s);
+                double u = rng_uniform(&s) + 1e-300, v = rng_uniform(&s);
                 p[k] = (float)(c[k] + c[3] * sqrt(-2 * log(u)) * cos(2 * M_PI * v));
             }
         }

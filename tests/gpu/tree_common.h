@@ -78,23 +78,7 @@ typedef struct Errors {
  * component that is not finite fails the test. */
 static inline Errors errors_of(const char *what, const float *acc4, const Reference *r)
 {
-    double *rel = malloc((size_t)r->count * sizeof *rel);
-    assert_non_null(rel);
-    for (int t = 0; t < r->count; t++) {
-        const int i = r->targets[t];
-        double d2 = 0, r2 = 0;
-        for (int k = 0; k < 3; k++) {
-            const double a = acc4[4 * i + k], ref = r->acc[3 * t + k];
-            if (!isfinite(a)) {
-                free(rel);
-                fail_msg("%s: body %d component %d is %g", what, i, k, a);
-            }
-            d2 += (a - ref) * (a - ref);
-            r2 += ref * ref;
-        }
-        rel[t] = r2 > 0 ? sqrt(d2 / r2) : (d2 == 0 ? 0 : INFINITY);
-    }
-    qsort(rel, (size_t)r->count, sizeof *rel, compare_double);
+    double *rel = reference_errors(what, acc4, 4, r, NULL, NULL);
     Errors e = {rel[(r->count - 1) / 2], rel[(int)floor(0.99 * (r->count - 1))], rel[r->count - 1]};
     free(rel);
     return e;

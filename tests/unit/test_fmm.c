@@ -24,14 +24,7 @@ static void accuracy_collision(void **state)
 
 static void accuracy_plummer(void **state) { check_scene_accuracy(SIM_FORCE_FMM, SCENE_PLUMMER, 16384, "plummer"); }
 
-static void accuracy_galaxy(void **state)
-{
-    Bodies b;
-    float eps;
-    if (!load_galaxy_20k(&b, &eps)) return;
-    check_default_accuracy(&b, SIM_FORCE_FMM, eps, "galaxy_20K");
-    bodies_free(&b);
-}
+static void accuracy_galaxy(void **state) { check_galaxy_accuracy(SIM_FORCE_FMM); }
 
 /* A larger system: far cells at many levels act through the expansions. */
 static void accuracy_collision_64k(void **state)
