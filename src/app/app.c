@@ -49,10 +49,10 @@ static bool app_advance(App *a, FramePlan *f)
 {
     const UiModel *u = &a->ui;
     f->steps = !u->paused ? u->steps_per_frame : f->step_once ? 1 : 0;
-    if (f->steps > 0) app_timeline_resume(a); /* from a past keyframe shown: a new future */
-    a->run.params = app_ui_params(a);
-    sim_advance(a->run.sim, &a->run.params, f->steps);
-    return !sim_error(a->run.sim);
+    if (f->steps > 0) a->tl.playing_back = false;
+    a->live.params = app_ui_params(a);
+    /* From a past keyframe shown, the run resumes as a new future. */
+    return run_advance(a->run, &a->live.params, f->steps) == 0;
 }
 
 /* After the advance: a run that diverged is paused, the ladder's tour goes on to its next rung,
@@ -61,26 +61,26 @@ static void app_after_advance(App *a, const FramePlan *f)
 {
     UiModel *u = &a->ui;
     const int steps = f->steps;
-    if (steps > 0 && sim_diverged(a->run.sim) && !u->paused) {
+    if (steps > 0 && sim_diverged(run_sim(a->run)) && !u->paused) {
         char when[64];
         u->paused = true;
-        a->run.diverged_pause = true;
+        a->live.diverged_pause = true;
         snprintf(a->msg.alarm, sizeof a->msg.alarm,
                  "The simulation diverged (NaN or Inf) at %s: paused. ctrl+Z undoes the last change, R resets; "
                  "or raise the softening, lower dt.",
-                 app_when(a, app_run_time(a), when, sizeof when));
+                 app_when(a, run_time(a->run), when, sizeof when));
         app_say(a, "starburst: %s\n", a->msg.alarm);
     }
-    if (a->tour.active && steps > 0 && !sim_error(a->run.sim)) {
-        double n = sim_count(a->run.sim);
+    if (a->tour.active && steps > 0 && !sim_error(run_sim(a->run))) {
+        double n = sim_count(run_sim(a->run));
         const int ran = app_rung(a);
-        if (ran == UI_RUNG_TREE) u->ladder_tree_per_body = sim_stats(a->run.sim).interactions_per_body;
+        if (ran == UI_RUNG_TREE) u->ladder_tree_per_body = sim_stats(run_sim(a->run)).interactions_per_body;
         app_run_rung(a, ladder_tour_after_advance(&a->tour, ran, n * n * steps,
-                                                  sim_stats(a->run.sim).kernel_interactions_per_s, u->ladder_rate,
+                                                  sim_stats(run_sim(a->run)).kernel_interactions_per_s, u->ladder_rate,
                                                   LADDER_TOUR_MAX_S));
     }
     u->ladder_touring = a->tour.active ? (int)a->tour.rung : SIM_KERNEL_DEFAULT;
-    u->sim_time = app_run_time(a);
+    u->sim_time = run_time(a->run);
     app_show_units(a);
 }
 
@@ -88,7 +88,7 @@ static void app_after_advance(App *a, const FramePlan *f)
  * series while it is read, and the slider's line. */
 static void app_keep_timeline(App *a)
 {
-    app_timeline_capture(a);
+    run_keep(a->run);
     app_timeline_read(a);
     app_timeline_show(a);
 }
@@ -113,7 +113,7 @@ static void app_move_camera(App *a, const FramePlan *f)
 /* The rate of the rung that ran, for its bar; the tree's with the interactions a body it took. */
 static void app_note_rung_rate(App *a)
 {
-    const SimStats st = sim_stats(a->run.sim);
+    const SimStats st = sim_stats(run_sim(a->run));
     const int r = app_rung(a);
     a->ui.ladder_rate[r] = st.kernel_interactions_per_s;
     if (r == UI_RUNG_TREE) a->ui.ladder_tree_per_body = st.interactions_per_body;
@@ -128,7 +128,7 @@ static void app_update_rates(App *a, double t, int steps)
     if (span >= 0.5) {
         a->ui.fps = a->rates.frames / span;
         a->ui.steps_per_s = a->rates.steps / span;
-        a->ui.interactions_per_s = a->ui.steps_per_s * (double)sim_count(a->run.sim) * sim_count(a->run.sim);
+        a->ui.interactions_per_s = a->ui.steps_per_s * (double)sim_count(run_sim(a->run)) * sim_count(run_sim(a->run));
         a->ui.gflops = a->ui.interactions_per_s * 20e-9;
         /* The ladder shows what each rung computes, not what vsync lets the frame rate show. */
         if (a->ui.cuda && steps > 0) app_note_rung_rate(a);
@@ -146,14 +146,14 @@ static void app_draw(App *a)
     render_context_size(a->ctx, &w, &h);
     if (w <= 0 || h <= 0) return; /* minimised */
     RenderView v = {
-        .n = sim_count(a->run.sim),
+        .n = sim_count(run_sim(a->run)),
         .width = w,
         .height = h,
         .framebuffer = render_context_framebuffer(a->ctx),
         .point_size = a->ui.point_size,
         .exposure = a->ui.exposure,
         .color_mode = (ColorMode)a->ui.color_mode,
-        .speed_scale = a->run.speed_scale,
+        .speed_scale = run_info(a->run)->speed_scale,
         .show_halo = a->ui.show_halo,
         .show_boxes = a->ui.show_tree,
     };
@@ -175,7 +175,7 @@ static void app_draw_ui(App *a)
     a->ui.notice = a->msg.notice[0] ? a->msg.notice : NULL;
     a->ui.notice_alpha = age < NOTICE_SECONDS ? 1.0f : (float)fmax(0.0, 1.0 - (age - NOTICE_SECONDS));
     a->ui.alarm = a->msg.alarm[0] ? a->msg.alarm : NULL;
-    a->ui.undo_depth = a->run.undo.count + (app_timeline_can_undo(a) ? 1 : 0);
+    a->ui.undo_depth = run_undo_depth(a->run);
     ui_frame(&a->ui);
     if (a->ui.timeline_seek) a->tl.asked_at = clock_seconds(); /* the scrub's latency starts here */
 }
@@ -185,12 +185,16 @@ static void app_write_readout(App *a)
 {
     int w, h;
     render_context_size(a->ctx, &w, &h);
+    const Keyframes *keys = run_keyframes(a->run);
+    double load_ms, capture_ms;
+    run_timeline_costs(a->run, &load_ms, &capture_ms);
     ReadoutState r = {
         .frame = a->loop.frame,
-        .time = app_run_time(a),
-        .step = app_run_step(a),
-        .params = a->run.params,
-        .bodies = sim_count(a->run.sim),
+        .time = run_time(a->run),
+        .step = run_step(a->run),
+        .steps_run = run_steps_computed(a->run),
+        .params = a->live.params,
+        .bodies = sim_count(run_sim(a->run)),
         .backend = a->ui.backend,
         .width = w,
         .height = h,
@@ -201,19 +205,19 @@ static void app_write_readout(App *a)
         .camera_yaw = a->camera.yaw,
         .alarm = a->msg.alarm,
         .notice = a->msg.notice,
-        .force = sim_force(a->run.sim),
+        .force = sim_force(run_sim(a->run)),
         .tree_boxes = a->ui.show_tree ? a->tree.drawn : 0,
         .tree_capped = a->ui.show_tree && a->tree.capped,
         .screenshot = a->rec.screenshot[0] ? a->rec.screenshot : NULL,
-        .series_reads = a->run.series_reads,
-        .series = {.count = a->run.series ? series_count(a->run.series) : 0, .read = a->tl.series_read},
-        .timeline = {.spacing = a->tl.store ? timeline_spacing(a->tl.store) : 0,
-                     .held = a->tl.store ? timeline_future_count(a->tl.store) : 0,
-                     .bytes = a->tl.store ? timeline_bytes_used(a->tl.store) : 0,
-                     .budget = a->tl.store ? timeline_budget(a->tl.store) : 0,
+        .series_reads = run_series_reads(a->run),
+        .series = {.count = run_series(a->run) ? series_count(run_series(a->run)) : 0, .read = run_series_read(a->run)},
+        .timeline = {.spacing = keys ? keyframes_spacing(keys) : 0,
+                     .held = keys ? keyframes_future_count(keys) : 0,
+                     .bytes = keys ? keyframes_bytes_used(keys) : 0,
+                     .budget = keys ? keyframes_budget(keys) : 0,
                      .scrub_ms = a->tl.scrub_ms,
-                     .load_ms = a->tl.load_ms,
-                     .capture_ms = a->tl.capture_ms,
+                     .load_ms = load_ms,
+                     .capture_ms = capture_ms,
                      .playing_back = a->tl.playing_back},
         .keys_pressed = a->keys.pressed,
         .keys_captured = a->keys.captured,
@@ -253,7 +257,7 @@ static bool app_frame(App *a)
     const AppOptions *opt = &a->opt;
     FramePlan f = app_plan_frame(a);
     app_take_requests(a, &f);
-    if (!a->run.sim) return app_stop(a, 1); /* a reset or preset that failed */
+    if (!run_sim(a->run)) return app_stop(a, 1); /* a reset or preset that failed */
     app_apply_controls(a);
     if (!app_advance(a, &f) && !app_fall_back(a)) return app_stop(a, 1);
     app_after_advance(a, &f);
@@ -290,7 +294,7 @@ static void app_init_ui_model(App *a)
     u->kernel = (int)o->kernel;
     u->measure_ladder = o->measure_ladder;
     u->ladder_touring = SIM_KERNEL_DEFAULT;
-    a->run.kernel_picked = o->kernel != SIM_KERNEL_DEFAULT;
+    a->live.kernel_picked = o->kernel != SIM_KERNEL_DEFAULT;
     u->force = (int)o->force;
     u->theta = params_theta(o->theta);
     u->tree_levels = 4;
@@ -310,21 +314,6 @@ static int app_start(App *a)
 {
     const AppOptions *opt = &a->opt;
     char err[512] = "";
-    a->run.scene = opt->scene;
-    a->run.load_path = opt->load_path;
-    if (opt->open_path) {
-        a->run.series = series_open(opt->open_path, err, sizeof err);
-        if (!a->run.series) {
-            fprintf(stderr, "starburst: --open: %s\n", err);
-            return 2;
-        }
-        Units scale = scene_units(opt->scene.kind);
-        series_set_units(a->run.series, &scale);
-        app_series_settings(a);
-        a->run.scene.kind = SCENE_TIPSY;
-    }
-    a->run.force = opt->force;
-    a->run.backend = opt->backend;
     a->presets.cuda = -1;
     app_init_ui_model(a);
 
@@ -357,6 +346,12 @@ static int app_start(App *a)
         return 2;
     }
 
+    /* The run: its series opened (its settings said), nothing built before the context opens. */
+    if (app_make_run(a, cuda, err, sizeof err) != 0) {
+        fprintf(stderr, "starburst: %s%s\n", opt->open_path ? "--open: " : "", err);
+        return 2;
+    }
+
     a->ctx = render_context_create(&(RenderContextDesc){.width = opt->width,
                                                          .height = opt->height,
                                                          .headless = opt->headless,
@@ -384,21 +379,20 @@ static int app_start(App *a)
         }
     }
     if (opt->preset) preset = (int)(presets_find(&a->presets.list, opt->preset) - a->presets.list.items);
-    if (!cuda) a->run.backend = SIM_BACKEND_CPU;
+    if (!cuda) run_set_backend(a->run, SIM_BACKEND_CPU);
     /* A built-in scene on the CPU gets fewer bodies; a file brings its own. */
     const bool scene_n = !opt->load_path && !opt->open_path && opt->scene.kind < SCENE_TIPSY;
     char bodies[64] = "";
     if (scene_n) snprintf(bodies, sizeof bodies, ", %d bodies%s", a->ui.n, opt->scene.n ? "" : " (-n for more)");
     if (!cuda && opt->backend == SIM_BACKEND_AUTO)
-        snprintf(a->run.backend_note, sizeof a->run.backend_note, "CUDA unavailable (%.200s): CPU backend%s.", why,
+        snprintf(a->live.backend_note, sizeof a->live.backend_note, "CUDA unavailable (%.200s): CPU backend%s.", why,
                  bodies);
     else if (!cuda && scene_n && opt->scene.n == 0)
-        snprintf(a->run.backend_note, sizeof a->run.backend_note, "CPU backend%s.", bodies);
-    if (a->run.backend_note[0]) {
-        app_notify(a, "%s", a->run.backend_note);
+        snprintf(a->live.backend_note, sizeof a->live.backend_note, "CPU backend%s.", bodies);
+    if (a->live.backend_note[0]) {
+        app_notify(a, "%s", a->live.backend_note);
         app_say(a, "starburst: %s\n", a->msg.notice);
     }
-    app_say_gpu_only_options(a);
     if (opt->record_dir) {
         app_start_recording(a, opt->record_dir);
         if (!a->rec.recorder) return 2;
@@ -410,10 +404,11 @@ static int app_start(App *a)
         fprintf(stderr, "starburst: %s\n", err);
         return 1;
     }
+    app_say_gpu_only_options(a);
     a->obs.watch = force_watch_create(err, sizeof err);
     if (!a->obs.watch) app_say(a, "starburst: no live force error: %s\n", err);
     app_default_settings(a);
-    app_timeline_restart(a, &a->obs.initial);
+    app_start_timeline(a);
     app_camera_home(a, &a->camera);
     if (preset >= 0 && app_apply_preset(a, preset, 0, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s\n", err);
@@ -423,12 +418,12 @@ static int app_start(App *a)
     /* The CPU backend has one kernel (OpenMP, all pairs): the ladder's names are the GPU's. A
      * tree run names the tree. */
     char kernel[48] = "";
-    if (sim_force(a->run.sim) == SIM_FORCE_TREE || sim_force(a->run.sim) == SIM_FORCE_FMM)
-        snprintf(kernel, sizeof kernel, ", %s, theta %.2f", sim_force_name(sim_force(a->run.sim)), a->ui.theta);
+    if (sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM)
+        snprintf(kernel, sizeof kernel, ", %s, theta %.2f", sim_force_name(sim_force(run_sim(a->run))), a->ui.theta);
     else if (a->ui.cuda)
-        snprintf(kernel, sizeof kernel, ", kernel %s", sim_kernel_name(sim_kernel(a->run.sim)));
+        snprintf(kernel, sizeof kernel, ", kernel %s", sim_kernel_name(sim_kernel(run_sim(a->run))));
     char params[96];
-    app_say(a, "starburst: %d bodies on %s (%s)%s, %s, %d %s a frame\n", a->ui.bodies, a->ui.backend, a->run.device,
+    app_say(a, "starburst: %d bodies on %s (%s)%s, %s, %d %s a frame\n", a->ui.bodies, a->ui.backend, run_info(a->run)->device,
             kernel, app_dt_softening(a, a->ui.dt, a->ui.softening, params, sizeof params), a->ui.steps_per_frame,
             plural(a->ui.steps_per_frame, "step", "steps"));
 
@@ -445,6 +440,13 @@ static int app_start(App *a)
     }
 
     a->loop.frames = opt->frames;
+    if (opt->headless && a->loop.frames == 0 && run_series(a->run)) {
+        /* Headless --open plays its series once through. */
+        const double rate = opt->open_rate > 0 ? opt->open_rate : 1;
+        a->loop.frames = (int)ceil((series_count(run_series(a->run)) - 1) / rate - 1e-9) + 1;
+        app_say(a, "starburst: headless --open: %d %s, %g %s a frame\n", a->loop.frames,
+                plural(a->loop.frames, "frame", "frames"), rate, rate == 1 ? "snapshot" : "snapshots");
+    }
     if (opt->headless && a->loop.frames == 0) {
         a->loop.frames = 300;
         app_say(a, "starburst: headless without --frames: rendering %d frames\n", a->loop.frames);
@@ -461,11 +463,11 @@ static int app_finish(App *a, int status)
 {
     app_progress_end(a);
     if (a->rec.recorder && app_stop_recording(a) != 0) status = 1;
-    if (a->opt.save_path && a->run.sim && app_save_run(a, a->opt.save_path) != 0) status = 1;
+    if (a->opt.save_path && a->run && run_sim(a->run) && app_save_run(a, a->opt.save_path) != 0) status = 1;
     /* The time the run ran: not the time it was stopped (ctrl+Z) for. */
     const double elapsed = run_clock_seconds(&a->loop.clock, clock_seconds());
-    if (a->run.sim) {
-        const long long steps = sim_stats(a->run.sim).total_steps;
+    if (a->run && run_sim(a->run)) {
+        const long long steps = run_steps_computed(a->run);
         app_say(a, "starburst: %lld %s in %.2f s (%.0f %s)\n", steps, plural(steps, "step", "steps"), elapsed,
                 elapsed > 0 ? steps / elapsed : 0,
                 plural(elapsed > 0 ? llround(steps / elapsed) : 0, "step/s", "steps/s"));
@@ -478,16 +480,11 @@ static void app_destroy(App *a)
     if (a->rec.recorder) app_stop_recording(a);
     presets_free(&a->presets.list);
     free(a->presets.names);
-    bodies_free(&a->host.bodies);
-    bodies_free(&a->obs.initial);
     app_heating_free(a);
     free(a->tree.cells);
     free(a->tree.boxes);
-    undo_clear(&a->run.undo);
-    app_timeline_free(a);
     force_watch_destroy(a->obs.watch);
-    sim_destroy(a->run.sim);
-    series_close(a->run.series);
+    run_destroy(a->run);
     if (a->ui_attached) ui_destroy();
     renderer_destroy(a->renderer);
     render_context_destroy(a->ctx);

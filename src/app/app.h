@@ -12,6 +12,7 @@
 
 typedef struct AppOptions {
     SceneDesc scene;
+    bool scene_given; /* --scene named one */
     /* Simulation parameters; a negative value means "the scene's suggestion". */
     float dt, softening, damping;
     int steps_per_frame; /* 0 = backend default */
@@ -35,6 +36,8 @@ typedef struct AppOptions {
     /* Saved runs. */
     const char *save_path; /* written at exit, and by S */
     const char *load_path; /* start from a saved run (R returns to it) */
+    float open_rate;       /* headless --open: snapshots a frame (1 = one each frame; 0.25 holds each
+                              for four frames) */
     const char *open_path; /* start from the first snapshot of a series: a TIPSY or HDF5 (SWIFT,
                               GADGET) file, a folder or a glob (scene/snapshot.h; R returns to it) */
     /* Presets. */

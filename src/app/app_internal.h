@@ -1,6 +1,8 @@
 /* The viewer's state, shared by the files of src/app that run it: app.c (start, the frame, finish),
- * run.c (the run's lifecycle), requests.c, input.c, observe.c, preset_apply.c, follow.c,
- * recording.c, tree_overlay.c, host_copy.c, heating.c, timeline_view.c and messages.c. Private to them: nothing outside src/app includes it.
+ * run_actions.c (what the keys and the panel do to the run), requests.c, input.c, observe.c,
+ * preset_apply.c, follow.c, frame_capture.c, tree_overlay.c, heating_watch.c, timeline_view.c and
+ * messages.c. Private to them: nothing outside src/app includes it. The run itself (the
+ * simulation, its clock, its past and its files) is the Run of src/run, held by pointer.
  *
  * opt is what the user asked for and is only read after the start; what runs now (the scene, the
  * saved run it came from, the force method after a preset, the panel or a fall-back) is in run. */
@@ -14,11 +16,9 @@
 #include "app/ladder_tour.h"
 #include "app/pericentre.h"
 #include "app/presets.h"
-#include "app/record.h"
+#include "app/recorder.h"
 #include "app/run_clock.h"
-#include "app/state.h"
-#include "app/timeline.h"
-#include "app/undo.h"
+#include "run/run.h"
 #include "scene/snapshot.h"
 #include "render/camera.h"
 #include "render/context.h"
@@ -54,55 +54,22 @@
 /* The longest advance the ladder's tour may ask of a rung: the window stays responsive. */
 #define LADDER_TOUR_MAX_S 1.0
 
-/* What runs now: the simulation, the scene it was built from, and its clock. */
-typedef struct AppRun {
-    Sim *sim;
-    SceneInfo info;
-    SceneDesc scene;       /* the scene of the last reset: the command line's, or a preset's */
-    const char *load_path; /* the saved run it starts from (R returns to it), or NULL */
-    /* The snapshot series of --open (scene/snapshot.h), or NULL: a reset starts from its first
-     * snapshot. It stays open for the whole run: series_count / series_time / series_load give
-     * any of its moments (a timeline reads them from here). */
-    SnapshotSeries *series;
-    int series_reads;      /* its snapshots read from disk: the first by each reset, the others onto the timeline */
-    SimForce force;        /* the method asked for now: --force, a preset's, the panel's or the ladder's */
-    SimBackend backend;    /* the backend asked for now: the CPU after a fall-back */
-    bool kernel_picked;    /* a kernel named by --kernel or picked in the UI; else the default for each N */
-    /* The run's clock: the simulation counts from its creation (or the last sim_load); these
-     * are the time and steps before that (a loaded run's, an undo's). */
-    double time_base;
-    long long step_base;
-    /* The scene of the last reset (a new scene takes its own dt and softening). */
-    int last_scene, last_n;
-    uint64_t seed;         /* of the scene running now */
-    char scene_file[1024]; /* the TIPSY file or saved run of the preset applied last */
-    bool dark_only;        /* the bodies are all dark matter (a halo-only file): the halo is shown */
-    /* Where a loaded run stood when it was saved. */
-    SavedRun loaded;
-    bool have_loaded;
-    SimParams params;    /* what the simulation received last */
-    float speed_scale;   /* the colour ramp's top speed */
-    bool diverged_pause; /* paused because the run diverged */
-    UndoHistory undo;
-    char backend_note[300]; /* why this backend runs, shown again after each reset */
-    char device[160];
-} AppRun;
-
-/* A host copy of the state: diagnostics, camera follow, and the checkpoint the CPU carries on
- * from if CUDA fails. */
-typedef struct AppHostCopy {
-    Bodies bodies;
-    bool valid;
-    double time, read_at;
-    long long step;
-} AppHostCopy;
+/* What the viewer keeps of the run beside the Run itself: the parameters it gave the last
+ * advance, whether a kernel was picked (--kernel or the panel; else the default for each N),
+ * whether it paused because the run diverged, and the line on why this backend runs. */
+typedef struct AppLive {
+    SimParams params;
+    bool kernel_picked;
+    bool diverged_pause;
+    char backend_note[300];
+} AppLive;
 
 /* What is measured on the run: energy against its first state, the force checks, the alarms'
  * inputs. */
 typedef struct AppObserve {
     /* Energy: E0 is the energy of the run's first state (the scene's, or the loaded one) with
      * the softening in force, measured now and then. */
-    Bodies initial;
+    const Bodies *initial; /* the run's first state */
     double e0;
     float e0_softening;
     double half_mass0; /* half-mass radius of the first state */
@@ -166,25 +133,12 @@ typedef struct AppTreeOverlay {
     char note[160];
 } AppTreeOverlay;
 
-/* The run's timeline (timeline_view.c): the keyframes, read through a FrameSource; the one shown
- * (-1: the run as it goes); playing backwards; the undo count when a resume set the future aside
- * (ctrl+Z brings it back while the count is that); the time from a request to its keyframe drawn. */
+/* The view of the run's timeline (timeline_view.c): playing backwards, and the time from a
+ * request to its keyframe drawn. */
 typedef struct AppTimeline {
-    Timeline *store;
-    FrameSource source;
-    size_t budget;
-    Bodies frame; /* the keyframe being loaded */
-    int view;
     bool playing_back;
-    int undo_depth;
+    bool series_done; /* headless --open has shown its last snapshot */
     double asked_at, shown_at, scrub_ms;
-    double load_ms, capture_ms; /* the last keyframe loaded into the simulation; the last taken (its read included) */
-    char note[256]; /* why there is no timeline; "" while there is one */
-    /* --open's series, read onto the timeline a snapshot a frame: the next to read (0: none),
-     * those read so far (the first included) and the window's line on it: how far the reading
-     * got, or where it stopped ("" once all are read). */
-    int series_next, series_read;
-    char reading[160];
 } AppTimeline;
 
 /* Requests raised by the keys that the UI model does not carry; taken in app_take_requests. */
@@ -224,8 +178,8 @@ typedef struct App {
     UiModel ui;
     bool ui_attached;
     LadderTour tour; /* K: every rung of the ladder timed in turn */
-    AppRun run;
-    AppHostCopy host;
+    Run *run;
+    AppLive live;
     AppObserve obs;
     AppHeating heat;
     OrbitWatch orbit; /* the two galaxies' orbit, for the HUD's pericentre countdown */
@@ -284,11 +238,6 @@ static inline const char *plural(long long count, const char *one, const char *m
     return count == 1 ? one : many;
 }
 
-/* host_copy.c: the run's clock; the host copy of its state, which is also the checkpoint. */
-double app_run_time(const App *a);
-long long app_run_step(const App *a);
-void app_read_state(App *a);
-
 /* units_hud.c: the HUD's times and the sliders' values in physical units, the orbit's countdown
  * and the scale bar's length, each frame. */
 void app_show_units(App *a);
@@ -297,16 +246,17 @@ const char *app_when(const App *a, double t, char *buf, size_t len);
 /* "dt 0.02 (0.22 Myr), softening 0.08 (208 pc)", or the model values alone. */
 const char *app_dt_softening(const App *a, double dt, double softening, char *buf, size_t len);
 
-/* run.c: the run's lifecycle. */
+/* run_actions.c: what the keys and the panel do to the run, said on screen. */
 void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len);
 SimParams app_ui_params(const App *a);
-float app_theta_default(const App *a);
 SimParams app_scene_defaults(const App *a);
 void app_default_settings(App *a);
 void app_say_gpu_only_options(const App *a);
+int app_make_run(App *a, bool cuda, char *err, size_t errlen);
 int app_build_run(App *a, char *err, size_t errlen);
-void app_series_settings(App *a);
+void app_run_built(App *a);
 int app_reset(App *a, char *err, size_t errlen);
+void app_start_timeline(App *a);
 int app_fall_back_to_cpu(App *a);
 void app_handle_reset(App *a);
 void app_set_force(App *a, SimForce f);
@@ -318,6 +268,8 @@ void app_remember(App *a, const SimParams *before);
 void app_restore_defaults(App *a);
 void app_undo(App *a);
 int app_check_device(const App *a, char *err, size_t errlen);
+/* The run's lines (RunDesc.log): on screen, the console, stderr. */
+void app_run_said(void *user, int where, const char *line);
 
 /* requests.c: every request of the keys and the panel, taken once a frame. */
 void app_take_requests(App *a, FramePlan *f);
@@ -327,13 +279,13 @@ void app_apply_controls(App *a);
 void app_input_attach(App *a, GLFWwindow *win);
 
 /* observe.c: energy, the force checks, the checkpoint, the monitor line. */
-void app_observe_restart(App *a, Bodies *first);
+void app_observe_restart(App *a, const Bodies *first);
 void app_observe(App *a, double t);
 void app_check_forces(App *a);
 void app_method_name(const App *a, char *buf, size_t len);
 void app_monitor(App *a, int frame);
 
-/* heating.c: the start at each reset or load (from app_observe_restart), a sample now and then. */
+/* heating_watch.c: the start at each reset or load (from app_observe_restart), a sample now and then. */
 void app_heating_restart(App *a, const Bodies *first);
 void app_watch_heating(App *a, double t);
 void app_heating_free(App *a);
@@ -346,26 +298,20 @@ void app_say_preset_failed(App *a, int i, const char *err);
 void app_step_preset(App *a, int delta);
 void app_save_preset(App *a);
 
-/* timeline_view.c: keyframes taken as the run goes, a past one shown, the run resumed from it. */
-/* The run starts from --open's series (not a preset's scene or a save). */
-bool app_run_from_series(const App *a);
-void app_timeline_restart(App *a, const Bodies *first);
-void app_timeline_capture(App *a);
-void app_timeline_read(App *a);
+/* timeline_view.c: the slider and the keys over the run's timeline, its line on screen, and
+ * headless --open playing its series a snapshot a frame. */
 void app_timeline_requests(App *a);
-void app_timeline_resume(App *a);
-bool app_timeline_undo(App *a);
-bool app_timeline_can_undo(const App *a);
-void app_timeline_went_back(App *a);
+void app_show_keyframe(App *a, int i);
+void app_shown(App *a);
+void app_timeline_read(App *a);
 void app_timeline_show(App *a);
 void app_timeline_shown(App *a);
-void app_timeline_free(App *a);
 
 /* follow.c */
 void app_follow(App *a, double t, float seconds);
 void app_cycle_follow(App *a);
 
-/* recording.c: recordings, screenshots, the last frame's PNG. */
+/* frame_capture.c: recordings, screenshots, the last frame's PNG. */
 void app_start_recording(App *a, const char *path);
 int app_stop_recording(App *a);
 bool app_capture_frame(App *a, const FramePlan *f);

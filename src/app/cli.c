@@ -60,7 +60,10 @@ void app_print_usage(FILE *f)
           "  --load FILE           continue a saved run (a TIPSY file and FILE.ini beside it)\n"
           "  --open PATH           start from the first snapshot of a series: a TIPSY or HDF5 file\n"
           "                        (SWIFT, GADGET-4: any particle types, converted to model units),\n"
-          "                        a folder of them or a glob ('out/snapshot_*.hdf5'); see export\n"
+          "                        a folder of them or a glob ('out/snapshot_*.hdf5'); see export.\n"
+          "                        Goes with none of --load, --preset, --scene, --tipsy\n"
+          "  --open-rate S         headless --open plays its series, S snapshots a frame (default 1;\n"
+          "                        0.25 holds each for 4 frames); --frames defaults to its length\n"
           "  --save FILE           save the run there at exit (S saves at any time)\n"
           "  --preset NAME         start with a preset of the presets file\n"
           "  --presets FILE        the presets file (default: assets/presets.ini in the folder above the\n"
@@ -199,8 +202,14 @@ static int check_combination(const AppOptions *o, char *err, size_t errlen)
 {
     const char *kernel = sim_kernel_name(o->kernel);
     const int least = scene_min_bodies(o->scene.kind);
-    if (o->open_path && (o->load_path || o->scene.kind >= SCENE_TIPSY)) {
-        snprintf(err, errlen, "--open: a series is the run's start; it goes with neither --load nor --tipsy");
+    if (o->open_path && (o->load_path || o->scene.kind >= SCENE_TIPSY || o->preset || o->scene_given)) {
+        snprintf(err, errlen, "--open: a series is the run's start; it goes with none of --%s",
+                 o->load_path ? "load" : o->preset ? "preset" : o->scene.kind == SCENE_TIPSY_COLLIDE ? "tipsy-collide"
+                                                              : o->scene.kind == SCENE_TIPSY ? "tipsy" : "scene");
+        return -1;
+    }
+    if (o->open_rate > 0 && !o->open_path) {
+        snprintf(err, errlen, "--open-rate: plays the series of --open; there is none");
         return -1;
     }
     if (!o->load_path && !o->open_path && o->scene.n > 0 && o->scene.n < least) {
@@ -306,6 +315,7 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
             if (k < 0 || k >= SCENE_TIPSY)
                 return bad(err, errlen, opt, value, "is not a scene: collision, disk, plummer, shell, random");
             o->scene.kind = (SceneKind)k;
+            o->scene_given = true;
         } else if (IS("--tipsy") || IS("--tipsy-collide")) {
             VALUE();
             o->scene.kind = IS("--tipsy") ? SCENE_TIPSY : SCENE_TIPSY_COLLIDE;
@@ -420,6 +430,9 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
         } else if (IS("--open")) {
             VALUE();
             o->open_path = value;
+        } else if (IS("--open-rate")) {
+            VALUE();
+            if (parse_float(opt, value, 0, 1000, true, &o->open_rate, err, errlen) != 0) return -1;
         } else if (IS("--preset")) {
             VALUE();
             o->preset = value;

@@ -12,9 +12,9 @@ void app_follow(App *a, double t, float seconds)
     if (a->follow.mode == 0) return;
     if (t >= a->follow.next) {
         a->follow.next = t + 0.1;
-        app_read_state(a);
+        run_read_state(a->run);
         double c[3];
-        a->follow.valid = bodies_group_centre(&a->host.bodies, a->follow.mode == 3 ? -1 : a->follow.mode - 1, c) > 0;
+        a->follow.valid = bodies_group_centre(&run_copy(a->run)->bodies, a->follow.mode == 3 ? -1 : a->follow.mode - 1, c) > 0;
         for (int k = 0; k < 3 && a->follow.valid; k++) a->follow.target[k] = (float)c[k];
     }
     if (!a->follow.valid) return;

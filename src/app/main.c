@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "app/app.h"
-#include "app/export.h"
+#include "app/export_cli.h"
 #include "app/paths.h"
 #include "bench/bench.h"
 

@@ -13,14 +13,13 @@
 #include "util/clock.h"
 #include "util/params.h"
 
-/* A new run's baseline: its first state (taken over from first), whose energy and disks the run
+/* A new run's baseline: its first state (the run keeps it), whose energy and disks the run
  * is held against, and no measurement of the run before. */
-void app_observe_restart(App *a, Bodies *first)
+void app_observe_restart(App *a, const Bodies *first)
 {
-    bodies_free(&a->obs.initial);
-    a->obs.initial = *first; /* E0 is measured on it, with whatever softening is in force */
+    a->obs.initial = first; /* the run's: E0 is measured on it, with whatever softening is in force */
     a->obs.half_mass0 = bodies_mass_radius(first, 0.5);
-    app_heating_restart(a, &a->obs.initial);
+    app_heating_restart(a, first);
     a->obs.e0_softening = NAN;
     a->obs.next_energy_at = 0;
     a->ui.energy_valid = false;
@@ -39,7 +38,7 @@ void app_observe_restart(App *a, Bodies *first)
 static bool app_initial_energy(App *a, float eps, double *e0)
 {
     char err[256];
-    Sim *first = sim_create(&(SimDesc){.backend = sim_backend(a->run.sim)}, &a->obs.initial, err, sizeof err);
+    Sim *first = sim_create(&(SimDesc){.backend = sim_backend(run_sim(a->run))}, a->obs.initial, err, sizeof err);
     if (!first) return false;
     SimEnergy e = sim_energy(first, eps);
     sim_destroy(first);
@@ -50,15 +49,15 @@ static bool app_initial_energy(App *a, float eps, double *e0)
 static void app_measure_energy(App *a, double t)
 {
     /* O(N^2) in double: keep it to a few per cent of the time, and skip it for huge N. */
-    if (t < a->obs.next_energy_at || sim_count(a->run.sim) > 262144 || sim_error(a->run.sim)) return;
+    if (t < a->obs.next_energy_at || sim_count(run_sim(a->run)) > 262144 || sim_error(run_sim(a->run))) return;
     double t0 = clock_seconds();
     if (!(a->obs.e0_softening == a->ui.softening)) {
         if (!app_initial_energy(a, a->ui.softening, &a->obs.e0)) return;
         a->obs.e0_softening = a->ui.softening;
     }
-    SimEnergy e = sim_energy(a->run.sim, a->ui.softening);
+    SimEnergy e = sim_energy(run_sim(a->run), a->ui.softening);
     double total = e.kinetic + e.potential;
-    app_read_state(a);
+    run_read_state(a->run);
     a->obs.energy_cost = clock_seconds() - t0;
     a->obs.next_energy_at = clock_seconds() + fmax(0.25, 20 * a->obs.energy_cost);
     if (!isfinite(total)) {
@@ -70,7 +69,7 @@ static void app_measure_energy(App *a, double t)
     }
     a->ui.energy_error = a->obs.e0 != 0 ? (total - a->obs.e0) / fabs(a->obs.e0) : 0;
     a->ui.energy_valid = true;
-    diag_measure(&a->host.bodies, e, &a->obs.diag);
+    diag_measure(&run_copy(a->run)->bodies, e, &a->obs.diag);
     ui_show_diagnostics(&a->ui, &a->obs.diag);
     const int cap = (int)(sizeof a->obs.energy_history / sizeof a->obs.energy_history[0]);
     if (a->obs.energy_history_count == cap) {
@@ -82,7 +81,7 @@ static void app_measure_energy(App *a, double t)
     a->ui.energy_history_count = a->obs.energy_history_count;
 
     /* A run gone wrong is said large, with the keys that mend it. */
-    const double spread = a->obs.half_mass0 > 0 ? bodies_mass_radius(&a->host.bodies, 0.5) / a->obs.half_mass0 : 1;
+    const double spread = a->obs.half_mass0 > 0 ? bodies_mass_radius(&run_copy(a->run)->bodies, 0.5) / a->obs.half_mass0 : 1;
     if (a->ui.damping >= 1.0f && fabs(a->ui.energy_error) > ENERGY_ALARM)
         snprintf(a->msg.alarm, sizeof a->msg.alarm,
                  "Energy is off by %.3g %%: this run is no longer accurate. ctrl+Z undoes the last change, "
@@ -93,22 +92,22 @@ static void app_measure_energy(App *a, double t)
                  "The bodies are flying apart (half-mass radius x%.1f). ctrl+Z undoes the last change, Backspace "
                  "restores the defaults, R resets.",
                  spread);
-    else if (!sim_diverged(a->run.sim))
+    else if (!sim_diverged(run_sim(a->run)))
         a->msg.alarm[0] = '\0';
 }
 
 void app_check_forces(App *a)
 {
-    app_read_state(a);
-    if (diag_force_check(a->run.sim, &a->host.bodies, a->ui.softening, 2048, &a->obs.force_check) != 0) {
+    run_read_state(a->run);
+    if (diag_force_check(run_sim(a->run), &run_copy(a->run)->bodies, a->ui.softening, 2048, &a->obs.force_check) != 0) {
         app_notify(a, "Force check: out of memory");
         return;
     }
     ui_show_force_check(&a->ui, &a->obs.force_check);
     app_say(a, "starburst: force check of %s on %d bodies: median %.3g, 99%% %.3g, 99.9%% %.3g, worst %.3g, rms %.3g\n",
-            sim_force(a->run.sim) == SIM_FORCE_TREE  ? "the tree"
-            : sim_force(a->run.sim) == SIM_FORCE_FMM ? "the fmm"
-                                                     : sim_kernel_name(sim_kernel(a->run.sim)),
+            sim_force(run_sim(a->run)) == SIM_FORCE_TREE  ? "the tree"
+            : sim_force(run_sim(a->run)) == SIM_FORCE_FMM ? "the fmm"
+                                                     : sim_kernel_name(sim_kernel(run_sim(a->run))),
             a->obs.force_check.samples, a->obs.force_check.median, a->obs.force_check.p99,
             a->obs.force_check.p999, a->obs.force_check.worst, a->obs.force_check.rms);
 }
@@ -116,10 +115,10 @@ void app_check_forces(App *a)
 /* The force method running now, as the live force error names it. */
 void app_method_name(const App *a, char *buf, size_t len)
 {
-    if (sim_force(a->run.sim) == SIM_FORCE_TREE || sim_force(a->run.sim) == SIM_FORCE_FMM)
-        snprintf(buf, len, "%s, theta %.2f", sim_force_name(sim_force(a->run.sim)), params_theta(a->run.params.theta));
+    if (sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM)
+        snprintf(buf, len, "%s, theta %.2f", sim_force_name(sim_force(run_sim(a->run))), params_theta(a->live.params.theta));
     else if (a->ui.cuda)
-        snprintf(buf, len, "kernel %s", sim_kernel_name(sim_kernel(a->run.sim)));
+        snprintf(buf, len, "kernel %s", sim_kernel_name(sim_kernel(run_sim(a->run))));
     else
         snprintf(buf, len, "direct sum");
 }
@@ -135,12 +134,12 @@ static void app_watch_forces(App *a, double t)
         a->ui.live_error_what = a->obs.live_what;
     }
     a->ui.live_error_measuring = force_watch_busy(a->obs.watch);
-    const SimForce force = sim_force(a->run.sim);
+    const SimForce force = sim_force(run_sim(a->run));
     const bool wanted = a->ui.diagnostics_open || force == SIM_FORCE_TREE || force == SIM_FORCE_FMM;
-    if (!wanted || a->ui.live_error_measuring || t < a->obs.watch_next || sim_error(a->run.sim)) return;
+    if (!wanted || a->ui.live_error_measuring || t < a->obs.watch_next || sim_error(run_sim(a->run))) return;
     const double t0 = clock_seconds();
-    app_read_state(a);
-    if (force_watch_start(a->obs.watch, a->run.sim, &a->host.bodies, a->ui.softening, LIVE_ERROR_SAMPLES) != 0) {
+    run_read_state(a->run);
+    if (force_watch_start(a->obs.watch, run_sim(a->run), &run_copy(a->run)->bodies, a->ui.softening, LIVE_ERROR_SAMPLES) != 0) {
         app_notify(a, "Live force error: out of memory");
         a->obs.watch_next = t + 60;
         return;
@@ -157,7 +156,7 @@ void app_observe(App *a, double t)
         app_measure_energy(a, t);
         app_watch_forces(a, t);
     }
-    if (sim_backend(a->run.sim) == SIM_BACKEND_CUDA && t - a->host.read_at >= CHECKPOINT_SECONDS) app_read_state(a);
+    if (sim_backend(run_sim(a->run)) == SIM_BACKEND_CUDA && t - run_copy(a->run)->read_at >= CHECKPOINT_SECONDS) run_read_state(a->run);
 }
 
 /* Resident memory of this process in MiB, from /proc (0 where it cannot be read). */
@@ -177,7 +176,7 @@ void app_monitor(App *a, int frame)
 {
     size_t free_b = 0, total_b = 0;
     char gpu[64] = "n/a";
-    if (sim_device_memory(a->run.sim, &free_b, &total_b))
+    if (sim_device_memory(run_sim(a->run), &free_b, &total_b))
         snprintf(gpu, sizeof gpu, "%.1f MiB", (double)(total_b - free_b) / (1024.0 * 1024.0));
     GLenum gl = glGetError(), first = gl;
     int gl_errors = 0;
@@ -185,7 +184,7 @@ void app_monitor(App *a, int frame)
         gl_errors++;
         gl = glGetError();
     }
-    const char *sim_err = sim_error(a->run.sim);
+    const char *sim_err = sim_error(run_sim(a->run));
     char gl_text[48] = "";
     if (gl_errors) snprintf(gl_text, sizeof gl_text, " (first 0x%04x)", first);
     fprintf(stderr, "starburst: monitor frame %d: host %.1f MiB, GPU %s, GL errors %d%s, sim %s%s\n", frame,

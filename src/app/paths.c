@@ -2,7 +2,7 @@
 
 #include <stdio.h>
 
-#include "app/state.h"
+#include "run/saved_run.h"
 #include "util/input_file.h"
 #include "util/output_path.h"
 
@@ -34,7 +34,7 @@ int app_check_paths(const AppOptions *o, char *err, size_t errlen)
     if (o->load_path && state_check(o->load_path, err, errlen) != 0) return -1;
     if (o->save_path && check_output("--save", o->save_path, false, err, errlen) != 0) return -1;
     if (o->screenshot && check_output("--screenshot", o->screenshot, false, err, errlen) != 0) return -1;
-    /* A recording goes into a video file or a folder of numbered frames (app/record.h). */
+    /* A recording goes into a video file or a folder of numbered frames (app/recorder.h). */
     if (o->record_dir && check_output("--record", o->record_dir, true, err, errlen) != 0) return -1;
     return 0;
 }

@@ -98,7 +98,7 @@ int app_load_presets(App *a, char *err, size_t errlen)
  * cannot take leave the list. A --preset that names one is refused: 0, or -1 with err. */
 int app_offer_presets_for(App *a, bool cuda, const char *why, char *err, size_t errlen)
 {
-    const bool start = !a->run.sim;
+    const bool start = !a->run || !run_sim(a->run);
     a->presets.cuda = cuda;
     snprintf(a->presets.cuda_why, sizeof a->presets.cuda_why, "%s", cuda ? "" : why);
     if (!a->presets.names) return 0; /* no presets file */
@@ -115,46 +115,6 @@ int app_offer_presets_for(App *a, bool cuda, const char *why, char *err, size_t 
     const Preset *still = name[0] ? presets_find(&a->presets.list, name) : NULL;
     a->ui.preset = still ? (int)(still - a->presets.list.items) : -1;
     return 0;
-}
-
-/* What a preset changes before its reset: kept, so that one that fails leaves the run as it was. */
-typedef struct RunChoice {
-    SceneDesc scene;
-    const char *load_path;
-    char scene_file[sizeof ((AppRun *)0)->scene_file];
-    SavedRun loaded;
-    bool have_loaded;
-    SimForce force;
-    int last_n, ui_scene, ui_n, ui_seed;
-} RunChoice;
-
-static void run_choice_keep(const App *a, RunChoice *c)
-{
-    *c = (RunChoice){.scene = a->run.scene,
-                     .load_path = a->run.load_path,
-                     .loaded = a->run.loaded,
-                     .have_loaded = a->run.have_loaded,
-                     .force = a->run.force,
-                     .last_n = a->run.last_n,
-                     .ui_scene = a->ui.scene,
-                     .ui_n = a->ui.n,
-                     .ui_seed = a->ui.seed};
-    memcpy(c->scene_file, a->run.scene_file, sizeof c->scene_file);
-}
-
-/* The choice kept, back in force. The scene's paths point into scene_file, or at the options. */
-static void run_choice_restore(App *a, const RunChoice *c)
-{
-    memcpy(a->run.scene_file, c->scene_file, sizeof c->scene_file);
-    a->run.scene = c->scene;
-    a->run.load_path = c->load_path;
-    a->run.loaded = c->loaded;
-    a->run.have_loaded = c->have_loaded;
-    a->run.force = c->force;
-    a->run.last_n = c->last_n;
-    a->ui.scene = c->ui_scene;
-    a->ui.n = c->ui_n;
-    a->ui.seed = c->ui_seed;
 }
 
 /* The preset's line on what it shows, and its source, kept on screen while it runs; the list may
@@ -174,32 +134,35 @@ static void app_caption(App *a, const Preset *p)
 int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
 {
     const Preset *p = &a->presets.list.items[i];
-    RunChoice before;
-    run_choice_keep(a, &before);
-    /* The preset list is read again after a save: the app keeps its own copy of a file name. */
-    snprintf(a->run.scene_file, sizeof a->run.scene_file, "%s", p->file);
-    a->run.scene = p->scene;
-    a->run.load_path = p->source == PRESET_SOURCE_LOAD ? a->run.scene_file : NULL;
-    a->run.have_loaded = false;
-    if (p->source == PRESET_SOURCE_TIPSY || p->source == PRESET_SOURCE_TIPSY_COLLIDE)
-        a->run.scene.tipsy_path = a->run.scene_file;
+    /* The preset list is read again after a save: the run keeps its own copy of a file name. */
+    RunSource src = {.scene = p->scene, .from_save = p->source == PRESET_SOURCE_LOAD,
+                     .force = p->set & PRESET_FORCE ? p->force : a->opt.force};
+    snprintf(src.file, sizeof src.file, "%s", p->file);
+    const int ui_scene = a->ui.scene, ui_n = a->ui.n, ui_seed = a->ui.seed;
     if (p->scene.kind < SCENE_TIPSY) a->ui.scene = (int)p->scene.kind;
     if (a->opt.scene.n) a->ui.n = a->opt.scene.n; /* -n on the command line wins */
     else a->ui.n = p->scene.n ? p->scene.n : (a->ui.cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES);
     a->ui.seed = (int)(p->scene.seed ? p->scene.seed : 1);
-    a->run.force = p->set & PRESET_FORCE ? p->force : a->opt.force;
-    a->run.last_n = -1; /* a preset starts from its scene's suggestions */
     a->ui.preset = i;
-    if (app_reset(a, err, errlen) != 0) {
-        run_choice_restore(a, &before);
-        /* Where the old simulation went with the attempt, its scene starts again. */
-        char again[256];
-        if (!a->run.sim && app_reset(a, again, sizeof again) != 0) {
-            const size_t used = strlen(err);
-            snprintf(err + used, errlen - used, "; the run before it failed too: %s", again);
+    if (a->tour.active) {
+        a->tour.active = false;
+        if (a->tour.restore != UI_RUNG_TREE) a->ui.kernel = a->tour.restore;
+    }
+    const SimKernel kernel = a->live.kernel_picked ? (SimKernel)a->ui.kernel : SIM_KERNEL_DEFAULT;
+    const SceneKind before = run_info(a->run)->kind;
+    if (run_reset_to(a->run, &src, (SceneKind)a->ui.scene, a->ui.n, (uint64_t)a->ui.seed, kernel, err, errlen) != 0) {
+        a->ui.scene = ui_scene;
+        a->ui.n = ui_n;
+        a->ui.seed = ui_seed;
+        if (run_sim(a->run)) {
+            app_run_built(a);
+            app_start_timeline(a);
         }
         return -1;
     }
+    if (run_info(a->run)->kind != before) a->ui.caption = a->ui.caption_source = NULL;
+    app_run_built(a);
+    app_start_timeline(a);
     app_default_settings(a);
     app_caption(a, p);
     if (p->set & PRESET_DT) a->ui.dt = p->dt;
@@ -215,15 +178,15 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
      * without a camera of its own a preset takes its scene's home view. */
     Camera home, unit;
     app_camera_home(a, &home);
-    camera_init(&unit, a->run.info.extent);
+    camera_init(&unit, run_info(a->run)->scene.extent);
     const float origin[3] = {0, 0, 0};
     float yaw = p->set & PRESET_CAMERA ? p->camera_yaw * (float)M_PI / 180 : home.yaw;
     float pitch = p->set & PRESET_CAMERA ? p->camera_pitch * (float)M_PI / 180 : home.pitch;
     float distance = p->set & PRESET_CAMERA && p->camera_distance > 0 ? p->camera_distance * unit.distance
                                                                        : home.distance;
     camera_glide(&a->camera, origin, yaw, pitch, distance, glide);
-    app_notify(a, "Preset: %s (%d bodies)%s", p->name, sim_count(a->run.sim),
-               a->run.dark_only ? "; all bodies are dark matter: shown; D hides them" : "");
+    app_notify(a, "Preset: %s (%d bodies)%s", p->name, sim_count(run_sim(a->run)),
+               run_info(a->run)->dark_only ? "; all bodies are dark matter: shown; D hides them" : "");
     return 0;
 }
 
@@ -252,19 +215,20 @@ void app_step_preset(App *a, int delta)
  * built (kind, body count, seed), or the file it came from, with the live parameters and view. */
 void app_save_preset(App *a)
 {
-    Preset p = {.scene = a->run.scene};
+    const RunSource *src = run_source(a->run);
+    Preset p = {.scene = src->scene};
     snprintf(p.name, sizeof p.name, "%s", a->ui.preset_name);
     p.scene.tipsy_path = NULL;
-    if (a->run.load_path) {
+    if (src->from_save) {
         p.source = PRESET_SOURCE_LOAD;
-        snprintf(p.file, sizeof p.file, "%s", a->run.load_path);
-    } else if (a->run.scene.kind >= SCENE_TIPSY) {
-        p.source = a->run.scene.kind == SCENE_TIPSY ? PRESET_SOURCE_TIPSY : PRESET_SOURCE_TIPSY_COLLIDE;
-        snprintf(p.file, sizeof p.file, "%s", a->run.scene.tipsy_path);
+        snprintf(p.file, sizeof p.file, "%s", src->file);
+    } else if (src->scene.kind >= SCENE_TIPSY) {
+        p.source = src->scene.kind == SCENE_TIPSY ? PRESET_SOURCE_TIPSY : PRESET_SOURCE_TIPSY_COLLIDE;
+        snprintf(p.file, sizeof p.file, "%s", src->from_series ? series_path(run_series(a->run), 0) : src->file);
     } else {
-        p.scene.kind = (SceneKind)a->run.last_scene;
-        p.scene.n = sim_count(a->run.sim);
-        p.scene.seed = a->run.seed;
+        p.scene.kind = (SceneKind)(int)run_info(a->run)->kind;
+        p.scene.n = sim_count(run_sim(a->run));
+        p.scene.seed = run_info(a->run)->seed;
     }
     p.dt = a->ui.dt;
     p.softening = a->ui.softening;
@@ -276,14 +240,14 @@ void app_save_preset(App *a)
     p.color_mode = a->ui.color_mode;
     p.auto_rotate = a->ui.auto_rotate;
     Camera home;
-    camera_init(&home, a->run.info.extent);
+    camera_init(&home, run_info(a->run)->scene.extent);
     p.camera_yaw = a->camera.yaw * 180 / (float)M_PI;
     p.camera_pitch = a->camera.pitch * 180 / (float)M_PI;
     p.camera_distance = a->camera.distance / home.distance;
     p.set = PRESET_DT | PRESET_SOFTENING | PRESET_DAMPING | PRESET_THETA | PRESET_STEPS | PRESET_EXPOSURE |
             PRESET_POINT_SIZE | PRESET_COLOR | PRESET_CAMERA | PRESET_AUTO_ROTATE;
-    if (a->run.force != SIM_FORCE_AUTO) {
-        p.force = a->run.force;
+    if (src->force != SIM_FORCE_AUTO) {
+        p.force = src->force;
         p.set |= PRESET_FORCE;
     }
     char err[512];

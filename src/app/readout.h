@@ -15,6 +15,7 @@ typedef struct ReadoutState {
     int frame;
     double time;
     long long step;
+    long long steps_run; /* steps computed since the run was made (a keyframe shown changes step, not this) */
     SimParams params; /* what the simulation received in the last advance */
     int bodies;
     const char *backend;

@@ -24,23 +24,23 @@ static int take_value(int *request)
 /* The ladder's pick of the tree, or of a direct kernel while the tree runs: kept for resets. */
 static void app_pick_rung(App *a, int force)
 {
-    if (a->ui.cuda && force == SIM_FORCE_TREE && app_run_rung(a, UI_RUNG_TREE)) a->run.force = SIM_FORCE_TREE;
+    if (a->ui.cuda && force == SIM_FORCE_TREE && app_run_rung(a, UI_RUNG_TREE)) run_choose_force(a->run, SIM_FORCE_TREE);
     if (a->ui.cuda && force == SIM_FORCE_DIRECT && app_run_rung(a, a->ui.kernel)) {
-        a->run.force = SIM_FORCE_DIRECT;
-        a->run.kernel_picked = true;
+        run_choose_force(a->run, SIM_FORCE_DIRECT);
+        a->live.kernel_picked = true;
     }
 }
 
 /* The kernel combo, or a new launch shape (threads per body, block size) applied. */
 static void app_pick_kernel(App *a, bool apply_shape)
 {
-    if ((a->ui.kernel != (int)sim_kernel(a->run.sim) || apply_shape) && a->ui.cuda) {
+    if ((a->ui.kernel != (int)sim_kernel(run_sim(a->run)) || apply_shape) && a->ui.cuda) {
         char err[256];
-        if (a->ui.kernel != (int)sim_kernel(a->run.sim)) a->run.kernel_picked = true;
-        if (sim_set_kernel(a->run.sim, (SimKernel)a->ui.kernel, a->ui.threads_per_body, a->ui.block_size, err,
+        if (a->ui.kernel != (int)sim_kernel(run_sim(a->run))) a->live.kernel_picked = true;
+        if (sim_set_kernel(run_sim(a->run), (SimKernel)a->ui.kernel, a->ui.threads_per_body, a->ui.block_size, err,
                            sizeof err) != 0) {
             app_notify(a, "%s", err);
-            a->ui.kernel = (int)sim_kernel(a->run.sim);
+            a->ui.kernel = (int)sim_kernel(run_sim(a->run));
         }
     }
 }
@@ -58,11 +58,11 @@ void app_take_requests(App *a, FramePlan *f)
     const int preset_step = take_value(&a->req.preset_step);
     if (preset_step != 0) {
         app_step_preset(a, preset_step);
-        if (!a->run.sim) return;
+        if (!run_sim(a->run)) return;
     }
     if (take(&u->reset)) {
         app_handle_reset(a);
-        if (!a->run.sim) return;
+        if (!run_sim(a->run)) return;
     }
     const bool preset = take(&u->apply_preset);
     if (preset || (u->cycling && f->t >= a->presets.cycle_next && a->presets.list.count > 0)) {
@@ -70,7 +70,7 @@ void app_take_requests(App *a, FramePlan *f)
         else if (app_apply_preset(a, u->preset, 1.5f, err, sizeof err) != 0)
             app_say_preset_failed(a, u->preset, err);
         a->presets.cycle_next = f->t + u->cycle_seconds;
-        if (!a->run.sim) return;
+        if (!run_sim(a->run)) return;
     }
     if (take(&u->apply_force)) app_set_force(a, (SimForce)u->force_wanted);
     if (take(&u->edit_began))
@@ -119,19 +119,19 @@ static void app_set_lecture(App *a, bool on)
  * camera's rotation, lecture mode. */
 void app_apply_controls(App *a)
 {
-    a->ui.tree = sim_force(a->run.sim) == SIM_FORCE_TREE || sim_force(a->run.sim) == SIM_FORCE_FMM;
-    a->ui.fmm = sim_force(a->run.sim) == SIM_FORCE_FMM;
-    sim_launch_shape(a->run.sim, &a->ui.shape_q, &a->ui.shape_block);
-    a->ui.kernel_name = sim_kernel_name(sim_kernel(a->run.sim));
-    a->ui.force = (int)a->run.force;
+    a->ui.tree = sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
+    a->ui.fmm = sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
+    sim_launch_shape(run_sim(a->run), &a->ui.shape_q, &a->ui.shape_block);
+    a->ui.kernel_name = sim_kernel_name(sim_kernel(run_sim(a->run)));
+    a->ui.force = (int)run_source(a->run)->force;
     /* The HUD's interactions/s count N^2 a step, as the direct sum does; the tree says what it
      * really evaluates. */
     a->ui.method = NULL;
-    if (sim_force(a->run.sim) == SIM_FORCE_TREE) {
+    if (sim_force(run_sim(a->run)) == SIM_FORCE_TREE) {
         char name[64];
         app_method_name(a, name, sizeof name);
         const int len = snprintf(a->obs.method, sizeof a->obs.method, "%s: %.0f interactions a body (of %d)", name,
-                                 sim_stats(a->run.sim).interactions_per_body, sim_count(a->run.sim));
+                                 sim_stats(run_sim(a->run)).interactions_per_body, sim_count(run_sim(a->run)));
         /* The live force error, where it was measured on this method. */
         if (a->ui.live_error_valid && strcmp(a->obs.live_what, name) == 0 && len > 0 && len < (int)sizeof a->obs.method)
             snprintf(a->obs.method + len, sizeof a->obs.method - (size_t)len, "; force error p99 %.1e",

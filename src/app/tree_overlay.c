@@ -9,7 +9,7 @@ void app_say_tree(App *a)
 {
     if (!a->ui.show_tree)
         app_notify(a, "Tree cells hidden (T shows them)");
-    else if (sim_force(a->run.sim) != SIM_FORCE_TREE && sim_force(a->run.sim) != SIM_FORCE_FMM)
+    else if (sim_force(run_sim(a->run)) != SIM_FORCE_TREE && sim_force(run_sim(a->run)) != SIM_FORCE_FMM)
         app_notify(a, "The tree overlay shows the tree method's cells: choose tree or fmm (force, in the Simulation "
                       "section)");
     else
@@ -29,11 +29,11 @@ void app_tree_overlay(App *a, double t)
         return;
     }
     u->tree_note = a->tree.note;
-    const SimForce force = sim_force(a->run.sim);
-    const long long step = sim_stats(a->run.sim).total_steps;
-    const bool asked = a->tree.sim != a->run.sim || a->tree.levels != u->tree_levels || a->tree.force != (int)force;
+    const SimForce force = sim_force(run_sim(a->run));
+    const long long step = sim_stats(run_sim(a->run)).total_steps;
+    const bool asked = a->tree.sim != run_sim(a->run) || a->tree.levels != u->tree_levels || a->tree.force != (int)force;
     if (!asked && (step == a->tree.step || t < a->tree.next)) return;
-    a->tree.sim = a->run.sim;
+    a->tree.sim = run_sim(a->run);
     a->tree.step = step;
     a->tree.levels = u->tree_levels;
     a->tree.force = (int)force;
@@ -55,7 +55,7 @@ void app_tree_overlay(App *a, double t)
         return;
     }
     int depth = 0;
-    const int total = sim_tree_boxes(a->run.sim, u->tree_levels, a->tree.cells, TREE_OVERLAY_MAX_BOXES, &depth);
+    const int total = sim_tree_boxes(run_sim(a->run), u->tree_levels, a->tree.cells, TREE_OVERLAY_MAX_BOXES, &depth);
     int count = total;
     if (total > TREE_OVERLAY_MAX_BOXES) {
         const int cut = a->tree.cells[TREE_OVERLAY_MAX_BOXES - 1].level;

@@ -16,15 +16,15 @@
  * less the time run since it was taken. */
 static void live_orbit(App *a, const Units *u, double t, char *buf, size_t len)
 {
-    if (!a->host.valid) {
+    if (!run_copy(a->run)->valid) {
         orbit_watch_reset(&a->orbit);
         return;
     }
     const double merge_radius = MERGE_SCALE_LENGTHS * UNITS_MW_DISK_SCALE_KPC / u->kpc;
-    const double merge_time = a->run.info.period > 0 ? 0.5 * a->run.info.period : 250.0 / u->myr;
-    orbit_watch_take(&a->orbit, &a->host.bodies, a->host.time, merge_radius, merge_time);
+    const double merge_time = run_info(a->run)->scene.period > 0 ? 0.5 * run_info(a->run)->scene.period : 250.0 / u->myr;
+    orbit_watch_take(&a->orbit, &run_copy(a->run)->bodies, run_copy(a->run)->time, merge_radius, merge_time);
     const OrbitEstimate *e = &a->orbit.est;
-    const double since = t - a->host.time;
+    const double since = t - run_copy(a->run)->time;
     /* A host copy older than the event it foretold says nothing true of now (a headless run that
      * measures nothing refreshes it seldom): the line waits for a fresh one. */
     if ((e->phase == ORBIT_APPROACHING && since > e->time_to_pericentre) ||
@@ -52,7 +52,7 @@ static void live_orbit(App *a, const Units *u, double t, char *buf, size_t len)
 
 const char *app_when(const App *a, double t, char *buf, size_t len)
 {
-    const Units *u = &a->run.info.units;
+    const Units *u = &run_info(a->run)->scene.units;
     char when[32];
     if (units_physical(u)) snprintf(buf, len, "t = %s (%.4g)", units_format_time(u, t, when, sizeof when), t);
     else snprintf(buf, len, "t = %.4g", t);
@@ -61,7 +61,7 @@ const char *app_when(const App *a, double t, char *buf, size_t len)
 
 const char *app_dt_softening(const App *a, double dt, double softening, char *buf, size_t len)
 {
-    const Units *u = &a->run.info.units;
+    const Units *u = &run_info(a->run)->scene.units;
     char t[32], l[32];
     if (units_physical(u))
         snprintf(buf, len, "dt %.3g (%s), softening %.3g (%s)", dt, units_format_time(u, dt, t, sizeof t), softening,
@@ -73,7 +73,7 @@ const char *app_dt_softening(const App *a, double dt, double softening, char *bu
 void app_show_units(App *a)
 {
     UiModel *m = &a->ui;
-    const Units *u = &a->run.info.units;
+    const Units *u = &run_info(a->run)->scene.units;
     const double t = m->sim_time;
     char a_[32], b_[32];
     if (!units_physical(u)) {
@@ -92,12 +92,12 @@ void app_show_units(App *a)
     m->view_height_kpc = 2.0 * a->camera.distance * tan(0.5 * a->camera.fov_y) * u->kpc;
 
     char rotation[64] = "", orbit[96] = "";
-    if (a->run.info.period > 0)
+    if (run_info(a->run)->scene.period > 0)
         snprintf(rotation, sizeof rotation, "rotation %s at R\xc2\xbd",
-                 units_format_time(u, a->run.info.period, a_, sizeof a_));
+                 units_format_time(u, run_info(a->run)->scene.period, a_, sizeof a_));
     /* Before the first pericentre the scene's orbit gives it; after, the bodies do. */
-    const float first = a->run.info.pericentre_time;
-    if (first > 0 && !a->run.have_loaded && t < first)
+    const float first = run_info(a->run)->scene.pericentre_time;
+    if (first > 0 && !run_info(a->run)->loaded && t < first)
         snprintf(orbit, sizeof orbit, "pericentre in %s", units_format_time(u, first - t, b_, sizeof b_));
     else live_orbit(a, u, t, orbit, sizeof orbit);
     snprintf(m->orbit_text, sizeof m->orbit_text, "%s%s%s", rotation, rotation[0] && orbit[0] ? "   " : "", orbit);

@@ -12,11 +12,11 @@
 
 void app_camera_home(const App *a, Camera *home)
 {
-    const SceneKind kind = (SceneKind)a->run.last_scene;
-    if (!a->run.load_path && (kind == SCENE_COLLISION || kind == SCENE_TIPSY_COLLIDE))
-        camera_init_view(home, a->run.info.extent, -0.5f * (float)M_PI, 0.5f * (float)M_PI, ENCOUNTER_MARGIN);
+    const SceneKind kind = (SceneKind)(int)run_info(a->run)->kind;
+    if (!run_source(a->run)->from_save && (kind == SCENE_COLLISION || kind == SCENE_TIPSY_COLLIDE))
+        camera_init_view(home, run_info(a->run)->scene.extent, -0.5f * (float)M_PI, 0.5f * (float)M_PI, ENCOUNTER_MARGIN);
     else
-        camera_init(home, a->run.info.extent);
+        camera_init(home, run_info(a->run)->scene.extent);
 }
 
 bool app_view_region(const App *a, int width, int height, CameraRegion *region)

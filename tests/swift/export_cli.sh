@@ -40,7 +40,14 @@ refused "cannot make the folder nope/deeper" export --swift nope/deeper
 refused "plummer builds at most" export --swift out --scene plummer -n 100000000
 refused "--open: nothing.hdf5: no such file or folder" --open nothing.hdf5
 refused "holds no HDF5 or TIPSY snapshot" --open "none_*.hdf5"
-refused "goes with neither --load nor --tipsy" --open x --load y.tipsy
+# A series is the run's start: a second start named beside it is refused before anything opens.
+refused "goes with none of --load" --open x --load y.tipsy
+refused "goes with none of --preset" --open x --preset "Isolated disk"
+refused "goes with none of --scene" --open x --scene disk
+refused "goes with none of --tipsy" --open x --tipsy y.bin
+refused "goes with none of --tipsy-collide" --open x --tipsy-collide y.bin
+refused "--open-rate: plays the series of --open; there is none" --headless --open-rate 2
+refused "--open-rate: '0' is out of range" --headless --open x --open-rate 0
 
 # An export: three files, 2^k steps of dt, dt_max just above dt, the bodies inside the box.
 if "$app" export --swift out -n 2048 --span 5 --snapshots 8 >export.log 2>&1; then
@@ -85,18 +92,37 @@ else
 fi
 
 # A series on the timeline: three saves of one run, opened as a glob, are three keyframes in time
-# order, each file read once, the view on the first and paused (space continues live from it).
-for f in 6 2 4; do "$app" --headless --backend cpu -n 256 --frames $f --size 32x32 --quiet --save "series-$f.tipsy"; done
+# order, each file read once. Headless, the series plays a snapshot a frame: the third frame shows
+# the last save, paused there (space would continue live from it).
+for f in 2 40 80; do "$app" --headless --backend cpu -n 256 --frames $f --size 32x32 --quiet --save "series-$f.tipsy"; done
+
 if STARBURST_READOUT=$work/series.txt "$app" --headless --open "$work/series-*.tipsy" --frames 3 --size 32x32 --quiet; then
     rv() { awk -v k="$1" '$1 == k { sub(/^[^ ]+ /, ""); print; exit }' "$work/series.txt"; }
-    if [ "$(rv timeline_count)" = 3 ] && [ "$(rv series_reads)" = 3 ] && [ "$(rv timeline_view)" = 0 ] &&
-        [ "$(rv paused)" = 1 ] && [ "$(rv step)" = 0 ]; then
-        ok "--open of a series: $(rv timeline_text)"
+    if [ "$(rv timeline_count)" = 3 ] && [ "$(rv series_reads)" = 3 ] && [ "$(rv timeline_view)" = 2 ] &&
+        [ "$(rv paused)" = 1 ] && [ "$(rv steps_run)" = 0 ]; then
+        ok "--open of a series, played: $(rv timeline_text)"
     else
-        fail "--open of a series: count $(rv timeline_count), files read $(rv series_reads), view $(rv timeline_view), paused $(rv paused), step $(rv step): $(rv timeline_text)"
+        fail "--open of a series: count $(rv timeline_count), files read $(rv series_reads), view $(rv timeline_view), paused $(rv paused), steps run $(rv steps_run): $(rv timeline_text)"
     fi
 else
     fail "--open of a series of three saves did not run"
+fi
+
+# Headless --open without --frames plays the whole series once: --record writes a frame a
+# snapshot, each its own picture.
+if "$app" --headless --open "$work/series-*.tipsy" --size 96x96 --record played >played.log 2>&1 &&
+    [ "$(ls played/*.png 2>/dev/null | wc -l)" = 3 ] &&
+    [ "$(md5sum played/*.png | awk '{ print $1 }' | sort -u | wc -l)" = 3 ]; then
+    ok "headless --open --record: 3 frames, 3 pictures ($(grep -m1 'headless --open' played.log))"
+else
+    fail "headless --open --record: $(ls played 2>/dev/null | wc -l) frames, $(md5sum played/*.png 2>/dev/null | awk '{ print $1 }' | sort -u | wc -l) distinct: $(tail -3 played.log)"
+fi
+# At half a snapshot a frame, each is held for two frames: 5 frames.
+if "$app" --headless --open "$work/series-*.tipsy" --open-rate 0.5 --size 32x32 --record slow >slow.log 2>&1 &&
+    [ "$(ls slow/*.png 2>/dev/null | wc -l)" = 5 ]; then
+    ok "headless --open --open-rate 0.5: 5 frames"
+else
+    fail "headless --open --open-rate 0.5: $(ls slow 2>/dev/null | wc -l) frames: $(tail -3 slow.log)"
 fi
 
 [ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }

@@ -17,7 +17,7 @@
 #include "test_files.h"
 #include "test_skip.h"
 
-#include "app/record.h"
+#include "app/recorder.h"
 #include "util/clock.h"
 
 static char dir[] = "/tmp/starburst-record-XXXXXX";

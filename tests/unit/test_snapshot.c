@@ -1,5 +1,5 @@
 /* HDF5 snapshots and series (scene/snapshot.h), and the SWIFT hand-off's own side of the pitfalls
- * found by hand (app/export.h): what is written reads back the same, in model units converted
+ * found by hand (run/export.h): what is written reads back the same, in model units converted
  * through the file's units; bodies come back in ID order whatever order the file holds them in;
  * damaged files are refused with one line; a series sorts by time and reports progress while it
  * reads; the plan runs 2^k whole steps with dt_max just above dt and a box that holds every body;
@@ -23,8 +23,8 @@
 #include "test_files.h"
 #include "test_skip.h"
 
-#include "app/export.h"
-#include "app/state.h"
+#include "run/export.h"
+#include "run/saved_run.h"
 #include "scene/scene.h"
 #include "scene/snapshot.h"
 #include "scene/tipsy.h"

@@ -22,7 +22,7 @@
 #include "test_files.h"
 #include "test_skip.h"
 
-#include "app/state.h"
+#include "run/saved_run.h"
 #include "scene/scene.h"
 #include "scene/tipsy.h"
 

@@ -1,4 +1,4 @@
-/* The run's timeline (src/app/timeline.c): within its budget at every add, thinned by halves
+/* The run's timeline (src/run/keyframes.c): within its budget at every add, thinned by halves
  * keeping the first and last frames with the spacing doubled, states back bit for bit, a resume
  * that sets the future aside and an undo that brings it back, and the FrameSource over it. */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 
 #include "test_skip.h"
 
-#include "app/timeline.h"
+#include "run/keyframes.h"
 
 /* A state whose every float is a distinct bit pattern drawn from (step, i): what comes back is
  * compared bit for bit. */
@@ -44,12 +44,12 @@ static Bodies state_at(int n, long long step)
 }
 
 /* Frame i holds the state made for its step, bit for bit, tags included. */
-static void assert_frame_is_its_step(const Timeline *t, int i)
+static void assert_frame_is_its_step(const Keyframes *t, int i)
 {
-    const int n = timeline_bodies(t);
-    Bodies got, want = state_at(n, timeline_step(t, i));
+    const int n = keyframes_bodies(t);
+    Bodies got, want = state_at(n, keyframes_step(t, i));
     assert_int_equal(bodies_alloc(&got, n), 0);
-    assert_int_equal(timeline_load(t, i, &got), 0);
+    assert_int_equal(keyframes_load(t, i, &got), 0);
     assert_memory_equal(got.pos, want.pos, (size_t)n * 4 * sizeof(float));
     assert_memory_equal(got.vel, want.vel, (size_t)n * 4 * sizeof(float));
     assert_memory_equal(got.tag, want.tag, (size_t)n);
@@ -58,19 +58,19 @@ static void assert_frame_is_its_step(const Timeline *t, int i)
 }
 
 /* A timeline of n bodies, frames every `spacing` steps while due, up to step `last`. */
-static Timeline *run(int n, size_t budget, long long spacing, long long last, int *thinnings)
+static Keyframes *run(int n, size_t budget, long long spacing, long long last, int *thinnings)
 {
-    Timeline *t = timeline_create(budget);
+    Keyframes *t = keyframes_create(budget);
     char err[160];
     Bodies b = state_at(n, 0);
-    assert_int_equal(timeline_start(t, &b, 0.0, 0, spacing, err, sizeof err), 0);
+    assert_int_equal(keyframes_start(t, &b, 0.0, 0, spacing, err, sizeof err), 0);
     if (thinnings) *thinnings = 0;
     for (long long step = 1; step <= last; step++) {
-        if (!timeline_due(t, step)) continue;
+        if (!keyframes_due(t, step)) continue;
         fill(&b, step);
-        TimelineAdded added;
-        assert_int_equal(timeline_add(t, &b, 0.5 * (double)step, step, &added, err, sizeof err), 0);
-        assert_true(timeline_bytes_used(t) <= budget);
+        KeyframesAdded added;
+        assert_int_equal(keyframes_add(t, &b, 0.5 * (double)step, step, &added, err, sizeof err), 0);
+        assert_true(keyframes_bytes_used(t) <= budget);
         if (added.thinned && thinnings) ++*thinnings;
     }
     bodies_free(&b);
@@ -80,24 +80,24 @@ static Timeline *run(int n, size_t budget, long long spacing, long long last, in
 static void stays_within_its_budget(void **state)
 {
     const int n = 1000;
-    const size_t budget = 10 * timeline_frame_bytes(n) + (size_t)n;
+    const size_t budget = 10 * keyframes_frame_bytes(n) + (size_t)n;
     int thinnings;
-    Timeline *t = run(n, budget, 1, 5000, &thinnings);
-    assert_int_equal(timeline_capacity(t), 10);
-    assert_true(timeline_count(t) <= 10);
-    assert_true(timeline_bytes_used(t) <= budget);
+    Keyframes *t = run(n, budget, 1, 5000, &thinnings);
+    assert_int_equal(keyframes_capacity(t), 10);
+    assert_true(keyframes_count(t) <= 10);
+    assert_true(keyframes_bytes_used(t) <= budget);
     assert_true(thinnings > 5); /* 5000 steps into 10 frames: the spacing doubled again and again */
-    timeline_destroy(t);
+    keyframes_destroy(t);
 
     /* A budget that holds fewer than two frames is refused with a reason. */
-    Timeline *small = timeline_create(timeline_frame_bytes(n) + (size_t)n);
+    Keyframes *small = keyframes_create(keyframes_frame_bytes(n) + (size_t)n);
     Bodies b = state_at(n, 0);
     char err[160] = "";
-    assert_int_equal(timeline_start(small, &b, 0, 0, 1, err, sizeof err), -1);
+    assert_int_equal(keyframes_start(small, &b, 0, 0, 1, err, sizeof err), -1);
     assert_non_null(strstr(err, "fewer than two"));
-    assert_int_equal(timeline_count(small), 0);
-    assert_false(timeline_due(small, 10));
-    timeline_destroy(small);
+    assert_int_equal(keyframes_count(small), 0);
+    assert_false(keyframes_due(small, 10));
+    keyframes_destroy(small);
     bodies_free(&b);
 }
 
@@ -105,153 +105,164 @@ static void thinning_keeps_the_ends_and_doubles_the_spacing(void **state)
 {
     const int n = 64;
     const int capacity = 8;
-    Timeline *t = run(n, (size_t)capacity * timeline_frame_bytes(n) + (size_t)n, 4, 4 * (capacity - 1), NULL);
+    Keyframes *t = run(n, (size_t)capacity * keyframes_frame_bytes(n) + (size_t)n, 4, 4 * (capacity - 1), NULL);
     /* Full: frames at steps 0, 4, ..., 28. */
-    assert_int_equal(timeline_count(t), capacity);
-    assert_int_equal(timeline_spacing(t), 4);
-    assert_int_equal(timeline_step(t, capacity - 1), 28);
+    assert_int_equal(keyframes_count(t), capacity);
+    assert_int_equal(keyframes_spacing(t), 4);
+    assert_int_equal(keyframes_step(t, capacity - 1), 28);
     /* The next frame thins: the even ones and the last stay, then it is added. */
     Bodies b = state_at(n, 32);
-    TimelineAdded added;
+    KeyframesAdded added;
     char err[160];
-    assert_false(timeline_due(t, 31));
-    assert_true(timeline_due(t, 32));
-    assert_int_equal(timeline_add(t, &b, 16.0, 32, &added, err, sizeof err), 0);
+    assert_false(keyframes_due(t, 31));
+    assert_true(keyframes_due(t, 32));
+    assert_int_equal(keyframes_add(t, &b, 16.0, 32, &added, err, sizeof err), 0);
     assert_true(added.thinned);
-    assert_int_equal(timeline_spacing(t), 8);
+    assert_int_equal(keyframes_spacing(t), 8);
     const long long want[] = {0, 8, 16, 24, 28, 32};
-    assert_int_equal(timeline_count(t), 6);
+    assert_int_equal(keyframes_count(t), 6);
     for (int i = 0; i < 6; i++) {
-        assert_int_equal(timeline_step(t, i), want[i]);
+        assert_int_equal(keyframes_step(t, i), want[i]);
         assert_frame_is_its_step(t, i);
     }
     /* The next is due a new spacing after the last. */
-    assert_false(timeline_due(t, 39));
-    assert_true(timeline_due(t, 40));
+    assert_false(keyframes_due(t, 39));
+    assert_true(keyframes_due(t, 40));
     bodies_free(&b);
-    timeline_destroy(t);
+    keyframes_destroy(t);
 
     /* Over a long run the first frame stays, the last is the newest, and the gaps between frames
      * are never below the spacing of their time. */
     int thinnings;
-    t = run(n, 16 * timeline_frame_bytes(n) + (size_t)n, 1, 10000, &thinnings);
-    assert_int_equal(timeline_step(t, 0), 0);
-    assert_int_equal(timeline_spacing(t), 1LL << thinnings);
-    const long long last = timeline_step(t, timeline_count(t) - 1);
-    assert_true(last > 10000 - timeline_spacing(t));
-    for (int i = 1; i < timeline_count(t); i++) {
-        assert_true(timeline_step(t, i) > timeline_step(t, i - 1));
+    t = run(n, 16 * keyframes_frame_bytes(n) + (size_t)n, 1, 10000, &thinnings);
+    assert_int_equal(keyframes_step(t, 0), 0);
+    assert_int_equal(keyframes_spacing(t), 1LL << thinnings);
+    const long long last = keyframes_step(t, keyframes_count(t) - 1);
+    assert_true(last > 10000 - keyframes_spacing(t));
+    for (int i = 1; i < keyframes_count(t); i++) {
+        assert_true(keyframes_step(t, i) > keyframes_step(t, i - 1));
         assert_frame_is_its_step(t, i);
     }
-    timeline_destroy(t);
+    keyframes_destroy(t);
 }
 
 static void states_come_back_bit_identical(void **state)
 {
-    Timeline *t = run(777, 50 * timeline_frame_bytes(777) + 777, 3, 90, NULL);
-    assert_int_equal(timeline_count(t), 31);
-    for (int i = 0; i < timeline_count(t); i++) {
-        assert_int_equal(timeline_step(t, i), 3 * i);
-        assert_float_equal(timeline_time(t, i), 1.5 * i, 0);
+    Keyframes *t = run(777, 50 * keyframes_frame_bytes(777) + 777, 3, 90, NULL);
+    assert_int_equal(keyframes_count(t), 31);
+    for (int i = 0; i < keyframes_count(t); i++) {
+        assert_int_equal(keyframes_step(t, i), 3 * i);
+        assert_float_equal(keyframes_time(t, i), 1.5 * i, 0);
         assert_frame_is_its_step(t, i);
     }
     /* A load into bodies of another count is refused. */
     Bodies other;
     assert_int_equal(bodies_alloc(&other, 776), 0);
-    assert_int_equal(timeline_load(t, 0, &other), -1);
-    assert_int_equal(timeline_load(t, 31, &other), -1);
+    assert_int_equal(keyframes_load(t, 0, &other), -1);
+    assert_int_equal(keyframes_load(t, 31, &other), -1);
     bodies_free(&other);
     /* So is a frame of another count. */
     Bodies b = state_at(10, 93);
     char err[160] = "";
-    assert_int_equal(timeline_add(t, &b, 0, 93, NULL, err, sizeof err), -1);
+    assert_int_equal(keyframes_add(t, &b, 0, 93, NULL, err, sizeof err), -1);
     assert_non_null(strstr(err, "10 bodies"));
-    assert_int_equal(timeline_count(t), 31);
+    assert_int_equal(keyframes_count(t), 31);
     bodies_free(&b);
-    timeline_destroy(t);
+    keyframes_destroy(t);
 }
 
 static void resume_discards_the_future_and_undo_restores_it(void **state)
 {
     const int n = 200;
-    Timeline *t = run(n, 100 * timeline_frame_bytes(n) + (size_t)n, 10, 200, NULL);
-    assert_int_equal(timeline_count(t), 21); /* steps 0 .. 200 */
+    Keyframes *t = run(n, 100 * keyframes_frame_bytes(n) + (size_t)n, 10, 200, NULL);
+    assert_int_equal(keyframes_count(t), 21); /* steps 0 .. 200 */
     /* Resuming from frame 5 (step 50) sets 15 frames aside. */
-    assert_int_equal(timeline_find(t, 57), 5);
-    assert_int_equal(timeline_cut(t, 5), 15);
-    assert_int_equal(timeline_count(t), 6);
-    assert_int_equal(timeline_future_count(t), 15);
+    assert_int_equal(keyframes_find(t, 57), 5);
+    assert_int_equal(keyframes_cut(t, 5), 15);
+    assert_int_equal(keyframes_count(t), 6);
+    assert_int_equal(keyframes_future_count(t), 15);
     /* A new future: steps 51 .. 80 taken again, with other states. */
     Bodies b = state_at(n, 0);
     char err[160];
     for (long long step = 51; step <= 80; step++) {
-        if (!timeline_due(t, step)) continue;
+        if (!keyframes_due(t, step)) continue;
         fill(&b, step + 100000);
-        assert_int_equal(timeline_add(t, &b, 0.5 * (double)step, step, NULL, err, sizeof err), 0);
+        assert_int_equal(keyframes_add(t, &b, 0.5 * (double)step, step, NULL, err, sizeof err), 0);
     }
-    assert_int_equal(timeline_count(t), 9);
-    assert_int_equal(timeline_step(t, 8), 80);
+    assert_int_equal(keyframes_count(t), 9);
+    assert_int_equal(keyframes_step(t, 8), 80);
     /* Undo: the new future goes, the old one comes back, every state as it was. */
-    assert_int_equal(timeline_restore(t), 15);
-    assert_int_equal(timeline_future_count(t), 0);
-    assert_int_equal(timeline_count(t), 21);
+    assert_int_equal(keyframes_restore(t), 15);
+    assert_int_equal(keyframes_future_count(t), 0);
+    assert_int_equal(keyframes_count(t), 21);
     for (int i = 0; i < 21; i++) {
-        assert_int_equal(timeline_step(t, i), 10 * i);
+        assert_int_equal(keyframes_step(t, i), 10 * i);
         assert_frame_is_its_step(t, i);
     }
     /* Nothing more to restore; a cut at the last frame sets nothing aside. */
-    assert_int_equal(timeline_restore(t), 0);
-    assert_int_equal(timeline_cut(t, 20), 0);
-    assert_int_equal(timeline_count(t), 21);
+    assert_int_equal(keyframes_restore(t), 0);
+    assert_int_equal(keyframes_cut(t, 20), 0);
+    assert_int_equal(keyframes_count(t), 21);
     bodies_free(&b);
-    timeline_destroy(t);
+    keyframes_destroy(t);
 }
 
-static void a_future_held_gives_way_to_the_run(void **state)
+static void a_future_held_is_thinned_not_dropped(void **state)
 {
-    /* 10 frames of room: the 15 set aside by a cut at frame 2 hold 7 of them... */
+    /* 10 frames of room: the 7 set aside by a cut at frame 2 (steps 3 .. 9) take 7 of them... */
     const int n = 50;
-    Timeline *t = run(n, 10 * timeline_frame_bytes(n) + (size_t)n, 1, 9, NULL);
-    assert_int_equal(timeline_cut(t, 2), 7);
+    Keyframes *t = run(n, 10 * keyframes_frame_bytes(n) + (size_t)n, 1, 9, NULL);
+    assert_int_equal(keyframes_cut(t, 2), 7);
     Bodies b = state_at(n, 0);
     char err[160];
-    TimelineAdded added = {0};
-    int freed = 0;
-    /* ...and the new future takes the room back: the held one is freed, and says how much. */
-    for (long long step = 3; step <= 12 && !freed; step++) {
+    /* ...and a new future of 200 steps needs their room many times over: the held one is thinned
+     * with the rest, never freed whole. */
+    int thinned = 0;
+    for (long long step = 3; step <= 200; step++) {
+        if (!keyframes_due(t, step)) continue;
         fill(&b, step);
-        assert_int_equal(timeline_add(t, &b, 0, step, &added, err, sizeof err), 0);
-        assert_true(timeline_bytes_used(t) <= timeline_budget(t));
-        freed = added.future_freed;
+        KeyframesAdded added = {0};
+        assert_int_equal(keyframes_add(t, &b, 0, step, &added, err, sizeof err), 0);
+        assert_true(keyframes_bytes_used(t) <= keyframes_budget(t));
+        assert_int_equal(added.future_freed, 0);
+        thinned += added.future_thinned;
     }
-    assert_int_equal(freed, 7);
-    assert_int_equal(timeline_future_count(t), 0);
-    assert_int_equal(timeline_restore(t), 0);
+    assert_true(thinned > 0);
+    const int held = keyframes_future_count(t);
+    assert_true(held >= 2);
+    assert_int_equal(thinned, 7 - held);
+    /* The undo brings back its ends, steps 3 and 9, and what stayed between, each as it was. */
+    const int restored = keyframes_restore(t);
+    assert_int_equal(restored, held);
+    const int count = keyframes_count(t);
+    assert_int_equal(keyframes_step(t, count - restored), 3);
+    assert_int_equal(keyframes_step(t, count - 1), 9);
+    for (int i = 0; i < count; i++) assert_frame_is_its_step(t, i);
     bodies_free(&b);
-    timeline_destroy(t);
+    keyframes_destroy(t);
 }
 
 static void a_run_that_went_back_drops_what_came_after(void **state)
 {
     const int n = 20;
-    Timeline *t = run(n, 100 * timeline_frame_bytes(n) + (size_t)n, 5, 50, NULL);
-    assert_int_equal(timeline_count(t), 11);
+    Keyframes *t = run(n, 100 * keyframes_frame_bytes(n) + (size_t)n, 5, 50, NULL);
+    assert_int_equal(keyframes_count(t), 11);
     /* An undo of a parameter took the run back to step 23: a frame there is due at once. */
-    assert_true(timeline_due(t, 23));
-    assert_int_equal(timeline_drop_after(t, 23), 6);
-    assert_int_equal(timeline_step(t, timeline_count(t) - 1), 20);
+    assert_true(keyframes_due(t, 23));
+    assert_int_equal(keyframes_drop_after(t, 23), 6);
+    assert_int_equal(keyframes_step(t, keyframes_count(t) - 1), 20);
     /* The first frame always stays. */
-    assert_int_equal(timeline_drop_after(t, -1), 4);
-    assert_int_equal(timeline_count(t), 1);
-    assert_int_equal(timeline_find(t, -5), 0);
-    timeline_destroy(t);
+    assert_int_equal(keyframes_drop_after(t, -1), 4);
+    assert_int_equal(keyframes_count(t), 1);
+    assert_int_equal(keyframes_find(t, -5), 0);
+    keyframes_destroy(t);
 }
 
 static void a_frame_source_reads_the_keyframes(void **state)
 {
     const int n = 30;
-    Timeline *t = run(n, 100 * timeline_frame_bytes(n) + (size_t)n, 2, 20, NULL);
-    FrameSource s = timeline_source(t);
+    Keyframes *t = run(n, 100 * keyframes_frame_bytes(n) + (size_t)n, 2, 20, NULL);
+    FrameSource s = keyframes_source(t);
     assert_int_equal(s.count(s.ctx), 11);
     assert_float_equal(s.time(s.ctx, 4), 4.0, 0);
     assert_int_equal(s.step(s.ctx, 4), 8);
@@ -264,7 +275,7 @@ static void a_frame_source_reads_the_keyframes(void **state)
     assert_non_null(strstr(err, "no keyframe 11"));
     bodies_free(&got);
     bodies_free(&want);
-    timeline_destroy(t);
+    keyframes_destroy(t);
 }
 
 int main(void)
@@ -274,7 +285,7 @@ int main(void)
         cmocka_unit_test(thinning_keeps_the_ends_and_doubles_the_spacing),
         cmocka_unit_test(states_come_back_bit_identical),
         cmocka_unit_test(resume_discards_the_future_and_undo_restores_it),
-        cmocka_unit_test(a_future_held_gives_way_to_the_run),
+        cmocka_unit_test(a_future_held_is_thinned_not_dropped),
         cmocka_unit_test(a_run_that_went_back_drops_what_came_after),
         cmocka_unit_test(a_frame_source_reads_the_keyframes),
     };

@@ -10,7 +10,7 @@
 
 #include "test_skip.h"
 
-#include "app/undo.h"
+#include "run/undo.h"
 
 static Bodies marked(int n, float mark)
 {

@@ -17,7 +17,7 @@
 
 #include "app/app.h"
 #include "app/presets.h"
-#include "app/state.h"
+#include "run/saved_run.h"
 #include "scene/scene.h"
 #include "util/params.h"
 #include "util/units.h"

@@ -18,7 +18,7 @@
 
 #include "test_skip.h"
 
-#include "app/record.h"
+#include "app/recorder.h"
 #include "render/camera.h"
 #include "render/capture.h"
 #include "render/context.h"

@@ -20,7 +20,7 @@ static void app_heating_show(App *a)
 {
     const HeatingSeries *s = &a->heat.series;
     UiHeating *u = &a->ui.heating;
-    const Units *units = &a->run.info.units;
+    const Units *units = &run_info(a->run)->scene.units;
     const bool physical = units_physical(units);
     *u = (UiHeating){.disks = s->galaxies,
                      .state = (int)s->state,
@@ -57,11 +57,11 @@ static void app_heating_show(App *a)
 void app_heating_restart(App *a, const Bodies *first)
 {
     heating_free(&a->heat.series);
-    const SceneInfo *info = &a->run.info;
+    const SceneInfo *info = &run_info(a->run)->scene;
     const HeatingDesc d = {.interval = info->period > 0 ? HEATING_PERIODS * info->period : 0,
                            .pericentre_time = info->pericentre_time};
     const double t0 = clock_seconds();
-    if (heating_start(&a->heat.series, first, a->run.time_base, &d) != 0)
+    if (heating_start(&a->heat.series, first, run_time(a->run), &d) != 0)
         app_notify(a, "Disk heating: out of memory");
     a->heat.cost = clock_seconds() - t0;
     a->heat.next = 0;
@@ -71,14 +71,14 @@ void app_heating_restart(App *a, const Bodies *first)
 void app_watch_heating(App *a, double t)
 {
     /* As the energy: watched in a window, and headless without --frames. */
-    if (a->heat.series.galaxies == 0 || t < a->heat.next || sim_error(a->run.sim) ||
+    if (a->heat.series.galaxies == 0 || t < a->heat.next || sim_error(run_sim(a->run)) ||
         (a->opt.headless && a->opt.frames > 0))
         return;
-    const double time = app_run_time(a);
+    const double time = run_time(a->run);
     if (!heating_due(&a->heat.series, time)) return;
     const double t0 = clock_seconds();
-    if (!a->host.valid || a->host.step != app_run_step(a)) app_read_state(a);
-    if (!a->host.valid || heating_sample(&a->heat.series, &a->host.bodies, a->host.time) != 0) {
+    if (!run_copy(a->run)->valid || run_copy(a->run)->step != run_step(a->run)) run_read_state(a->run);
+    if (!run_copy(a->run)->valid || heating_sample(&a->heat.series, &run_copy(a->run)->bodies, run_copy(a->run)->time) != 0) {
         app_notify(a, "Disk heating: out of memory");
         a->heat.next = t + 60;
         return;

@@ -1,4 +1,4 @@
-#include "app/timeline.h"
+#include "run/keyframes.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@ typedef struct Keyframe {
     float *state; /* 8n floats: the positions (float4), then the velocities (float4) */
 } Keyframe;
 
-struct Timeline {
+struct Keyframes {
     size_t budget;
     int n;
     uint8_t *tag;
@@ -24,11 +24,11 @@ struct Timeline {
     long long cut_step;
 };
 
-size_t timeline_frame_bytes(int n) { return (size_t)n * 8 * sizeof(float) + sizeof(Keyframe); }
+size_t keyframes_frame_bytes(int n) { return (size_t)n * 8 * sizeof(float) + sizeof(Keyframe); }
 
-Timeline *timeline_create(size_t budget_bytes)
+Keyframes *keyframes_create(size_t budget_bytes)
 {
-    Timeline *t = calloc(1, sizeof *t);
+    Keyframes *t = calloc(1, sizeof *t);
     if (t) t->budget = budget_bytes;
     return t;
 }
@@ -38,13 +38,13 @@ static void free_frames(Keyframe *f, int count)
     for (int i = 0; i < count; i++) free(f[i].state);
 }
 
-static void free_future(Timeline *t)
+static void free_future(Keyframes *t)
 {
     free_frames(t->future, t->future_count);
     t->future_count = 0;
 }
 
-static void clear(Timeline *t)
+static void clear(Keyframes *t)
 {
     free_frames(t->frames, t->count);
     free_future(t);
@@ -56,7 +56,7 @@ static void clear(Timeline *t)
     t->count = t->capacity = t->n = 0;
 }
 
-void timeline_destroy(Timeline *t)
+void keyframes_destroy(Keyframes *t)
 {
     if (!t) return;
     clear(t);
@@ -74,11 +74,11 @@ static float *copy_state(const Bodies *b)
     return s;
 }
 
-int timeline_start(Timeline *t, const Bodies *first, double time, long long step, long long spacing, char *err,
+int keyframes_start(Keyframes *t, const Bodies *first, double time, long long step, long long spacing, char *err,
                    size_t errlen)
 {
     clear(t);
-    const size_t frame = timeline_frame_bytes(first->n), tags = (size_t)first->n;
+    const size_t frame = keyframes_frame_bytes(first->n), tags = (size_t)first->n;
     const size_t capacity = t->budget > tags ? (t->budget - tags) / frame : 0;
     if (capacity < 2) {
         snprintf(err, errlen, "a keyframe of %d bodies takes %.1f MB; a budget of %.1f MB holds fewer than two",
@@ -105,46 +105,63 @@ int timeline_start(Timeline *t, const Bodies *first, double time, long long step
     return 0;
 }
 
-bool timeline_due(const Timeline *t, long long step)
+bool keyframes_due(const Keyframes *t, long long step)
 {
     if (t->count == 0) return false;
     const long long last = t->frames[t->count - 1].step;
     return step < last || step - last >= t->spacing;
 }
 
-/* Every other frame goes, counting from the first; the last stays. The spacing doubles. */
-static void thin(Timeline *t)
+/* Every other frame of f goes, counting from the first; the last stays. Returns how many went. */
+static int thin_frames(Keyframe *f, int *count)
 {
     int kept = 0;
-    for (int i = 0; i < t->count; i++) {
-        if (i % 2 == 0 || i == t->count - 1) t->frames[kept++] = t->frames[i];
-        else free(t->frames[i].state);
+    for (int i = 0; i < *count; i++) {
+        if (i % 2 == 0 || i == *count - 1) f[kept++] = f[i];
+        else free(f[i].state);
     }
-    memset(t->frames + kept, 0, (size_t)(t->count - kept) * sizeof *t->frames);
-    t->count = kept;
-    t->spacing *= 2;
+    memset(f + kept, 0, (size_t)(*count - kept) * sizeof *f);
+    const int gone = *count - kept;
+    *count = kept;
+    return gone;
 }
 
-int timeline_add(Timeline *t, const Bodies *b, double time, long long step, TimelineAdded *added, char *err,
+/* Room for one more frame: the frames, and the future held, thinned alike (the spacing doubles),
+ * so that a future set aside stays whole in time, only coarser, until a change of the user's
+ * frees it. Only where neither can be thinned (two frames each at most) does the future go. */
+static void make_room(Keyframes *t, KeyframesAdded *added)
+{
+    while (t->count + t->future_count >= t->capacity) {
+        const int frames = t->count >= 3 ? thin_frames(t->frames, &t->count) : 0;
+        const int future = t->future_count >= 3 ? thin_frames(t->future, &t->future_count) : 0;
+        if (frames + future > 0) {
+            t->spacing *= 2;
+            added->thinned = true;
+            added->future_thinned += future;
+            continue;
+        }
+        added->future_freed = t->future_count;
+        free_future(t);
+        if (t->count >= t->capacity) { /* a capacity of two frames: the newest makes way */
+            free(t->frames[t->count - 1].state);
+            t->frames[--t->count] = (Keyframe){0};
+        }
+    }
+}
+
+int keyframes_add(Keyframes *t, const Bodies *b, double time, long long step, KeyframesAdded *added, char *err,
                  size_t errlen)
 {
-    TimelineAdded none = {0};
+    KeyframesAdded none = {0};
     if (!added) added = &none;
-    *added = (TimelineAdded){0};
+    *added = (KeyframesAdded){0};
     if (t->count == 0 || b->n != t->n) {
         snprintf(err, errlen, "a keyframe of %d bodies on a timeline of %d", b->n, t->n);
         return -1;
     }
     /* A run that went back to before the last frame goes on from there: what came after is gone. */
-    timeline_drop_after(t, step - 1);
-    if (t->count + t->future_count >= t->capacity && t->future_count > 0) {
-        added->future_freed = t->future_count;
-        free_future(t);
-    }
-    if (t->count >= t->capacity) {
-        thin(t);
-        added->thinned = true;
-    }
+    keyframes_drop_after(t, step - 1);
+    make_room(t, added);
     float *state = copy_state(b);
     if (!state) {
         snprintf(err, errlen, "out of memory for a keyframe of %d bodies", b->n);
@@ -154,22 +171,22 @@ int timeline_add(Timeline *t, const Bodies *b, double time, long long step, Time
     return 0;
 }
 
-int timeline_count(const Timeline *t) { return t->count; }
-int timeline_capacity(const Timeline *t) { return t->capacity; }
-int timeline_bodies(const Timeline *t) { return t->n; }
-long long timeline_spacing(const Timeline *t) { return t->spacing; }
-size_t timeline_budget(const Timeline *t) { return t->budget; }
+int keyframes_count(const Keyframes *t) { return t->count; }
+int keyframes_capacity(const Keyframes *t) { return t->capacity; }
+int keyframes_bodies(const Keyframes *t) { return t->n; }
+long long keyframes_spacing(const Keyframes *t) { return t->spacing; }
+size_t keyframes_budget(const Keyframes *t) { return t->budget; }
 
-size_t timeline_bytes_used(const Timeline *t)
+size_t keyframes_bytes_used(const Keyframes *t)
 {
     if (t->n == 0) return 0;
-    return (size_t)(t->count + t->future_count) * timeline_frame_bytes(t->n) + (size_t)t->n;
+    return (size_t)(t->count + t->future_count) * keyframes_frame_bytes(t->n) + (size_t)t->n;
 }
 
-double timeline_time(const Timeline *t, int i) { return i >= 0 && i < t->count ? t->frames[i].time : 0; }
-long long timeline_step(const Timeline *t, int i) { return i >= 0 && i < t->count ? t->frames[i].step : 0; }
+double keyframes_time(const Keyframes *t, int i) { return i >= 0 && i < t->count ? t->frames[i].time : 0; }
+long long keyframes_step(const Keyframes *t, int i) { return i >= 0 && i < t->count ? t->frames[i].step : 0; }
 
-int timeline_find(const Timeline *t, long long step)
+int keyframes_find(const Keyframes *t, long long step)
 {
     if (t->count == 0) return -1;
     int lo = 0, hi = t->count - 1; /* the answer lies in [lo, hi] */
@@ -181,7 +198,7 @@ int timeline_find(const Timeline *t, long long step)
     return lo;
 }
 
-int timeline_load(const Timeline *t, int i, Bodies *out)
+int keyframes_load(const Keyframes *t, int i, Bodies *out)
 {
     if (i < 0 || i >= t->count || out->n != t->n) return -1;
     const size_t floats = (size_t)t->n * 4;
@@ -191,7 +208,7 @@ int timeline_load(const Timeline *t, int i, Bodies *out)
     return 0;
 }
 
-int timeline_cut(Timeline *t, int i)
+int keyframes_cut(Keyframes *t, int i)
 {
     if (i < 0 || i >= t->count - 1) return 0;
     free_future(t);
@@ -204,12 +221,12 @@ int timeline_cut(Timeline *t, int i)
     return moved;
 }
 
-int timeline_future_count(const Timeline *t) { return t->future_count; }
+int keyframes_future_count(const Keyframes *t) { return t->future_count; }
 
-int timeline_restore(Timeline *t)
+int keyframes_restore(Keyframes *t)
 {
     if (t->future_count == 0) return 0;
-    timeline_drop_after(t, t->cut_step);
+    keyframes_drop_after(t, t->cut_step);
     /* The frames thinned since the cut may have left room for fewer: the oldest of the future
      * stay, the newest go first. (The cut frame itself may have been thinned away; the future
      * still follows the frames before it.) */
@@ -222,7 +239,7 @@ int timeline_restore(Timeline *t)
     return restored;
 }
 
-int timeline_drop_after(Timeline *t, long long step)
+int keyframes_drop_after(Keyframes *t, long long step)
 {
     int keep = t->count;
     while (keep > 1 && t->frames[keep - 1].step > step) keep--;
@@ -235,19 +252,19 @@ int timeline_drop_after(Timeline *t, long long step)
 
 /* ---- the run's keyframes as a FrameSource ---- */
 
-static int source_count(const void *ctx) { return timeline_count(ctx); }
-static double source_time(const void *ctx, int i) { return timeline_time(ctx, i); }
-static long long source_step(const void *ctx, int i) { return timeline_step(ctx, i); }
+static int source_count(const void *ctx) { return keyframes_count(ctx); }
+static double source_time(const void *ctx, int i) { return keyframes_time(ctx, i); }
+static long long source_step(const void *ctx, int i) { return keyframes_step(ctx, i); }
 
 static int source_load(void *ctx, int i, Bodies *out, char *err, size_t errlen)
 {
-    if (timeline_load(ctx, i, out) == 0) return 0;
+    if (keyframes_load(ctx, i, out) == 0) return 0;
     snprintf(err, errlen, "no keyframe %d of %d bodies (the timeline holds %d of %d)", i, out->n,
-             timeline_count(ctx), timeline_bodies(ctx));
+             keyframes_count(ctx), keyframes_bodies(ctx));
     return -1;
 }
 
-FrameSource timeline_source(Timeline *t)
+FrameSource keyframes_source(Keyframes *t)
 {
     return (FrameSource){
         .ctx = t, .count = source_count, .time = source_time, .step = source_step, .load = source_load};

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app/record.h"
+#include "app/recorder.h"
 #include "render/capture.h"
 #include "util/atomic_file.h"
 #include "util/clock.h"

@@ -1,4 +1,4 @@
-/* The run's timeline: its states kept as keyframes in memory, within a budget of bytes.
+/* The keyframes of a run's timeline: its states kept as keyframes in memory, within a budget of bytes.
  *
  * A keyframe holds the positions and velocities of every body (32 bytes a body) with its step
  * and time; the tags never change during a run and are kept once. Frames are taken at least
@@ -6,8 +6,9 @@
  * stay) and the spacing doubles: the whole run stays on the timeline, ever more coarsely, and
  * nothing leaves it without the spacing saying so.
  *
- * Resuming from a past frame starts a new future: timeline_cut moves the frames after it aside,
- * where timeline_restore puts them back (the undo) until the room they take is needed.
+ * Resuming from a past frame starts a new future: keyframes_cut moves the frames after it aside,
+ * where keyframes_restore puts them back (the undo). When the budget is full the future held is
+ * thinned with the other frames: it stays, ever more coarsely, until the next cut replaces it.
  *
  * What shows a timeline reads it through a FrameSource, which a series of snapshots on disk can
  * fill as well (frames loaded on demand): a count, each frame's time and step, and a load.
@@ -20,60 +21,61 @@
 
 #include "sim/bodies.h"
 
-typedef struct Timeline Timeline;
+typedef struct Keyframes Keyframes;
 
 /* The memory one keyframe of n bodies takes, its bookkeeping included. */
-size_t timeline_frame_bytes(int n);
+size_t keyframes_frame_bytes(int n);
 
 /* An empty timeline that keeps at most budget_bytes. */
-Timeline *timeline_create(size_t budget_bytes);
-void timeline_destroy(Timeline *t);
+Keyframes *keyframes_create(size_t budget_bytes);
+void keyframes_destroy(Keyframes *t);
 
 /* Starts again from first (taken as frame 0) at time and step, frames spacing steps apart (at
  * least 1). The frames before, and any future held, are freed. 0, or -1 with err: the budget
  * holds fewer than two frames of these bodies, or memory ran out (the timeline is then empty). */
-int timeline_start(Timeline *t, const Bodies *first, double time, long long step, long long spacing, char *err,
+int keyframes_start(Keyframes *t, const Bodies *first, double time, long long step, long long spacing, char *err,
                    size_t errlen);
 
 /* What timeline_add did besides adding. */
-typedef struct TimelineAdded {
-    bool thinned;      /* every other frame went; the spacing doubled */
-    int future_freed;  /* the frames of the future held for undo, freed for room (0 = none) */
-} TimelineAdded;
+typedef struct KeyframesAdded {
+    bool thinned;       /* every other frame went (of the future held too); the spacing doubled */
+    int future_thinned; /* the frames of the future held for undo that thinning took (0 = none) */
+    int future_freed;   /* the frames of the future freed whole, where it could not be thinned */
+} KeyframesAdded;
 
 /* A frame is due at step: the last one is spacing steps behind or more (or ahead: the run went
  * back), and the timeline has started. */
-bool timeline_due(const Timeline *t, long long step);
+bool keyframes_due(const Keyframes *t, long long step);
 /* Appends b at time and step, thinning first when the budget is full. 0, or -1 with err (other
  * bodies than the start's, or memory ran out; nothing was added). added may be NULL. */
-int timeline_add(Timeline *t, const Bodies *b, double time, long long step, TimelineAdded *added, char *err,
+int keyframes_add(Keyframes *t, const Bodies *b, double time, long long step, KeyframesAdded *added, char *err,
                  size_t errlen);
 
-int timeline_count(const Timeline *t);
-int timeline_capacity(const Timeline *t); /* frames the budget holds, the future held included */
-int timeline_bodies(const Timeline *t);   /* 0 before a start */
-long long timeline_spacing(const Timeline *t);
-size_t timeline_budget(const Timeline *t);
-size_t timeline_bytes_used(const Timeline *t);
-double timeline_time(const Timeline *t, int i);
-long long timeline_step(const Timeline *t, int i);
+int keyframes_count(const Keyframes *t);
+int keyframes_capacity(const Keyframes *t); /* frames the budget holds, the future held included */
+int keyframes_bodies(const Keyframes *t);   /* 0 before a start */
+long long keyframes_spacing(const Keyframes *t);
+size_t keyframes_budget(const Keyframes *t);
+size_t keyframes_bytes_used(const Keyframes *t);
+double keyframes_time(const Keyframes *t, int i);
+long long keyframes_step(const Keyframes *t, int i);
 /* The last frame at or before step; 0 when all are after it, -1 when there are none. */
-int timeline_find(const Timeline *t, long long step);
+int keyframes_find(const Keyframes *t, long long step);
 /* Copies frame i into out (bodies_alloc'ed with the timeline's count): bit for bit as added.
  * 0, or -1 when i or out's count does not fit. */
-int timeline_load(const Timeline *t, int i, Bodies *out);
+int keyframes_load(const Keyframes *t, int i, Bodies *out);
 
 /* Resuming from frame i: the frames after it are set aside as the future (replacing one held
  * before, which is freed). Returns how many were set aside. */
-int timeline_cut(Timeline *t, int i);
+int keyframes_cut(Keyframes *t, int i);
 /* Frames held as the future, 0 = none. */
-int timeline_future_count(const Timeline *t);
+int keyframes_future_count(const Keyframes *t);
 /* Undoes the last cut: the frames added since it go, the future comes back. Returns the frames
  * restored (0 = no future held; nothing changes). */
-int timeline_restore(Timeline *t);
+int keyframes_restore(Keyframes *t);
 /* Frees the frames after step (the run went back to it another way); any future held stays
  * held. Returns how many went. */
-int timeline_drop_after(Timeline *t, long long step);
+int keyframes_drop_after(Keyframes *t, long long step);
 
 /* The frames a view scrubs through: the run's own keyframes, or a series of snapshots loaded on
  * demand. load fills out (bodies_alloc'ed with the source's count of bodies); 0 or -1 with err. */
@@ -86,6 +88,6 @@ typedef struct FrameSource {
 } FrameSource;
 
 /* The run's own keyframes as a FrameSource. */
-FrameSource timeline_source(Timeline *t);
+FrameSource keyframes_source(Keyframes *t);
 
 #endif

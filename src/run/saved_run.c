@@ -14,7 +14,7 @@
  * backwards). Among leftovers of several interrupted saves, the newest that fits wins. Loading
  * writes nothing: the next save to the same name tidies up. A TIPSY file without an ini and
  * without such leftovers is refused: its settings are not known (--tipsy opens it alone). */
-#include "app/state.h"
+#include "run/saved_run.h"
 
 #include <ctype.h>
 #include <errno.h>

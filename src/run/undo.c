@@ -1,4 +1,4 @@
-#include "app/undo.h"
+#include "run/undo.h"
 
 #include <stdio.h>
 #include <string.h>

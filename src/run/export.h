@@ -15,6 +15,10 @@
 #include "util/units.h"
 
 /* What params.yml says of the run, worked out from the scene (export_plan). */
+/* The initial conditions' file in an export's folder, and the snapshots SWIFT writes by default. */
+#define EXPORT_ICS "ics.hdf5"
+#define EXPORT_SNAPSHOTS 16
+
 typedef struct ExportPlan {
     double dt, softening;
     double time_begin, time_end;
@@ -40,7 +44,12 @@ void export_write_params(FILE *f, const ExportPlan *plan, const char *ics_name, 
 int export_state(const char *dir, const Bodies *b, const SceneInfo *info, double dt, double eps, double t0,
                  double span, int snapshots, const char *what, char *msg, size_t msglen);
 
-/* The program: argv[0] is "export". Returns an exit status (2 for bad input, with one line). */
-int export_main(int argc, char **argv);
+/* The parts export_state is made of, for a writer that streams its bodies (app/export_cli.c):
+ * the largest distance from the origin and speed among b's bodies; dir made where missing;
+ * params.yml or README.txt of plan for n bodies. 0, or -1 with one line in err. */
+void export_reach(const Bodies *b, double *rmax, double *vmax);
+int export_make_dir(const char *dir, char *err, size_t errlen);
+int export_write_text(const char *dir, const char *name, const ExportPlan *p, long long n, const char *what, char *err,
+                      size_t errlen);
 
 #endif

@@ -1,0 +1,443 @@
+/* What the keys and the panel do to the run (src/run/run.h), and what the viewer says of it: the
+ * run made from the options and reset (the panel then shows what it built), the hand-over to the
+ * CPU when a backend stops, the force method and the ladder's rung chosen at run time, the live
+ * parameters' defaults and undo, the run saved and exported. The options stay as the user gave
+ * them; what runs now is the run's. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/app_internal.h"
+#include "app/view.h"
+#include "util/params.h"
+
+/* "dt 0.0100, softening 0.0500, damping 1 (off)", and theta while the tree runs. */
+void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len)
+{
+    char damping[32], theta[32] = "";
+    if (p->damping >= 1.0f) snprintf(damping, sizeof damping, "1 (off)");
+    else snprintf(damping, sizeof damping, "%.6g", p->damping);
+    if (sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM)
+        snprintf(theta, sizeof theta, ", theta %.2f", p->theta);
+    char both[96];
+    snprintf(buf, len, "%s, damping %s%s", app_dt_softening(a, p->dt, p->softening, both, sizeof both), damping,
+             theta);
+}
+
+SimParams app_ui_params(const App *a)
+{
+    return (SimParams){.dt = a->ui.dt, .softening = a->ui.softening, .damping = a->ui.damping, .theta = a->ui.theta};
+}
+
+/* The opening angle of the command line, else the default. */
+static float app_theta_default(const App *a) { return params_theta(a->opt.theta); }
+
+/* The parameters the scene starts with: its own, or a loaded run's; theta from the command line
+ * where the run has none. */
+SimParams app_scene_defaults(const App *a)
+{
+    if (run_info(a->run)->loaded && run_info(a->run)->saved.params.dt > 0) {
+        SimParams p = run_info(a->run)->saved.params;
+        if (!(p.damping > 0)) p.damping = 1;
+        if (!(p.theta > 0)) p.theta = app_theta_default(a);
+        return p;
+    }
+    return (SimParams){
+        .dt = run_info(a->run)->scene.dt, .softening = run_info(a->run)->scene.softening, .damping = 1.0f, .theta = app_theta_default(a)};
+}
+
+/* Where nothing names them, the view and run settings the run starts with: the command line's,
+ * else the scene's (a loaded run's damping, theta and steps a frame), else the table's. The start
+ * and every preset take them, so that a preset looks the same whatever was shown before it. The
+ * halo is shown where the bodies are all dark matter: there is nothing else to see. */
+void app_default_settings(App *a)
+{
+    const AppOptions *o = &a->opt;
+    const SimParams scene = app_scene_defaults(a);
+    UiModel *u = &a->ui;
+    u->damping = o->damping > 0 ? o->damping : scene.damping;
+    u->theta = o->theta > 0 ? o->theta : scene.theta;
+    if (o->steps_per_frame > 0) u->steps_per_frame = o->steps_per_frame;
+    else if (run_info(a->run)->loaded && run_info(a->run)->saved.steps_per_frame > 0) u->steps_per_frame = run_info(a->run)->saved.steps_per_frame;
+    else if (a->ui.cuda) u->steps_per_frame = (int)params_get(PARAM_STEPS_PER_FRAME)->fallback;
+    else u->steps_per_frame = 1; /* a CPU step takes many times longer */
+    u->point_size = o->point_size > 0 ? o->point_size : (float)params_get(PARAM_POINT_SIZE)->fallback;
+    u->exposure = o->exposure > 0 ? o->exposure : (float)params_get(PARAM_EXPOSURE)->fallback;
+    u->color_mode = (int)o->color_mode;
+    u->auto_rotate = o->auto_rotate;
+    u->show_halo = o->show_halo || run_info(a->run)->dark_only;
+}
+
+/* --kernel, --precision double and the launch shapes, asked for on --backend auto where the CPU
+ * runs: said once at the start (the CPU has one kernel, in float). Refusing them would stop a
+ * saved command line on a machine without a GPU. */
+void app_say_gpu_only_options(const App *a)
+{
+    const AppOptions *o = &a->opt;
+    if (o->backend != SIM_BACKEND_AUTO || sim_backend(run_sim(a->run)) != SIM_BACKEND_CPU) return;
+    char given[4][48];
+    int count = 0;
+    if (o->kernel != SIM_KERNEL_DEFAULT)
+        snprintf(given[count++], sizeof given[0], "--kernel %s", sim_kernel_name(o->kernel));
+    if (o->precision == SIM_PRECISION_DOUBLE) snprintf(given[count++], sizeof given[0], "--precision double");
+    if (o->threads_per_body > 0)
+        snprintf(given[count++], sizeof given[0], "--threads-per-body %d", o->threads_per_body);
+    if (o->block_size > 0) snprintf(given[count++], sizeof given[0], "--block-size %d", o->block_size);
+    if (count == 0) return;
+    char list[220] = "";
+    size_t used = 0;
+    for (int i = 0; i < count && used < sizeof list; i++) {
+        const char *sep = i == 0 ? "" : i == count - 1 ? " and " : ", ";
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", sep, given[i]);
+    }
+    app_say(a, "starburst: no CUDA device: running on the CPU; %s %s to the GPU only\n", list,
+            count == 1 ? "applies" : "apply");
+}
+
+/* The run's lines: a notice on screen, a line on the console unless --quiet, or stderr. */
+void app_run_said(void *user, int where, const char *line)
+{
+    App *a = user;
+    if (where & RUN_SAY_SCREEN) app_notify(a, "%s", line);
+    if (where & RUN_SAY_ERROR) fprintf(stderr, "starburst: %s\n", line);
+    else if (where & RUN_SAY_CONSOLE) app_say(a, "starburst: %s\n", line);
+}
+
+/* The renderer sized for first's bodies (made again where it holds fewer), its tags uploaded:
+ * the vertex buffers the run writes into. */
+static int app_buffers(void *user, const Bodies *first, unsigned *position_vbo, unsigned *speed_vbo, char *err,
+                       size_t errlen)
+{
+    App *a = user;
+    if (first->n > a->renderer_capacity) {
+        renderer_destroy(a->renderer);
+        a->renderer = renderer_create(&(RendererDesc){.max_bodies = first->n, .shader_dir = a->opt.shader_dir}, err, errlen);
+        if (!a->renderer) {
+            a->renderer_capacity = 0;
+            return -1;
+        }
+        a->renderer_capacity = first->n;
+    }
+    renderer_upload(a->renderer, first->pos, first->tag, first->n);
+    *position_vbo = renderer_position_vbo(a->renderer);
+    *speed_vbo = renderer_speed_vbo(a->renderer);
+    return 0;
+}
+
+/* The run as the options ask (a scene, --load or --open's series), on the backend found. */
+int app_make_run(App *a, bool cuda, char *err, size_t errlen)
+{
+    const AppOptions *o = &a->opt;
+    RunDesc d = {
+        .source = {.scene = o->scene, .force = o->force},
+        .open_path = o->open_path,
+        .open_units = scene_units(o->scene.kind),
+        .backend = cuda ? SIM_BACKEND_CUDA : SIM_BACKEND_CPU,
+        .kernel = o->kernel,
+        .precision = o->precision,
+        .threads_per_body = o->threads_per_body,
+        .block_size = o->block_size,
+        .timeline_bytes = o->timeline_mb < 0 ? -1.0 : o->timeline_mb * 1e6,
+        .buffers = app_buffers,
+        .log = app_run_said,
+        .user = a,
+    };
+    if (o->load_path) {
+        d.source.from_save = true;
+        snprintf(d.source.file, sizeof d.source.file, "%s", o->load_path);
+    }
+    run_desc_defaults(&d);
+    if (d.timeline_note[0]) app_say(a, "starburst: %s\n", d.timeline_note);
+    a->run = run_make(&d, err, errlen);
+    return a->run ? 0 : -1;
+}
+
+/* After a reset: the panel shows what the run built; a new scene or N takes its own dt and
+ * softening (the command line's at the first). Bodies that are all dark matter would leave the
+ * screen black: a new scene of them shows the halo and says so. */
+void app_run_built(App *a)
+{
+    const RunInfo *info = run_info(a->run);
+    Sim *sim = run_sim(a->run);
+    const bool first = a->ui.bodies == 0;
+    a->ui.bodies = info->n;
+    a->ui.kernel = (int)sim_kernel(sim);
+    a->ui.force = (int)run_source(a->run)->force;
+    a->ui.tree = sim_force(sim) == SIM_FORCE_TREE || sim_force(sim) == SIM_FORCE_FMM;
+    a->ui.fmm = sim_force(sim) == SIM_FORCE_FMM;
+    a->ui.cuda = sim_backend(sim) == SIM_BACKEND_CUDA;
+    a->ui.backend = sim_backend_name(sim_backend(sim));
+    a->ui.device = info->device;
+    if (info->fresh) {
+        a->ui.dt = a->opt.dt > 0 && first ? a->opt.dt : info->scene.dt;
+        a->ui.softening = a->opt.softening >= 0 && first ? a->opt.softening : info->scene.softening;
+        memset(a->ui.ladder_rate, 0, sizeof a->ui.ladder_rate);
+        if (info->dark_only) {
+            a->ui.show_halo = true;
+            app_notify(a, "All bodies are dark matter: shown; D hides them");
+            app_say(a, "starburst: %s\n", a->msg.notice);
+        }
+    }
+    app_observe_restart(a, run_first_state(a->run));
+    if (a->live.diverged_pause) a->ui.paused = a->live.diverged_pause = false;
+}
+
+/* Builds the run's source in the panel's scene, N and seed, and (re)creates the simulation on it;
+ * the timeline is left to the caller (app_reset starts it; the start does once its settings are
+ * made). A reset ends a tour of the ladder. */
+int app_build_run(App *a, char *err, size_t errlen)
+{
+    if (a->tour.active) {
+        a->tour.active = false;
+        if (a->tour.restore != UI_RUNG_TREE) a->ui.kernel = a->tour.restore;
+    }
+    const SimKernel kernel = a->live.kernel_picked ? (SimKernel)a->ui.kernel : SIM_KERNEL_DEFAULT;
+    if (run_reset(a->run, (SceneKind)a->ui.scene, a->ui.n, (uint64_t)a->ui.seed, kernel, err, errlen) != 0) return -1;
+    app_run_built(a);
+    return 0;
+}
+
+/* The timeline started on the run's first state, keyframes a frame's steps apart. */
+void app_start_timeline(App *a)
+{
+    run_start_timeline(a->run, a->ui.steps_per_frame > 0 ? a->ui.steps_per_frame : 1);
+    if (run_shown(a->run) >= 0) a->ui.paused = true; /* a series: on its first snapshot */
+}
+
+/* The run built again and its timeline started again on its first state. */
+int app_reset(App *a, char *err, size_t errlen)
+{
+    if (app_build_run(a, err, errlen) != 0) return -1;
+    app_start_timeline(a);
+    return 0;
+}
+
+/* A backend that stopped on an error hands over to the CPU backend, from the last checkpoint
+ * (at most CHECKPOINT_SECONDS old), or from the scene's start when there is none. */
+int app_fall_back_to_cpu(App *a)
+{
+    char err[800];
+    if (run_fall_back_to_cpu(a->run, err, sizeof err) != 0) {
+        fprintf(stderr, "starburst: %s\n", err);
+        return -1;
+    }
+    a->ui.cuda = false;
+    a->ui.backend = sim_backend_name(SIM_BACKEND_CPU);
+    a->ui.device = run_info(a->run)->device;
+    snprintf(a->live.backend_note, sizeof a->live.backend_note, "%s", run_info(a->run)->backend_note);
+    app_notify(a, "%s", a->live.backend_note);
+    app_say(a, "starburst: %s\n", a->msg.notice);
+    return 0;
+}
+
+/* R or the Reset button: the scene again, keeping the parameters the user set. */
+void app_handle_reset(App *a)
+{
+    char err[512];
+    const SimParams kept = app_ui_params(a);
+    const int scene = (int)run_info(a->run)->kind, n = run_info(a->run)->n;
+    if (app_reset(a, err, sizeof err) != 0) {
+        app_notify(a, "Reset failed: %s", err);
+        fprintf(stderr, "starburst: %s\n", a->msg.notice);
+        return;
+    }
+    app_camera_home(a, &a->camera);
+    char text[160];
+    if ((int)run_info(a->run)->kind != scene || run_info(a->run)->n != n) {
+        const SimParams p = app_ui_params(a);
+        app_describe_params(a, &p, text, sizeof text);
+        app_notify(a, "Reset: %s, %d bodies on the %s, with its own %s", scene_name((SceneKind)(int)run_info(a->run)->kind),
+                   sim_count(run_sim(a->run)), a->ui.backend, text);
+    } else {
+        app_describe_params(a, &kept, text, sizeof text);
+        app_notify(a, "Reset: %d bodies on the %s; kept %s (Backspace: the scene's defaults)", sim_count(run_sim(a->run)),
+                   a->ui.backend, text);
+    }
+}
+
+/* The force combo: the method changes at once; a refusal (no room on the GPU for the tree) keeps
+ * the one that runs and says why. */
+void app_set_force(App *a, SimForce f)
+{
+    char err[256];
+    if (run_set_force(a->run, f, err, sizeof err) != 0) {
+        app_notify(a, "Force %s refused: %s", sim_force_name(f), err);
+        app_say(a, "starburst: %s\n", a->msg.notice);
+        return;
+    }
+    a->ui.force = (int)f;
+    a->ui.tree = sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
+    a->ui.fmm = sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
+    char method[64];
+    if (sim_force(run_sim(a->run)) == SIM_FORCE_TREE)
+        snprintf(method, sizeof method, "the tree (Barnes-Hut, theta %.2f)", a->ui.theta);
+    else if (sim_force(run_sim(a->run)) == SIM_FORCE_FMM)
+        snprintf(method, sizeof method, "the fast multipole method (theta %.2f)", a->ui.theta);
+    else
+        snprintf(method, sizeof method, "the direct sum (all N^2 pairs)");
+    if (f == SIM_FORCE_AUTO)
+        app_notify(a, "Force auto: %s for %d bodies on the %s", method, sim_count(run_sim(a->run)), a->ui.backend);
+    else
+        app_notify(a, "Forces by %s", method);
+}
+
+/* The ladder's rung running now: the tree, or the direct kernel. */
+int app_rung(const App *a)
+{
+    return sim_force(run_sim(a->run)) == SIM_FORCE_TREE ? UI_RUNG_TREE : (int)sim_kernel(run_sim(a->run));
+}
+
+/* Runs rung r next, as the ladder asks (the user, or its tour): the tree, or direct kernel r at
+ * its default shape on a tour, at the panel's shape otherwise. False, with a notice unless on a
+ * tour, when the backend refuses. */
+bool app_run_rung(App *a, int r)
+{
+    char err[256] = "";
+    bool ok = true;
+    if (r == UI_RUNG_TREE) {
+        ok = sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_set_force(run_sim(a->run), SIM_FORCE_TREE, err, sizeof err) == 0;
+    } else {
+        if (sim_force(run_sim(a->run)) == SIM_FORCE_TREE)
+            ok = sim_set_force(run_sim(a->run), SIM_FORCE_DIRECT, err, sizeof err) == 0;
+        if (ok && r != (int)sim_kernel(run_sim(a->run))) {
+            int q = a->tour.active ? 0 : a->ui.threads_per_body, block = a->tour.active ? 0 : a->ui.block_size;
+            ok = sim_set_kernel(run_sim(a->run), (SimKernel)r, q, block, err, sizeof err) == 0;
+        }
+    }
+    if (!ok && !a->tour.active) app_notify(a, "%s", err);
+    a->ui.kernel = (int)sim_kernel(run_sim(a->run));
+    a->ui.tree = sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
+    a->ui.fmm = sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
+    return ok;
+}
+
+/* Writes the run's present to path, or to opt.save_path, or to a new name with the date: the
+ * newest state, whatever keyframe is shown, and one line saying which step that was. */
+int app_save_run(App *a, const char *path)
+{
+    char name[64];
+    if (!path) {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(name, sizeof name, "starburst-%Y%m%d-%H%M%S.tipsy", &tm);
+        path = name;
+    }
+    const RunSettings s = {.params = app_ui_params(a), .steps_per_frame = a->ui.steps_per_frame};
+    long long step;
+    bool other;
+    char err[512];
+    if (run_save(a->run, path, &s, &step, &other, err, sizeof err) != 0) {
+        app_notify(a, "Not saved: %s", err);
+        fprintf(stderr, "starburst: %s\n", a->msg.notice);
+        return -1;
+    }
+    if (other)
+        app_notify(a, "Saved the run at step %lld (its newest state; not the keyframe shown, step %lld) to %s", step,
+                   run_step(a->run), path);
+    else
+        app_notify(a, "Saved the run at step %lld to %s", step, path);
+    app_say(a, "starburst: %s\n", a->msg.notice);
+    return 0;
+}
+
+/* "Run at scale...": the run's present, handed to SWIFT (run/export.h) in a new folder named
+ * with the date. */
+int app_export_swift(App *a)
+{
+    char dir[96], stamp[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "starburst-swift-%Y%m%d-%H%M%S", &tm);
+    snprintf(dir, sizeof dir, "%s", stamp);
+    for (int k = 2; access(dir, F_OK) == 0 && k < 100; k++) snprintf(dir, sizeof dir, "%s-%d", stamp, k);
+    const SimParams p = app_ui_params(a);
+    char msg[1200];
+    if (run_export(a->run, dir, &p, msg, sizeof msg) != 0) {
+        app_notify(a, "Not exported: %s", msg);
+        fprintf(stderr, "starburst: %s\n", a->msg.notice);
+        return -1;
+    }
+    app_notify(a, "For SWIFT: %s (its README.txt says how to run it)", dir);
+    app_say(a, "starburst: exported for SWIFT: %s\n", msg);
+    return 0;
+}
+
+/* Keeps the parameters before a change, and the bodies as they are, for ctrl+Z. */
+void app_remember(App *a, const SimParams *before) { run_remember(a->run, before); }
+
+static void app_set_params(App *a, const SimParams *p)
+{
+    a->ui.dt = p->dt;
+    a->ui.softening = p->softening;
+    a->ui.damping = p->damping;
+    if (p->theta > 0) a->ui.theta = p->theta;
+}
+
+/* Backspace or the Defaults button: the scene's dt, softening and damping, and theta. */
+void app_restore_defaults(App *a)
+{
+    const SimParams now = app_ui_params(a), d = app_scene_defaults(a);
+    char text[160];
+    app_describe_params(a, &d, text, sizeof text);
+    if (now.dt == d.dt && now.softening == d.softening && now.damping == d.damping && now.theta == d.theta) {
+        app_notify(a, "Already the defaults: %s", text);
+        return;
+    }
+    app_remember(a, &now);
+    app_set_params(a, &d);
+    app_notify(a, "Defaults: %s (ctrl+Z undoes)", text);
+}
+
+/* ctrl+Z or the Undo button: the future a resume set aside, where it came last (the view on its
+ * last keyframe, paused); else the parameters before the last change, and the run as it was. */
+void app_undo(App *a)
+{
+    SimParams p;
+    double t;
+    char err[256];
+    const int rc = run_undo(a->run, &p, &t, err, sizeof err);
+    if (rc == 0) {
+        app_notify(a, "Nothing to undo");
+        return;
+    }
+    if (rc < 0) {
+        app_notify(a, "Undo failed: %s", err);
+        return;
+    }
+    a->msg.alarm[0] = '\0';
+    a->live.diverged_pause = false;
+    if (rc == 2) {
+        app_shown(a);
+        return;
+    }
+    a->tl.playing_back = false;
+    app_set_params(a, &p);
+    /* A run paused because it diverged goes on from the state before the change. */
+    if (a->live.diverged_pause) a->ui.paused = a->live.diverged_pause = false;
+    a->obs.next_energy_at = 0;
+    char text[160];
+    app_describe_params(a, &p, text, sizeof text);
+    char when[64];
+    app_notify(a, "Undone: back to %s with %s", app_when(a, t, when, sizeof when), text);
+}
+
+/* The device holds the run and its kernel can launch as asked, checked before anything opens:
+ * one line naming the problem, exit status 2. The options themselves were checked with the
+ * command line. */
+int app_check_device(const App *a, char *err, size_t errlen)
+{
+    const AppOptions *o = &a->opt;
+    if (o->scene.kind >= SCENE_TIPSY || o->load_path || o->open_path) return 0; /* N is known once the file is read */
+    SimDesc d = {.backend = SIM_BACKEND_CUDA,
+                 .kernel = o->kernel,
+                 .precision = o->precision,
+                 .threads_per_body = o->threads_per_body,
+                 .block_size = o->block_size,
+                 .force = o->force,
+                 .position_vbo = 1}; /* sized as the app runs: positions in the GL buffer */
+    return sim_check(&d, a->ui.n, err, errlen);
+}

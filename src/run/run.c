@@ -1,0 +1,393 @@
+/* The run's lifecycle (run.h): made from a RunDesc, built from its source at each reset (a scene, a
+ * saved run, the first snapshot of a series), advanced, handed to the CPU when a backend stops,
+ * and its parameters' changes undone. The clock and the host copy of the state (the checkpoint a
+ * fall-back starts from) are kept here; the timeline in run_timeline.c, the files in run_files.c. */
+#include "run/run_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/clock.h"
+#include "util/params.h"
+
+/* Snapshots from this many bodies say how their reading goes. */
+#define SNAPSHOT_PROGRESS_BODIES (1 << 20)
+
+void run_say(const Run *r, int where, const char *fmt, ...)
+{
+    if (!r->desc.log) return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    r->desc.log(r->desc.user, where, line);
+}
+
+const char *run_when(const Run *r, double t, char *buf, size_t len)
+{
+    const Units *u = &r->info.scene.units;
+    char when[32];
+    if (units_physical(u)) snprintf(buf, len, "t = %s (%.4g)", units_format_time(u, t, when, sizeof when), t);
+    else snprintf(buf, len, "t = %.4g", t);
+    return buf;
+}
+
+/* --open's series of TIPSY files runs with the settings saved beside its first (snap.tipsy.ini,
+ * as a save writes them): dt, softening and the physical scale, where it has them; without them
+ * the defaults, said in one line. HDF5 snapshots carry their own (SWIFT's parameters). */
+static void series_settings(Run *r)
+{
+    SnapshotSeries *s = r->series;
+    const char *first = series_path(s, 0);
+    if (snapshot_hdf5_is(first)) return;
+    SavedRun saved;
+    char err[512];
+    const int rc = state_read_settings(first, &saved, err, sizeof err);
+    if (rc == 0) {
+        series_set_settings(s, saved.params.dt, saved.params.softening);
+        if (units_physical(&saved.units)) series_set_units(s, &saved.units);
+        run_say(r, RUN_SAY_CONSOLE, "--open: dt %g and softening %g%s from %s.ini", saved.params.dt,
+                saved.params.softening, units_physical(&saved.units) ? ", with the run's units," : "", first);
+        return;
+    }
+    char why[600];
+    if (rc == 1) snprintf(why, sizeof why, "%s has no settings beside it (no %s.ini)", first, first);
+    else snprintf(why, sizeof why, "%s", err);
+    run_say(r, RUN_SAY_CONSOLE, "--open: %s: running at the default dt %g and softening %g", why,
+            params_get(PARAM_DT)->fallback, params_get(PARAM_SOFTENING)->fallback);
+}
+
+Run *run_make(const RunDesc *d, char *err, size_t errlen)
+{
+    Run *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "out of memory for the run");
+        return NULL;
+    }
+    r->desc = *d;
+    r->source = d->source;
+    r->tl.view = -1;
+    if (d->open_path) {
+        r->series = series_open(d->open_path, err, errlen);
+        if (!r->series) {
+            free(r);
+            return NULL;
+        }
+        series_set_units(r->series, &d->open_units);
+        series_settings(r);
+        r->source.from_series = true;
+        r->source.scene.kind = SCENE_TIPSY;
+    }
+    return r;
+}
+
+void run_destroy(Run *r)
+{
+    if (!r) return;
+    run_timeline_free(r);
+    undo_clear(&r->undo);
+    bodies_free(&r->copy.bodies);
+    bodies_free(&r->first);
+    sim_destroy(r->sim);
+    series_close(r->series);
+    free(r);
+}
+
+void run_set_backend(Run *r, SimBackend b) { r->desc.backend = b; }
+
+void run_choose(Run *r, const RunSource *s)
+{
+    r->source = *s;
+    if (r->source.scene.kind >= SCENE_TIPSY && !r->source.from_save && !r->source.from_series)
+        r->source.scene.tipsy_path = r->source.file;
+    r->last_n = -1; /* another source starts from its own dt and softening */
+}
+
+const RunSource *run_source(const Run *r) { return &r->source; }
+const RunInfo *run_info(const Run *r) { return &r->info; }
+Sim *run_sim(const Run *r) { return r->sim; }
+const SnapshotSeries *run_series(const Run *r) { return r->series; }
+int run_series_reads(const Run *r) { return r->series_reads; }
+const Bodies *run_first_state(const Run *r) { return &r->first; }
+const RunCopy *run_copy(const Run *r) { return &r->copy; }
+
+/* Reading a large snapshot: a line every few seconds, so a 10^7-body file is seen to go on. */
+typedef struct ReadProgress {
+    const Run *r;
+    const char *name;
+    double started, said;
+} ReadProgress;
+
+static void say_read_progress(void *user, long long done, long long total)
+{
+    ReadProgress *p = user;
+    double now = clock_seconds();
+    if (total < SNAPSHOT_PROGRESS_BODIES || (now - p->said < 2.0 && done < total)) return;
+    p->said = now;
+    run_say(p->r, RUN_SAY_CONSOLE, "reading %s: %lld of %lld bodies (%.0f%%, %.1f s)", p->name, done, total,
+            100.0 * done / total, now - p->started);
+}
+
+/* The first snapshot of the series as the run's start, as a saved run is: its time, the step and
+ * softening its files give (else the defaults), framed by 90 % of its mass. */
+static int open_first_snapshot(Run *r, Bodies *b, SavedRun *saved, SceneInfo *info, char *err, size_t errlen)
+{
+    SnapshotSeries *s = r->series;
+    ReadProgress p = {.r = r, .name = series_path(s, 0), .started = clock_seconds()};
+    p.said = p.started;
+    if (series_load(s, 0, b, NULL, say_read_progress, &p, err, errlen) != 0) return -1;
+    r->series_reads++;
+    const float dt = (float)series_dt(s), eps = (float)series_softening(s);
+    *saved = (SavedRun){.params = {.dt = dt > 0 ? dt : (float)params_get(PARAM_DT)->fallback,
+                                   .softening = eps > 0 ? eps : (float)params_get(PARAM_SOFTENING)->fallback,
+                                   .damping = 1.0f},
+                        .time = series_time(s, 0),
+                        .units = series_units(s)};
+    *info = (SceneInfo){.dt = saved->params.dt, .softening = saved->params.softening,
+                        .extent = (float)(1.2 * bodies_mass_radius(b, 0.9)), .units = saved->units};
+    return 0;
+}
+
+/* The saved run of the source, framed by the radius of 90 % of its mass, at its dt and softening. */
+static int load_saved(Run *r, Bodies *b, SavedRun *saved, SceneInfo *info, char *err, size_t errlen)
+{
+    if (state_load(r->source.file, b, saved, err, errlen) != 0) return -1;
+    if (saved->recovered[0]) run_say(r, RUN_SAY_SCREEN | RUN_SAY_ERROR, "%s", saved->recovered);
+    *info = (SceneInfo){.dt = saved->params.dt > 0 ? saved->params.dt : (float)params_get(PARAM_DT)->fallback,
+                        .softening = saved->params.softening,
+                        .extent = (float)(1.2 * bodies_mass_radius(b, 0.9)),
+                        .period = saved->period,
+                        .units = saved->units};
+    return 0;
+}
+
+static float speed_scale(const Bodies *b)
+{
+    double v2 = 0;
+    for (int i = 0; i < b->n; i++) {
+        const float *v = b->vel + 4 * (size_t)i;
+        v2 += (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2];
+    }
+    const float s = b->n > 0 ? (float)(2 * sqrt(v2 / b->n)) : 0;
+    return s > 0 ? s : 1;
+}
+
+static bool all_dark(const Bodies *b)
+{
+    if (!b->tag || b->n == 0) return false;
+    for (int i = 0; i < b->n; i++)
+        if (BODY_TAG_COMPONENT(b->tag[i]) != BODY_HALO) return false;
+    return true;
+}
+
+static SimDesc sim_desc(const Run *r, SimBackend backend, SimKernel kernel)
+{
+    return (SimDesc){
+        .backend = backend,
+        .kernel = kernel,
+        .precision = r->desc.precision,
+        .threads_per_body = r->desc.threads_per_body,
+        .block_size = r->desc.block_size,
+        .force = r->source.force,
+        .position_vbo = r->position_vbo,
+        .speed_vbo = r->speed_vbo,
+    };
+}
+
+int run_reset(Run *r, SceneKind kind, int n, uint64_t seed, SimKernel kernel, char *err, size_t errlen)
+{
+    SceneDesc d = r->source.scene;
+    if (d.kind < SCENE_TIPSY) {
+        d.kind = kind;
+        d.n = n;
+    }
+    d.seed = seed;
+    Bodies b = {0};
+    SceneInfo scene;
+    SavedRun saved = {0};
+    bool loaded = false;
+    if (r->source.from_series) {
+        if (open_first_snapshot(r, &b, &saved, &scene, err, errlen) != 0) return -1;
+        d.kind = SCENE_TIPSY;
+        loaded = true;
+    } else if (r->source.from_save) {
+        if (load_saved(r, &b, &saved, &scene, err, errlen) != 0) return -1;
+        d.kind = SCENE_TIPSY;
+        loaded = true;
+    } else if (scene_build(&d, &b, &scene, err, errlen) != 0) {
+        return -1;
+    }
+    /* A loaded run goes on with the method it ran, unless the source names one. */
+    if (loaded && r->builds == 0 && r->source.force == SIM_FORCE_AUTO && saved.force != SIM_FORCE_AUTO)
+        r->source.force = saved.force;
+
+    sim_destroy(r->sim);
+    r->sim = NULL;
+    r->position_vbo = r->speed_vbo = 0;
+    if (r->desc.buffers && r->desc.buffers(r->desc.user, &b, &r->position_vbo, &r->speed_vbo, err, errlen) != 0) {
+        bodies_free(&b);
+        return -1;
+    }
+    SimDesc sd = sim_desc(r, r->desc.backend, kernel);
+    r->sim = sim_create(&sd, &b, err, errlen);
+    if (!r->sim) {
+        bodies_free(&b);
+        return -1;
+    }
+    RunInfo *info = &r->info;
+    const bool fresh = d.kind != (SceneKind)r->last_scene || b.n != r->last_n;
+    *info = (RunInfo){.scene = scene,
+                      .kind = d.kind,
+                      .n = b.n,
+                      .seed = d.seed,
+                      .fresh = fresh,
+                      .dark_only = all_dark(&b),
+                      .loaded = loaded,
+                      .saved = saved,
+                      .speed_scale = speed_scale(&b)};
+    snprintf(info->device, sizeof info->device, "%s", sim_device_name(r->sim));
+    r->builds++;
+    r->last_scene = (int)d.kind;
+    r->last_n = b.n;
+    r->time_base = loaded ? saved.time : 0;
+    r->step_base = loaded ? saved.step : 0;
+    undo_clear(&r->undo);
+    r->copy.valid = false;
+    if (r->copy.bodies.n != b.n) {
+        bodies_free(&r->copy.bodies);
+        if (bodies_alloc(&r->copy.bodies, b.n) != 0) {
+            bodies_free(&b);
+            snprintf(err, errlen, "out of memory for a host copy of %d bodies", b.n);
+            return -1;
+        }
+    }
+    bodies_free(&r->first);
+    r->first = b;
+    /* The timeline waits for run_start_timeline: its spacing is the steps a frame the app sets. */
+    r->tl.view = -1;
+    r->tl.series_next = 0;
+    r->tl.reading[0] = '\0';
+    if (r->tl.store) keyframes_start(r->tl.store, &r->first, r->time_base, r->step_base, 1, err, errlen);
+    return 0;
+}
+
+int run_reset_to(Run *r, const RunSource *s, SceneKind kind, int n, uint64_t seed, SimKernel kernel, char *err,
+                 size_t errlen)
+{
+    const RunSource before = r->source;
+    const int last_n = r->last_n, last_scene = r->last_scene;
+    run_choose(r, s);
+    if (run_reset(r, kind, n, seed, kernel, err, errlen) == 0) return 0;
+    r->source = before;
+    r->last_n = last_n;
+    r->last_scene = last_scene;
+    if (!r->sim) {
+        char again[256];
+        const RunInfo was = r->info;
+        if (run_reset(r, was.kind < SCENE_TIPSY ? was.kind : kind, was.n, was.seed, kernel, again, sizeof again) != 0) {
+            const size_t used = strlen(err);
+            snprintf(err + used, errlen - used, "; the run before it failed too: %s", again);
+        }
+    }
+    return -1;
+}
+
+double run_time(const Run *r) { return r->time_base + (r->sim ? sim_stats(r->sim).time : 0); }
+long long run_step(const Run *r) { return r->step_base + (r->sim ? sim_stats(r->sim).total_steps : 0); }
+long long run_steps_computed(const Run *r) { return r->computed; }
+
+void run_read_state(Run *r)
+{
+    if (!r->sim || sim_error(r->sim)) return;
+    sim_read(r->sim, &r->copy.bodies);
+    r->copy.valid = true;
+    r->copy.time = run_time(r);
+    r->copy.step = run_step(r);
+    r->copy.read_at = clock_seconds();
+}
+
+int run_advance(Run *r, const SimParams *p, int steps)
+{
+    if (steps > 0) run_resume(r);
+    const long long before = sim_stats(r->sim).total_steps;
+    sim_advance(r->sim, p, steps);
+    if (sim_error(r->sim)) return -1;
+    r->computed += sim_stats(r->sim).total_steps - before;
+    return 0;
+}
+
+int run_fall_back_to_cpu(Run *r, char *err, size_t errlen)
+{
+    char what[300];
+    snprintf(what, sizeof what, "%s", sim_error(r->sim) ? sim_error(r->sim) : "stopped");
+    sim_destroy(r->sim);
+    r->sim = NULL;
+    r->desc.backend = SIM_BACKEND_CPU;
+    if (r->copy.valid) {
+        SimDesc sd = sim_desc(r, SIM_BACKEND_CPU, SIM_KERNEL_DEFAULT);
+        r->sim = sim_create(&sd, &r->copy.bodies, err, errlen);
+        r->time_base = r->copy.time;
+        r->step_base = r->copy.step;
+    }
+    if (!r->sim) {
+        const RunInfo was = r->info;
+        if (run_reset(r, was.kind, was.n, was.seed, SIM_KERNEL_DEFAULT, err, errlen) != 0) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", err);
+            snprintf(err, errlen, "%s; the CPU backend failed too: %s", what, why);
+            return -1;
+        }
+    }
+    snprintf(r->info.device, sizeof r->info.device, "%s", sim_device_name(r->sim));
+    char when[64];
+    snprintf(r->info.backend_note, sizeof r->info.backend_note, "CUDA stopped (%.150s): CPU backend from %s.", what,
+             run_when(r, r->time_base, when, sizeof when));
+    return 0;
+}
+
+int run_set_force(Run *r, SimForce f, char *err, size_t errlen)
+{
+    if (sim_set_force(r->sim, f, err, errlen) != 0) return -1;
+    r->source.force = f; /* kept for resets */
+    return 0;
+}
+
+void run_choose_force(Run *r, SimForce f) { r->source.force = f; }
+
+int run_set_kernel(Run *r, SimKernel k, int threads_per_body, int block_size, char *err, size_t errlen)
+{
+    return sim_set_kernel(r->sim, k, threads_per_body, block_size, err, errlen);
+}
+
+void run_remember(Run *r, const SimParams *before)
+{
+    if (sim_error(r->sim)) return;
+    run_read_state(r);
+    char err[256];
+    if (undo_push(&r->undo, before, &r->copy.bodies, r->copy.time, r->copy.step, err, sizeof err) != 0)
+        run_say(r, RUN_SAY_SCREEN, "Undo unavailable: %s", err);
+}
+
+int run_undo_depth(const Run *r) { return r->undo.count + (run_can_undo_future(r) ? 1 : 0); }
+
+int run_undo(Run *r, SimParams *params, double *time, char *err, size_t errlen)
+{
+    if (run_undo_future(r)) return 2;
+    UndoEntry e;
+    if (!undo_pop(&r->undo, &e)) return 0;
+    if (sim_load(r->sim, &e.state, err, errlen) != 0) {
+        bodies_free(&e.state);
+        return -1;
+    }
+    r->time_base = e.time;
+    r->step_base = e.step;
+    r->copy.valid = false;
+    run_went_back(r);
+    *params = e.params;
+    *time = e.time;
+    bodies_free(&e.state);
+    return 1;
+}

@@ -1,0 +1,203 @@
+/* The run: one owner of what is computed now (the simulation, its clock and the host copy of its
+ * state), what was kept of its past (the keyframes of its timeline, a future set aside by a
+ * resume, the undo history), what it was made from (a scene, a saved run, a snapshot series) and
+ * what is written of it (saves, the export for SWIFT).
+ *
+ * The present is the run's newest state: the simulation's while the run goes on, the newest
+ * keyframe while a past one is shown (showing loads that keyframe into the simulation, so that a
+ * resume runs on from it). A save and an export write the present, whatever is shown.
+ *
+ * No GL and no UI: the vertex buffers come in through RunDesc.buffers, and the run's lines go out
+ * through RunDesc.log; the app prints them. tests/unit/test_run.c drives a Run on the CPU backend. */
+#ifndef STARBURST_RUN_H
+#define STARBURST_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "run/keyframes.h"
+#include "run/saved_run.h"
+#include "scene/scene.h"
+#include "scene/snapshot.h"
+#include "sim/sim.h"
+
+typedef struct Run Run;
+
+/* Where a line of the run's is meant to be read: on screen (a notice), on the console (unless
+ * quiet), or on stderr whatever the app was asked. A line may go to several. */
+enum { RUN_SAY_SCREEN = 1, RUN_SAY_CONSOLE = 2, RUN_SAY_ERROR = 4 };
+typedef void (*RunLogFn)(void *user, int where, const char *line);
+
+/* The vertex buffers a run of first's bodies writes its positions and speeds into: the app sizes
+ * its renderer for them and uploads what never changes (the tags). 0, or -1 with err. */
+typedef int (*RunBuffersFn)(void *user, const Bodies *first, unsigned *position_vbo, unsigned *speed_vbo, char *err,
+                            size_t errlen);
+
+/* What a reset builds: a scene (kind, N, seed; a TIPSY file's path in file), or the saved run in
+ * file, or the snapshot series the run was made with. */
+typedef struct RunSource {
+    SceneDesc scene;
+    char file[1024];   /* the TIPSY file of a TIPSY scene, or the saved run (from_save) */
+    bool from_save;
+    bool from_series;  /* the series of RunDesc.open_path */
+    SimForce force;    /* the method asked for */
+} RunSource;
+
+typedef struct RunDesc {
+    RunSource source;
+    const char *open_path; /* a snapshot series (scene/snapshot.h), opened by run_make */
+    Units open_units;      /* the scale of a TIPSY series without one of its own */
+    SimBackend backend;    /* CPU or CUDA, as the app found them */
+    SimKernel kernel;      /* the kernel on the CUDA backend; DEFAULT: the default for each N */
+    SimPrecision precision;
+    int threads_per_body, block_size;
+    float theta;           /* the opening angle where a saved run has none */
+    /* The timeline's memory: 0 = none. run_desc_defaults turns a negative value into the default
+     * (a tenth of the memory available, at most 1 GB) and clamps one larger than the memory
+     * available and the address-space limit allow, saying so in note. */
+    double timeline_bytes;
+    char timeline_note[200];
+    RunBuffersFn buffers;  /* NULL: no vertex buffers (the CPU backend, tests) */
+    RunLogFn log;          /* NULL: the lines go nowhere */
+    void *user;
+} RunDesc;
+
+/* Fills what d leaves to the defaults, once: the timeline's budget (above). */
+void run_desc_defaults(RunDesc *d);
+
+/* A run made from d (the series opened, nothing built yet: run_reset builds). NULL with err. */
+Run *run_make(const RunDesc *d, char *err, size_t errlen);
+void run_destroy(Run *r);
+
+/* The backend of the next reset: the app learns whether CUDA can draw only once its context is
+ * open. */
+void run_set_backend(Run *r, SimBackend b);
+/* What to build at the next reset; a reset that fails goes back to the source before it. */
+void run_choose(Run *r, const RunSource *s);
+const RunSource *run_source(const Run *r);
+
+/* Builds the source (kind, N and seed of a built-in scene from the arguments, kernel for the CUDA
+ * backend), creates the simulation on it and starts the clock, the checkpoint, the undo history
+ * and the timeline again on its first state. 0, or -1 with err; after a failure of a preset's
+ * source the run is rebuilt on the source before it (run_reset_or_back). */
+int run_reset(Run *r, SceneKind kind, int n, uint64_t seed, SimKernel kernel, char *err, size_t errlen);
+/* As run_reset on s; where it fails, the source before it is built again and err says both. */
+int run_reset_to(Run *r, const RunSource *s, SceneKind kind, int n, uint64_t seed, SimKernel kernel, char *err,
+                 size_t errlen);
+
+/* What the last reset built. */
+typedef struct RunInfo {
+    SceneInfo scene;
+    SceneKind kind;     /* SCENE_TIPSY for a saved run or a series */
+    int n;
+    uint64_t seed;
+    bool fresh;         /* another scene or N than before: its own dt and softening */
+    bool dark_only;     /* the bodies are all dark matter */
+    bool loaded;        /* from a saved run or a series: saved holds its settings */
+    SavedRun saved;
+    float speed_scale;  /* about twice the first state's rms speed */
+    char device[160];
+    char backend_note[300]; /* why the CPU runs after a fall-back; "" otherwise */
+} RunInfo;
+const RunInfo *run_info(const Run *r);
+/* The simulation, for what is measured on it and the kernel's shape; what changes the run goes
+ * through the functions here. */
+Sim *run_sim(const Run *r);
+
+/* Runs steps steps of p. A past keyframe shown becomes the start of a new future first (the
+ * keyframes after it are set aside for run_undo_future). 0, or -1 when the backend stopped on an
+ * error (run_fall_back_to_cpu). */
+int run_advance(Run *r, const SimParams *p, int steps);
+/* After an advance: a keyframe where one is due. */
+void run_keep(Run *r);
+/* A backend that stopped hands over to the CPU from the checkpoint (or the source's start). */
+int run_fall_back_to_cpu(Run *r, char *err, size_t errlen);
+
+/* The run's clock: the simulated time and step of the state in the simulation, and the steps
+ * computed since the run was made (a shown keyframe or an undo changes the first two, not this). */
+double run_time(const Run *r);
+long long run_step(const Run *r);
+long long run_steps_computed(const Run *r);
+
+/* "t = 120 Myr (10.8)", or "t = 10.8" where the run has no physical scale. */
+const char *run_when(const Run *r, double t, char *buf, size_t len);
+
+/* The host copy of the simulation's state: diagnostics, the camera, undo and the checkpoint a
+ * fall-back starts from. run_read_state reads it now (on the CPU a copy; on CUDA a download). */
+typedef struct RunCopy {
+    Bodies bodies;
+    bool valid;
+    double time, read_at;
+    long long step;
+} RunCopy;
+const RunCopy *run_copy(const Run *r);
+void run_read_state(Run *r);
+/* The first state of the last reset. */
+const Bodies *run_first_state(const Run *r);
+
+/* The force method and the ladder's kernel, changed at run time. 0, or -1 with err. */
+int run_set_force(Run *r, SimForce f, char *err, size_t errlen);
+/* The method the next reset starts with (the ladder's pick), the simulation left as it is. */
+void run_choose_force(Run *r, SimForce f);
+int run_set_kernel(Run *r, SimKernel k, int threads_per_body, int block_size, char *err, size_t errlen);
+
+/* ---- the past: the timeline ---- */
+
+/* Starts the timeline on the first state of the last reset, keyframes at least spacing steps
+ * apart (the steps a frame), and --open's series on it (the view on its first snapshot). 0, or -1
+ * where there is none (run_timeline_note says why). */
+int run_start_timeline(Run *r, long long spacing);
+/* The keyframes (NULL: no timeline; run_timeline_note says why). */
+const Keyframes *run_keyframes(const Run *r);
+const char *run_timeline_note(const Run *r);
+/* The keyframe shown, -1 while the run goes on. */
+int run_shown(const Run *r);
+/* The keyframe the view stands on: the one shown, or (the run going) the newest, which the run as
+ * it stands becomes first. -1 without a timeline. */
+int run_here(Run *r);
+/* Shows keyframe i (clamped): loaded into the simulation; the present stays the newest. 0, or -1
+ * with err. */
+int run_show(Run *r, int i, char *err, size_t errlen);
+/* The view goes back to the run as it goes (an undo of the parameters went back another way). */
+void run_went_back(Run *r);
+/* Whether run_undo would bring back a future set aside. */
+bool run_can_undo_future(const Run *r);
+/* Timing of the last keyframe shown and the last taken, in ms. */
+void run_timeline_costs(const Run *r, double *load_ms, double *capture_ms);
+
+/* --open's series: read onto the timeline a snapshot at a time. */
+const SnapshotSeries *run_series(const Run *r);
+int run_series_reads(const Run *r);  /* snapshots read from disk */
+int run_series_read(const Run *r);   /* of them on the timeline, the first included */
+/* The line on the reading: "Reading snapshot 3 of 8: snap_0002.hdf5", or where it stopped. */
+const char *run_series_reading(const Run *r);
+/* Reads the next snapshot onto the timeline. False when there is none left to read. */
+bool run_read_next(Run *r);
+
+/* ---- undo ---- */
+
+/* Keeps p (the parameters before a change) and the state as it is, for run_undo. */
+void run_remember(Run *r, const SimParams *before);
+/* Counts for the Undo button: changes kept, and one more for a future set aside. */
+int run_undo_depth(const Run *r);
+/* Undoes the last change: a future a resume set aside where it came last (the view on its last
+ * keyframe), else the parameters and state before the last change (into *params). 1 = the
+ * parameters and state, 2 = the future, 0 = nothing to undo, -1 = failed (err). */
+int run_undo(Run *r, SimParams *params, double *time, char *err, size_t errlen);
+
+/* ---- files ---- */
+
+/* What a save records besides the bodies. */
+typedef struct RunSettings {
+    SimParams params;
+    int steps_per_frame;
+} RunSettings;
+/* Writes the present to path: bodies, step and time, with s. *step gets the step written, *shown
+ * whether that was not the state shown. 0, or -1 with err. */
+int run_save(Run *r, const char *path, const RunSettings *s, long long *step, bool *other_than_shown, char *err,
+             size_t errlen);
+/* The present handed to SWIFT in dir (run/export.h). 0 with a summary in msg, or -1 with msg. */
+int run_export(Run *r, const char *dir, const SimParams *p, char *msg, size_t msglen);
+
+#endif

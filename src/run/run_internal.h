@@ -1,0 +1,66 @@
+/* The run's state, shared by the files of src/run that keep it: run.c (make, reset, advance, the
+ * clock, the checkpoint, the fall-back, undo), run_timeline.c (the keyframes, a past one shown, a
+ * future set aside, the series read onto them) and run_files.c (save, export, the timeline's
+ * budget). Nothing outside src/run includes it. */
+#ifndef STARBURST_RUN_INTERNAL_H
+#define STARBURST_RUN_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "run/run.h"
+#include "run/undo.h"
+
+/* The timeline: the keyframes, the one shown (-1: the run as it goes), the undo count when a
+ * resume set a future aside (it comes back while the count is that), --open's series read onto
+ * it a snapshot at a time. */
+typedef struct RunTimeline {
+    Keyframes *store;
+    FrameSource source;
+    Bodies frame; /* a keyframe being loaded */
+    int view;
+    int undo_depth;
+    double load_ms, capture_ms;
+    char note[256]; /* why there is no timeline; "" while there is one */
+    int series_next, series_read;
+    char reading[160];
+} RunTimeline;
+
+struct Run {
+    RunDesc desc;
+    RunSource source;
+    SnapshotSeries *series;
+    int series_reads;
+    Sim *sim;
+    RunInfo info;
+    int builds;          /* resets that built a simulation */
+    int last_scene, last_n; /* of the last build; last_n -1: the next build is a new scene */
+    unsigned position_vbo, speed_vbo;
+    /* The clock: the simulation counts from its creation or its last load; these are the time and
+     * step before that. */
+    double time_base;
+    long long step_base, computed;
+    RunCopy copy;
+    Bodies first;
+    UndoHistory undo;
+    RunTimeline tl;
+};
+
+/* A line for the app (RunDesc.log), printf-style. */
+void run_say(const Run *r, int where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* run_timeline.c */
+void run_timeline_free(Run *r);
+/* The timeline holds keyframes and takes more. */
+bool run_timeline_on(const Run *r);
+/* Before steps are run: a past keyframe shown becomes the start of a new future. */
+void run_resume(Run *r);
+/* ctrl+Z's first part: the future set aside, where it came last. False when not its to take. */
+bool run_undo_future(Run *r);
+
+/* "1 keyframe", "4 keyframes". */
+static inline const char *run_plural(long long count, const char *one, const char *many)
+{
+    return count == 1 ? one : many;
+}
+
+#endif
