@@ -149,6 +149,13 @@ static void make_room(Keyframes *t, KeyframesAdded *added)
     }
 }
 
+int keyframes_thin(Keyframes *t)
+{
+    const int gone = thin_frames(t->frames, &t->count) + thin_frames(t->future, &t->future_count);
+    if (gone > 0) t->spacing *= 2;
+    return gone;
+}
+
 int keyframes_add(Keyframes *t, const Bodies *b, double time, long long step, KeyframesAdded *added, char *err,
                  size_t errlen)
 {

@@ -51,6 +51,10 @@ bool keyframes_due(const Keyframes *t, long long step);
 int keyframes_add(Keyframes *t, const Bodies *b, double time, long long step, KeyframesAdded *added, char *err,
                  size_t errlen);
 
+/* Every other frame goes, of the future held too, the ends kept; the spacing doubles. Returns how
+ * many went (memory ran out elsewhere: the room is given back). */
+int keyframes_thin(Keyframes *t);
+
 int keyframes_count(const Keyframes *t);
 int keyframes_capacity(const Keyframes *t); /* frames the budget holds, the future held included */
 int keyframes_bodies(const Keyframes *t);   /* 0 before a start */

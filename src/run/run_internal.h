@@ -23,6 +23,9 @@ typedef struct RunTimeline {
     char note[256]; /* why there is no timeline; "" while there is one */
     int series_next, series_read;
     char reading[160];
+    /* Address space held back while the keyframes grow, given up when one cannot be allocated:
+     * the room the checkpoint, a save and the GL driver need then (RUN_RESERVE_BYTES). */
+    void *reserve;
 } RunTimeline;
 
 struct Run {

@@ -11,10 +11,15 @@
  * The present stays the newest keyframe while a past one is shown: run_here keeps the run as it
  * stands as a keyframe before the view leaves it. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "run/run_internal.h"
 #include "util/clock.h"
+
+/* The room held back for when memory runs out: a save's buffers and a host copy of the bodies,
+ * at least 16 MB. */
+static size_t reserve_bytes(int n) { return (size_t)n * 128 + ((size_t)16 << 20); }
 
 const Keyframes *run_keyframes(const Run *r) { return run_timeline_on(r) ? r->tl.store : NULL; }
 const char *run_timeline_note(const Run *r) { return r->tl.note; }
@@ -37,6 +42,8 @@ void run_timeline_free(Run *r)
 {
     keyframes_destroy(r->tl.store);
     r->tl.store = NULL;
+    free(r->tl.reserve);
+    r->tl.reserve = NULL;
     bodies_free(&r->tl.frame);
 }
 
@@ -101,6 +108,8 @@ int run_start_timeline(Run *r, long long spacing)
         return -1;
     }
     tl->note[0] = '\0';
+    free(tl->reserve);
+    tl->reserve = malloc(reserve_bytes(r->first.n)); /* untouched: address space, not memory */
     if (tl->frame.n != r->first.n) {
         bodies_free(&tl->frame);
         if (bodies_alloc(&tl->frame, r->first.n) != 0) {
@@ -173,8 +182,15 @@ static void keep_now(Run *r, bool force)
     KeyframesAdded added;
     char err[256];
     if (keyframes_add(tl->store, &r->copy.bodies, r->copy.time, step, &added, err, sizeof err) != 0) {
+        /* Memory ran out: the timeline stops growing and gives half its room back, so that the
+         * run, its checkpoint and its save have what they need. */
+        free(tl->reserve);
+        tl->reserve = NULL;
+        const int freed = keyframes_thin(tl->store);
         snprintf(tl->note, sizeof tl->note, "stopped: %.200s", err);
-        run_say(r, RUN_SAY_SCREEN | RUN_SAY_CONSOLE, "The timeline stopped: %s; the run goes on", err);
+        run_say(r, RUN_SAY_SCREEN | RUN_SAY_CONSOLE,
+                "The timeline stopped: %s; %d %s freed to leave the run room; the run goes on", err, freed,
+                run_plural(freed, "keyframe", "keyframes"));
         return;
     }
     tl->capture_ms = (clock_seconds() - t0) * 1e3;

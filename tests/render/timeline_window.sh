@@ -5,7 +5,8 @@
 # - the slider dragged across its range (several stops, not only the ends) pauses the run and
 #   shows a keyframe at each stop: the keyframe follows the handle and the time rises with it;
 # - Left, Right, ctrl+Left, ctrl+Right and shift+Left, each pressed twice, do what the README says;
-# - a keyframe shown twice is the same state, bit for bit (two saves of it are the same file);
+# - S saves the run's present whatever keyframe is shown, and says so: a save while the start is
+#   shown is the newest state, bit for bit the save made at the end;
 # - resuming from a past keyframe sets the later ones aside and runs a new future; ctrl+Z brings
 #   the old future back, and its last keyframe is the state saved before, bit for bit;
 # - screenshots (P, with the UI) of the slider in use.
@@ -32,13 +33,15 @@ every="every $spf steps"
 calc() { awk "BEGIN { printf \"%.9g\", $1 }"; }
 is() { awk "BEGIN { exit !($1) }"; }
 at_least() { local v; v=$(rv "$1"); [ -n "$v" ] && [ "$v" -ge "$2" ]; }
-# S: the run saved to run.tipsy, copied to $1 once the program says it is written at this step.
+# S: the run saved to run.tipsy (removed first, so that the save waited for is this one), copied to
+# $1 once the program says it is written; SAID gets its line.
+saved() { [ -s run.tipsy ] && grep -q "^notice Saved the run at step " "$readout"; }
 save_as() {
-    local step
-    step=$(rv step)
+    rm -f run.tipsy
     key s
-    wait_for "the save at step $step" grep -q "^notice Saved the run at step $step " "$readout" || return 1
+    wait_for "the save" saved || return 1
     cp run.tipsy "$1"
+    SAID=$(rv notice)
 }
 # P: a screenshot of the next frame (with the UI: --capture-ui); SHOT gets its name.
 shot_taken() { local s; s=$(rv screenshot); [ -n "$s" ] && [ "$s" != "$1" ] && [ -s "$s" ]; }
@@ -125,16 +128,25 @@ key ctrl+Left
 wait_for "ctrl+Left" view_is 0 && note_latency
 if value_is time 0 && value_is step 0; then ok "ctrl+Left: the start, t 0"; else fail "ctrl+Left: t $(rv time), step $(rv step)"; fi
 save_as start_a.tipsy || abort "no save"
+case "$SAID" in
+*"(its newest state; not the keyframe shown, step 0)"*) ok "S at the start saves the run's present, and says so: $SAID" ;;
+*) fail "S at the start: $SAID" ;;
+esac
 key Right
 wait_for "Right from the start" view_is 1
 key ctrl+Left
 if wait_for "ctrl+Left again" view_is 0; then ok "ctrl+Left twice: the start both times"; fi
 save_as start_b.tipsy || abort "no save"
-if cmp -s start_a.tipsy start_b.tipsy; then ok "the start shown twice is the same state, bit for bit"; else fail "the start shown twice differs"; fi
+if cmp -s start_a.tipsy start_b.tipsy; then ok "two saves at the start are the same present, bit for bit"; else fail "two saves at the start differ"; fi
 key ctrl+Right
 wait_for "ctrl+Right" view_is $((count - 1)) && note_latency
 end_time=$(rv time) end_step=$(rv step)
 save_as end_a.tipsy || abort "no save"
+case "$SAID" in
+"Saved the run at step $end_step to run.tipsy") ok "S at the end: $SAID" ;;
+*) fail "S at the end (step $end_step): $SAID" ;;
+esac
+if cmp -s start_a.tipsy end_a.tipsy; then ok "the save made at the start is the end's state, bit for bit"; else fail "the save at the start is not the run's present"; fi
 shot at_the_end.png
 key Left
 wait_for "Left from the end" view_is $((count - 2))
@@ -194,6 +206,9 @@ ok "space runs on from the restored end: step $(rv step)"
 xdotool key Escape # the program ends on it: no readout says it arrived
 if wait "$pid"; then ok "Esc exits with status 0"; else fail "Esc: exit status $?"; fi
 pid=
+# The summary counts the steps computed, not the steps since the last keyframe shown.
+summary=$(grep -o "starburst: [0-9]* steps in" app.log | tail -1 | awk '{ print $2 }')
+if [ -n "$summary" ] && [ "$summary" -ge "$end_step" ]; then ok "the summary counts $summary steps computed"; else fail "the summary: '$summary' steps (at least $end_step ran)"; fi
 
 # ---- A budget of 1 MB: thinned, never silently ----
 # 15 keyframes of 2,048 bodies fit; the run goes past them, and the spacing says so.
@@ -213,6 +228,22 @@ case "$(rv timeline_text)" in
 esac
 key ctrl+Left
 if wait_for "the start" view_is 0 && value_is step 0; then ok "the first keyframe stays: step 0"; else fail "the start after thinning: step $(rv step)"; fi
+# A future set aside outlives a full timeline: Right, space (the rest set aside), two thinnings
+# more; ctrl+Z still brings it back.
+key Right
+wait_for "Right" view_is 1
+key space
+wait_for "a future set aside" at_least timeline_held 2
+spacing=$(rv timeline_spacing)
+wait_for "two thinnings after the resume" at_least timeline_spacing $((4 * spacing))
+if at_least timeline_held 2; then ok "the future set aside is thinned, not dropped: $(rv timeline_held) keyframes held"; else fail "the future set aside: $(rv timeline_held) held; $(rv notice)"; fi
+key ctrl+z
+if wait_for "the future brought back" value_is timeline_held 0; then
+    case "$(rv notice)" in
+    "Brought back the "*) ok "ctrl+Z after the thinnings: $(rv notice)" ;;
+    *) fail "ctrl+Z after the thinnings: $(rv notice)" ;;
+    esac
+fi
 
 echo "scrub latency (request to the keyframe drawn), ms: ${LATENCY[*]}"
 echo "  of which the keyframe's load into the simulation, ms: ${LOAD[*]}"

@@ -1,0 +1,295 @@
+/* The run without a window (src/run/run.h), on the CPU backend: made, reset, advanced, a past
+ * keyframe shown, resumed, undone, saved and loaded, each compared bit for bit with a run that
+ * never did the detour.
+ *
+ * - A save while a past keyframe is shown writes the run's present: it loads as the state of a
+ *   run never scrubbed, at its step.
+ * - A future set aside by a resume survives a timeline that needs its room (thinned, not
+ *   dropped), and ctrl+Z's run_undo brings it back.
+ * - The timeline's budget is held to what the process may still take (setrlimit in a child), and
+ *   a keyframe that cannot be allocated stops the timeline, not the run: its save is written. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run/run.h"
+#include "test_files.h"
+
+#define BODIES 256
+#define STEPS 300
+
+static const SimParams params = {.dt = 0.01f, .softening = 0.05f, .damping = 1.0f, .theta = 0.5f};
+
+/* Lines the run said, for the checks that read them. */
+static char said[4096];
+
+static void keep_line(void *user, int where, const char *line)
+{
+    (void)user;
+    (void)where;
+    size_t used = strlen(said);
+    snprintf(said + used, sizeof said - used, "%s\n", line);
+}
+
+static Run *make(double timeline_bytes)
+{
+    RunDesc d = {.source = {.scene = {.kind = SCENE_PLUMMER}, .force = SIM_FORCE_DIRECT},
+                 .backend = SIM_BACKEND_CPU,
+                 .timeline_bytes = timeline_bytes,
+                 .log = keep_line};
+    char err[256];
+    Run *r = run_make(&d, err, sizeof err);
+    assert_non_null(r);
+    assert_int_equal(run_reset(r, SCENE_PLUMMER, BODIES, 7, SIM_KERNEL_DEFAULT, err, sizeof err), 0);
+    run_start_timeline(r, 1);
+    return r;
+}
+
+/* k steps, a keyframe kept after each where one is due, as the frame loop does. */
+static void advance(Run *r, int k)
+{
+    for (int i = 0; i < k; i++) {
+        assert_int_equal(run_advance(r, &params, 1), 0);
+        run_keep(r);
+    }
+}
+
+static void save(Run *r, const char *path, long long *step, bool *other)
+{
+    char err[512];
+    const RunSettings s = {.params = params, .steps_per_frame = 1};
+    assert_int_equal(run_save(r, path, &s, step, other, err, sizeof err), 0);
+}
+
+static void assert_same_bodies(const Bodies *a, const Bodies *b)
+{
+    assert_int_equal(a->n, b->n);
+    assert_memory_equal(a->pos, b->pos, (size_t)a->n * 4 * sizeof(float));
+    assert_memory_equal(a->vel, b->vel, (size_t)a->n * 4 * sizeof(float));
+}
+
+static void load(const char *path, Bodies *b, SavedRun *saved)
+{
+    char err[512];
+    assert_int_equal(state_load(path, b, saved, err, sizeof err), 0);
+}
+
+static void a_save_after_scrubbing_writes_the_present(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/starburst-run-XXXXXX", scrubbed[256], straight[256];
+    assert_int_equal(folder_make(dir), 0);
+    snprintf(scrubbed, sizeof scrubbed, "%s/scrubbed.tipsy", dir);
+    snprintf(straight, sizeof straight, "%s/straight.tipsy", dir);
+
+    Run *a = make(64e6);
+    advance(a, STEPS);
+    /* ctrl+Left, Right, Right: the start of the timeline, then two keyframes on. */
+    const int here = run_here(a);
+    assert_true(here > 2);
+    char err[256];
+    assert_int_equal(run_show(a, 0, err, sizeof err), 0);
+    assert_int_equal(run_show(a, 2, err, sizeof err), 0);
+    assert_int_equal(run_step(a), 2);
+    long long step;
+    bool other;
+    save(a, scrubbed, &step, &other);
+    assert_int_equal(step, STEPS);
+    assert_true(other);
+    assert_int_equal(run_steps_computed(a), STEPS);
+
+    Run *b = make(64e6);
+    advance(b, STEPS);
+    save(b, straight, &step, &other);
+    assert_int_equal(step, STEPS);
+    assert_false(other);
+
+    Bodies got, want;
+    SavedRun got_run, want_run;
+    load(scrubbed, &got, &got_run);
+    load(straight, &want, &want_run);
+    assert_same_bodies(&got, &want);
+    assert_int_equal(got_run.step, want_run.step);
+    assert_true(got_run.time == want_run.time);
+
+    /* The save loads as the run's start, and runs on as the run never scrubbed does. */
+    RunDesc d = {.source = {.from_save = true, .force = SIM_FORCE_DIRECT}, .backend = SIM_BACKEND_CPU};
+    snprintf(d.source.file, sizeof d.source.file, "%s", scrubbed);
+    Run *c = run_make(&d, err, sizeof err);
+    assert_non_null(c);
+    assert_int_equal(run_reset(c, SCENE_TIPSY, 0, 1, SIM_KERNEL_DEFAULT, err, sizeof err), 0);
+    assert_int_equal(run_step(c), STEPS);
+    assert_same_bodies(run_first_state(c), &want);
+    advance(c, 10);
+    advance(b, 10);
+    run_read_state(c);
+    run_read_state(b);
+    assert_same_bodies(&run_copy(c)->bodies, &run_copy(b)->bodies);
+
+    bodies_free(&got);
+    bodies_free(&want);
+    run_destroy(a);
+    run_destroy(b);
+    run_destroy(c);
+    folder_remove(dir);
+}
+
+static void a_resume_sets_the_future_aside_and_undo_brings_it_back(void **state)
+{
+    (void)state;
+    Run *r = make(64e6);
+    advance(r, 50);
+    const int last = run_here(r);
+    char err[256];
+    assert_int_equal(run_show(r, 10, err, sizeof err), 0);
+    advance(r, 5); /* space: a new future from keyframe 10 */
+    assert_int_equal(run_shown(r), -1);
+    assert_int_equal(run_step(r), 15);
+    assert_true(run_can_undo_future(r));
+    assert_int_equal(run_undo_depth(r), 1);
+    SimParams p;
+    double t;
+    assert_int_equal(run_undo(r, &p, &t, err, sizeof err), 2);
+    assert_int_equal(run_shown(r), last);
+    assert_int_equal(run_step(r), 50);
+    assert_int_equal(run_undo(r, &p, &t, err, sizeof err), 0);
+    run_destroy(r);
+}
+
+static void a_future_set_aside_outlives_a_full_timeline(void **state)
+{
+    (void)state;
+    /* Room for 12 keyframes: 40 steps fill it; a resume from keyframe 2 sets the rest aside, and
+     * 400 more steps need their room many times over. */
+    Run *r = make(12.0 * (double)keyframes_frame_bytes(BODIES) + BODIES);
+    advance(r, 40);
+    run_here(r);
+    char err[256];
+    assert_int_equal(run_show(r, 2, err, sizeof err), 0);
+    const long long shown_step = run_step(r);
+    advance(r, 400);
+    const Keyframes *k = run_keyframes(r);
+    assert_non_null(k);
+    assert_true(keyframes_future_count(k) >= 2);
+    assert_null(strstr(said, "are gone"));
+    assert_non_null(strstr(said, "set aside too"));
+    SimParams p;
+    double t;
+    assert_int_equal(run_undo(r, &p, &t, err, sizeof err), 2);
+    /* The view on the newest of the future brought back: the run as it stood at step 40. */
+    assert_int_equal(run_step(r), 40);
+    assert_true(run_step(r) > shown_step);
+    run_destroy(r);
+}
+
+static void undo_returns_to_the_state_before_a_change(void **state)
+{
+    (void)state;
+    Run *r = make(64e6);
+    advance(r, 20);
+    run_read_state(r);
+    Bodies before = {0};
+    assert_int_equal(bodies_copy(&before, &run_copy(r)->bodies), 0);
+    run_remember(r, &params);
+    advance(r, 20);
+    SimParams p;
+    double t;
+    char err[256];
+    assert_int_equal(run_undo(r, &p, &t, err, sizeof err), 1);
+    assert_true(p.dt == params.dt);
+    assert_int_equal(run_step(r), 20);
+    run_read_state(r);
+    assert_same_bodies(&run_copy(r)->bodies, &before);
+    bodies_free(&before);
+    run_destroy(r);
+}
+
+/* In a child under an address-space limit: the budget asked for is clamped below it, with a line;
+ * a run whose timeline asks for more than the limit (the clamp bypassed) stops the timeline when
+ * a keyframe cannot be allocated, and goes on, and saves. Exit 0 when all held. */
+static int under_a_limit(const char *dir)
+{
+    /* 64 MB more than the process holds now. */
+    long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f || fscanf(f, "%ld", &pages) != 1) return 9;
+    fclose(f);
+    const rlim_t limit = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)64 << 20);
+    struct rlimit rl = {.rlim_cur = limit, .rlim_max = limit};
+    if (setrlimit(RLIMIT_AS, &rl) != 0) return 10;
+    RunDesc d = {.timeline_bytes = 1e11};
+    run_desc_defaults(&d);
+    if (!(d.timeline_bytes < 64e6) || !strstr(d.timeline_note, "--timeline-mb 100000")) return 11;
+    said[0] = '\0';
+    Run *r = make(1e9); /* not clamped: the keyframes run into the limit */
+    if (!run_keyframes(r)) return 16;
+    for (int i = 0; i < 40000 && run_keyframes(r); i++) {
+        if (run_advance(r, &params, 1) != 0) return 12;
+        run_keep(r);
+    }
+    if (run_keyframes(r) || !strstr(said, "The timeline stopped")) return 13;
+    if (run_advance(r, &params, 5) != 0) return 14;
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/limited.tipsy", dir);
+    long long step;
+    bool other;
+    const RunSettings s = {.params = params, .steps_per_frame = 1};
+    if (run_save(r, path, &s, &step, &other, err, sizeof err) != 0) {
+        fprintf(stderr, "the save under the limit: %s\n", err);
+        return 15;
+    }
+    run_destroy(r);
+    return 0;
+}
+
+/* ASan reserves terabytes of address space, which no limit can hold: the sanitized build goes
+ * without this test. */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(STARBURST_SANITIZED)
+static void the_timeline_keeps_within_the_address_space(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/starburst-run-XXXXXX";
+    assert_int_equal(folder_make(dir), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) _exit(under_a_limit(dir));
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    char path[300];
+    snprintf(path, sizeof path, "%s/limited.tipsy", dir);
+    Bodies b;
+    SavedRun saved;
+    load(path, &b, &saved);
+    assert_int_equal(b.n, BODIES);
+    assert_true(saved.step > 0);
+    bodies_free(&b);
+    folder_remove(dir);
+}
+#endif
+
+int main(void)
+{
+    /* The child of a fork runs OpenMP only where the parent has not yet: this test comes first. */
+    const struct CMUnitTest tests[] = {
+#if !defined(__SANITIZE_ADDRESS__) && !defined(STARBURST_SANITIZED)
+        cmocka_unit_test(the_timeline_keeps_within_the_address_space),
+#endif
+        cmocka_unit_test(a_save_after_scrubbing_writes_the_present),
+        cmocka_unit_test(a_resume_sets_the_future_aside_and_undo_brings_it_back),
+        cmocka_unit_test(a_future_set_aside_outlives_a_full_timeline),
+        cmocka_unit_test(undo_returns_to_the_state_before_a_change),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
