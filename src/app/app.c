@@ -4,11 +4,13 @@
  *   buffer) [-> fall back to the CPU] -> after the advance -> observe -> timeline -> heating
  *   -> tree overlay -> camera -> draw -> rates -> capture -> UI -> readout -> present
  *
- * The state they share is App (app_internal.h). Beside this file: run.c (reset, load, the CPU
- * fall-back, the force method chosen at run time, undo, save), requests.c (every request of the
- * keys and the panel, taken once a frame), input.c (keys, mouse), observe.c (energy, force checks,
- * alarms), heating.c (the disks' heating), timeline_view.c (the run's keyframes), host_copy.c (the run's clock and the checkpoint),
- * preset_apply.c, follow.c, recording.c, tree_overlay.c, messages.c. */
+ * The run itself (the simulation, its clock, its past, its files) is a Run (src/run/run.h); the
+ * viewer's state is App (viewer.h). Beside this file: run_actions.c (what the keys and the panel
+ * do to the run: reset, the CPU fall-back, the force method, undo, save, export), requests.c
+ * (every request of the keys and the panel, taken once a frame), input.c (keys, mouse),
+ * observe.c (energy, force checks, alarms), heating_watch.c (the disks' heating),
+ * timeline_view.c (the slider over the run's keyframes), preset_apply.c, follow.c,
+ * frame_capture.c, tree_overlay.c, messages.c. */
 #include <GL/glew.h>
 #include <GLFW/glfw3.h>
 
@@ -17,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/app_internal.h"
+#include "app/viewer.h"
 #include "app/view.h"
 #include "app/readout.h"
 #include "app/stop_signal.h"
@@ -254,7 +256,7 @@ static bool app_stop(App *a, int status)
  * buffer as sprites) -> capture -> the panel and HUD (ui_frame) -> present. */
 static bool app_frame(App *a)
 {
-    const AppOptions *opt = &a->opt;
+    const AppSettings *set = &a->set;
     FramePlan f = app_plan_frame(a);
     app_take_requests(a, &f);
     if (!run_sim(a->run)) return app_stop(a, 1); /* a reset or preset that failed */
@@ -269,11 +271,11 @@ static bool app_frame(App *a)
     app_draw(a);
     app_update_rates(a, f.t, f.steps);
     /* Screenshots and recordings show the scene; the panel is drawn after them unless asked. */
-    if (opt->capture_ui) app_draw_ui(a);
+    if (set->capture_ui) app_draw_ui(a);
     if (!app_capture_frame(a, &f)) return app_stop(a, 1);
-    if (opt->monitor > 0 && (a->loop.frame + 1) % opt->monitor == 0) app_monitor(a, a->loop.frame + 1);
+    if (set->monitor > 0 && (a->loop.frame + 1) % set->monitor == 0) app_monitor(a, a->loop.frame + 1);
     if (f.closing) return false;
-    if (!opt->capture_ui) app_draw_ui(a);
+    if (!set->capture_ui) app_draw_ui(a);
     if (a->loop.readout) app_write_readout(a);
     render_context_swap(a->ctx);
     app_timeline_shown(a);
@@ -284,9 +286,8 @@ static bool app_frame(App *a)
 
 /* ---- start and end ---- */
 
-static void app_init_ui_model(App *a)
+static void app_init_ui_model(App *a, const AppOptions *o)
 {
-    const AppOptions *o = &a->opt;
     UiModel *u = &a->ui;
     u->scene = o->scene.kind < SCENE_TIPSY ? (int)o->scene.kind : (int)SCENE_COLLISION;
     u->n = o->scene.n;
@@ -309,13 +310,15 @@ static void app_init_ui_model(App *a)
     ui_names_fill(u);
 }
 
-/* Everything before the first frame; 0, or the exit status. */
-static int app_start(App *a)
+/* Everything before the first frame; 0, or the exit status. The options are read here, and what
+ * the viewer needs of them later is kept resolved in a->set. */
+static int app_start(App *a, const AppOptions *opt)
 {
-    const AppOptions *opt = &a->opt;
     char err[512] = "";
+    app_resolve_settings(opt, &a->set);
+    a->follow.mode = opt->follow;
     a->presets.cuda = -1;
-    app_init_ui_model(a);
+    app_init_ui_model(a, opt);
 
     /* Presets are checked before anything opens, so a bad name or file ends with one line. */
     int preset = -1;
@@ -341,13 +344,13 @@ static int app_start(App *a)
         return 2;
     }
     if (a->ui.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.n = cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES;
-    if (cuda && app_check_device(a, err, sizeof err) != 0) {
+    if (cuda && app_check_device(opt, a->ui.n, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s\n", err);
         return 2;
     }
 
     /* The run: its series opened (its settings said), nothing built before the context opens. */
-    if (app_make_run(a, cuda, err, sizeof err) != 0) {
+    if (app_make_run(a, opt, cuda, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s%s\n", opt->open_path ? "--open: " : "", err);
         return 2;
     }
@@ -404,7 +407,7 @@ static int app_start(App *a)
         fprintf(stderr, "starburst: %s\n", err);
         return 1;
     }
-    app_say_gpu_only_options(a);
+    app_say_gpu_only_options(a, opt);
     a->obs.watch = force_watch_create(err, sizeof err);
     if (!a->obs.watch) app_say(a, "starburst: no live force error: %s\n", err);
     app_default_settings(a);
@@ -442,7 +445,7 @@ static int app_start(App *a)
     a->loop.frames = opt->frames;
     if (opt->headless && a->loop.frames == 0 && run_series(a->run)) {
         /* Headless --open plays its series once through. */
-        const double rate = opt->open_rate > 0 ? opt->open_rate : 1;
+        const double rate = a->set.open_rate;
         a->loop.frames = (int)ceil((series_count(run_series(a->run)) - 1) / rate - 1e-9) + 1;
         app_say(a, "starburst: headless --open: %d %s, %g %s a frame\n", a->loop.frames,
                 plural(a->loop.frames, "frame", "frames"), rate, rate == 1 ? "snapshot" : "snapshots");
@@ -463,7 +466,7 @@ static int app_finish(App *a, int status)
 {
     app_progress_end(a);
     if (a->rec.recorder && app_stop_recording(a) != 0) status = 1;
-    if (a->opt.save_path && a->run && run_sim(a->run) && app_save_run(a, a->opt.save_path) != 0) status = 1;
+    if (a->set.save_path && a->run && run_sim(a->run) && app_save_run(a, a->set.save_path) != 0) status = 1;
     /* The time the run ran: not the time it was stopped (ctrl+Z) for. */
     const double elapsed = run_clock_seconds(&a->loop.clock, clock_seconds());
     if (a->run && run_sim(a->run)) {
@@ -492,9 +495,9 @@ static void app_destroy(App *a)
 
 int app_run(const AppOptions *opt)
 {
-    App app = {.opt = *opt, .follow.mode = opt->follow};
+    App app = {0};
     App *a = &app;
-    int status = app_start(a);
+    int status = app_start(a, opt);
     if (status == 0) {
         stop_signal_install();
         while (app_frame(a)) {

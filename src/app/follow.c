@@ -1,7 +1,7 @@
 /* G: the camera follows galaxy A, galaxy B or the whole system. */
 #include <math.h>
 
-#include "app/app_internal.h"
+#include "app/viewer.h"
 
 static const char *const follow_names[] = {"nothing", "galaxy A", "galaxy B", "the whole system"};
 

@@ -2,7 +2,7 @@
  * frame's PNG (--screenshot). record.c writes the video or the numbered PNGs. */
 #include <stdio.h>
 
-#include "app/app_internal.h"
+#include "app/viewer.h"
 #include "render/capture.h"
 
 /* Starts a recording to path (a video file or a folder of PNGs), or to a new dated name. */
@@ -84,9 +84,9 @@ bool app_capture_frame(App *a, const FramePlan *f)
         /* The failure is said once, by app_stop_recording: here for V, at the finish for --record,
          * which ends the run. */
         if (recorder_capture(a->rec.recorder, render_context_framebuffer(a->ctx), w, h, err, sizeof err) != 0) {
-            if (a->opt.record_dir) return false;
+            if (a->set.record_dir) return false;
             app_stop_recording(a);
         }
     }
-    return !(a->opt.screenshot && f->last_frame && app_capture(a, a->opt.screenshot) != 0);
+    return !(a->set.screenshot && f->last_frame && app_capture(a, a->set.screenshot) != 0);
 }

@@ -6,7 +6,7 @@
  * dE/E0 in the HUD while a disk is flagged. */
 #include <math.h>
 
-#include "app/app_internal.h"
+#include "app/viewer.h"
 #include "util/clock.h"
 
 /* Model time between samples, in rotation periods at the disk's half-mass radius. */
@@ -72,7 +72,7 @@ void app_watch_heating(App *a, double t)
 {
     /* As the energy: watched in a window, and headless without --frames. */
     if (a->heat.series.galaxies == 0 || t < a->heat.next || sim_error(run_sim(a->run)) ||
-        (a->opt.headless && a->opt.frames > 0))
+        (a->set.headless && a->set.frames > 0))
         return;
     const double time = run_time(a->run);
     if (!heating_due(&a->heat.series, time)) return;

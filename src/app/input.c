@@ -3,7 +3,7 @@
 #include <GL/glew.h>
 #include <GLFW/glfw3.h>
 
-#include "app/app_internal.h"
+#include "app/viewer.h"
 #include "app/view.h"
 #include "util/clock.h"
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "app/app_internal.h"
+#include "app/viewer.h"
 #include "util/clock.h"
 
 /* A message on screen, fading after a few seconds; longer ones are cut. */
@@ -20,7 +20,7 @@ void app_notify(App *a, const char *fmt, ...)
 
 void app_say(const App *a, const char *fmt, ...)
 {
-    if (a->opt.quiet) return;
+    if (a->set.quiet) return;
     va_list ap;
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -33,7 +33,7 @@ void app_progress(App *a, double t, const char *fmt, ...)
         a->msg.tty = isatty(STDERR_FILENO) == 1;
         a->msg.tty_known = true;
     }
-    if (a->opt.quiet || t - a->loop.last_progress < (a->msg.tty ? 1.0 : PROGRESS_LOG_SECONDS)) return;
+    if (a->set.quiet || t - a->loop.last_progress < (a->msg.tty ? 1.0 : PROGRESS_LOG_SECONDS)) return;
     a->loop.last_progress = t;
     va_list ap;
     va_start(ap, fmt);

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app/app_internal.h"
+#include "app/viewer.h"
 #include "app/ui_names.h"
 #include "util/clock.h"
 #include "util/params.h"
@@ -152,7 +152,7 @@ static void app_watch_forces(App *a, double t)
 /* After the advance: energy and the flags it raises, and the checkpoint of the CUDA backend. */
 void app_observe(App *a, double t)
 {
-    if (!a->opt.headless || a->opt.frames == 0) {
+    if (!a->set.headless || a->set.frames == 0) {
         app_measure_energy(a, t);
         app_watch_forces(a, t);
     }

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app/app_internal.h"
+#include "app/viewer.h"
 #include "app/view.h"
 
 static const char *find_presets_file(char *buf, size_t len)
@@ -45,12 +45,12 @@ static bool app_offered(const App *a, const Preset *p, bool check_memory, char *
             snprintf(why, len, "the GPU did not hold its bodies at the start");
             return false;
         }
-    const int n = a->opt.scene.n ? a->opt.scene.n : p->scene.n;
+    const int n = a->set.scene_n ? a->set.scene_n : p->scene.n;
     if (!a->presets.cuda || !check_memory || n <= 0 || p->source != PRESET_SOURCE_SCENE) return true;
     const SimDesc d = {.backend = SIM_BACKEND_CUDA,
-                       .kernel = a->opt.kernel,
-                       .precision = a->opt.precision,
-                       .force = p->set & PRESET_FORCE ? p->force : a->opt.force,
+                       .kernel = a->set.kernel,
+                       .precision = a->set.precision,
+                       .force = p->set & PRESET_FORCE ? p->force : a->set.force,
                        .position_vbo = 1};
     return sim_check(&d, n, why, len) == 0;
 }
@@ -82,7 +82,7 @@ int app_load_presets(App *a, char *err, size_t errlen)
     a->presets.names = NULL;
     a->ui.preset_names = NULL;
     a->ui.preset_count = 0;
-    if (a->opt.presets_path) snprintf(a->presets.path, sizeof a->presets.path, "%s", a->opt.presets_path);
+    if (a->set.presets_path) snprintf(a->presets.path, sizeof a->presets.path, "%s", a->set.presets_path);
     else find_presets_file(a->presets.path, sizeof a->presets.path);
     if (presets_load(a->presets.path, &a->presets.list, err, errlen) != 0) return -1;
     a->presets.names = calloc((size_t)a->presets.list.count + 1, sizeof *a->presets.names);
@@ -105,7 +105,7 @@ int app_offer_presets_for(App *a, bool cuda, const char *why, char *err, size_t 
     char name[64] = "";
     if (a->ui.preset >= 0 && a->ui.preset < a->presets.list.count)
         snprintf(name, sizeof name, "%s", a->presets.list.items[a->ui.preset].name);
-    const Preset *asked = start && a->opt.preset ? presets_find(&a->presets.list, a->opt.preset) : NULL;
+    const Preset *asked = start && a->set.preset ? presets_find(&a->presets.list, a->set.preset) : NULL;
     char reason[400];
     if (asked && !app_offered(a, asked, true, reason, sizeof reason)) {
         snprintf(err, errlen, "--preset: '%s' is not offered here: %s", asked->name, reason);
@@ -136,11 +136,11 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
     const Preset *p = &a->presets.list.items[i];
     /* The preset list is read again after a save: the run keeps its own copy of a file name. */
     RunSource src = {.scene = p->scene, .from_save = p->source == PRESET_SOURCE_LOAD,
-                     .force = p->set & PRESET_FORCE ? p->force : a->opt.force};
+                     .force = p->set & PRESET_FORCE ? p->force : a->set.force};
     snprintf(src.file, sizeof src.file, "%s", p->file);
     const int ui_scene = a->ui.scene, ui_n = a->ui.n, ui_seed = a->ui.seed;
     if (p->scene.kind < SCENE_TIPSY) a->ui.scene = (int)p->scene.kind;
-    if (a->opt.scene.n) a->ui.n = a->opt.scene.n; /* -n on the command line wins */
+    if (a->set.scene_n) a->ui.n = a->set.scene_n; /* -n on the command line wins */
     else a->ui.n = p->scene.n ? p->scene.n : (a->ui.cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES);
     a->ui.seed = (int)(p->scene.seed ? p->scene.seed : 1);
     a->ui.preset = i;

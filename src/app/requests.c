@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app/app_internal.h"
+#include "app/viewer.h"
 
 /* Lowers a one-frame request flag; true when it was raised. */
 static bool take(bool *flag)
@@ -83,7 +83,7 @@ void app_take_requests(App *a, FramePlan *f)
         if (a->rec.recorder) app_stop_recording(a);
         else app_start_recording(a, NULL);
     }
-    if (take(&a->req.save)) app_save_run(a, a->opt.save_path);
+    if (take(&a->req.save)) app_save_run(a, a->set.save_path);
     if (take(&u->check_forces)) app_check_forces(a);
     if (take(&u->save_preset)) app_save_preset(a);
     if (take(&u->run_at_scale)) app_export_swift(a);

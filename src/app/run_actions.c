@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app/app_internal.h"
+#include "app/viewer.h"
 #include "app/view.h"
 #include "util/params.h"
 
@@ -32,7 +32,7 @@ SimParams app_ui_params(const App *a)
 }
 
 /* The opening angle of the command line, else the default. */
-static float app_theta_default(const App *a) { return params_theta(a->opt.theta); }
+static float app_theta_default(const App *a) { return params_theta(a->set.theta); }
 
 /* The parameters the scene starts with: its own, or a loaded run's; theta from the command line
  * where the run has none. */
@@ -54,7 +54,7 @@ SimParams app_scene_defaults(const App *a)
  * halo is shown where the bodies are all dark matter: there is nothing else to see. */
 void app_default_settings(App *a)
 {
-    const AppOptions *o = &a->opt;
+    const AppSettings *o = &a->set;
     const SimParams scene = app_scene_defaults(a);
     UiModel *u = &a->ui;
     u->damping = o->damping > 0 ? o->damping : scene.damping;
@@ -63,9 +63,9 @@ void app_default_settings(App *a)
     else if (run_info(a->run)->loaded && run_info(a->run)->saved.steps_per_frame > 0) u->steps_per_frame = run_info(a->run)->saved.steps_per_frame;
     else if (a->ui.cuda) u->steps_per_frame = (int)params_get(PARAM_STEPS_PER_FRAME)->fallback;
     else u->steps_per_frame = 1; /* a CPU step takes many times longer */
-    u->point_size = o->point_size > 0 ? o->point_size : (float)params_get(PARAM_POINT_SIZE)->fallback;
-    u->exposure = o->exposure > 0 ? o->exposure : (float)params_get(PARAM_EXPOSURE)->fallback;
-    u->color_mode = (int)o->color_mode;
+    u->point_size = o->point_size;
+    u->exposure = o->exposure;
+    u->color_mode = o->color_mode;
     u->auto_rotate = o->auto_rotate;
     u->show_halo = o->show_halo || run_info(a->run)->dark_only;
 }
@@ -73,9 +73,8 @@ void app_default_settings(App *a)
 /* --kernel, --precision double and the launch shapes, asked for on --backend auto where the CPU
  * runs: said once at the start (the CPU has one kernel, in float). Refusing them would stop a
  * saved command line on a machine without a GPU. */
-void app_say_gpu_only_options(const App *a)
+void app_say_gpu_only_options(const App *a, const AppOptions *o)
 {
-    const AppOptions *o = &a->opt;
     if (o->backend != SIM_BACKEND_AUTO || sim_backend(run_sim(a->run)) != SIM_BACKEND_CPU) return;
     char given[4][48];
     int count = 0;
@@ -96,6 +95,39 @@ void app_say_gpu_only_options(const App *a)
             count == 1 ? "applies" : "apply");
 }
 
+/* The options' defaults resolved once: what the viewer reads of them after the start. */
+void app_resolve_settings(const AppOptions *o, AppSettings *s)
+{
+    *s = (AppSettings){
+        .headless = o->headless,
+        .quiet = o->quiet,
+        .capture_ui = o->capture_ui,
+        .frames = o->frames,
+        .monitor = o->monitor,
+        .save_path = o->save_path,
+        .screenshot = o->screenshot,
+        .record_dir = o->record_dir,
+        .shader_dir = o->shader_dir,
+        .preset = o->preset,
+        .presets_path = o->presets_path,
+        .open_rate = o->open_rate > 0 ? o->open_rate : 1,
+        .scene_n = o->scene.n,
+        .force = o->force,
+        .kernel = o->kernel,
+        .precision = o->precision,
+        .dt = o->dt,
+        .softening = o->softening,
+        .damping = o->damping,
+        .theta = o->theta,
+        .steps_per_frame = o->steps_per_frame,
+        .point_size = o->point_size > 0 ? o->point_size : (float)params_get(PARAM_POINT_SIZE)->fallback,
+        .exposure = o->exposure > 0 ? o->exposure : (float)params_get(PARAM_EXPOSURE)->fallback,
+        .color_mode = (int)o->color_mode,
+        .auto_rotate = o->auto_rotate,
+        .show_halo = o->show_halo,
+    };
+}
+
 /* The run's lines: a notice on screen, a line on the console unless --quiet, or stderr. */
 void app_run_said(void *user, int where, const char *line)
 {
@@ -113,7 +145,7 @@ static int app_buffers(void *user, const Bodies *first, unsigned *position_vbo, 
     App *a = user;
     if (first->n > a->renderer_capacity) {
         renderer_destroy(a->renderer);
-        a->renderer = renderer_create(&(RendererDesc){.max_bodies = first->n, .shader_dir = a->opt.shader_dir}, err, errlen);
+        a->renderer = renderer_create(&(RendererDesc){.max_bodies = first->n, .shader_dir = a->set.shader_dir}, err, errlen);
         if (!a->renderer) {
             a->renderer_capacity = 0;
             return -1;
@@ -127,9 +159,8 @@ static int app_buffers(void *user, const Bodies *first, unsigned *position_vbo, 
 }
 
 /* The run as the options ask (a scene, --load or --open's series), on the backend found. */
-int app_make_run(App *a, bool cuda, char *err, size_t errlen)
+int app_make_run(App *a, const AppOptions *o, bool cuda, char *err, size_t errlen)
 {
-    const AppOptions *o = &a->opt;
     RunDesc d = {
         .source = {.scene = o->scene, .force = o->force},
         .open_path = o->open_path,
@@ -171,8 +202,8 @@ void app_run_built(App *a)
     a->ui.backend = sim_backend_name(sim_backend(sim));
     a->ui.device = info->device;
     if (info->fresh) {
-        a->ui.dt = a->opt.dt > 0 && first ? a->opt.dt : info->scene.dt;
-        a->ui.softening = a->opt.softening >= 0 && first ? a->opt.softening : info->scene.softening;
+        a->ui.dt = a->set.dt > 0 && first ? a->set.dt : info->scene.dt;
+        a->ui.softening = a->set.softening >= 0 && first ? a->set.softening : info->scene.softening;
         memset(a->ui.ladder_rate, 0, sizeof a->ui.ladder_rate);
         if (info->dark_only) {
             a->ui.show_halo = true;
@@ -428,9 +459,8 @@ void app_undo(App *a)
 /* The device holds the run and its kernel can launch as asked, checked before anything opens:
  * one line naming the problem, exit status 2. The options themselves were checked with the
  * command line. */
-int app_check_device(const App *a, char *err, size_t errlen)
+int app_check_device(const AppOptions *o, int n, char *err, size_t errlen)
 {
-    const AppOptions *o = &a->opt;
     if (o->scene.kind >= SCENE_TIPSY || o->load_path || o->open_path) return 0; /* N is known once the file is read */
     SimDesc d = {.backend = SIM_BACKEND_CUDA,
                  .kernel = o->kernel,
@@ -439,5 +469,5 @@ int app_check_device(const App *a, char *err, size_t errlen)
                  .block_size = o->block_size,
                  .force = o->force,
                  .position_vbo = 1}; /* sized as the app runs: positions in the GL buffer */
-    return sim_check(&d, a->ui.n, err, errlen);
+    return sim_check(&d, n, err, errlen);
 }

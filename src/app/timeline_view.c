@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app/app_internal.h"
+#include "app/viewer.h"
 #include "util/clock.h"
 
 /* After a keyframe was shown (by the view or an undo): the run paused there, dE/E0 waiting for
@@ -38,13 +38,13 @@ void app_show_keyframe(App *a, int i)
 void app_timeline_read(App *a)
 {
     if (!run_series(a->run)) return;
-    if (!a->opt.headless) {
+    if (!a->set.headless) {
         run_read_next(a->run);
         return;
     }
     if (a->tl.series_done || !a->ui.paused) return; /* space was pressed: the run goes on live */
     const int count = series_count(run_series(a->run));
-    const double rate = a->opt.open_rate > 0 ? a->opt.open_rate : 1;
+    const double rate = a->set.open_rate;
     int target = (int)floor(a->loop.frame * rate + 1e-9);
     if (target > count - 1) target = count - 1;
     while (run_series_read(a->run) <= target && run_read_next(a->run)) {

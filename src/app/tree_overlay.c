@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "app/app_internal.h"
+#include "app/viewer.h"
 
 /* T: says what the overlay shows, or why it shows nothing. */
 void app_say_tree(App *a)

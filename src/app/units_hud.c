@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app/app_internal.h"
+#include "app/viewer.h"
 
 /* Two disk scale lengths of the Milky-Way model: two galaxies whose stars stay closer than this
  * for half a rotation have merged. */

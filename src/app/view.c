@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "app/app_internal.h"
+#include "app/viewer.h"
 #include "app/view.h"
 
 /* An encounter's bodies spread to 2-3 times their first extent once the tails are out: the home

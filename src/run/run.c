@@ -2,7 +2,7 @@
  * saved run, the first snapshot of a series), advanced, handed to the CPU when a backend stops,
  * and its parameters' changes undone. The clock and the host copy of the state (the checkpoint a
  * fall-back starts from) are kept here; the timeline in run_timeline.c, the files in run_files.c. */
-#include "run/run_internal.h"
+#include "run/run_state.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,26 +14,6 @@
 
 /* Snapshots from this many bodies say how their reading goes. */
 #define SNAPSHOT_PROGRESS_BODIES (1 << 20)
-
-void run_say(const Run *r, int where, const char *fmt, ...)
-{
-    if (!r->desc.log) return;
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    r->desc.log(r->desc.user, where, line);
-}
-
-const char *run_when(const Run *r, double t, char *buf, size_t len)
-{
-    const Units *u = &r->info.scene.units;
-    char when[32];
-    if (units_physical(u)) snprintf(buf, len, "t = %s (%.4g)", units_format_time(u, t, when, sizeof when), t);
-    else snprintf(buf, len, "t = %.4g", t);
-    return buf;
-}
 
 /* --open's series of TIPSY files runs with the settings saved beside its first (snap.tipsy.ini,
  * as a save writes them): dt, softening and the physical scale, where it has them; without them
@@ -112,7 +92,6 @@ Sim *run_sim(const Run *r) { return r->sim; }
 const SnapshotSeries *run_series(const Run *r) { return r->series; }
 int run_series_reads(const Run *r) { return r->series_reads; }
 const Bodies *run_first_state(const Run *r) { return &r->first; }
-const RunCopy *run_copy(const Run *r) { return &r->copy; }
 
 /* Reading a large snapshot: a line every few seconds, so a 10^7-body file is seen to go on. */
 typedef struct ReadProgress {
@@ -293,20 +272,6 @@ int run_reset_to(Run *r, const RunSource *s, SceneKind kind, int n, uint64_t see
         }
     }
     return -1;
-}
-
-double run_time(const Run *r) { return r->time_base + (r->sim ? sim_stats(r->sim).time : 0); }
-long long run_step(const Run *r) { return r->step_base + (r->sim ? sim_stats(r->sim).total_steps : 0); }
-long long run_steps_computed(const Run *r) { return r->computed; }
-
-void run_read_state(Run *r)
-{
-    if (!r->sim || sim_error(r->sim)) return;
-    sim_read(r->sim, &r->copy.bodies);
-    r->copy.valid = true;
-    r->copy.time = run_time(r);
-    r->copy.step = run_step(r);
-    r->copy.read_at = clock_seconds();
 }
 
 int run_advance(Run *r, const SimParams *p, int steps)

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "run/export.h"
-#include "run/run_internal.h"
+#include "run/run_state.h"
 
 /* The default budget: a tenth of the memory available now, at most 1 GB; 256 MB where
  * /proc/meminfo does not say. A budget asked for is held to half the memory available and half

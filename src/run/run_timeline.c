@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run/run_internal.h"
+#include "run/run_state.h"
 #include "util/clock.h"
 
 /* The room held back for when memory runs out: a save's buffers and a host copy of the bodies,

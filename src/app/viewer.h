@@ -6,8 +6,8 @@
  *
  * opt is what the user asked for and is only read after the start; what runs now (the scene, the
  * saved run it came from, the force method after a preset, the panel or a fall-back) is in run. */
-#ifndef STARBURST_APP_INTERNAL_H
-#define STARBURST_APP_INTERNAL_H
+#ifndef STARBURST_VIEWER_H
+#define STARBURST_VIEWER_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -53,6 +53,28 @@
 #define LIVE_ERROR_SECONDS 2.0
 /* The longest advance the ladder's tour may ask of a rung: the window stays responsive. */
 #define LADDER_TOUR_MAX_S 1.0
+
+/* What the viewer keeps of the options, each default resolved once at the start
+ * (app_resolve_settings): what the frame, the presets and the run's resets read later. The options
+ * themselves stay with app_run and the start. */
+typedef struct AppSettings {
+    bool headless, quiet, capture_ui;
+    int frames, monitor; /* frames 0: until closed */
+    const char *save_path, *screenshot, *record_dir, *shader_dir, *preset, *presets_path;
+    float open_rate; /* headless --open: snapshots a frame */
+    int scene_n;     /* -n: 0 = each scene's own */
+    SimForce force;
+    SimKernel kernel;
+    SimPrecision precision;
+    float dt, softening; /* for the first scene; dt 0 and softening < 0: the scene's */
+    /* The view and run settings a preset leaves out (app_default_settings): damping and theta 0
+     * and steps_per_frame 0 are the scene's or the backend's, decided at each reset. */
+    float damping, theta;
+    int steps_per_frame;
+    float point_size, exposure;
+    int color_mode;
+    bool auto_rotate, show_halo;
+} AppSettings;
 
 /* What the viewer keeps of the run beside the Run itself: the parameters it gave the last
  * advance, whether a kernel was picked (--kernel or the panel; else the default for each N),
@@ -170,7 +192,7 @@ typedef struct AppLoop {
 } AppLoop;
 
 typedef struct App {
-    AppOptions opt; /* as asked; read only after app_start */
+    AppSettings set;
     RenderContext *ctx;
     Renderer *renderer;
     int renderer_capacity;
@@ -251,8 +273,9 @@ void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len
 SimParams app_ui_params(const App *a);
 SimParams app_scene_defaults(const App *a);
 void app_default_settings(App *a);
-void app_say_gpu_only_options(const App *a);
-int app_make_run(App *a, bool cuda, char *err, size_t errlen);
+void app_resolve_settings(const AppOptions *o, AppSettings *s);
+void app_say_gpu_only_options(const App *a, const AppOptions *o);
+int app_make_run(App *a, const AppOptions *o, bool cuda, char *err, size_t errlen);
 int app_build_run(App *a, char *err, size_t errlen);
 void app_run_built(App *a);
 int app_reset(App *a, char *err, size_t errlen);
@@ -267,7 +290,7 @@ int app_export_swift(App *a);
 void app_remember(App *a, const SimParams *before);
 void app_restore_defaults(App *a);
 void app_undo(App *a);
-int app_check_device(const App *a, char *err, size_t errlen);
+int app_check_device(const AppOptions *o, int n, char *err, size_t errlen);
 /* The run's lines (RunDesc.log): on screen, the console, stderr. */
 void app_run_said(void *user, int where, const char *line);
 

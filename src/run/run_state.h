@@ -1,9 +1,9 @@
-/* The run's state, shared by the files of src/run that keep it: run.c (make, reset, advance, the
- * clock, the checkpoint, the fall-back, undo), run_timeline.c (the keyframes, a past one shown, a
- * future set aside, the series read onto them) and run_files.c (save, export, the timeline's
- * budget). Nothing outside src/run includes it. */
-#ifndef STARBURST_RUN_INTERNAL_H
-#define STARBURST_RUN_INTERNAL_H
+/* The run's state, shared by the files of src/run that keep it: run_state.c (the clock, the host
+ * copy, the lines said), run.c (make, reset, advance, the fall-back, undo), run_timeline.c (the
+ * keyframes, a past one shown, a future set aside, the series read onto them) and run_files.c
+ * (save, export, the timeline's budget). Nothing outside src/run includes it. */
+#ifndef STARBURST_RUN_STATE_H
+#define STARBURST_RUN_STATE_H
 
 #include <stdarg.h>
 
