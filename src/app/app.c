@@ -50,7 +50,7 @@ static FramePlan app_plan_frame(App *a)
 static bool app_advance(App *a, FramePlan *f)
 {
     const UiModel *u = &a->ui;
-    f->steps = !u->paused ? u->steps_per_frame : f->step_once ? 1 : 0;
+    f->steps = !u->controls.paused ? u->controls.steps_per_frame : f->step_once ? 1 : 0;
     if (f->steps > 0) a->tl.playing_back = false;
     a->live.params = app_ui_params(a);
     /* From a past keyframe shown, the run resumes as a new future. */
@@ -63,9 +63,9 @@ static void app_after_advance(App *a, const FramePlan *f)
 {
     UiModel *u = &a->ui;
     const int steps = f->steps;
-    if (steps > 0 && sim_diverged(run_sim(a->run)) && !u->paused) {
+    if (steps > 0 && sim_diverged(run_sim(a->run)) && !u->controls.paused) {
         char when[64];
-        u->paused = true;
+        u->controls.paused = true;
         a->live.diverged_pause = true;
         snprintf(a->msg.alarm, sizeof a->msg.alarm,
                  "The simulation diverged (NaN or Inf) at %s: paused. ctrl+Z undoes the last change, R resets; "
@@ -76,13 +76,13 @@ static void app_after_advance(App *a, const FramePlan *f)
     if (a->tour.active && steps > 0 && !sim_error(run_sim(a->run))) {
         double n = sim_count(run_sim(a->run));
         const int ran = app_rung(a);
-        if (ran == UI_RUNG_TREE) u->ladder_tree_per_body = sim_stats(run_sim(a->run)).interactions_per_body;
+        if (ran == UI_RUNG_TREE) u->readout.ladder_tree_per_body = sim_stats(run_sim(a->run)).interactions_per_body;
         app_run_rung(a, ladder_tour_after_advance(&a->tour, ran, n * n * steps,
-                                                  sim_stats(run_sim(a->run)).kernel_interactions_per_s, u->ladder_rate,
+                                                  sim_stats(run_sim(a->run)).kernel_interactions_per_s, u->readout.ladder_rate,
                                                   LADDER_TOUR_MAX_S));
     }
-    u->ladder_touring = a->tour.active ? (int)a->tour.rung : SIM_KERNEL_DEFAULT;
-    u->sim_time = run_time(a->run);
+    u->readout.ladder_touring = a->tour.active ? (int)a->tour.rung : SIM_KERNEL_DEFAULT;
+    u->readout.sim_time = run_time(a->run);
     app_show_units(a);
 }
 
@@ -117,8 +117,8 @@ static void app_note_rung_rate(App *a)
 {
     const SimStats st = sim_stats(run_sim(a->run));
     const int r = app_rung(a);
-    a->ui.ladder_rate[r] = st.kernel_interactions_per_s;
-    if (r == UI_RUNG_TREE) a->ui.ladder_tree_per_body = st.interactions_per_body;
+    a->ui.readout.ladder_rate[r] = st.kernel_interactions_per_s;
+    if (r == UI_RUNG_TREE) a->ui.readout.ladder_tree_per_body = st.interactions_per_body;
 }
 
 /* The HUD's rates over the last half second: frames, steps and interactions a second, GFLOP/s. */
@@ -128,12 +128,12 @@ static void app_update_rates(App *a, double t, int steps)
     a->rates.steps += steps;
     double span = t - a->rates.since;
     if (span >= 0.5) {
-        a->ui.fps = a->rates.frames / span;
-        a->ui.steps_per_s = a->rates.steps / span;
-        a->ui.interactions_per_s = a->ui.steps_per_s * (double)sim_count(run_sim(a->run)) * sim_count(run_sim(a->run));
-        a->ui.gflops = a->ui.interactions_per_s * 20e-9;
+        a->ui.readout.fps = a->rates.frames / span;
+        a->ui.readout.steps_per_s = a->rates.steps / span;
+        a->ui.readout.interactions_per_s = a->ui.readout.steps_per_s * (double)sim_count(run_sim(a->run)) * sim_count(run_sim(a->run));
+        a->ui.readout.gflops = a->ui.readout.interactions_per_s * 20e-9;
         /* The ladder shows what each rung computes, not what vsync lets the frame rate show. */
-        if (a->ui.cuda && steps > 0) app_note_rung_rate(a);
+        if (a->ui.readout.cuda && steps > 0) app_note_rung_rate(a);
         a->rates.since = t;
         a->rates.frames = 0;
         a->rates.steps = 0;
@@ -152,12 +152,12 @@ static void app_draw(App *a)
         .width = w,
         .height = h,
         .framebuffer = render_context_framebuffer(a->ctx),
-        .point_size = a->ui.point_size,
-        .exposure = a->ui.exposure,
-        .color_mode = (ColorMode)a->ui.color_mode,
+        .point_size = a->ui.controls.point_size,
+        .exposure = a->ui.controls.exposure,
+        .color_mode = (ColorMode)a->ui.controls.color_mode,
         .speed_scale = run_info(a->run)->speed_scale,
-        .show_halo = a->ui.show_halo,
-        .show_boxes = a->ui.show_tree,
+        .show_halo = a->ui.controls.show_halo,
+        .show_boxes = a->ui.controls.show_tree,
     };
     v.focus_distance = a->camera.distance;
     CameraRegion region;
@@ -169,17 +169,17 @@ static void app_draw(App *a)
 /* The panel and HUD over the frame, from the UI model; its buttons raise the next frame's requests. */
 static void app_draw_ui(App *a)
 {
-    a->ui.diagnostics_open = false; /* raised again below while the section is drawn open */
+    a->ui.controls.diagnostics_open = false; /* raised again below while the section is drawn open */
     int w, h;
     render_context_size(a->ctx, &w, &h);
     if (!a->ui_attached || w <= 0 || h <= 0) return;
     const double age = clock_seconds() - a->msg.notice_at;
-    a->ui.notice = a->msg.notice[0] ? a->msg.notice : NULL;
-    a->ui.notice_alpha = age < NOTICE_SECONDS ? 1.0f : (float)fmax(0.0, 1.0 - (age - NOTICE_SECONDS));
-    a->ui.alarm = a->msg.alarm[0] ? a->msg.alarm : NULL;
-    a->ui.undo_depth = run_undo_depth(a->run);
+    a->ui.readout.notice = a->msg.notice[0] ? a->msg.notice : NULL;
+    a->ui.readout.notice_alpha = age < NOTICE_SECONDS ? 1.0f : (float)fmax(0.0, 1.0 - (age - NOTICE_SECONDS));
+    a->ui.readout.alarm = a->msg.alarm[0] ? a->msg.alarm : NULL;
+    a->ui.readout.undo_depth = run_undo_depth(a->run);
     ui_frame(&a->ui);
-    if (a->ui.timeline_seek) a->tl.asked_at = clock_seconds(); /* the scrub's latency starts here */
+    if (a->ui.actions.timeline_seek) a->tl.asked_at = clock_seconds(); /* the scrub's latency starts here */
 }
 
 /* STARBURST_READOUT: the app's state as a file, rewritten every frame (the window test reads it). */
@@ -197,7 +197,7 @@ static void app_write_readout(App *a)
         .steps_run = run_steps_computed(a->run),
         .params = a->live.params,
         .bodies = sim_count(run_sim(a->run)),
-        .backend = a->ui.backend,
+        .backend = a->ui.readout.backend,
         .width = w,
         .height = h,
         .fullscreen = render_context_fullscreen(a->ctx),
@@ -208,8 +208,8 @@ static void app_write_readout(App *a)
         .alarm = a->msg.alarm,
         .notice = a->msg.notice,
         .force = sim_force(run_sim(a->run)),
-        .tree_boxes = a->ui.show_tree ? a->tree.drawn : 0,
-        .tree_capped = a->ui.show_tree && a->tree.capped,
+        .tree_boxes = a->ui.controls.show_tree ? a->tree.drawn : 0,
+        .tree_capped = a->ui.controls.show_tree && a->tree.capped,
         .screenshot = a->rec.screenshot[0] ? a->rec.screenshot : NULL,
         .series_reads = run_series_reads(a->run),
         .series = {.count = run_series(a->run) ? series_count(run_series(a->run)) : 0, .read = run_series_read(a->run)},
@@ -238,8 +238,8 @@ static void app_write_readout(App *a)
 static void app_report_progress(App *a, double t)
 {
     if (a->loop.frames > 0)
-        app_progress(a, t, "starburst: frame %d/%d, %.0f fps, %.0f %s", a->loop.frame + 1, a->loop.frames, a->ui.fps,
-                     a->ui.steps_per_s, plural(lround(a->ui.steps_per_s), "step/s", "steps/s"));
+        app_progress(a, t, "starburst: frame %d/%d, %.0f fps, %.0f %s", a->loop.frame + 1, a->loop.frames, a->ui.readout.fps,
+                     a->ui.readout.steps_per_s, plural(lround(a->ui.readout.steps_per_s), "step/s", "steps/s"));
 }
 
 /* Ends the loop with an exit status. */
@@ -289,24 +289,24 @@ static bool app_frame(App *a)
 static void app_init_ui_model(App *a, const AppOptions *o)
 {
     UiModel *u = &a->ui;
-    u->scene = o->scene.kind < SCENE_TIPSY ? (int)o->scene.kind : (int)SCENE_COLLISION;
-    u->n = o->scene.n;
-    u->seed = (int)(o->scene.seed ? o->scene.seed : 1);
-    u->kernel = (int)o->kernel;
-    u->measure_ladder = o->measure_ladder;
-    u->ladder_touring = SIM_KERNEL_DEFAULT;
+    u->controls.scene = o->scene.kind < SCENE_TIPSY ? (int)o->scene.kind : (int)SCENE_COLLISION;
+    u->controls.n = o->scene.n;
+    u->controls.seed = (int)(o->scene.seed ? o->scene.seed : 1);
+    u->controls.kernel = (int)o->kernel;
+    u->actions.measure_ladder = o->measure_ladder;
+    u->readout.ladder_touring = SIM_KERNEL_DEFAULT;
     a->live.kernel_picked = o->kernel != SIM_KERNEL_DEFAULT;
-    u->force = (int)o->force;
-    u->theta = params_theta(o->theta);
-    u->tree_levels = 4;
-    u->lecture = o->lecture;
+    u->controls.force = (int)o->force;
+    u->controls.theta = params_theta(o->theta);
+    u->controls.tree_levels = 4;
+    u->controls.lecture = o->lecture;
     a->lecture.shown = o->lecture; /* --lecture opens full screen already */
-    u->threads_per_body = o->threads_per_body;
-    u->block_size = o->block_size;
-    u->visible = !o->no_ui;
-    u->preset = -1;
-    u->cycle_seconds = o->cycle_seconds > 0 ? o->cycle_seconds : 30;
-    u->cycling = o->cycle_seconds > 0;
+    u->controls.threads_per_body = o->threads_per_body;
+    u->controls.block_size = o->block_size;
+    u->controls.visible = !o->no_ui;
+    u->controls.preset = -1;
+    u->controls.cycle_seconds = o->cycle_seconds > 0 ? o->cycle_seconds : 30;
+    u->controls.cycling = o->cycle_seconds > 0;
     ui_names_fill(u);
 }
 
@@ -343,8 +343,8 @@ static int app_start(App *a, const AppOptions *opt)
         fprintf(stderr, "starburst: %s\n", err);
         return 2;
     }
-    if (a->ui.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.n = cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES;
-    if (cuda && app_check_device(opt, a->ui.n, err, sizeof err) != 0) {
+    if (a->ui.controls.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.controls.n = cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES;
+    if (cuda && app_check_device(opt, a->ui.controls.n, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s\n", err);
         return 2;
     }
@@ -375,7 +375,7 @@ static int app_start(App *a, const AppOptions *opt)
             return 1;
         }
         cuda = false;
-        if (opt->scene.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.n = CPU_DEFAULT_BODIES;
+        if (opt->scene.n == 0 && opt->scene.kind < SCENE_TIPSY) a->ui.controls.n = CPU_DEFAULT_BODIES;
         if (app_offer_presets_for(a, false, why, err, sizeof err) != 0) {
             fprintf(stderr, "starburst: %s\n", err);
             return 2;
@@ -386,7 +386,7 @@ static int app_start(App *a, const AppOptions *opt)
     /* A built-in scene on the CPU gets fewer bodies; a file brings its own. */
     const bool scene_n = !opt->load_path && !opt->open_path && opt->scene.kind < SCENE_TIPSY;
     char bodies[64] = "";
-    if (scene_n) snprintf(bodies, sizeof bodies, ", %d bodies%s", a->ui.n, opt->scene.n ? "" : " (-n for more)");
+    if (scene_n) snprintf(bodies, sizeof bodies, ", %d bodies%s", a->ui.controls.n, opt->scene.n ? "" : " (-n for more)");
     if (!cuda && opt->backend == SIM_BACKEND_AUTO)
         snprintf(a->live.backend_note, sizeof a->live.backend_note, "CUDA unavailable (%.200s): CPU backend%s.", why,
                  bodies);
@@ -417,18 +417,18 @@ static int app_start(App *a, const AppOptions *opt)
         fprintf(stderr, "starburst: %s\n", err);
         return 1;
     }
-    a->presets.cycle_next = clock_seconds() + a->ui.cycle_seconds;
+    a->presets.cycle_next = clock_seconds() + a->ui.controls.cycle_seconds;
     /* The CPU backend has one kernel (OpenMP, all pairs): the ladder's names are the GPU's. A
      * tree run names the tree. */
     char kernel[48] = "";
     if (sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM)
-        snprintf(kernel, sizeof kernel, ", %s, theta %.2f", sim_force_name(sim_force(run_sim(a->run))), a->ui.theta);
-    else if (a->ui.cuda)
+        snprintf(kernel, sizeof kernel, ", %s, theta %.2f", sim_force_name(sim_force(run_sim(a->run))), a->ui.controls.theta);
+    else if (a->ui.readout.cuda)
         snprintf(kernel, sizeof kernel, ", kernel %s", sim_kernel_name(sim_kernel(run_sim(a->run))));
     char params[96];
-    app_say(a, "starburst: %d bodies on %s (%s)%s, %s, %d %s a frame\n", a->ui.bodies, a->ui.backend, run_info(a->run)->device,
-            kernel, app_dt_softening(a, a->ui.dt, a->ui.softening, params, sizeof params), a->ui.steps_per_frame,
-            plural(a->ui.steps_per_frame, "step", "steps"));
+    app_say(a, "starburst: %d bodies on %s (%s)%s, %s, %d %s a frame\n", a->ui.readout.bodies, a->ui.readout.backend, run_info(a->run)->device,
+            kernel, app_dt_softening(a, app_ui_params(a).dt, app_ui_params(a).softening, params, sizeof params), a->ui.controls.steps_per_frame,
+            plural(a->ui.controls.steps_per_frame, "step", "steps"));
 
     GLFWwindow *win = render_context_window(a->ctx);
     if (win) {

@@ -19,7 +19,7 @@
 static void app_heating_show(App *a)
 {
     const HeatingSeries *s = &a->heat.series;
-    UiHeating *u = &a->ui.heating;
+    UiHeating *u = &a->ui.readout.heating;
     const Units *units = &run_info(a->run)->scene.units;
     const bool physical = units_physical(units);
     *u = (UiHeating){.disks = s->galaxies,

@@ -20,42 +20,42 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     switch (key) {
     case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(w, GLFW_TRUE); break;
     case GLFW_KEY_SPACE:
-        u->paused = !u->paused;
-        app_notify(a, u->paused ? "Paused (space resumes)" : "Running");
+        u->controls.paused = !u->controls.paused;
+        app_notify(a, u->controls.paused ? "Paused (space resumes)" : "Running");
         break;
-    case GLFW_KEY_PERIOD: u->step_once = true; break;
-    case GLFW_KEY_R: u->reset = true; break;
-    case GLFW_KEY_BACKSPACE: u->defaults = true; break;
+    case GLFW_KEY_PERIOD: u->actions.step_once = true; break;
+    case GLFW_KEY_R: u->actions.reset = true; break;
+    case GLFW_KEY_BACKSPACE: u->actions.defaults = true; break;
     case GLFW_KEY_Z:
-        if (mods & GLFW_MOD_CONTROL) u->undo = true;
+        if (mods & GLFW_MOD_CONTROL) u->actions.undo = true;
         break;
-    case GLFW_KEY_H: u->visible = !u->visible; break;
+    case GLFW_KEY_H: u->controls.visible = !u->controls.visible; break;
     case GLFW_KEY_F:
         render_context_set_fullscreen(a->ctx, !render_context_fullscreen(a->ctx));
         app_notify(a, render_context_fullscreen(a->ctx) ? "Full screen (F leaves)" : "Window");
         break;
     case GLFW_KEY_A:
-        u->auto_rotate = !u->auto_rotate;
-        app_notify(a, u->auto_rotate ? "Auto-rotation on" : "Auto-rotation off");
+        u->controls.auto_rotate = !u->controls.auto_rotate;
+        app_notify(a, u->controls.auto_rotate ? "Auto-rotation on" : "Auto-rotation off");
         break;
     case GLFW_KEY_G: app_cycle_follow(a); break;
-    case GLFW_KEY_L: u->lecture = !u->lecture; break;
+    case GLFW_KEY_L: u->controls.lecture = !u->controls.lecture; break;
     case GLFW_KEY_D:
-        u->show_halo = !u->show_halo;
-        app_notify(a, u->show_halo ? "Dark-matter halo shown" : "Dark-matter halo hidden");
+        u->controls.show_halo = !u->controls.show_halo;
+        app_notify(a, u->controls.show_halo ? "Dark-matter halo shown" : "Dark-matter halo hidden");
         break;
     case GLFW_KEY_M:
-        u->color_mode = (u->color_mode + 1) % COLOR_MODE_COUNT;
-        app_notify(a, "Colour by %s", renderer_color_mode_name((ColorMode)u->color_mode));
+        u->controls.color_mode = (u->controls.color_mode + 1) % COLOR_MODE_COUNT;
+        app_notify(a, "Colour by %s", renderer_color_mode_name((ColorMode)u->controls.color_mode));
         break;
-    case GLFW_KEY_K: u->measure_ladder = true; break;
+    case GLFW_KEY_K: u->actions.measure_ladder = true; break;
     case GLFW_KEY_T:
-        u->show_tree = !u->show_tree;
+        u->controls.show_tree = !u->controls.show_tree;
         app_say_tree(a);
         break;
     case GLFW_KEY_P: a->req.screenshot = true; break;
     case GLFW_KEY_HOME:
-        u->reset_camera = true;
+        u->actions.reset_camera = true;
         app_notify(a, "Camera reset");
         break;
     case GLFW_KEY_S: a->req.save = true; break;
@@ -73,9 +73,9 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_LEFT_BRACKET: a->req.preset_step--; break;
     case GLFW_KEY_RIGHT_BRACKET: a->req.preset_step++; break;
     case GLFW_KEY_C:
-        u->cycling = !u->cycling;
-        a->presets.cycle_next = clock_seconds() + u->cycle_seconds;
-        if (u->cycling) app_notify(a, "Cycling through the presets every %.0f s (C stops)", u->cycle_seconds);
+        u->controls.cycling = !u->controls.cycling;
+        a->presets.cycle_next = clock_seconds() + u->controls.cycle_seconds;
+        if (u->controls.cycling) app_notify(a, "Cycling through the presets every %.0f s (C stops)", u->controls.cycle_seconds);
         else app_notify(a, "Preset cycling off");
         break;
     default: break;

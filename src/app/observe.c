@@ -22,14 +22,14 @@ void app_observe_restart(App *a, const Bodies *first)
     app_heating_restart(a, first);
     a->obs.e0_softening = NAN;
     a->obs.next_energy_at = 0;
-    a->ui.energy_valid = false;
+    a->ui.readout.energy_valid = false;
     ui_show_diagnostics(&a->ui, NULL);
     ui_show_force_check(&a->ui, NULL);
     if (a->obs.watch) force_watch_forget(a->obs.watch);
     ui_show_live_error(&a->ui, NULL);
     a->obs.watch_next = 0;
     a->obs.energy_history_count = 0;
-    a->ui.energy_history_count = 0;
+    a->ui.readout.energy_history_count = 0;
     a->msg.alarm[0] = '\0';
 }
 
@@ -51,24 +51,24 @@ static void app_measure_energy(App *a, double t)
     /* O(N^2) in double: keep it to a few per cent of the time, and skip it for huge N. */
     if (t < a->obs.next_energy_at || sim_count(run_sim(a->run)) > 262144 || sim_error(run_sim(a->run))) return;
     double t0 = clock_seconds();
-    if (!(a->obs.e0_softening == a->ui.softening)) {
-        if (!app_initial_energy(a, a->ui.softening, &a->obs.e0)) return;
-        a->obs.e0_softening = a->ui.softening;
+    if (!(a->obs.e0_softening == app_ui_params(a).softening)) {
+        if (!app_initial_energy(a, app_ui_params(a).softening, &a->obs.e0)) return;
+        a->obs.e0_softening = app_ui_params(a).softening;
     }
-    SimEnergy e = sim_energy(run_sim(a->run), a->ui.softening);
+    SimEnergy e = sim_energy(run_sim(a->run), app_ui_params(a).softening);
     double total = e.kinetic + e.potential;
     run_read_state(a->run);
     a->obs.energy_cost = clock_seconds() - t0;
     a->obs.next_energy_at = clock_seconds() + fmax(0.25, 20 * a->obs.energy_cost);
     if (!isfinite(total)) {
-        a->ui.paused = true;
+        a->ui.controls.paused = true;
         snprintf(a->msg.alarm, sizeof a->msg.alarm,
                  "The simulation diverged (energy is not finite): paused. ctrl+Z undoes the last change, R resets.");
-        a->ui.energy_valid = false;
+        a->ui.readout.energy_valid = false;
         return;
     }
-    a->ui.energy_error = a->obs.e0 != 0 ? (total - a->obs.e0) / fabs(a->obs.e0) : 0;
-    a->ui.energy_valid = true;
+    a->ui.readout.energy_error = a->obs.e0 != 0 ? (total - a->obs.e0) / fabs(a->obs.e0) : 0;
+    a->ui.readout.energy_valid = true;
     diag_measure(&run_copy(a->run)->bodies, e, &a->obs.diag);
     ui_show_diagnostics(&a->ui, &a->obs.diag);
     const int cap = (int)(sizeof a->obs.energy_history / sizeof a->obs.energy_history[0]);
@@ -76,17 +76,17 @@ static void app_measure_energy(App *a, double t)
         memmove(a->obs.energy_history, a->obs.energy_history + 1, (size_t)(cap - 1) * sizeof a->obs.energy_history[0]);
         a->obs.energy_history_count--;
     }
-    a->obs.energy_history[a->obs.energy_history_count++] = (float)a->ui.energy_error;
-    a->ui.energy_history = a->obs.energy_history;
-    a->ui.energy_history_count = a->obs.energy_history_count;
+    a->obs.energy_history[a->obs.energy_history_count++] = (float)a->ui.readout.energy_error;
+    a->ui.readout.energy_history = a->obs.energy_history;
+    a->ui.readout.energy_history_count = a->obs.energy_history_count;
 
     /* A run gone wrong is said large, with the keys that mend it. */
     const double spread = a->obs.half_mass0 > 0 ? bodies_mass_radius(&run_copy(a->run)->bodies, 0.5) / a->obs.half_mass0 : 1;
-    if (a->ui.damping >= 1.0f && fabs(a->ui.energy_error) > ENERGY_ALARM)
+    if (app_ui_params(a).damping >= 1.0f && fabs(a->ui.readout.energy_error) > ENERGY_ALARM)
         snprintf(a->msg.alarm, sizeof a->msg.alarm,
                  "Energy is off by %.3g %%: this run is no longer accurate. ctrl+Z undoes the last change, "
                  "Backspace restores the defaults, R resets.",
-                 100 * fabs(a->ui.energy_error));
+                 100 * fabs(a->ui.readout.energy_error));
     else if (spread > SPREAD_ALARM)
         snprintf(a->msg.alarm, sizeof a->msg.alarm,
                  "The bodies are flying apart (half-mass radius x%.1f). ctrl+Z undoes the last change, Backspace "
@@ -99,7 +99,7 @@ static void app_measure_energy(App *a, double t)
 void app_check_forces(App *a)
 {
     run_read_state(a->run);
-    if (diag_force_check(run_sim(a->run), &run_copy(a->run)->bodies, a->ui.softening, 2048, &a->obs.force_check) != 0) {
+    if (diag_force_check(run_sim(a->run), &run_copy(a->run)->bodies, app_ui_params(a).softening, 2048, &a->obs.force_check) != 0) {
         app_notify(a, "Force check: out of memory");
         return;
     }
@@ -117,7 +117,7 @@ void app_method_name(const App *a, char *buf, size_t len)
 {
     if (sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM)
         snprintf(buf, len, "%s, theta %.2f", sim_force_name(sim_force(run_sim(a->run))), params_theta(a->live.params.theta));
-    else if (a->ui.cuda)
+    else if (a->ui.readout.cuda)
         snprintf(buf, len, "kernel %s", sim_kernel_name(sim_kernel(run_sim(a->run))));
     else
         snprintf(buf, len, "direct sum");
@@ -131,21 +131,21 @@ static void app_watch_forces(App *a, double t)
     if (force_watch_take(a->obs.watch, &a->obs.live_error)) {
         snprintf(a->obs.live_what, sizeof a->obs.live_what, "%s", a->obs.live_what_pending);
         ui_show_live_error(&a->ui, &a->obs.live_error);
-        a->ui.live_error_what = a->obs.live_what;
+        a->ui.readout.live_error_what = a->obs.live_what;
     }
-    a->ui.live_error_measuring = force_watch_busy(a->obs.watch);
+    a->ui.readout.live_error_measuring = force_watch_busy(a->obs.watch);
     const SimForce force = sim_force(run_sim(a->run));
-    const bool wanted = a->ui.diagnostics_open || force == SIM_FORCE_TREE || force == SIM_FORCE_FMM;
-    if (!wanted || a->ui.live_error_measuring || t < a->obs.watch_next || sim_error(run_sim(a->run))) return;
+    const bool wanted = a->ui.controls.diagnostics_open || force == SIM_FORCE_TREE || force == SIM_FORCE_FMM;
+    if (!wanted || a->ui.readout.live_error_measuring || t < a->obs.watch_next || sim_error(run_sim(a->run))) return;
     const double t0 = clock_seconds();
     run_read_state(a->run);
-    if (force_watch_start(a->obs.watch, run_sim(a->run), &run_copy(a->run)->bodies, a->ui.softening, LIVE_ERROR_SAMPLES) != 0) {
+    if (force_watch_start(a->obs.watch, run_sim(a->run), &run_copy(a->run)->bodies, app_ui_params(a).softening, LIVE_ERROR_SAMPLES) != 0) {
         app_notify(a, "Live force error: out of memory");
         a->obs.watch_next = t + 60;
         return;
     }
     app_method_name(a, a->obs.live_what_pending, sizeof a->obs.live_what_pending);
-    a->ui.live_error_measuring = true;
+    a->ui.readout.live_error_measuring = true;
     a->obs.watch_next = clock_seconds() + fmax(LIVE_ERROR_SECONDS, 20 * (clock_seconds() - t0));
 }
 

@@ -72,7 +72,7 @@ static void app_offer_presets(App *a, bool check_memory)
     }
     a->presets.list.count = kept;
     for (int i = 0; i < kept; i++) a->presets.names[i] = a->presets.list.items[i].name;
-    a->ui.preset_count = kept;
+    a->ui.readout.preset_count = kept;
 }
 
 int app_load_presets(App *a, char *err, size_t errlen)
@@ -80,16 +80,16 @@ int app_load_presets(App *a, char *err, size_t errlen)
     presets_free(&a->presets.list);
     free(a->presets.names);
     a->presets.names = NULL;
-    a->ui.preset_names = NULL;
-    a->ui.preset_count = 0;
+    a->ui.readout.preset_names = NULL;
+    a->ui.readout.preset_count = 0;
     if (a->set.presets_path) snprintf(a->presets.path, sizeof a->presets.path, "%s", a->set.presets_path);
     else find_presets_file(a->presets.path, sizeof a->presets.path);
     if (presets_load(a->presets.path, &a->presets.list, err, errlen) != 0) return -1;
     a->presets.names = calloc((size_t)a->presets.list.count + 1, sizeof *a->presets.names);
     if (!a->presets.names) return -1;
     for (int i = 0; i < a->presets.list.count; i++) a->presets.names[i] = a->presets.list.items[i].name;
-    a->ui.preset_names = a->presets.names;
-    a->ui.preset_count = a->presets.list.count;
+    a->ui.readout.preset_names = a->presets.names;
+    a->ui.readout.preset_count = a->presets.list.count;
     app_offer_presets(a, false);
     return 0;
 }
@@ -103,8 +103,8 @@ int app_offer_presets_for(App *a, bool cuda, const char *why, char *err, size_t 
     snprintf(a->presets.cuda_why, sizeof a->presets.cuda_why, "%s", cuda ? "" : why);
     if (!a->presets.names) return 0; /* no presets file */
     char name[64] = "";
-    if (a->ui.preset >= 0 && a->ui.preset < a->presets.list.count)
-        snprintf(name, sizeof name, "%s", a->presets.list.items[a->ui.preset].name);
+    if (a->ui.controls.preset >= 0 && a->ui.controls.preset < a->presets.list.count)
+        snprintf(name, sizeof name, "%s", a->presets.list.items[a->ui.controls.preset].name);
     const Preset *asked = start && a->set.preset ? presets_find(&a->presets.list, a->set.preset) : NULL;
     char reason[400];
     if (asked && !app_offered(a, asked, true, reason, sizeof reason)) {
@@ -113,7 +113,7 @@ int app_offer_presets_for(App *a, bool cuda, const char *why, char *err, size_t 
     }
     app_offer_presets(a, start && cuda);
     const Preset *still = name[0] ? presets_find(&a->presets.list, name) : NULL;
-    a->ui.preset = still ? (int)(still - a->presets.list.items) : -1;
+    a->ui.controls.preset = still ? (int)(still - a->presets.list.items) : -1;
     return 0;
 }
 
@@ -123,8 +123,8 @@ static void app_caption(App *a, const Preset *p)
 {
     snprintf(a->presets.about, sizeof a->presets.about, "%s", p->about);
     snprintf(a->presets.cite, sizeof a->presets.cite, "%s", p->cite);
-    a->ui.caption = a->presets.about[0] ? a->presets.about : NULL;
-    a->ui.caption_source = a->presets.cite[0] ? a->presets.cite : NULL;
+    a->ui.readout.caption = a->presets.about[0] ? a->presets.about : NULL;
+    a->ui.readout.caption_source = a->presets.cite[0] ? a->presets.cite : NULL;
 }
 
 /* Resets into preset i; the camera glides to the preset's view over `glide` seconds. Every view
@@ -138,42 +138,42 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
     RunSource src = {.scene = p->scene, .from_save = p->source == PRESET_SOURCE_LOAD,
                      .force = p->set & PRESET_FORCE ? p->force : a->set.force};
     snprintf(src.file, sizeof src.file, "%s", p->file);
-    const int ui_scene = a->ui.scene, ui_n = a->ui.n, ui_seed = a->ui.seed;
-    if (p->scene.kind < SCENE_TIPSY) a->ui.scene = (int)p->scene.kind;
-    if (a->set.scene_n) a->ui.n = a->set.scene_n; /* -n on the command line wins */
-    else a->ui.n = p->scene.n ? p->scene.n : (a->ui.cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES);
-    a->ui.seed = (int)(p->scene.seed ? p->scene.seed : 1);
-    a->ui.preset = i;
+    const int ui_scene = a->ui.controls.scene, ui_n = a->ui.controls.n, ui_seed = a->ui.controls.seed;
+    if (p->scene.kind < SCENE_TIPSY) a->ui.controls.scene = (int)p->scene.kind;
+    if (a->set.scene_n) a->ui.controls.n = a->set.scene_n; /* -n on the command line wins */
+    else a->ui.controls.n = p->scene.n ? p->scene.n : (a->ui.readout.cuda ? DEFAULT_BODIES : CPU_DEFAULT_BODIES);
+    a->ui.controls.seed = (int)(p->scene.seed ? p->scene.seed : 1);
+    a->ui.controls.preset = i;
     if (a->tour.active) {
         a->tour.active = false;
-        if (a->tour.restore != UI_RUNG_TREE) a->ui.kernel = a->tour.restore;
+        if (a->tour.restore != UI_RUNG_TREE) a->ui.controls.kernel = a->tour.restore;
     }
-    const SimKernel kernel = a->live.kernel_picked ? (SimKernel)a->ui.kernel : SIM_KERNEL_DEFAULT;
+    const SimKernel kernel = a->live.kernel_picked ? (SimKernel)a->ui.controls.kernel : SIM_KERNEL_DEFAULT;
     const SceneKind before = run_info(a->run)->kind;
-    if (run_reset_to(a->run, &src, (SceneKind)a->ui.scene, a->ui.n, (uint64_t)a->ui.seed, kernel, err, errlen) != 0) {
-        a->ui.scene = ui_scene;
-        a->ui.n = ui_n;
-        a->ui.seed = ui_seed;
+    if (run_reset_to(a->run, &src, (SceneKind)a->ui.controls.scene, a->ui.controls.n, (uint64_t)a->ui.controls.seed, kernel, err, errlen) != 0) {
+        a->ui.controls.scene = ui_scene;
+        a->ui.controls.n = ui_n;
+        a->ui.controls.seed = ui_seed;
         if (run_sim(a->run)) {
             app_run_built(a);
             app_start_timeline(a);
         }
         return -1;
     }
-    if (run_info(a->run)->kind != before) a->ui.caption = a->ui.caption_source = NULL;
+    if (run_info(a->run)->kind != before) a->ui.readout.caption = a->ui.readout.caption_source = NULL;
     app_run_built(a);
     app_start_timeline(a);
     app_default_settings(a);
     app_caption(a, p);
-    if (p->set & PRESET_DT) a->ui.dt = p->dt;
-    if (p->set & PRESET_SOFTENING) a->ui.softening = p->softening;
-    if (p->set & PRESET_DAMPING) a->ui.damping = p->damping;
-    if (p->set & PRESET_THETA) a->ui.theta = p->theta;
-    if (p->set & PRESET_STEPS) a->ui.steps_per_frame = p->steps_per_frame;
-    if (p->set & PRESET_EXPOSURE) a->ui.exposure = p->exposure;
-    if (p->set & PRESET_POINT_SIZE) a->ui.point_size = p->point_size;
-    if (p->set & PRESET_COLOR) a->ui.color_mode = p->color_mode;
-    if (p->set & PRESET_AUTO_ROTATE) a->ui.auto_rotate = p->auto_rotate;
+    if (p->set & PRESET_DT) a->ui.controls.dt = p->dt;
+    if (p->set & PRESET_SOFTENING) a->ui.controls.softening = p->softening;
+    if (p->set & PRESET_DAMPING) a->ui.controls.damping = p->damping;
+    if (p->set & PRESET_THETA) a->ui.controls.theta = p->theta;
+    if (p->set & PRESET_STEPS) a->ui.controls.steps_per_frame = p->steps_per_frame;
+    if (p->set & PRESET_EXPOSURE) a->ui.controls.exposure = p->exposure;
+    if (p->set & PRESET_POINT_SIZE) a->ui.controls.point_size = p->point_size;
+    if (p->set & PRESET_COLOR) a->ui.controls.color_mode = p->color_mode;
+    if (p->set & PRESET_AUTO_ROTATE) a->ui.controls.auto_rotate = p->auto_rotate;
     /* A preset's camera_distance counts in the three-quarter view's distance (camera_init);
      * without a camera of its own a preset takes its scene's home view. */
     Camera home, unit;
@@ -206,7 +206,7 @@ void app_step_preset(App *a, int delta)
         return;
     }
     const int count = a->presets.list.count;
-    int i = a->ui.preset < 0 ? (delta > 0 ? 0 : count - 1) : ((a->ui.preset + delta) % count + count) % count;
+    int i = a->ui.controls.preset < 0 ? (delta > 0 ? 0 : count - 1) : ((a->ui.controls.preset + delta) % count + count) % count;
     char err[512];
     if (app_apply_preset(a, i, 1.5f, err, sizeof err) != 0) app_say_preset_failed(a, i, err);
 }
@@ -217,7 +217,7 @@ void app_save_preset(App *a)
 {
     const RunSource *src = run_source(a->run);
     Preset p = {.scene = src->scene};
-    snprintf(p.name, sizeof p.name, "%s", a->ui.preset_name);
+    snprintf(p.name, sizeof p.name, "%s", a->ui.controls.preset_name);
     p.scene.tipsy_path = NULL;
     if (src->from_save) {
         p.source = PRESET_SOURCE_LOAD;
@@ -230,15 +230,16 @@ void app_save_preset(App *a)
         p.scene.n = sim_count(run_sim(a->run));
         p.scene.seed = run_info(a->run)->seed;
     }
-    p.dt = a->ui.dt;
-    p.softening = a->ui.softening;
-    p.damping = a->ui.damping;
-    p.theta = a->ui.theta;
-    p.steps_per_frame = a->ui.steps_per_frame;
-    p.exposure = a->ui.exposure;
-    p.point_size = a->ui.point_size;
-    p.color_mode = a->ui.color_mode;
-    p.auto_rotate = a->ui.auto_rotate;
+    const SimParams now = app_ui_params(a);
+    p.dt = now.dt;
+    p.softening = now.softening;
+    p.damping = now.damping;
+    p.theta = now.theta;
+    p.steps_per_frame = a->ui.controls.steps_per_frame;
+    p.exposure = a->ui.controls.exposure;
+    p.point_size = a->ui.controls.point_size;
+    p.color_mode = a->ui.controls.color_mode;
+    p.auto_rotate = a->ui.controls.auto_rotate;
     Camera home;
     camera_init(&home, run_info(a->run)->scene.extent);
     p.camera_yaw = a->camera.yaw * 180 / (float)M_PI;
@@ -255,9 +256,9 @@ void app_save_preset(App *a)
         app_notify(a, "Not saved: %s", err);
         return;
     }
-    int keep = a->ui.preset;
+    int keep = a->ui.controls.preset;
     if (app_load_presets(a, err, sizeof err) != 0) app_notify(a, "%s", err);
     else app_notify(a, "Saved preset '%s' to %s", p.name, a->presets.path);
     app_say(a, "starburst: %s\n", a->msg.notice);
-    a->ui.preset = keep < a->presets.list.count ? keep : -1;
+    a->ui.controls.preset = keep < a->presets.list.count ? keep : -1;
 }

@@ -42,48 +42,48 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
     atomic_file_printf(f, "frame %d\ntime %.9g\nstep %lld\nsteps_run %lld\n", r->frame, r->time, r->step, r->steps_run);
     atomic_file_printf(f, "dt %.9g\nsoftening %.9g\ndamping %.9g\ntheta %.9g\n", r->params.dt, r->params.softening,
                        r->params.damping, r->params.theta);
-    atomic_file_printf(f, "force %s\nforce_choice %s\n", sim_force_name(r->force), sim_force_name((SimForce)u->force));
+    atomic_file_printf(f, "force %s\nforce_choice %s\n", sim_force_name(r->force), sim_force_name((SimForce)u->controls.force));
     atomic_file_printf(f, "bodies %d\n", r->bodies);
     put_text(f, "backend", r->backend);
     atomic_file_printf(f, "size %d %d\nfullscreen %d\nfollow %d\nrecording %d\n", r->width, r->height, r->fullscreen, r->follow,
             r->recording);
     atomic_file_printf(f, "camera_distance %.9g\ncamera_yaw %.9g\n", r->camera_distance, r->camera_yaw);
-    atomic_file_printf(f, "paused %d\nsteps_per_frame %d\npoint_size %.9g\nexposure %.9g\ncolor_mode %d\n", u->paused,
-            u->steps_per_frame, u->point_size, u->exposure, u->color_mode);
-    atomic_file_printf(f, "show_halo %d\nauto_rotate %d\nlecture %d\nvisible %d\ncycling %d\ncycle_seconds %.9g\n", u->show_halo,
-            u->auto_rotate, u->lecture, u->visible, u->cycling, u->cycle_seconds);
-    atomic_file_printf(f, "preset %d\npresets %d\nundo_depth %d\nenergy_valid %d\nenergy_error %.9g\n", u->preset,
-            u->preset_count, u->undo_depth, u->energy_valid, u->energy_error);
-    atomic_file_printf(f, "tree_overlay %d\ntree_levels %d\ntree_boxes %d\ntree_capped %d\n", u->show_tree, u->tree_levels,
+    atomic_file_printf(f, "paused %d\nsteps_per_frame %d\npoint_size %.9g\nexposure %.9g\ncolor_mode %d\n", u->controls.paused,
+            u->controls.steps_per_frame, u->controls.point_size, u->controls.exposure, u->controls.color_mode);
+    atomic_file_printf(f, "show_halo %d\nauto_rotate %d\nlecture %d\nvisible %d\ncycling %d\ncycle_seconds %.9g\n", u->controls.show_halo,
+            u->controls.auto_rotate, u->controls.lecture, u->controls.visible, u->controls.cycling, u->controls.cycle_seconds);
+    atomic_file_printf(f, "preset %d\npresets %d\nundo_depth %d\nenergy_valid %d\nenergy_error %.9g\n", u->controls.preset,
+            u->readout.preset_count, u->readout.undo_depth, u->readout.energy_valid, u->readout.energy_error);
+    atomic_file_printf(f, "tree_overlay %d\ntree_levels %d\ntree_boxes %d\ntree_capped %d\n", u->controls.show_tree, u->controls.tree_levels,
                        r->tree_boxes, r->tree_capped);
     atomic_file_printf(f, "keys_pressed %d\nkeys_captured %d\nkeyboard_captured %d\nfocused %d\n", r->keys_pressed,
                        r->keys_captured, r->keyboard_captured, r->focused);
-    put_heating(f, &u->heating);
+    put_heating(f, &u->readout.heating);
     atomic_file_printf(f, "timeline_count %d\ntimeline_view %d\ntimeline_spacing %lld\ntimeline_held %d\n",
-                       u->timeline_count, u->timeline_view, r->timeline.spacing, r->timeline.held);
+                       u->readout.timeline_count, u->readout.timeline_view, r->timeline.spacing, r->timeline.held);
     atomic_file_printf(f, "timeline_bytes %zu\ntimeline_budget %zu\ntimeline_playing_back %d\n", r->timeline.bytes,
                        r->timeline.budget, r->timeline.playing_back);
     atomic_file_printf(f, "timeline_scrub_ms %.3f\ntimeline_load_ms %.3f\ntimeline_capture_ms %.3f\n",
                        r->timeline.scrub_ms, r->timeline.load_ms, r->timeline.capture_ms);
-    put_text(f, "timeline_text", u->timeline_text);
+    put_text(f, "timeline_text", u->readout.timeline_text);
     atomic_file_printf(f, "series_reads %d\n", r->series_reads);
     atomic_file_printf(f, "series_count %d\nseries_read %d\n", r->series.count, r->series.read);
-    put_text(f, "series_text", u->timeline_reading);
+    put_text(f, "series_text", u->readout.timeline_reading);
     put_text(f, "screenshot", r->screenshot);
     atomic_file_printf(f, "alarm %d\n", r->alarm && r->alarm[0]);
     put_text(f, "alarm_text", r->alarm);
     put_text(f, "notice", r->notice);
-    put_text(f, "hud", u->hud);
-    put_text(f, "time_text", u->time_text);
-    put_text(f, "orbit_text", u->orbit_text);
-    put_text(f, "dt_note", u->dt_note);
-    put_text(f, "softening_note", u->softening_note);
-    atomic_file_printf(f, "view_height_kpc %.9g\nscalebar_px %.1f\n", u->view_height_kpc, (double)u->scalebar_px);
-    put_text(f, "scalebar_text", u->scalebar_text);
-    atomic_file_printf(f, "scalebar_box %.1f %.1f %.1f %.1f\n", (double)u->scalebar_box[0], (double)u->scalebar_box[1],
-                       (double)u->scalebar_box[2], (double)u->scalebar_box[3]);
-    for (int i = 0; i < u->widget_count; i++) {
-        const UiWidget *w = &u->widgets[i];
+    put_text(f, "hud", u->readout.hud);
+    put_text(f, "time_text", u->readout.time_text);
+    put_text(f, "orbit_text", u->readout.orbit_text);
+    put_text(f, "dt_note", u->readout.dt_note);
+    put_text(f, "softening_note", u->readout.softening_note);
+    atomic_file_printf(f, "view_height_kpc %.9g\nscalebar_px %.1f\n", u->readout.view_height_kpc, (double)u->readout.scalebar_px);
+    put_text(f, "scalebar_text", u->readout.scalebar_text);
+    atomic_file_printf(f, "scalebar_box %.1f %.1f %.1f %.1f\n", (double)u->readout.scalebar_box[0], (double)u->readout.scalebar_box[1],
+                       (double)u->readout.scalebar_box[2], (double)u->readout.scalebar_box[3]);
+    for (int i = 0; i < u->readout.widget_count; i++) {
+        const UiWidget *w = &u->readout.widgets[i];
         char name[sizeof w->name];
         snprintf(name, sizeof name, "%s", w->name);
         for (char *c = name; *c; c++)

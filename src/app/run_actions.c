@@ -26,9 +26,10 @@ void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len
              theta);
 }
 
+/* The run's parameters as the panel's controls set them: the one place they are read. */
 SimParams app_ui_params(const App *a)
 {
-    return (SimParams){.dt = a->ui.dt, .softening = a->ui.softening, .damping = a->ui.damping, .theta = a->ui.theta};
+    return (SimParams){.dt = a->ui.controls.dt, .softening = a->ui.controls.softening, .damping = a->ui.controls.damping, .theta = a->ui.controls.theta};
 }
 
 /* The opening angle of the command line, else the default. */
@@ -57,17 +58,17 @@ void app_default_settings(App *a)
     const AppSettings *o = &a->set;
     const SimParams scene = app_scene_defaults(a);
     UiModel *u = &a->ui;
-    u->damping = o->damping > 0 ? o->damping : scene.damping;
-    u->theta = o->theta > 0 ? o->theta : scene.theta;
-    if (o->steps_per_frame > 0) u->steps_per_frame = o->steps_per_frame;
-    else if (run_info(a->run)->loaded && run_info(a->run)->saved.steps_per_frame > 0) u->steps_per_frame = run_info(a->run)->saved.steps_per_frame;
-    else if (a->ui.cuda) u->steps_per_frame = (int)params_get(PARAM_STEPS_PER_FRAME)->fallback;
-    else u->steps_per_frame = 1; /* a CPU step takes many times longer */
-    u->point_size = o->point_size;
-    u->exposure = o->exposure;
-    u->color_mode = o->color_mode;
-    u->auto_rotate = o->auto_rotate;
-    u->show_halo = o->show_halo || run_info(a->run)->dark_only;
+    u->controls.damping = o->damping > 0 ? o->damping : scene.damping;
+    u->controls.theta = o->theta > 0 ? o->theta : scene.theta;
+    if (o->steps_per_frame > 0) u->controls.steps_per_frame = o->steps_per_frame;
+    else if (run_info(a->run)->loaded && run_info(a->run)->saved.steps_per_frame > 0) u->controls.steps_per_frame = run_info(a->run)->saved.steps_per_frame;
+    else if (a->ui.readout.cuda) u->controls.steps_per_frame = (int)params_get(PARAM_STEPS_PER_FRAME)->fallback;
+    else u->controls.steps_per_frame = 1; /* a CPU step takes many times longer */
+    u->controls.point_size = o->point_size;
+    u->controls.exposure = o->exposure;
+    u->controls.color_mode = o->color_mode;
+    u->controls.auto_rotate = o->auto_rotate;
+    u->controls.show_halo = o->show_halo || run_info(a->run)->dark_only;
 }
 
 /* --kernel, --precision double and the launch shapes, asked for on --backend auto where the CPU
@@ -192,27 +193,27 @@ void app_run_built(App *a)
 {
     const RunInfo *info = run_info(a->run);
     Sim *sim = run_sim(a->run);
-    const bool first = a->ui.bodies == 0;
-    a->ui.bodies = info->n;
-    a->ui.kernel = (int)sim_kernel(sim);
-    a->ui.force = (int)run_source(a->run)->force;
-    a->ui.tree = sim_force(sim) == SIM_FORCE_TREE || sim_force(sim) == SIM_FORCE_FMM;
-    a->ui.fmm = sim_force(sim) == SIM_FORCE_FMM;
-    a->ui.cuda = sim_backend(sim) == SIM_BACKEND_CUDA;
-    a->ui.backend = sim_backend_name(sim_backend(sim));
-    a->ui.device = info->device;
+    const bool first = a->ui.readout.bodies == 0;
+    a->ui.readout.bodies = info->n;
+    a->ui.controls.kernel = (int)sim_kernel(sim);
+    a->ui.controls.force = (int)run_source(a->run)->force;
+    a->ui.readout.tree = sim_force(sim) == SIM_FORCE_TREE || sim_force(sim) == SIM_FORCE_FMM;
+    a->ui.readout.fmm = sim_force(sim) == SIM_FORCE_FMM;
+    a->ui.readout.cuda = sim_backend(sim) == SIM_BACKEND_CUDA;
+    a->ui.readout.backend = sim_backend_name(sim_backend(sim));
+    a->ui.readout.device = info->device;
     if (info->fresh) {
-        a->ui.dt = a->set.dt > 0 && first ? a->set.dt : info->scene.dt;
-        a->ui.softening = a->set.softening >= 0 && first ? a->set.softening : info->scene.softening;
-        memset(a->ui.ladder_rate, 0, sizeof a->ui.ladder_rate);
+        a->ui.controls.dt = a->set.dt > 0 && first ? a->set.dt : info->scene.dt;
+        a->ui.controls.softening = a->set.softening >= 0 && first ? a->set.softening : info->scene.softening;
+        memset(a->ui.readout.ladder_rate, 0, sizeof a->ui.readout.ladder_rate);
         if (info->dark_only) {
-            a->ui.show_halo = true;
+            a->ui.controls.show_halo = true;
             app_notify(a, "All bodies are dark matter: shown; D hides them");
             app_say(a, "starburst: %s\n", a->msg.notice);
         }
     }
     app_observe_restart(a, run_first_state(a->run));
-    if (a->live.diverged_pause) a->ui.paused = a->live.diverged_pause = false;
+    if (a->live.diverged_pause) a->ui.controls.paused = a->live.diverged_pause = false;
 }
 
 /* Builds the run's source in the panel's scene, N and seed, and (re)creates the simulation on it;
@@ -222,10 +223,10 @@ int app_build_run(App *a, char *err, size_t errlen)
 {
     if (a->tour.active) {
         a->tour.active = false;
-        if (a->tour.restore != UI_RUNG_TREE) a->ui.kernel = a->tour.restore;
+        if (a->tour.restore != UI_RUNG_TREE) a->ui.controls.kernel = a->tour.restore;
     }
-    const SimKernel kernel = a->live.kernel_picked ? (SimKernel)a->ui.kernel : SIM_KERNEL_DEFAULT;
-    if (run_reset(a->run, (SceneKind)a->ui.scene, a->ui.n, (uint64_t)a->ui.seed, kernel, err, errlen) != 0) return -1;
+    const SimKernel kernel = a->live.kernel_picked ? (SimKernel)a->ui.controls.kernel : SIM_KERNEL_DEFAULT;
+    if (run_reset(a->run, (SceneKind)a->ui.controls.scene, a->ui.controls.n, (uint64_t)a->ui.controls.seed, kernel, err, errlen) != 0) return -1;
     app_run_built(a);
     return 0;
 }
@@ -233,8 +234,8 @@ int app_build_run(App *a, char *err, size_t errlen)
 /* The timeline started on the run's first state, keyframes a frame's steps apart. */
 void app_start_timeline(App *a)
 {
-    run_start_timeline(a->run, a->ui.steps_per_frame > 0 ? a->ui.steps_per_frame : 1);
-    if (run_shown(a->run) >= 0) a->ui.paused = true; /* a series: on its first snapshot */
+    run_start_timeline(a->run, a->ui.controls.steps_per_frame > 0 ? a->ui.controls.steps_per_frame : 1);
+    if (run_shown(a->run) >= 0) a->ui.controls.paused = true; /* a series: on its first snapshot */
 }
 
 /* The run built again and its timeline started again on its first state. */
@@ -254,9 +255,9 @@ int app_fall_back_to_cpu(App *a)
         fprintf(stderr, "starburst: %s\n", err);
         return -1;
     }
-    a->ui.cuda = false;
-    a->ui.backend = sim_backend_name(SIM_BACKEND_CPU);
-    a->ui.device = run_info(a->run)->device;
+    a->ui.readout.cuda = false;
+    a->ui.readout.backend = sim_backend_name(SIM_BACKEND_CPU);
+    a->ui.readout.device = run_info(a->run)->device;
     snprintf(a->live.backend_note, sizeof a->live.backend_note, "%s", run_info(a->run)->backend_note);
     app_notify(a, "%s", a->live.backend_note);
     app_say(a, "starburst: %s\n", a->msg.notice);
@@ -280,11 +281,11 @@ void app_handle_reset(App *a)
         const SimParams p = app_ui_params(a);
         app_describe_params(a, &p, text, sizeof text);
         app_notify(a, "Reset: %s, %d bodies on the %s, with its own %s", scene_name((SceneKind)(int)run_info(a->run)->kind),
-                   sim_count(run_sim(a->run)), a->ui.backend, text);
+                   sim_count(run_sim(a->run)), a->ui.readout.backend, text);
     } else {
         app_describe_params(a, &kept, text, sizeof text);
         app_notify(a, "Reset: %d bodies on the %s; kept %s (Backspace: the scene's defaults)", sim_count(run_sim(a->run)),
-                   a->ui.backend, text);
+                   a->ui.readout.backend, text);
     }
 }
 
@@ -298,18 +299,18 @@ void app_set_force(App *a, SimForce f)
         app_say(a, "starburst: %s\n", a->msg.notice);
         return;
     }
-    a->ui.force = (int)f;
-    a->ui.tree = sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
-    a->ui.fmm = sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
+    a->ui.controls.force = (int)f;
+    a->ui.readout.tree = sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
+    a->ui.readout.fmm = sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
     char method[64];
     if (sim_force(run_sim(a->run)) == SIM_FORCE_TREE)
-        snprintf(method, sizeof method, "the tree (Barnes-Hut, theta %.2f)", a->ui.theta);
+        snprintf(method, sizeof method, "the tree (Barnes-Hut, theta %.2f)", a->ui.controls.theta);
     else if (sim_force(run_sim(a->run)) == SIM_FORCE_FMM)
-        snprintf(method, sizeof method, "the fast multipole method (theta %.2f)", a->ui.theta);
+        snprintf(method, sizeof method, "the fast multipole method (theta %.2f)", a->ui.controls.theta);
     else
         snprintf(method, sizeof method, "the direct sum (all N^2 pairs)");
     if (f == SIM_FORCE_AUTO)
-        app_notify(a, "Force auto: %s for %d bodies on the %s", method, sim_count(run_sim(a->run)), a->ui.backend);
+        app_notify(a, "Force auto: %s for %d bodies on the %s", method, sim_count(run_sim(a->run)), a->ui.readout.backend);
     else
         app_notify(a, "Forces by %s", method);
 }
@@ -333,14 +334,14 @@ bool app_run_rung(App *a, int r)
         if (sim_force(run_sim(a->run)) == SIM_FORCE_TREE)
             ok = sim_set_force(run_sim(a->run), SIM_FORCE_DIRECT, err, sizeof err) == 0;
         if (ok && r != (int)sim_kernel(run_sim(a->run))) {
-            int q = a->tour.active ? 0 : a->ui.threads_per_body, block = a->tour.active ? 0 : a->ui.block_size;
+            int q = a->tour.active ? 0 : a->ui.controls.threads_per_body, block = a->tour.active ? 0 : a->ui.controls.block_size;
             ok = sim_set_kernel(run_sim(a->run), (SimKernel)r, q, block, err, sizeof err) == 0;
         }
     }
     if (!ok && !a->tour.active) app_notify(a, "%s", err);
-    a->ui.kernel = (int)sim_kernel(run_sim(a->run));
-    a->ui.tree = sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
-    a->ui.fmm = sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
+    a->ui.controls.kernel = (int)sim_kernel(run_sim(a->run));
+    a->ui.readout.tree = sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
+    a->ui.readout.fmm = sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
     return ok;
 }
 
@@ -356,7 +357,7 @@ int app_save_run(App *a, const char *path)
         strftime(name, sizeof name, "starburst-%Y%m%d-%H%M%S.tipsy", &tm);
         path = name;
     }
-    const RunSettings s = {.params = app_ui_params(a), .steps_per_frame = a->ui.steps_per_frame};
+    const RunSettings s = {.params = app_ui_params(a), .steps_per_frame = a->ui.controls.steps_per_frame};
     long long step;
     bool other;
     char err[512];
@@ -402,10 +403,10 @@ void app_remember(App *a, const SimParams *before) { run_remember(a->run, before
 
 static void app_set_params(App *a, const SimParams *p)
 {
-    a->ui.dt = p->dt;
-    a->ui.softening = p->softening;
-    a->ui.damping = p->damping;
-    if (p->theta > 0) a->ui.theta = p->theta;
+    a->ui.controls.dt = p->dt;
+    a->ui.controls.softening = p->softening;
+    a->ui.controls.damping = p->damping;
+    if (p->theta > 0) a->ui.controls.theta = p->theta;
 }
 
 /* Backspace or the Defaults button: the scene's dt, softening and damping, and theta. */
@@ -448,7 +449,7 @@ void app_undo(App *a)
     a->tl.playing_back = false;
     app_set_params(a, &p);
     /* A run paused because it diverged goes on from the state before the change. */
-    if (a->live.diverged_pause) a->ui.paused = a->live.diverged_pause = false;
+    if (a->live.diverged_pause) a->ui.controls.paused = a->live.diverged_pause = false;
     a->obs.next_energy_at = 0;
     char text[160];
     app_describe_params(a, &p, text, sizeof text);

@@ -14,10 +14,10 @@
  * camera's follow sampled again. */
 void app_shown(App *a)
 {
-    a->ui.paused = true;
+    a->ui.controls.paused = true;
     a->msg.alarm[0] = '\0';
     a->live.diverged_pause = false;
-    a->ui.energy_valid = false;
+    a->ui.readout.energy_valid = false;
     a->follow.next = 0;
     a->tl.shown_at = clock_seconds();
 }
@@ -42,7 +42,7 @@ void app_timeline_read(App *a)
         run_read_next(a->run);
         return;
     }
-    if (a->tl.series_done || !a->ui.paused) return; /* space was pressed: the run goes on live */
+    if (a->tl.series_done || !a->ui.controls.paused) return; /* space was pressed: the run goes on live */
     const int count = series_count(run_series(a->run));
     const double rate = a->set.open_rate;
     int target = (int)floor(a->loop.frame * rate + 1e-9);
@@ -63,12 +63,12 @@ void app_timeline_requests(App *a)
     UiModel *u = &a->ui;
     AppTimeline *tl = &a->tl;
     AppKeyRequests *r = &a->req;
-    const bool seek = u->timeline_seek, start = r->timeline_start, end = r->timeline_end;
+    const bool seek = u->actions.timeline_seek, start = r->timeline_start, end = r->timeline_end;
     const bool play_back = r->timeline_play_back;
     const int step = r->timeline_step;
-    u->timeline_seek = r->timeline_start = r->timeline_end = r->timeline_play_back = false;
+    u->actions.timeline_seek = r->timeline_start = r->timeline_end = r->timeline_play_back = false;
     r->timeline_step = 0;
-    if (tl->playing_back && !u->paused) tl->playing_back = false; /* space: the run resumes from here */
+    if (tl->playing_back && !u->controls.paused) tl->playing_back = false; /* space: the run resumes from here */
     if (!(seek || start || end || play_back || step || tl->playing_back)) return;
     const Keyframes *k = run_keyframes(a->run);
     if (!k) {
@@ -89,7 +89,7 @@ void app_timeline_requests(App *a)
      * that as a keyframe of its own. */
     const int slider_last = keyframes_count(k) - 1;
     const int at = run_here(a->run), last = keyframes_count(k) - 1;
-    if (seek) app_show_keyframe(a, u->timeline_to >= slider_last ? last : u->timeline_to);
+    if (seek) app_show_keyframe(a, u->actions.timeline_to >= slider_last ? last : u->actions.timeline_to);
     else if (start) app_show_keyframe(a, 0);
     else if (end) app_show_keyframe(a, last);
     else if (step) {
@@ -109,11 +109,11 @@ void app_timeline_requests(App *a)
 void app_timeline_show(App *a)
 {
     UiModel *u = &a->ui;
-    snprintf(u->timeline_reading, sizeof u->timeline_reading, "%s", run_series_reading(a->run));
+    snprintf(u->readout.timeline_reading, sizeof u->readout.timeline_reading, "%s", run_series_reading(a->run));
     const Keyframes *k = run_keyframes(a->run);
     if (!k) {
-        u->timeline_count = 0;
-        snprintf(u->timeline_text, sizeof u->timeline_text, "No timeline: %.100s", run_timeline_note(a->run));
+        u->readout.timeline_count = 0;
+        snprintf(u->readout.timeline_text, sizeof u->readout.timeline_text, "No timeline: %.100s", run_timeline_note(a->run));
         return;
     }
     const int count = keyframes_count(k), view = run_shown(a->run);
@@ -127,8 +127,8 @@ void app_timeline_show(App *a)
         snprintf(t, sizeof t, "%.3f", now);
         snprintf(of, sizeof of, "%.3f", last > now ? last : now);
     }
-    u->timeline_count = count;
-    u->timeline_view = view;
+    u->readout.timeline_count = count;
+    u->readout.timeline_view = view;
     /* On the CUDA backend keyframes come with the checkpoint's copies, further apart than the
      * spacing asks: the line gives the mean gap. */
     long long every = keyframes_spacing(k);
@@ -137,10 +137,10 @@ void app_timeline_show(App *a)
     if (every < 1) every = 1;
     const char *about = sparse ? "~" : "";
     if (view >= 0)
-        snprintf(u->timeline_text, sizeof u->timeline_text, "t %s of %s, keyframe %d/%d, every %s%lld %s", t, of,
+        snprintf(u->readout.timeline_text, sizeof u->readout.timeline_text, "t %s of %s, keyframe %d/%d, every %s%lld %s", t, of,
                  view + 1, count, about, every, plural(every, "step", "steps"));
     else
-        snprintf(u->timeline_text, sizeof u->timeline_text, "t %s (running), %d %s, every %s%lld %s", t, count,
+        snprintf(u->readout.timeline_text, sizeof u->readout.timeline_text, "t %s (running), %d %s, every %s%lld %s", t, count,
                  plural(count, "keyframe", "keyframes"), about, every, plural(every, "step", "steps"));
 }
 

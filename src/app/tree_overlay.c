@@ -7,14 +7,14 @@
 /* T: says what the overlay shows, or why it shows nothing. */
 void app_say_tree(App *a)
 {
-    if (!a->ui.show_tree)
+    if (!a->ui.controls.show_tree)
         app_notify(a, "Tree cells hidden (T shows them)");
     else if (sim_force(run_sim(a->run)) != SIM_FORCE_TREE && sim_force(run_sim(a->run)) != SIM_FORCE_FMM)
         app_notify(a, "The tree overlay shows the tree method's cells: choose tree or fmm (force, in the Simulation "
                       "section)");
     else
         app_notify(a, "Tree cells shown to level %d (tree levels, in the View section; T hides them)",
-                   a->ui.tree_levels);
+                   a->ui.controls.tree_levels);
 }
 
 /* The cells the overlay draws, copied again when the tree has changed (at most every
@@ -23,19 +23,19 @@ void app_say_tree(App *a)
 void app_tree_overlay(App *a, double t)
 {
     UiModel *u = &a->ui;
-    if (!u->show_tree) {
-        u->tree_note = NULL;
+    if (!u->controls.show_tree) {
+        u->readout.tree_note = NULL;
         a->tree.sim = NULL; /* shown again, it copies at once */
         return;
     }
-    u->tree_note = a->tree.note;
+    u->readout.tree_note = a->tree.note;
     const SimForce force = sim_force(run_sim(a->run));
     const long long step = sim_stats(run_sim(a->run)).total_steps;
-    const bool asked = a->tree.sim != run_sim(a->run) || a->tree.levels != u->tree_levels || a->tree.force != (int)force;
+    const bool asked = a->tree.sim != run_sim(a->run) || a->tree.levels != u->controls.tree_levels || a->tree.force != (int)force;
     if (!asked && (step == a->tree.step || t < a->tree.next)) return;
     a->tree.sim = run_sim(a->run);
     a->tree.step = step;
-    a->tree.levels = u->tree_levels;
+    a->tree.levels = u->controls.tree_levels;
     a->tree.force = (int)force;
     a->tree.next = t + TREE_OVERLAY_SECONDS;
     a->tree.drawn = 0;
@@ -55,7 +55,7 @@ void app_tree_overlay(App *a, double t)
         return;
     }
     int depth = 0;
-    const int total = sim_tree_boxes(run_sim(a->run), u->tree_levels, a->tree.cells, TREE_OVERLAY_MAX_BOXES, &depth);
+    const int total = sim_tree_boxes(run_sim(a->run), u->controls.tree_levels, a->tree.cells, TREE_OVERLAY_MAX_BOXES, &depth);
     int count = total;
     if (total > TREE_OVERLAY_MAX_BOXES) {
         const int cut = a->tree.cells[TREE_OVERLAY_MAX_BOXES - 1].level;

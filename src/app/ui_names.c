@@ -74,24 +74,24 @@ static UiForceError force_error(const ForceCheck *f)
 
 void ui_show_diagnostics(UiModel *m, const Diagnostics *d)
 {
-    m->diag_valid = d != NULL;
+    m->readout.diag_valid = d != NULL;
     if (!d) return;
-    m->diag = (UiDiagnostics){.kinetic = d->kinetic, .potential = d->potential, .total = d->total,
+    m->readout.diag = (UiDiagnostics){.kinetic = d->kinetic, .potential = d->potential, .total = d->total,
                               .virial = d->virial};
     for (int i = 0; i < 3; i++) {
-        m->diag.momentum[i] = d->momentum[i];
-        m->diag.angular_momentum[i] = d->angular_momentum[i];
+        m->readout.diag.momentum[i] = d->momentum[i];
+        m->readout.diag.angular_momentum[i] = d->angular_momentum[i];
     }
 }
 
 void ui_show_force_check(UiModel *m, const ForceCheck *f)
 {
-    m->force_check_valid = f != NULL;
-    if (f) m->force_check = force_error(f);
+    m->readout.force_check_valid = f != NULL;
+    if (f) m->readout.force_check = force_error(f);
 }
 
 void ui_show_live_error(UiModel *m, const ForceCheck *f)
 {
-    m->live_error_valid = f != NULL;
-    if (f) m->live_error = force_error(f);
+    m->readout.live_error_valid = f != NULL;
+    if (f) m->readout.live_error = force_error(f);
 }

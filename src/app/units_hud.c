@@ -74,22 +74,22 @@ void app_show_units(App *a)
 {
     UiModel *m = &a->ui;
     const Units *u = &run_info(a->run)->scene.units;
-    const double t = m->sim_time;
+    const double t = m->readout.sim_time;
     char a_[32], b_[32];
     if (!units_physical(u)) {
-        snprintf(m->time_text, sizeof m->time_text, "t %.3f", t);
-        m->orbit_text[0] = m->dt_note[0] = m->softening_note[0] = '\0';
-        m->view_height_kpc = 0;
-        m->erg_per_energy = m->momentum_unit = m->angular_momentum_unit = 0;
+        snprintf(m->readout.time_text, sizeof m->readout.time_text, "t %.3f", t);
+        m->readout.orbit_text[0] = m->readout.dt_note[0] = m->readout.softening_note[0] = '\0';
+        m->readout.view_height_kpc = 0;
+        m->readout.erg_per_energy = m->readout.momentum_unit = m->readout.angular_momentum_unit = 0;
         return;
     }
-    m->erg_per_energy = u->msun * UNITS_ERG_PER_MSUN_KMS2;
-    m->momentum_unit = u->msun * u->kms;
-    m->angular_momentum_unit = u->msun * u->kpc * u->kms;
-    snprintf(m->time_text, sizeof m->time_text, "t %s (%.2f)", units_format_time(u, t, a_, sizeof a_), t);
-    snprintf(m->dt_note, sizeof m->dt_note, "%s", units_format_time(u, m->dt, a_, sizeof a_));
-    snprintf(m->softening_note, sizeof m->softening_note, "%s", units_format_softening(u, m->softening, a_, sizeof a_));
-    m->view_height_kpc = 2.0 * a->camera.distance * tan(0.5 * a->camera.fov_y) * u->kpc;
+    m->readout.erg_per_energy = u->msun * UNITS_ERG_PER_MSUN_KMS2;
+    m->readout.momentum_unit = u->msun * u->kms;
+    m->readout.angular_momentum_unit = u->msun * u->kpc * u->kms;
+    snprintf(m->readout.time_text, sizeof m->readout.time_text, "t %s (%.2f)", units_format_time(u, t, a_, sizeof a_), t);
+    snprintf(m->readout.dt_note, sizeof m->readout.dt_note, "%s", units_format_time(u, m->controls.dt, a_, sizeof a_));
+    snprintf(m->readout.softening_note, sizeof m->readout.softening_note, "%s", units_format_softening(u, m->controls.softening, a_, sizeof a_));
+    m->readout.view_height_kpc = 2.0 * a->camera.distance * tan(0.5 * a->camera.fov_y) * u->kpc;
 
     char rotation[64] = "", orbit[96] = "";
     if (run_info(a->run)->scene.period > 0)
@@ -100,5 +100,5 @@ void app_show_units(App *a)
     if (first > 0 && !run_info(a->run)->loaded && t < first)
         snprintf(orbit, sizeof orbit, "pericentre in %s", units_format_time(u, first - t, b_, sizeof b_));
     else live_orbit(a, u, t, orbit, sizeof orbit);
-    snprintf(m->orbit_text, sizeof m->orbit_text, "%s%s%s", rotation, rotation[0] && orbit[0] ? "   " : "", orbit);
+    snprintf(m->readout.orbit_text, sizeof m->readout.orbit_text, "%s%s%s", rotation, rotation[0] && orbit[0] ? "   " : "", orbit);
 }

@@ -21,10 +21,10 @@ void app_camera_home(const App *a, Camera *home)
 
 bool app_view_region(const App *a, int width, int height, CameraRegion *region)
 {
-    if (!a->ui_attached || !a->ui.visible || width <= 0 || height <= 0) return false;
+    if (!a->ui_attached || !a->ui.controls.visible || width <= 0 || height <= 0) return false;
     const UiWidget *panel = NULL;
-    for (int i = 0; i < a->ui.widget_count && !panel; i++)
-        if (strcmp(a->ui.widgets[i].name, "panel") == 0) panel = &a->ui.widgets[i];
+    for (int i = 0; i < a->ui.readout.widget_count && !panel; i++)
+        if (strcmp(a->ui.readout.widgets[i].name, "panel") == 0) panel = &a->ui.readout.widgets[i];
     if (!panel) return false;
     /* The UI measures in window units, the view in framebuffer pixels. */
     float scale = 1;

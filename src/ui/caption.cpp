@@ -1,6 +1,6 @@
 // The caption, bottom left: what the encounter on screen is and what to watch for, with the work
 // it follows beneath in smaller, dimmer type. Returns its top edge (the scale bar goes above it). It stays while its preset runs, and joins the HUD's
-// lines in m->hud for the readout.
+// lines in m->readout.hud for the readout.
 #include <stdio.h>
 #include <string.h>
 
@@ -11,7 +11,7 @@
 float ui_caption(UiModel *m, float bottom)
 {
     const ImGuiIO &io = ImGui::GetIO();
-    if (!m->caption || !m->caption[0]) return bottom;
+    if (!m->readout.caption || !m->readout.caption[0]) return bottom;
     float top = bottom;
     // Left of the panel as it was last drawn (it comes after the caption in a frame), and no wider
     // than 55 % of the screen.
@@ -29,11 +29,11 @@ float ui_caption(UiModel *m, float bottom)
     if (ImGui::Begin("##caption", nullptr, overlay_flags & ~ImGuiWindowFlags_AlwaysAutoResize)) {
         top = ImGui::GetWindowPos().y;
         ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextUnformatted(m->caption);
-        const size_t used = strlen(m->hud);
-        snprintf(m->hud + used, sizeof m->hud - used, "%s%s", used ? "  " : "", m->caption);
-        if (m->caption_source && m->caption_source[0])
-            ImGui::TextColored(ImVec4(0.7f, 0.7f, 0.7f, 0.9f), "%s", m->caption_source);
+        ImGui::TextUnformatted(m->readout.caption);
+        const size_t used = strlen(m->readout.hud);
+        snprintf(m->readout.hud + used, sizeof m->readout.hud - used, "%s%s", used ? "  " : "", m->readout.caption);
+        if (m->readout.caption_source && m->readout.caption_source[0])
+            ImGui::TextColored(ImVec4(0.7f, 0.7f, 0.7f, 0.9f), "%s", m->readout.caption_source);
         ImGui::PopTextWrapPos();
     }
     ImGui::End();

@@ -117,7 +117,7 @@ static void verdict(const UiHeating *h)
 
 void ui_heating_lines(const UiModel *m)
 {
-    const UiHeating *h = &m->heating;
+    const UiHeating *h = &m->readout.heating;
     if (h->disks == 0) return;
     ImGui::Separator();
     for (int g = 0; g < h->disks; g++) disk_lines(h, g);
@@ -127,7 +127,7 @@ void ui_heating_lines(const UiModel *m)
 
 bool ui_heating_flag(const UiModel *m, char *buf, size_t len, ImVec4 *color)
 {
-    const UiHeating *h = &m->heating;
+    const UiHeating *h = &m->readout.heating;
     if (h->state != UI_HEATING_WARM && h->state != UI_HEATING_HOT) return false;
     // Before the pericentre the drift now; after it, the largest before it (what is flagged).
     double drift = 0;

@@ -8,7 +8,7 @@
 
 #include "ui/ui_internal.h"
 
-// A line of the HUD, drawn (in color, where given) and added to m->hud for the readout.
+// A line of the HUD, drawn (in color, where given) and added to m->readout.hud for the readout.
 static void hud_text(UiModel *m, const ImVec4 *color, const char *format, ...)
 {
     char line[160];
@@ -18,15 +18,15 @@ static void hud_text(UiModel *m, const ImVec4 *color, const char *format, ...)
     va_end(args);
     if (color) ImGui::TextColored(*color, "%s", line);
     else ImGui::TextUnformatted(line);
-    const size_t used = strlen(m->hud);
-    snprintf(m->hud + used, sizeof m->hud - used, "%s%s", used ? "  " : "", line);
+    const size_t used = strlen(m->readout.hud);
+    snprintf(m->readout.hud + used, sizeof m->readout.hud - used, "%s%s", used ? "  " : "", line);
 }
 
 // The backend and the device it runs on, each said once: "cuda  NVIDIA H100", but the CPU
 // backend's device already names it ("CPU, 2 threads").
 static const char *backend_device(const UiModel *m, char *buf, size_t len)
 {
-    const char *backend = m->backend ? m->backend : "?", *device = m->device ? m->device : "";
+    const char *backend = m->readout.backend ? m->readout.backend : "?", *device = m->readout.device ? m->readout.device : "";
     const size_t n = strlen(backend);
     if (n > 0 && strncasecmp(device, backend, n) == 0 && !isalnum((unsigned char)device[n])) return device;
     snprintf(buf, len, "%s  %s", backend, device);
@@ -38,15 +38,15 @@ static const char *backend_device(const UiModel *m, char *buf, size_t len)
 static void hud_messages(const UiModel *m, float wrap)
 {
     ImGui::PushTextWrapPos(wrap);
-    if (m->alarm) {
+    if (m->readout.alarm) {
         ImGui::PushFont(ui_look.lecture ? ui_look.huge : ui_look.large);
-        ImGui::TextColored(alarm_color, "%s", m->alarm);
+        ImGui::TextColored(alarm_color, "%s", m->readout.alarm);
         ImGui::PopFont();
     }
-    if (m->notice && m->notice_alpha > 0) {
+    if (m->readout.notice && m->readout.notice_alpha > 0) {
         ImVec4 c = notice_color;
-        c.w = m->notice_alpha;
-        ImGui::TextColored(c, "%s", m->notice);
+        c.w = m->readout.notice_alpha;
+        ImGui::TextColored(c, "%s", m->readout.notice);
     }
     ImGui::PopTextWrapPos();
 }
@@ -67,30 +67,30 @@ void ui_hud(UiModel *m)
     ImGui::SetNextWindowPos(ImVec2(pad, pad), ImGuiCond_Always);
     ImGui::SetNextWindowBgAlpha(0.35f);
     if (ImGui::Begin("##hud", nullptr, overlay_flags)) {
-        hud_text(m, nullptr, "%.0f fps (%.1f ms)", m->fps, m->fps > 0 ? 1000.0 / m->fps : 0.0);
+        hud_text(m, nullptr, "%.0f fps (%.1f ms)", m->readout.fps, m->readout.fps > 0 ? 1000.0 / m->readout.fps : 0.0);
         char rate[32];
         // A tree sums far fewer pairs: its rates are those of the N^2 sum it stands for, and say so.
-        hud_text(m, nullptr, "%.0f %s   %s interactions/s   %.1f GFLOP/s%s", m->steps_per_s,
-                    ui_per_s(m->steps_per_s, "step/s", "steps/s"), ui_compact_exp(m->interactions_per_s, rate, sizeof rate),
-                    m->gflops, m->tree ? " (N^2 equivalent)" : "");
+        hud_text(m, nullptr, "%.0f %s   %s interactions/s   %.1f GFLOP/s%s", m->readout.steps_per_s,
+                    ui_per_s(m->readout.steps_per_s, "step/s", "steps/s"), ui_compact_exp(m->readout.interactions_per_s, rate, sizeof rate),
+                    m->readout.gflops, m->readout.tree ? " (N^2 equivalent)" : "");
         char both[128];
-        hud_text(m, nullptr, "N %d   %s", m->bodies, backend_device(m, both, sizeof both));
-        if (m->cuda && m->kernel_name && !m->method) {
+        hud_text(m, nullptr, "N %d   %s", m->readout.bodies, backend_device(m, both, sizeof both));
+        if (m->readout.cuda && m->readout.kernel_name && !m->readout.method) {
             ImGui::SameLine();
-            hud_text(m, nullptr, "  kernel %s", m->kernel_name);
+            hud_text(m, nullptr, "  kernel %s", m->readout.kernel_name);
         }
-        if (m->method) hud_text(m, nullptr, "%s", m->method);
-        hud_text(m, nullptr, "%s", m->time_text[0] ? m->time_text : "t ?");
-        if (m->energy_valid) {
+        if (m->readout.method) hud_text(m, nullptr, "%s", m->readout.method);
+        hud_text(m, nullptr, "%s", m->readout.time_text[0] ? m->readout.time_text : "t ?");
+        if (m->readout.energy_valid) {
             ImGui::SameLine();
-            hud_text(m, nullptr, "  dE/E0 %+.2e", m->energy_error);
-            if (m->damping < 1.0f) {
+            hud_text(m, nullptr, "  dE/E0 %+.2e", m->readout.energy_error);
+            if (m->controls.damping < 1.0f) {
                 ImGui::SameLine();
                 hud_text(m, &warning_color, "(damped: not conservative)");
             }
         }
         hud_heating(m);
-        if (m->orbit_text[0]) hud_text(m, nullptr, "%s", m->orbit_text);
+        if (m->readout.orbit_text[0]) hud_text(m, nullptr, "%s", m->readout.orbit_text);
         hud_messages(m, ImGui::GetIO().DisplaySize.x * 0.45f);
     }
     ImGui::End();
@@ -105,33 +105,33 @@ void ui_lecture_hud(UiModel *m)
     if (ImGui::Begin("##hud", nullptr, overlay_flags)) {
         char text[48];
         ImGui::PushFont(ui_look.huge);
-        hud_text(m, nullptr, "%s", ui_compact_exp(m->interactions_per_s, text, sizeof text));
+        hud_text(m, nullptr, "%s", ui_compact_exp(m->readout.interactions_per_s, text, sizeof text));
         ImGui::PopFont();
         // The unit sits on the big number's baseline.
         ImGui::SameLine();
         ImGui::SetCursorPosY(ImGui::GetCursorPosY() + ui_look.huge->Ascent - ImGui::GetFont()->Ascent);
-        hud_text(m, nullptr, "%s", m->tree ? "N^2-equivalent interactions/s" : "interactions/s");
-        if (m->gflops >= 1000) snprintf(text, sizeof text, "%.1f TFLOP/s", m->gflops * 1e-3);
-        else snprintf(text, sizeof text, "%.1f GFLOP/s", m->gflops);
-        hud_text(m, nullptr, "%s   %.0f %s   %.0f fps", text, m->steps_per_s, ui_per_s(m->steps_per_s, "step/s", "steps/s"),
-                    m->fps);
-        if ((m->cuda && m->kernel_name) || m->tree) {
-            hud_text(m, &accent_color, "%s", m->tree ? "tree" : m->kernel_name);
+        hud_text(m, nullptr, "%s", m->readout.tree ? "N^2-equivalent interactions/s" : "interactions/s");
+        if (m->readout.gflops >= 1000) snprintf(text, sizeof text, "%.1f TFLOP/s", m->readout.gflops * 1e-3);
+        else snprintf(text, sizeof text, "%.1f GFLOP/s", m->readout.gflops);
+        hud_text(m, nullptr, "%s   %.0f %s   %.0f fps", text, m->readout.steps_per_s, ui_per_s(m->readout.steps_per_s, "step/s", "steps/s"),
+                    m->readout.fps);
+        if ((m->readout.cuda && m->readout.kernel_name) || m->readout.tree) {
+            hud_text(m, &accent_color, "%s", m->readout.tree ? "tree" : m->readout.kernel_name);
             ImGui::SameLine();
         }
-        hud_text(m, nullptr, "N %s   %s", ui_grouped(m->bodies, text, sizeof text), m->device ? m->device : "");
+        hud_text(m, nullptr, "N %s   %s", ui_grouped(m->readout.bodies, text, sizeof text), m->readout.device ? m->readout.device : "");
         // Read from the back of the hall: full brightness, not the dim grey of secondary text.
-        hud_text(m, nullptr, "%s", m->time_text[0] ? m->time_text : "t ?");
-        if (m->energy_valid) {
+        hud_text(m, nullptr, "%s", m->readout.time_text[0] ? m->readout.time_text : "t ?");
+        if (m->readout.energy_valid) {
             ImGui::SameLine();
-            hud_text(m, nullptr, "  dE/E0 %+.1e", m->energy_error);
-            if (m->damping < 1.0f) {
+            hud_text(m, nullptr, "  dE/E0 %+.1e", m->readout.energy_error);
+            if (m->controls.damping < 1.0f) {
                 ImGui::SameLine();
                 hud_text(m, &warning_color, "  (damped)");
             }
         }
         hud_heating(m);
-        if (m->orbit_text[0]) hud_text(m, nullptr, "%s", m->orbit_text);
+        if (m->readout.orbit_text[0]) hud_text(m, nullptr, "%s", m->readout.orbit_text);
         hud_messages(m, ImGui::GetIO().DisplaySize.x * 0.5f);
     }
     ImGui::End();

@@ -6,10 +6,10 @@
 
 #include "ui/ui_internal.h"
 
-int ui_active_kernel(const UiModel *m) { return m->kernel == UI_KERNEL_DEFAULT ? m->names.kernel_auto : m->kernel; }
+int ui_active_kernel(const UiModel *m) { return m->controls.kernel == UI_KERNEL_DEFAULT ? m->names.kernel_auto : m->controls.kernel; }
 
 // The rung that runs now: the tree, or the direct kernel.
-static int active_rung(const UiModel *m) { return m->tree ? UI_RUNG_TREE : ui_active_kernel(m); }
+static int active_rung(const UiModel *m) { return m->readout.tree ? UI_RUNG_TREE : ui_active_kernel(m); }
 
 static const char *rung_name(const UiModel *m, int r) { return r == UI_RUNG_TREE ? "tree" : ui_name(m->names.kernel, UI_KERNELS, r); }
 
@@ -22,8 +22,8 @@ static void ladder_bars(UiModel *m, float track_width)
 {
     const int active = active_rung(m);
     double top = 0;
-    for (int k = UI_KERNEL_FIRST; k < UI_RUNGS; k++) top = fmax(top, m->ladder_rate[k]);
-    const double naive = m->ladder_rate[UI_KERNEL_FIRST];
+    for (int k = UI_KERNEL_FIRST; k < UI_RUNGS; k++) top = fmax(top, m->readout.ladder_rate[k]);
+    const double naive = m->readout.ladder_rate[UI_KERNEL_FIRST];
     const ImGuiStyle &style = ImGui::GetStyle();
     float widest = 0;
     for (int k = UI_KERNEL_FIRST; k < UI_KERNELS; k++) widest = fmaxf(widest, ImGui::CalcTextSize(rung_name(m, k)).x);
@@ -42,15 +42,15 @@ static void ladder_bars(UiModel *m, float track_width)
         picked |= ImGui::InvisibleButton("bar", size);
         if (picked && k != active) {
             if (k == UI_RUNG_TREE) {
-                m->ladder_force = UI_FORCE_TREE;
+                m->actions.ladder_force = UI_FORCE_TREE;
             } else {
-                m->kernel = k;
-                if (m->tree) m->ladder_force = UI_FORCE_DIRECT;
+                m->controls.kernel = k;
+                if (m->readout.tree) m->actions.ladder_force = UI_FORCE_DIRECT;
             }
         }
         const float rounding = style.FrameRounding;
         dl->AddRectFilled(p, ImVec2(p.x + size.x, p.y + size.y), track, rounding);
-        const double rate = m->ladder_rate[k];
+        const double rate = m->readout.ladder_rate[k];
         const float gap = style.ItemInnerSpacing.x, ty = p.y + style.FramePadding.y;
         char label[64], r[32];
         if (rate > 0 && top > 0) {
@@ -78,11 +78,11 @@ static void ladder_bars(UiModel *m, float track_width)
         }
         ImGui::PopID();
     }
-    if (m->ladder_rate[UI_RUNG_TREE] > 0 && m->ladder_tree_per_body > 0) {
+    if (m->readout.ladder_rate[UI_RUNG_TREE] > 0 && m->readout.ladder_tree_per_body > 0) {
         char per_body[24], n[24];
         ImGui::SetCursorPosX(ImGui::GetCursorPosX() + name_width);
-        ImGui::TextDisabled("tree: %s a body for %s", ui_grouped((int)lround(m->ladder_tree_per_body), per_body, sizeof per_body),
-                            ui_grouped(m->bodies, n, sizeof n));
+        ImGui::TextDisabled("tree: %s a body for %s", ui_grouped((int)lround(m->readout.ladder_tree_per_body), per_body, sizeof per_body),
+                            ui_grouped(m->readout.bodies, n, sizeof n));
     }
 }
 
@@ -91,17 +91,17 @@ static void shape_controls(UiModel *m)
     static const int q_choices[] = {0, 1, 2, 4, 8, 16, 32};
     static const int block_choices[] = {0, 64, 128, 256, 512, 1024};
     ImGui::BeginDisabled(ui_active_kernel(m) != m->names.kernel_split);
-    if (ui_choice_slider(m, "threads per body", &m->threads_per_body, q_choices, IM_ARRAYSIZE(q_choices)))
-        m->apply_shape = true;
+    if (ui_choice_slider(m, "threads per body", &m->controls.threads_per_body, q_choices, IM_ARRAYSIZE(q_choices)))
+        m->actions.apply_shape = true;
     ImGui::EndDisabled();
     // The symmetric kernel's blocks are part of its design: 8 warps that share a task.
     ImGui::BeginDisabled(ui_active_kernel(m) == m->names.kernel_own_block);
-    if (ui_choice_slider(m, "block size", &m->block_size, block_choices, IM_ARRAYSIZE(block_choices)))
-        m->apply_shape = true;
+    if (ui_choice_slider(m, "block size", &m->controls.block_size, block_choices, IM_ARRAYSIZE(block_choices)))
+        m->actions.apply_shape = true;
     ImGui::EndDisabled();
-    if (m->shape_block > 0) {
-        if (ui_active_kernel(m) == m->names.kernel_split) ImGui::TextDisabled("running: q %d, block %d", m->shape_q, m->shape_block);
-        else ImGui::TextDisabled("running: block %d", m->shape_block);
+    if (m->readout.shape_block > 0) {
+        if (ui_active_kernel(m) == m->names.kernel_split) ImGui::TextDisabled("running: q %d, block %d", m->readout.shape_q, m->readout.shape_block);
+        else ImGui::TextDisabled("running: block %d", m->readout.shape_block);
     }
 }
 
@@ -109,16 +109,16 @@ void ui_ladder_contents(UiModel *m, float track_width)
 {
     char n[24];
     const bool has_square = ImGui::GetFont()->FindGlyphNoFallback(0xB2) != nullptr; // superscript two
-    if (m->ladder_rate[UI_RUNG_TREE] > 0)
-        ImGui::TextDisabled("interactions/s at N = %s (the tree: %s / step time)", ui_grouped(m->bodies, n, sizeof n),
+    if (m->readout.ladder_rate[UI_RUNG_TREE] > 0)
+        ImGui::TextDisabled("interactions/s at N = %s (the tree: %s / step time)", ui_grouped(m->readout.bodies, n, sizeof n),
                             has_square ? "N\xc2\xb2" : "N^2");
     else
-        ImGui::TextDisabled("interactions/s at N = %s", ui_grouped(m->bodies, n, sizeof n));
+        ImGui::TextDisabled("interactions/s at N = %s", ui_grouped(m->readout.bodies, n, sizeof n));
     ladder_bars(m, track_width);
-    if (m->ladder_touring != UI_KERNEL_DEFAULT)
-        ImGui::TextDisabled("timing %s...", rung_name(m, m->ladder_touring));
+    if (m->readout.ladder_touring != UI_KERNEL_DEFAULT)
+        ImGui::TextDisabled("timing %s...", rung_name(m, m->readout.ladder_touring));
     else if (ImGui::Button("Time every rung (K)"))
-        m->measure_ladder = true;
+        m->actions.measure_ladder = true;
     ImGui::Spacing();
     shape_controls(m);
 }
@@ -127,7 +127,7 @@ void ui_ladder_contents(UiModel *m, float track_width)
 // CPU backend has one kernel: no ladder.
 void ui_ladder_window(UiModel *m)
 {
-    if (!m->cuda) return;
+    if (!m->readout.cuda) return;
     const ImGuiIO &io = ImGui::GetIO();
     const float pad = px(10.0f);
     ImGui::SetNextWindowPos(ImVec2(pad, io.DisplaySize.y - pad), ImGuiCond_Always, ImVec2(0.0f, 1.0f));

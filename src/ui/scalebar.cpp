@@ -16,17 +16,17 @@ static double round_down_125(double x)
 
 void ui_scalebar(UiModel *m, float bottom)
 {
-    m->scalebar_px = 0;
-    m->scalebar_text[0] = '\0';
+    m->readout.scalebar_px = 0;
+    m->readout.scalebar_text[0] = '\0';
     const ImVec2 size = ImGui::GetIO().DisplaySize;
-    if (!m->visible || !(m->view_height_kpc > 0) || !(size.y > 0)) return;
-    const double px_per_kpc = size.y / m->view_height_kpc;
+    if (!m->controls.visible || !(m->readout.view_height_kpc > 0) || !(size.y > 0)) return;
+    const double px_per_kpc = size.y / m->readout.view_height_kpc;
     const double kpc = round_down_125(size.x / 6.0 / px_per_kpc);
     if (!(kpc > 0) || !isfinite(kpc)) return;
     const float len = (float)(kpc * px_per_kpc), pad = px(20.0f), tick = px(5.0f);
     const ImVec2 a(pad, bottom - pad), b(pad + len, bottom - pad);
-    if (kpc >= 1) snprintf(m->scalebar_text, sizeof m->scalebar_text, "%.0f kpc", kpc);
-    else snprintf(m->scalebar_text, sizeof m->scalebar_text, "%.0f pc", kpc * 1e3);
+    if (kpc >= 1) snprintf(m->readout.scalebar_text, sizeof m->readout.scalebar_text, "%.0f kpc", kpc);
+    else snprintf(m->readout.scalebar_text, sizeof m->readout.scalebar_text, "%.0f pc", kpc * 1e3);
     ImDrawList *draw = ImGui::GetForegroundDrawList();
     const ImU32 color = IM_COL32(230, 230, 230, 220), shadow = IM_COL32(0, 0, 0, 160);
     const float w = px(2.0f);
@@ -37,11 +37,11 @@ void ui_scalebar(UiModel *m, float bottom)
         draw->AddLine(ImVec2(a.x + o.x, a.y - tick + o.y), ImVec2(a.x + o.x, a.y + tick + o.y), c, w);
         draw->AddLine(ImVec2(b.x + o.x, b.y - tick + o.y), ImVec2(b.x + o.x, b.y + tick + o.y), c, w);
     }
-    const ImVec2 text = ImGui::CalcTextSize(m->scalebar_text);
+    const ImVec2 text = ImGui::CalcTextSize(m->readout.scalebar_text);
     const ImVec2 at(a.x + 0.5f * (len - text.x), a.y - tick - text.y - px(2.0f));
-    draw->AddText(ImVec2(at.x + 1, at.y + 1), shadow, m->scalebar_text);
-    draw->AddText(at, color, m->scalebar_text);
-    m->scalebar_px = len;
+    draw->AddText(ImVec2(at.x + 1, at.y + 1), shadow, m->readout.scalebar_text);
+    draw->AddText(at, color, m->readout.scalebar_text);
+    m->readout.scalebar_px = len;
     const float box[4] = {a.x, at.y, b.x, a.y + tick};
-    memcpy(m->scalebar_box, box, sizeof box);
+    memcpy(m->readout.scalebar_box, box, sizeof box);
 }

@@ -11,7 +11,7 @@
 float ui_timeline(UiModel *m)
 {
     const ImGuiIO &io = ImGui::GetIO();
-    if (!m->timeline_text[0]) return io.DisplaySize.y;
+    if (!m->readout.timeline_text[0]) return io.DisplaySize.y;
     const float pad = px(10.0f);
     float width = io.DisplaySize.x - 2.0f * pad;
     if (const ImGuiWindow *panel = ImGui::FindWindowByName("Controls")) {
@@ -28,18 +28,18 @@ float ui_timeline(UiModel *m)
     float top = io.DisplaySize.y;
     if (ImGui::Begin("##timeline", nullptr, flags)) {
         top = ImGui::GetWindowPos().y;
-        if (m->timeline_reading[0]) ImGui::TextUnformatted(m->timeline_reading);
-        ImGui::TextUnformatted(m->timeline_text);
-        if (m->timeline_count >= 2) {
+        if (m->readout.timeline_reading[0]) ImGui::TextUnformatted(m->readout.timeline_reading);
+        ImGui::TextUnformatted(m->readout.timeline_text);
+        if (m->readout.timeline_count >= 2) {
             // One-based, as the line above counts; the run as it goes stands on the last.
-            int at = (m->timeline_view >= 0 ? m->timeline_view : m->timeline_count - 1) + 1;
+            int at = (m->readout.timeline_view >= 0 ? m->readout.timeline_view : m->readout.timeline_count - 1) + 1;
             ImGui::PushItemWidth(-ImGui::CalcTextSize("timeline").x - ImGui::GetStyle().ItemInnerSpacing.x);
             // A press on it shows the keyframe under the handle (the run pauses there), a drag each
             // one it passes.
-            const bool moved = ui_slider_int(m, "timeline", &at, 1, m->timeline_count, "keyframe %d");
+            const bool moved = ui_slider_int(m, "timeline", &at, 1, m->readout.timeline_count, "keyframe %d");
             if (moved || ImGui::IsItemActivated()) {
-                m->timeline_seek = true;
-                m->timeline_to = at - 1;
+                m->actions.timeline_seek = true;
+                m->actions.timeline_to = at - 1;
             }
             ui_note_widget(m, "timeline", true);
             ImGui::PopItemWidth();

@@ -3,9 +3,9 @@
  * ladder.cpp the kernel ladder's bars and launch shape, widgets.cpp the controls of our own and the
  * readout of where they sit, format.cpp numbers as the HUD writes them, scalebar.cpp the scale bar
  * over the view, timeline.cpp the run's timeline under it. The UI includes no other module: the app owns a UiModel and fills in the names,
- * ranges and measurements it shows, in the UI's own types (src/app/ui_names.c; the physical units'
- * texts, src/app/units_hud.c); the UI edits its controls in place and raises one-frame action
- * flags. */
+ * ranges and what it shows (UiReadout), in the UI's own types (src/app/ui_names.c; the physical
+ * units' texts, src/app/units_hud.c); the UI edits its controls in place (UiControls) and raises
+ * one-frame actions (UiActions). */
 #ifndef STARBURST_UI_H
 #define STARBURST_UI_H
 
@@ -79,7 +79,7 @@ typedef struct UiForceError {
     double rms, p999, worst, median, p99;
 } UiForceError;
 
-/* The disks' heating against the run's start (src/app/heating.c, sim/heating.h), in model units:
+/* The disks' heating against the run's start (src/app/heating_watch.c, sim/heating.h), in model units:
  * thickness (rms z) and sigma_R in an annulus, their drift, and a state numbered as HeatingState. */
 typedef enum UiHeatingState {
     UI_HEATING_NONE = 0, UI_HEATING_STEADY, UI_HEATING_WARM, UI_HEATING_HOT, UI_HEATING_TIDAL
@@ -118,11 +118,8 @@ typedef struct UiWidget {
 /* The deepest level of tree cells the overlay draws. */
 #define UI_TREE_LEVELS_MAX 8
 
-typedef struct UiModel {
-    /* Filled once by the app (ui_names_fill). */
-    UiNames names;
-    UiRanges ranges;
-    /* Live controls. */
+/* What the panel sets: edited in place by the UI, read by the app once a frame. */
+typedef struct UiControls {
     float dt, softening, damping;
     float theta;          /* the tree's opening angle, in ranges.theta */
     int force;            /* UiForce asked for: auto, direct, tree or fmm */
@@ -138,23 +135,26 @@ typedef struct UiModel {
     int threads_per_body; /* launch shape asked for: q of mtpb (0 = auto, 1 .. 32) */
     int block_size;       /* threads per block (0 = auto, 64 .. 1024) */
     bool lecture;         /* L: large type, a large HUD and the kernel-ladder panel */
+    bool visible;         /* H toggles */
     /* Applied on reset. */
     int scene;            /* by names.scene (the built-in ones) */
     int n;
     int seed;
-    /* Presets: names from the presets file; the one in use, or -1. */
-    const char *const *preset_names;
-    int preset_count;
+    /* Presets: the one in use, or -1; cycling through them. */
     int preset;
     bool cycling;         /* C: step through the presets every cycle_seconds */
     float cycle_seconds;
     char preset_name[64]; /* name for "save current as preset" */
-    /* Actions, raised for one frame by the UI or keys; the app clears them. */
+    bool diagnostics_open; /* raised by ui_frame while the Diagnostics section is open */
+} UiControls;
+
+/* Raised for one frame by the UI or the keys; the app takes each once and clears it. */
+typedef struct UiActions {
     bool reset, step_once, reset_camera;
-    bool apply_preset;    /* with preset set to the choice */
+    bool apply_preset;    /* with controls.preset set to the choice */
     bool check_forces;    /* one-shot accuracy check of the active kernel */
-    bool save_preset;     /* with preset_name */
-    bool run_at_scale; /* "Run at scale...": the state as SWIFT's initial conditions and parameters */
+    bool save_preset;     /* with controls.preset_name */
+    bool run_at_scale;    /* "Run at scale...": the state as SWIFT's initial conditions and parameters */
     bool apply_shape;     /* threads_per_body or block_size changed */
     bool apply_force;     /* with force_wanted: the method picked in the panel */
     int force_wanted;
@@ -163,8 +163,18 @@ typedef struct UiModel {
     /* Raised when an edit of dt, softening, damping or theta begins, with their values before it. */
     bool edit_began;
     UiParams before;
+    int ladder_force;     /* raised by the ladder: UI_FORCE_TREE or UI_FORCE_DIRECT to switch to; 0 = none */
+    bool measure_ladder;  /* K or the ladder's button: time every rung in turn */
+    bool timeline_seek;   /* the slider moved, to keyframe timeline_to */
+    int timeline_to;
+} UiActions;
+
+/* What the panel and the HUD show: written by the app, read only by the UI; and where the UI
+ * drew its controls in the last frame, for the app's readout file. */
+typedef struct UiReadout {
+    const char *const *preset_names; /* from the presets file */
+    int preset_count;
     int undo_depth;       /* changes that can be undone */
-    /* HUD, read only. */
     double fps, steps_per_s, interactions_per_s, gflops;
     double energy_error; /* dE/E0 */
     bool energy_valid;
@@ -185,9 +195,7 @@ typedef struct UiModel {
     double ladder_tree_per_body; /* interactions a body the tree evaluated when its rate was taken */
     bool tree;           /* a tree is the force method (tree or fmm): the ladder's last rung runs */
     bool fmm;            /* of those, the fast multipole method */
-    int ladder_force;    /* raised by the ladder: UI_FORCE_TREE or UI_FORCE_DIRECT to switch to; 0 = none */
-    bool measure_ladder; /* K or the ladder's button: time every rung in turn */
-    int ladder_touring;  /* the rung being timed by that tour; UI_KERNEL_DEFAULT (0) = no tour */
+    int ladder_touring;  /* the rung being timed by a tour; UI_KERNEL_DEFAULT (0) = no tour */
     /* Diagnostics panel. */
     bool diag_valid;                /* false until measured */
     UiDiagnostics diag;
@@ -201,14 +209,8 @@ typedef struct UiModel {
     UiForceError live_error;
     const char *live_error_what;    /* the method it measured: "tree, theta 0.40", "kernel symmetric" */
     bool live_error_measuring;      /* a measurement is under way */
-    bool diagnostics_open;          /* raised by ui_frame while the Diagnostics section is open */
     UiHeating heating;              /* the disks' thickness and sigma_R against the start */
     bool cuda;           /* the kernel choice applies */
-    bool visible;        /* H toggles */
-    /* Controls as drawn in the last frame (filled by ui_frame). */
-    UiWidget widgets[UI_MAX_WIDGETS];
-    int widget_count;
-    char hud[512];       /* the HUD's lines as drawn in the last frame, run together (for the readout) */
     /* Physical units, written by the app each frame (src/app/units_hud.c). */
     char time_text[64];   /* "t 120 Myr (10.78)"; "t 10.000" where the run has no physical scale */
     char orbit_text[160]; /* "rotation 250 Myr at R½   pericentre in 80 Myr"; "" = none */
@@ -217,19 +219,31 @@ typedef struct UiModel {
     /* One model energy in erg, momentum in Msun km/s, angular momentum in Msun kpc km/s, for
      * Diagnostics; 0 = model units only. */
     double erg_per_energy, momentum_unit, angular_momentum_unit;
-    float scalebar_px;    /* the scale bar's length as drawn in the last frame, in pixels; 0 = none */
-    char scalebar_text[24]; /* its label, "10 kpc" */
-    float scalebar_box[4];  /* the bar and its label, x0 y0 x1 y1 in window pixels */
     /* The run's timeline (src/app/timeline_view.c): keyframes kept (0 = no timeline), the one
-     * shown (-1 = the run as it goes) and the line over the slider; the slider raises
-     * timeline_seek with the keyframe in timeline_to. */
+     * shown (-1 = the run as it goes) and the line over the slider. */
     int timeline_count, timeline_view;
     char timeline_text[128];
     /* While --open's series is read, "Reading snapshot 3 of 40: snap_0002.tipsy"; where a
      * snapshot did not read, that the series is not all there; "" otherwise. */
     char timeline_reading[160];
-    bool timeline_seek;
-    int timeline_to;
+    /* As drawn in the last frame (filled by ui_frame): the controls, the HUD's lines run
+     * together, the scale bar's length in pixels (0 = none), its label and its box. */
+    UiWidget widgets[UI_MAX_WIDGETS];
+    int widget_count;
+    char hud[512];
+    float scalebar_px;
+    char scalebar_text[24];
+    float scalebar_box[4];
+} UiReadout;
+
+/* The UI's model in three parts: what the panel sets (controls), the one-frame actions, and what
+ * it shows (the readout). The names and ranges are filled once by the app (ui_names_fill). */
+typedef struct UiModel {
+    UiNames names;
+    UiRanges ranges;
+    UiControls controls;
+    UiActions actions;
+    UiReadout readout;
 } UiModel;
 
 /* Attaches Dear ImGui to the window (GLFW + OpenGL3 backends). GLFW's backend chains to the

@@ -199,14 +199,14 @@ extern "C" void ui_destroy(void)
 static void parameter_slider(UiModel *m, const char *label, float *v, SliderRule rule, UiRange range)
 {
     const SliderSpec spec = {rule, range.lo, range.hi,
-                             v == &m->dt ? m->dt_note : v == &m->softening ? m->softening_note : nullptr};
-    const UiParams before = {.dt = m->dt, .softening = m->softening, .damping = m->damping, .theta = m->theta};
+                             v == &m->controls.dt ? m->readout.dt_note : v == &m->controls.softening ? m->readout.softening_note : nullptr};
+    const UiParams before = {.dt = m->controls.dt, .softening = m->controls.softening, .damping = m->controls.damping, .theta = m->controls.theta};
     bool began = false;
     ui_rule_slider(m, label, v, &spec, &began);
     ui_note_widget(m, label, true);
-    if (began && !m->edit_began) {
-        m->edit_began = true;
-        m->before = before;
+    if (began && !m->actions.edit_began) {
+        m->actions.edit_began = true;
+        m->actions.before = before;
     }
 }
 
@@ -221,20 +221,20 @@ static void force_combo(UiModel *m)
         "fast multipole method: far cells act on groups of bodies through one expansion; theta sets it",
     };
     char shown[48];
-    if (m->force == UI_FORCE_AUTO)
-        snprintf(shown, sizeof shown, "auto (%s)", m->fmm ? "fmm" : m->tree ? "tree" : "direct");
+    if (m->controls.force == UI_FORCE_AUTO)
+        snprintf(shown, sizeof shown, "auto (%s)", m->readout.fmm ? "fmm" : m->readout.tree ? "tree" : "direct");
     else
-        snprintf(shown, sizeof shown, "%s", ui_name(m->names.force, UI_FORCE_COUNT, m->force));
+        snprintf(shown, sizeof shown, "%s", ui_name(m->names.force, UI_FORCE_COUNT, m->controls.force));
     const ImVec2 at = ImGui::GetCursorScreenPos();
     if (ImGui::BeginCombo("force", shown)) {
         for (int f = 0; f < UI_FORCE_COUNT; f++) {
             const char *force = ui_name(m->names.force, UI_FORCE_COUNT, f);
-            if (ImGui::Selectable(force, f == m->force) && f != m->force) {
-                m->force_wanted = f;
-                m->apply_force = true;
+            if (ImGui::Selectable(force, f == m->controls.force) && f != m->controls.force) {
+                m->actions.force_wanted = f;
+                m->actions.apply_force = true;
             }
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", what[f]);
-            char name[sizeof m->widgets[0].name];
+            char name[sizeof m->readout.widgets[0].name];
             snprintf(name, sizeof name, "force %.12s", force);
             ui_note_widget(m, name);
         }
@@ -247,15 +247,15 @@ static void force_combo(UiModel *m)
 // says why.
 static void theta_slider(UiModel *m)
 {
-    const bool tree = m->tree;
+    const bool tree = m->readout.tree;
     ImGui::BeginDisabled(!tree);
-    parameter_slider(m, "theta", &m->theta, RULE_LINEAR, m->ranges.theta);
+    parameter_slider(m, "theta", &m->controls.theta, RULE_LINEAR, m->ranges.theta);
     ImGui::EndDisabled();
     if (!ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
     if (tree)
         ImGui::SetTooltip("The tree's opening angle: a cell that looks smaller than theta from a body\n"
                           "counts as one term%s. Smaller is more exact and slower.",
-                          m->fmm ? " (and from a group, one expansion)" : "");
+                          m->readout.fmm ? " (and from a group, one expansion)" : "");
     else
         ImGui::SetTooltip("theta is the tree's opening angle: the direct sum has none.\nChoose tree under force.");
 }
@@ -271,91 +271,91 @@ static bool section(UiModel *m, const char *title, const char *name, ImGuiTreeNo
 static void simulation_section(UiModel *m)
 {
     if (!section(m, "Simulation", "Simulation", ImGuiTreeNodeFlags_DefaultOpen)) return;
-    parameter_slider(m, "dt", &m->dt, RULE_LOG, m->ranges.dt);
-    parameter_slider(m, "softening", &m->softening, RULE_LOG, m->ranges.softening);
-    parameter_slider(m, "damping", &m->damping, RULE_DAMPING, m->ranges.damping);
+    parameter_slider(m, "dt", &m->controls.dt, RULE_LOG, m->ranges.dt);
+    parameter_slider(m, "softening", &m->controls.softening, RULE_LOG, m->ranges.softening);
+    parameter_slider(m, "damping", &m->controls.damping, RULE_DAMPING, m->ranges.damping);
     force_combo(m);
     theta_slider(m);
-    ui_slider_int(m, "steps/frame", &m->steps_per_frame, m->ranges.steps_per_frame.lo, m->ranges.steps_per_frame.hi);
+    ui_slider_int(m, "steps/frame", &m->controls.steps_per_frame, m->ranges.steps_per_frame.lo, m->ranges.steps_per_frame.hi);
     ui_note_widget(m, "steps/frame", true);
-    if (m->cuda) {
+    if (m->readout.cuda) {
         int k = ui_active_kernel(m);
         if (ImGui::BeginCombo("kernel", ui_name(m->names.kernel, UI_KERNELS, k))) {
             for (int i = UI_KERNEL_FIRST; i < UI_KERNELS; i++)
-                if (ImGui::Selectable(ui_name(m->names.kernel, UI_KERNELS, i), i == k)) m->kernel = i;
+                if (ImGui::Selectable(ui_name(m->names.kernel, UI_KERNELS, i), i == k)) m->controls.kernel = i;
             ImGui::EndCombo();
         }
     }
-    if (ImGui::Button(m->paused ? "Resume" : "Pause")) m->paused = !m->paused;
+    if (ImGui::Button(m->controls.paused ? "Resume" : "Pause")) m->controls.paused = !m->controls.paused;
     ui_note_widget(m, "pause");
     ImGui::SameLine();
-    ImGui::BeginDisabled(!m->paused);
-    if (ImGui::Button("Step")) m->step_once = true;
+    ImGui::BeginDisabled(!m->controls.paused);
+    if (ImGui::Button("Step")) m->actions.step_once = true;
     ui_note_widget(m, "step");
     ImGui::EndDisabled();
     ImGui::SameLine();
-    if (ImGui::Button("Reset")) m->reset = true;
+    if (ImGui::Button("Reset")) m->actions.reset = true;
     ui_note_widget(m, "reset");
-    if (ImGui::Button("Defaults")) m->defaults = true;
+    if (ImGui::Button("Defaults")) m->actions.defaults = true;
     ui_note_widget(m, "defaults");
     ImGui::SameLine();
-    ImGui::BeginDisabled(m->undo_depth == 0);
-    if (ImGui::Button("Undo")) m->undo = true;
+    ImGui::BeginDisabled(m->readout.undo_depth == 0);
+    if (ImGui::Button("Undo")) m->actions.undo = true;
     ui_note_widget(m, "undo");
     ImGui::EndDisabled();
 }
 
 static void ladder_section(UiModel *m)
 {
-    if (!m->cuda || !ImGui::CollapsingHeader("Kernel ladder")) return;
+    if (!m->readout.cuda || !ImGui::CollapsingHeader("Kernel ladder")) return;
     ui_ladder_contents(m, px(190.0f));
 }
 static void scene_section(UiModel *m)
 {
     if (!section(m, "Scene (applied on reset)", "Scene")) return;
     const UiNames *names = &m->names;
-    if (ImGui::BeginCombo("scene", ui_name(names->scene, names->scene_count, m->scene))) {
+    if (ImGui::BeginCombo("scene", ui_name(names->scene, names->scene_count, m->controls.scene))) {
         for (int k = 0; k < names->scene_count; k++)
-            if (ImGui::Selectable(ui_name(names->scene, names->scene_count, k), k == m->scene)) m->scene = k;
+            if (ImGui::Selectable(ui_name(names->scene, names->scene_count, k), k == m->controls.scene)) m->controls.scene = k;
         ImGui::EndCombo();
     }
     ui_note_widget(m, "scene", true);
-    if (ImGui::InputInt("bodies", &m->n, 1024, 16384)) {
-        if (m->n < m->ranges.bodies.lo) m->n = m->ranges.bodies.lo;
-        if (m->n > m->ranges.bodies.hi) m->n = m->ranges.bodies.hi;
+    if (ImGui::InputInt("bodies", &m->controls.n, 1024, 16384)) {
+        if (m->controls.n < m->ranges.bodies.lo) m->controls.n = m->ranges.bodies.lo;
+        if (m->controls.n > m->ranges.bodies.hi) m->controls.n = m->ranges.bodies.hi;
     }
     ui_note_widget(m, "bodies", true);
-    if (ImGui::InputInt("seed", &m->seed) && m->seed < 0) m->seed = 0;
+    if (ImGui::InputInt("seed", &m->controls.seed) && m->controls.seed < 0) m->controls.seed = 0;
     ui_note_widget(m, "seed", true);
 }
 
 static void presets_section(UiModel *m)
 {
     if (!section(m, "Presets", "Presets")) return;
-    const char *current = m->preset >= 0 && m->preset < m->preset_count ? m->preset_names[m->preset] : "(none)";
+    const char *current = m->controls.preset >= 0 && m->controls.preset < m->readout.preset_count ? m->readout.preset_names[m->controls.preset] : "(none)";
     if (ImGui::BeginCombo("preset", current)) {
-        for (int i = 0; i < m->preset_count; i++)
-            if (ImGui::Selectable(m->preset_names[i], i == m->preset)) {
-                m->preset = i;
-                m->apply_preset = true;
+        for (int i = 0; i < m->readout.preset_count; i++)
+            if (ImGui::Selectable(m->readout.preset_names[i], i == m->controls.preset)) {
+                m->controls.preset = i;
+                m->actions.apply_preset = true;
             }
         ImGui::EndCombo();
     }
     ui_note_widget(m, "preset", true);
-    ImGui::Checkbox("cycle", &m->cycling);
+    ImGui::Checkbox("cycle", &m->controls.cycling);
     ui_note_widget(m, "cycle");
     ImGui::SameLine();
     ImGui::PushItemWidth(px(90.0f));
-    ui_slider_float(m, "seconds", &m->cycle_seconds, m->ranges.cycle_seconds.lo, m->ranges.cycle_seconds.hi, "%.0f s");
+    ui_slider_float(m, "seconds", &m->controls.cycle_seconds, m->ranges.cycle_seconds.lo, m->ranges.cycle_seconds.hi, "%.0f s");
     ui_note_widget(m, "seconds", true);
     ImGui::PopItemWidth();
-    ImGui::InputText("name", m->preset_name, sizeof m->preset_name);
+    ImGui::InputText("name", m->controls.preset_name, sizeof m->controls.preset_name);
     ui_note_widget(m, "name", true);
-    ImGui::BeginDisabled(m->preset_name[0] == '\0');
-    if (ImGui::Button("Save current as preset")) m->save_preset = true;
+    ImGui::BeginDisabled(m->controls.preset_name[0] == '\0');
+    if (ImGui::Button("Save current as preset")) m->actions.save_preset = true;
     ui_note_widget(m, "save preset");
     ImGui::EndDisabled();
-    if (ImGui::Button("Run at scale...")) m->run_at_scale = true;
+    if (ImGui::Button("Run at scale...")) m->actions.run_at_scale = true;
     ui_note_widget(m, "run at scale");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("Writes the run as it stands for SWIFT, a cluster N-body code: initial conditions,\n"
@@ -366,14 +366,14 @@ static void presets_section(UiModel *m)
 // The running method's error against the f64 sum, as the app last measured it in the background.
 static void live_error_lines(const UiModel *m)
 {
-    const UiForceError *f = m->live_error_valid ? &m->live_error : nullptr;
+    const UiForceError *f = m->readout.live_error_valid ? &m->readout.live_error : nullptr;
     if (f)
-        ImGui::Text("Force error against f64, %s (%d bodies):", m->live_error_what ? m->live_error_what : "",
+        ImGui::Text("Force error against f64, %s (%d bodies):", m->readout.live_error_what ? m->readout.live_error_what : "",
                     f->samples);
     else
         ImGui::TextUnformatted("Force error against f64:");
     if (f) ImGui::Text("median %.1e  99%% %.1e  max %.1e", f->median, f->p99, f->worst);
-    if (m->live_error_measuring || !f) {
+    if (m->readout.live_error_measuring || !f) {
         if (f) ImGui::SameLine();
         ImGui::TextDisabled("measuring...");
     }
@@ -381,19 +381,19 @@ static void live_error_lines(const UiModel *m)
 
 static void diagnostics_section(UiModel *m)
 {
-    m->diagnostics_open = section(m, "Diagnostics", "Diagnostics");
-    if (!m->diagnostics_open) return;
-    const UiDiagnostics *d = m->diag_valid ? &m->diag : nullptr;
+    m->controls.diagnostics_open = section(m, "Diagnostics", "Diagnostics");
+    if (!m->controls.diagnostics_open) return;
+    const UiDiagnostics *d = m->readout.diag_valid ? &m->readout.diag : nullptr;
     if (d) {
         ImGui::Text("E %+.6e  (K %.4e, W %.4e)", d->total, d->kinetic, d->potential);
         ImGui::Text("2K/|W| %.4f", d->virial);
         ImGui::Text("P  %+.2e %+.2e %+.2e", d->momentum[0], d->momentum[1], d->momentum[2]);
         ImGui::Text("L  %+.2e %+.2e %+.2e", d->angular_momentum[0], d->angular_momentum[1], d->angular_momentum[2]);
-        if (m->erg_per_energy > 0) {
+        if (m->readout.erg_per_energy > 0) {
             ImGui::TextDisabled("model units; in physical ones:");
-            ImGui::Text("E %+.3e erg  (K %.3e, W %.3e)", d->total * m->erg_per_energy, d->kinetic * m->erg_per_energy,
-                        d->potential * m->erg_per_energy);
-            const double p = m->momentum_unit, l = m->angular_momentum_unit;
+            ImGui::Text("E %+.3e erg  (K %.3e, W %.3e)", d->total * m->readout.erg_per_energy, d->kinetic * m->readout.erg_per_energy,
+                        d->potential * m->readout.erg_per_energy);
+            const double p = m->readout.momentum_unit, l = m->readout.angular_momentum_unit;
             ImGui::Text("P  %+.2e %+.2e %+.2e Msun km/s", d->momentum[0] * p, d->momentum[1] * p, d->momentum[2] * p);
             ImGui::Text("L  %+.2e %+.2e %+.2e Msun kpc km/s", d->angular_momentum[0] * l, d->angular_momentum[1] * l,
                         d->angular_momentum[2] * l);
@@ -401,23 +401,23 @@ static void diagnostics_section(UiModel *m)
     } else {
         ImGui::TextDisabled("measuring...");
     }
-    if (m->energy_history_count > 1) {
-        float lo = m->energy_history[0], hi = lo;
-        for (int i = 1; i < m->energy_history_count; i++) {
-            lo = m->energy_history[i] < lo ? m->energy_history[i] : lo;
-            hi = m->energy_history[i] > hi ? m->energy_history[i] : hi;
+    if (m->readout.energy_history_count > 1) {
+        float lo = m->readout.energy_history[0], hi = lo;
+        for (int i = 1; i < m->readout.energy_history_count; i++) {
+            lo = m->readout.energy_history[i] < lo ? m->readout.energy_history[i] : lo;
+            hi = m->readout.energy_history[i] > hi ? m->readout.energy_history[i] : hi;
         }
         // The range above the plot, not inside it, where a narrow plot would cut it.
         ImGui::Text("dE/E0 from %+.1e to %+.1e", lo, hi);
-        ImGui::PlotLines("##dE", m->energy_history, m->energy_history_count, 0, nullptr, lo, hi,
+        ImGui::PlotLines("##dE", m->readout.energy_history, m->readout.energy_history_count, 0, nullptr, lo, hi,
                          ImVec2(ImGui::CalcItemWidth(), px(60.0f)));
     }
     ui_heating_lines(m);
     live_error_lines(m);
-    if (ImGui::Button("Check forces against f64")) m->check_forces = true;
+    if (ImGui::Button("Check forces against f64")) m->actions.check_forces = true;
     ui_note_widget(m, "check forces");
-    if (m->force_check_valid) {
-        const UiForceError *f = &m->force_check;
+    if (m->readout.force_check_valid) {
+        const UiForceError *f = &m->readout.force_check;
         ImGui::Text("%d bodies: median %.2e  99%% %.2e", f->samples, f->median, f->p99);
         ImGui::Text("99.9%% %.2e  worst %.2e  rms %.2e", f->p999, f->worst, f->rms);
     }
@@ -426,14 +426,14 @@ static void diagnostics_section(UiModel *m)
 // The tree overlay: on and off (T), its deepest level, and what it shows or why it shows nothing.
 static void tree_controls(UiModel *m)
 {
-    ImGui::Checkbox("show tree", &m->show_tree);
+    ImGui::Checkbox("show tree", &m->controls.show_tree);
     ui_note_widget(m, "show tree");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("The cells of the tree that summed the last forces (T)");
-    ui_slider_int(m, "tree levels", &m->tree_levels, 0, UI_TREE_LEVELS_MAX, "0 - %d", ImGuiSliderFlags_NoInput);
+    ui_slider_int(m, "tree levels", &m->controls.tree_levels, 0, UI_TREE_LEVELS_MAX, "0 - %d", ImGuiSliderFlags_NoInput);
     ui_note_widget(m, "tree levels", true);
-    if (m->tree_note) {
+    if (m->readout.tree_note) {
         ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + px(260.0f));
-        ImGui::TextDisabled("%s", m->tree_note);
+        ImGui::TextDisabled("%s", m->readout.tree_note);
         ImGui::PopTextWrapPos();
     }
 }
@@ -442,25 +442,25 @@ static void view_section(UiModel *m)
 {
     if (!section(m, "View", "View", ImGuiTreeNodeFlags_DefaultOpen)) return;
     const ImGuiSliderFlags log = ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_NoRoundToFormat;
-    ui_slider_float(m, "point size", &m->point_size, m->ranges.point_size.lo, m->ranges.point_size.hi, "%.2f", log);
+    ui_slider_float(m, "point size", &m->controls.point_size, m->ranges.point_size.lo, m->ranges.point_size.hi, "%.2f", log);
     ui_note_widget(m, "point size", true);
-    ui_slider_float(m, "exposure", &m->exposure, m->ranges.exposure.lo, m->ranges.exposure.hi, "%.2f", log);
+    ui_slider_float(m, "exposure", &m->controls.exposure, m->ranges.exposure.lo, m->ranges.exposure.hi, "%.2f", log);
     ui_note_widget(m, "exposure", true);
     const UiNames *names = &m->names;
-    if (ImGui::BeginCombo("colour", ui_name(names->color, names->color_count, m->color_mode))) {
+    if (ImGui::BeginCombo("colour", ui_name(names->color, names->color_count, m->controls.color_mode))) {
         for (int c = 0; c < names->color_count; c++)
-            if (ImGui::Selectable(ui_name(names->color, names->color_count, c), c == m->color_mode))
-                m->color_mode = c;
+            if (ImGui::Selectable(ui_name(names->color, names->color_count, c), c == m->controls.color_mode))
+                m->controls.color_mode = c;
         ImGui::EndCombo();
     }
     ui_note_widget(m, "colour", true);
-    ImGui::Checkbox("show halo", &m->show_halo);
+    ImGui::Checkbox("show halo", &m->controls.show_halo);
     ui_note_widget(m, "show halo");
     ImGui::SameLine();
-    ImGui::Checkbox("auto-rotate", &m->auto_rotate);
+    ImGui::Checkbox("auto-rotate", &m->controls.auto_rotate);
     ui_note_widget(m, "auto-rotate");
     tree_controls(m);
-    if (ImGui::Button("Reset camera")) m->reset_camera = true;
+    if (ImGui::Button("Reset camera")) m->actions.reset_camera = true;
     ui_note_widget(m, "reset camera");
 }
 
@@ -539,9 +539,9 @@ static void set_mode(bool lecture)
 extern "C" void ui_frame(UiModel *m)
 {
     if (!ui.created) return;
-    m->widget_count = 0;
-    m->hud[0] = '\0';
-    set_mode(m->lecture);
+    m->readout.widget_count = 0;
+    m->readout.hud[0] = '\0';
+    set_mode(m->controls.lecture);
     ImGui_ImplOpenGL3_NewFrame();
     if (ui.glfw) {
         ImGui_ImplGlfw_NewFrame();
@@ -550,7 +550,7 @@ extern "C" void ui_frame(UiModel *m)
         glGetIntegerv(GL_VIEWPORT, viewport);
         ImGuiIO &io = ImGui::GetIO();
         io.DisplaySize = ImVec2((float)viewport[2], (float)viewport[3]);
-        io.DeltaTime = m->fps > 0 ? (float)(1.0 / m->fps) : 1.0f / 60.0f;
+        io.DeltaTime = m->readout.fps > 0 ? (float)(1.0 / m->readout.fps) : 1.0f / 60.0f;
     }
     if (ui.glfw) {
         release_late_keys(-1);
@@ -562,7 +562,7 @@ extern "C" void ui_frame(UiModel *m)
     ui.frame_pressed = false;
     ui_look.field_opening = false; // the panel below raises it again while a field opens
     float above = ImGui::GetIO().DisplaySize.y; // the scale bar sits above the caption
-    if (m->visible) {
+    if (m->controls.visible) {
         if (ui_look.lecture) {
             ui_lecture_hud(m);
             ui_ladder_window(m);

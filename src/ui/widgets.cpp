@@ -58,7 +58,7 @@ static bool slider_clear(UiModel *m, const char *label, ImGuiDataType type, void
     const float y = frame.Min.y + ImGui::GetStyle().FramePadding.y;
     ImGui::RenderTextClipped(ImVec2(x, y), ImVec2(frame.Max.x, frame.Max.y), text, nullptr, nullptr, ImVec2(0, 0),
                              &frame);
-    char name[sizeof m->widgets[0].name];
+    char name[sizeof m->readout.widgets[0].name];
     snprintf(name, sizeof name, "%.13s grab", label);
     ui_note_rect(m, name, grab.Min, grab.Max);
     snprintf(name, sizeof name, "%.13s value", label);
@@ -194,8 +194,8 @@ bool ui_rule_slider(UiModel *m, const char *label, float *v, const SliderSpec *s
 // A slider's or field's box alone, without the label beside it.
 void ui_note_rect(UiModel *m, const char *name, ImVec2 a, ImVec2 b)
 {
-    if (m->widget_count >= UI_MAX_WIDGETS) return;
-    UiWidget *w = &m->widgets[m->widget_count++];
+    if (m->readout.widget_count >= UI_MAX_WIDGETS) return;
+    UiWidget *w = &m->readout.widgets[m->readout.widget_count++];
     snprintf(w->name, sizeof w->name, "%s", name);
     w->x0 = a.x;
     w->y0 = a.y;

@@ -289,8 +289,9 @@ static void app_ui_survives_a_chart(void **state)
 {
     if (!ctx) test_skip();
     assert_true(ui_create(NULL, 1.0f));
-    UiModel m = {.visible = true, .dt = 0.01f, .softening = 0.05f, .damping = 1, .steps_per_frame = 1,
-                 .point_size = 1, .exposure = 1, .preset = -1, .backend = "cpu", .bodies = 1024};
+    UiModel m = {.controls = {.visible = true, .dt = 0.01f, .softening = 0.05f, .damping = 1, .steps_per_frame = 1,
+                              .point_size = 1, .exposure = 1, .preset = -1},
+                 .readout = {.backend = "cpu", .bodies = 1024}};
     ui_names_fill(&m);
     glBindFramebuffer(GL_FRAMEBUFFER, render_context_framebuffer(ctx));
     glViewport(0, 0, 64, 64);

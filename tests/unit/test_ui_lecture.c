@@ -94,27 +94,27 @@ static void lecture_mode_and_back(void **state)
     if (!ctx) test_skip();
     assert_true(ui_create(NULL, 1.0f));
     UiModel m = {
-        .dt = 0.01f, .softening = 0.05f, .damping = 1, .steps_per_frame = 4, .point_size = 1, .exposure = 1,
-        .kernel = SIM_KERNEL_MTPB, .preset = -1, .visible = true, .cuda = true,
-        .fps = 59.8, .steps_per_s = 103.6, .bodies = 131072, .backend = "cuda", .device = "NVIDIA H100 80GB HBM3",
-        .kernel_name = "mtpb", .shape_q = 4, .shape_block = 256, .sim_time = 1.25, .energy_valid = true,
-        .energy_error = 2.1e-6,
+        .controls = {.dt = 0.01f, .softening = 0.05f, .damping = 1, .steps_per_frame = 4, .point_size = 1,
+                     .exposure = 1, .kernel = SIM_KERNEL_MTPB, .preset = -1, .visible = true},
+        .readout = {.cuda = true, .fps = 59.8, .steps_per_s = 103.6, .bodies = 131072, .backend = "cuda",
+                    .device = "NVIDIA H100 80GB HBM3", .kernel_name = "mtpb", .shape_q = 4, .shape_block = 256,
+                    .sim_time = 1.25, .energy_valid = true, .energy_error = 2.1e-6},
     };
     ui_names_fill(&m);
-    m.interactions_per_s = m.steps_per_s * 131072.0 * 131072.0;
-    m.gflops = m.interactions_per_s * 20e-9;
-    m.ladder_rate[SIM_KERNEL_NAIVE] = 3.6e10;
-    m.ladder_rate[SIM_KERNEL_REGISTERS] = 1.9e11;
-    m.ladder_rate[SIM_KERNEL_TILED] = 1.02e12;
-    m.ladder_rate[SIM_KERNEL_TILED_UNROLLED] = 1.38e12;
-    m.ladder_rate[SIM_KERNEL_MTPB] = 1.78e12;
+    m.readout.interactions_per_s = m.readout.steps_per_s * 131072.0 * 131072.0;
+    m.readout.gflops = m.readout.interactions_per_s * 20e-9;
+    m.readout.ladder_rate[SIM_KERNEL_NAIVE] = 3.6e10;
+    m.readout.ladder_rate[SIM_KERNEL_REGISTERS] = 1.9e11;
+    m.readout.ladder_rate[SIM_KERNEL_TILED] = 1.02e12;
+    m.readout.ladder_rate[SIM_KERNEL_TILED_UNROLLED] = 1.38e12;
+    m.readout.ladder_rate[SIM_KERNEL_MTPB] = 1.78e12;
 
     uint8_t *normal = malloc((size_t)W * H * 3), *lecture = malloc((size_t)W * H * 3),
             *again = malloc((size_t)W * H * 3);
     draw(&m, normal, "ui-normal");
-    m.lecture = true;
+    m.controls.lecture = true;
     draw(&m, lecture, "ui-lecture");
-    m.lecture = false;
+    m.controls.lecture = false;
     draw(&m, again, "ui-normal-again");
 
     /* Larger type: the HUD is more than twice as tall. */
@@ -125,8 +125,8 @@ static void lecture_mode_and_back(void **state)
     /* Back to normal: the same picture as before. */
     assert_memory_equal(normal, again, (size_t)W * H * 3);
     /* Nothing the user did: no action raised. */
-    assert_false(m.apply_shape);
-    assert_int_equal(m.kernel, SIM_KERNEL_MTPB);
+    assert_false(m.actions.apply_shape);
+    assert_int_equal(m.controls.kernel, SIM_KERNEL_MTPB);
 
     free(normal);
     free(lecture);
@@ -157,23 +157,24 @@ static void tree_rung_on_stage(void **state)
     if (!ctx) test_skip();
     assert_true(ui_create(NULL, 1.0f));
     UiModel m = {
-        .dt = 0.02f, .softening = 0.08f, .damping = 1, .steps_per_frame = 1, .point_size = 1, .exposure = 1,
-        .kernel = SIM_KERNEL_SYMMETRIC, .preset = -1, .visible = true, .cuda = true, .lecture = true,
-        .fps = 20, .steps_per_s = 20, .bodies = 1048576, .backend = "cuda", .device = "NVIDIA H100 80GB HBM3",
-        .kernel_name = "symmetric", .method = "tree, theta 0.40: 3702 interactions a body (of 1048576)",
+        .controls = {.dt = 0.02f, .softening = 0.08f, .damping = 1, .steps_per_frame = 1, .point_size = 1,
+                     .exposure = 1, .kernel = SIM_KERNEL_SYMMETRIC, .preset = -1, .visible = true, .lecture = true},
+        .readout = {.cuda = true, .fps = 20, .steps_per_s = 20, .bodies = 1048576, .backend = "cuda",
+                    .device = "NVIDIA H100 80GB HBM3", .kernel_name = "symmetric",
+                    .method = "tree, theta 0.40: 3702 interactions a body (of 1048576)"},
     };
     ui_names_fill(&m);
-    m.interactions_per_s = m.steps_per_s * 1048576.0 * 1048576.0;
-    m.gflops = m.interactions_per_s * 20e-9;
-    m.ladder_rate[SIM_KERNEL_NAIVE] = 1.7e11;
-    m.ladder_rate[SIM_KERNEL_TILED_UNROLLED] = 1.98e12;
-    m.ladder_rate[SIM_KERNEL_MTPB] = 2.04e12;
-    m.ladder_rate[SIM_KERNEL_SYMMETRIC] = 2.76e12;
-    m.ladder_rate[UI_RUNG_TREE] = 1048576.0 * 1048576.0 / 20.9e-3;
-    m.ladder_tree_per_body = 3702;
+    m.readout.interactions_per_s = m.readout.steps_per_s * 1048576.0 * 1048576.0;
+    m.readout.gflops = m.readout.interactions_per_s * 20e-9;
+    m.readout.ladder_rate[SIM_KERNEL_NAIVE] = 1.7e11;
+    m.readout.ladder_rate[SIM_KERNEL_TILED_UNROLLED] = 1.98e12;
+    m.readout.ladder_rate[SIM_KERNEL_MTPB] = 2.04e12;
+    m.readout.ladder_rate[SIM_KERNEL_SYMMETRIC] = 2.76e12;
+    m.readout.ladder_rate[UI_RUNG_TREE] = 1048576.0 * 1048576.0 / 20.9e-3;
+    m.readout.ladder_tree_per_body = 3702;
     uint8_t *direct = malloc((size_t)W * H * 3), *tree = malloc((size_t)W * H * 3);
     draw(&m, direct, "ui-ladder-symmetric");
-    m.tree = true;
+    m.readout.tree = true;
     draw(&m, tree, "ui-ladder-tree");
     /* The accent moves down a row, from symmetric's bar (5 % of the track) to the tree's (all of it). */
     const int was = lowest_row_with_color(direct, 255, 184, 64), now = lowest_row_with_color(tree, 255, 184, 64);
@@ -181,8 +182,8 @@ static void tree_rung_on_stage(void **state)
                   with_color(direct, 255, 184, 64), was, with_color(tree, 255, 184, 64), now);
     assert_true(now > was + 20);
     assert_true(with_color(tree, 255, 184, 64) > 5 * with_color(direct, 255, 184, 64));
-    assert_int_equal(m.ladder_force, 0);
-    assert_true(m.tree);
+    assert_int_equal(m.actions.ladder_force, 0);
+    assert_true(m.readout.tree);
     free(direct);
     free(tree);
     ui_destroy();

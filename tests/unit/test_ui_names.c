@@ -70,27 +70,27 @@ static void measurements_arrive_field_for_field(void **state)
     const Diagnostics d = {.kinetic = 1, .potential = -2, .total = -1, .momentum = {3, 4, 5},
                            .angular_momentum = {6, 7, 8}, .virial = 0.9};
     ui_show_diagnostics(&m, &d);
-    assert_true(m.diag_valid);
-    assert_true(m.diag.kinetic == 1 && m.diag.potential == -2 && m.diag.total == -1 && m.diag.virial == 0.9);
+    assert_true(m.readout.diag_valid);
+    assert_true(m.readout.diag.kinetic == 1 && m.readout.diag.potential == -2 && m.readout.diag.total == -1 && m.readout.diag.virial == 0.9);
     for (int i = 0; i < 3; i++) {
-        assert_true(m.diag.momentum[i] == 3 + i);
-        assert_true(m.diag.angular_momentum[i] == 6 + i);
+        assert_true(m.readout.diag.momentum[i] == 3 + i);
+        assert_true(m.readout.diag.angular_momentum[i] == 6 + i);
     }
     const ForceCheck f = {.samples = 2048, .rms = 1e-3, .p999 = 2e-3, .worst = 3e-3, .median = 4e-4, .p99 = 5e-4};
     ui_show_force_check(&m, &f);
     ui_show_live_error(&m, &f);
-    const UiForceError *shown[] = {&m.force_check, &m.live_error};
+    const UiForceError *shown[] = {&m.readout.force_check, &m.readout.live_error};
     for (int i = 0; i < 2; i++) {
         assert_int_equal(shown[i]->samples, 2048);
         assert_true(shown[i]->rms == 1e-3 && shown[i]->p999 == 2e-3 && shown[i]->worst == 3e-3);
         assert_true(shown[i]->median == 4e-4 && shown[i]->p99 == 5e-4);
     }
-    assert_true(m.force_check_valid && m.live_error_valid);
+    assert_true(m.readout.force_check_valid && m.readout.live_error_valid);
     /* A reset: nothing measured yet. */
     ui_show_diagnostics(&m, NULL);
     ui_show_force_check(&m, NULL);
     ui_show_live_error(&m, NULL);
-    assert_false(m.diag_valid || m.force_check_valid || m.live_error_valid);
+    assert_false(m.readout.diag_valid || m.readout.force_check_valid || m.readout.live_error_valid);
 }
 
 int main(void)
