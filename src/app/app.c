@@ -408,8 +408,6 @@ static int app_start(App *a, const AppOptions *opt)
         return 1;
     }
     app_say_gpu_only_options(a, opt);
-    a->obs.watch = force_watch_create(err, sizeof err);
-    if (!a->obs.watch) app_say(a, "starburst: no live force error: %s\n", err);
     app_default_settings(a);
     app_start_timeline(a);
     app_camera_home(a, &a->camera);
@@ -483,10 +481,8 @@ static void app_destroy(App *a)
     if (a->rec.recorder) app_stop_recording(a);
     presets_free(&a->presets.list);
     free(a->presets.names);
-    app_heating_free(a);
     free(a->tree.cells);
     free(a->tree.boxes);
-    force_watch_destroy(a->obs.watch);
     run_destroy(a->run);
     if (a->ui_attached) ui_destroy();
     renderer_destroy(a->renderer);

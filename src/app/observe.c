@@ -1,6 +1,7 @@
-/* Watching the run after each advance: its energy against the first state's, the alarms that
- * follow (diverged, energy off, flying apart), the force checks (at once, and live in a worker),
- * the checkpoint the CPU carries on from, and --monitor's line of memory and errors. */
+/* What the run's measurements (run.h, "observation") mean on screen after each advance: its energy
+ * against the first state's and the alarms that follow (diverged, energy off, flying apart), the
+ * force checks (at once, and live in the run's worker), the checkpoint the CPU carries on from,
+ * and --monitor's line of memory and errors. */
 #include <GL/glew.h>
 
 #include <math.h>
@@ -13,150 +14,106 @@
 #include "util/clock.h"
 #include "util/params.h"
 
-/* A new run's baseline: its first state (the run keeps it), whose energy and disks the run
- * is held against, and no measurement of the run before. */
-void app_observe_restart(App *a, const Bodies *first)
+/* A new run: no measurement of the run before on screen (the run keeps its baselines). */
+void app_observe_restart(App *a)
 {
-    a->obs.initial = first; /* the run's: E0 is measured on it, with whatever softening is in force */
-    a->obs.half_mass0 = bodies_mass_radius(first, 0.5);
-    app_heating_restart(a, first);
-    a->obs.e0_softening = NAN;
-    a->obs.next_energy_at = 0;
     a->ui.readout.energy_valid = false;
     ui_show_diagnostics(&a->ui, NULL);
     ui_show_force_check(&a->ui, NULL);
-    if (a->obs.watch) force_watch_forget(a->obs.watch);
     ui_show_live_error(&a->ui, NULL);
-    a->obs.watch_next = 0;
-    a->obs.energy_history_count = 0;
     a->ui.readout.energy_history_count = 0;
     a->msg.alarm[0] = '\0';
+    app_heating_show(a);
 }
 
-/* The energy of the run's first state with softening eps, on the backend that runs (a second,
- * short-lived simulation of it): E0 stays the energy at t = 0 when the softening changes. */
-static bool app_initial_energy(App *a, float eps, double *e0)
-{
-    char err[256];
-    Sim *first = sim_create(&(SimDesc){.backend = sim_backend(run_sim(a->run))}, a->obs.initial, err, sizeof err);
-    if (!first) return false;
-    SimEnergy e = sim_energy(first, eps);
-    sim_destroy(first);
-    *e0 = e.kinetic + e.potential;
-    return isfinite(*e0);
-}
-
+/* The energy, where one is due, on screen; a run gone wrong is said large, with the keys that
+ * mend it. */
 static void app_measure_energy(App *a, double t)
 {
-    /* O(N^2) in double: keep it to a few per cent of the time, and skip it for huge N. */
-    if (t < a->obs.next_energy_at || sim_count(run_sim(a->run)) > 262144 || sim_error(run_sim(a->run))) return;
-    double t0 = clock_seconds();
-    if (!(a->obs.e0_softening == app_ui_params(a).softening)) {
-        if (!app_initial_energy(a, app_ui_params(a).softening, &a->obs.e0)) return;
-        a->obs.e0_softening = app_ui_params(a).softening;
-    }
-    SimEnergy e = sim_energy(run_sim(a->run), app_ui_params(a).softening);
-    double total = e.kinetic + e.potential;
-    run_read_state(a->run);
-    a->obs.energy_cost = clock_seconds() - t0;
-    a->obs.next_energy_at = clock_seconds() + fmax(0.25, 20 * a->obs.energy_cost);
-    if (!isfinite(total)) {
+    const SimParams p = app_ui_params(a);
+    if (!run_measure_energy(a->run, p.softening, t)) return;
+    const RunEnergy *e = run_energy(a->run);
+    UiReadout *r = &a->ui.readout;
+    if (!e->finite) {
         a->ui.controls.paused = true;
         snprintf(a->msg.alarm, sizeof a->msg.alarm,
                  "The simulation diverged (energy is not finite): paused. ctrl+Z undoes the last change, R resets.");
-        a->ui.readout.energy_valid = false;
+        r->energy_valid = false;
         return;
     }
-    a->ui.readout.energy_error = a->obs.e0 != 0 ? (total - a->obs.e0) / fabs(a->obs.e0) : 0;
-    a->ui.readout.energy_valid = true;
-    diag_measure(&run_copy(a->run)->bodies, e, &a->obs.diag);
-    ui_show_diagnostics(&a->ui, &a->obs.diag);
-    const int cap = (int)(sizeof a->obs.energy_history / sizeof a->obs.energy_history[0]);
-    if (a->obs.energy_history_count == cap) {
-        memmove(a->obs.energy_history, a->obs.energy_history + 1, (size_t)(cap - 1) * sizeof a->obs.energy_history[0]);
-        a->obs.energy_history_count--;
-    }
-    a->obs.energy_history[a->obs.energy_history_count++] = (float)a->ui.readout.energy_error;
-    a->ui.readout.energy_history = a->obs.energy_history;
-    a->ui.readout.energy_history_count = a->obs.energy_history_count;
-
-    /* A run gone wrong is said large, with the keys that mend it. */
-    const double spread = a->obs.half_mass0 > 0 ? bodies_mass_radius(&run_copy(a->run)->bodies, 0.5) / a->obs.half_mass0 : 1;
-    if (app_ui_params(a).damping >= 1.0f && fabs(a->ui.readout.energy_error) > ENERGY_ALARM)
+    r->energy_error = e->error;
+    r->energy_valid = true;
+    ui_show_diagnostics(&a->ui, &e->diag);
+    r->energy_history = e->history;
+    r->energy_history_count = e->history_count;
+    if (p.damping >= 1.0f && fabs(e->error) > ENERGY_ALARM)
         snprintf(a->msg.alarm, sizeof a->msg.alarm,
                  "Energy is off by %.3g %%: this run is no longer accurate. ctrl+Z undoes the last change, "
                  "Backspace restores the defaults, R resets.",
-                 100 * fabs(a->ui.readout.energy_error));
-    else if (spread > SPREAD_ALARM)
+                 100 * fabs(e->error));
+    else if (e->spread > SPREAD_ALARM)
         snprintf(a->msg.alarm, sizeof a->msg.alarm,
                  "The bodies are flying apart (half-mass radius x%.1f). ctrl+Z undoes the last change, Backspace "
                  "restores the defaults, R resets.",
-                 spread);
+                 e->spread);
     else if (!sim_diverged(run_sim(a->run)))
         a->msg.alarm[0] = '\0';
 }
 
 void app_check_forces(App *a)
 {
-    run_read_state(a->run);
-    if (diag_force_check(run_sim(a->run), &run_copy(a->run)->bodies, app_ui_params(a).softening, 2048, &a->obs.force_check) != 0) {
+    ForceCheck c;
+    if (run_check_forces(a->run, app_ui_params(a).softening, &c) != 0) {
         app_notify(a, "Force check: out of memory");
         return;
     }
-    ui_show_force_check(&a->ui, &a->obs.force_check);
+    ui_show_force_check(&a->ui, &c);
+    const Sim *sim = run_sim(a->run);
     app_say(a, "starburst: force check of %s on %d bodies: median %.3g, 99%% %.3g, 99.9%% %.3g, worst %.3g, rms %.3g\n",
-            sim_force(run_sim(a->run)) == SIM_FORCE_TREE  ? "the tree"
-            : sim_force(run_sim(a->run)) == SIM_FORCE_FMM ? "the fmm"
-                                                     : sim_kernel_name(sim_kernel(run_sim(a->run))),
-            a->obs.force_check.samples, a->obs.force_check.median, a->obs.force_check.p99,
-            a->obs.force_check.p999, a->obs.force_check.worst, a->obs.force_check.rms);
+            sim_force(sim) == SIM_FORCE_TREE  ? "the tree"
+            : sim_force(sim) == SIM_FORCE_FMM ? "the fmm"
+                                              : sim_kernel_name(sim_kernel(sim)),
+            c.samples, c.median, c.p99, c.p999, c.worst, c.rms);
 }
 
 /* The force method running now, as the live force error names it. */
 void app_method_name(const App *a, char *buf, size_t len)
 {
-    if (sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM)
-        snprintf(buf, len, "%s, theta %.2f", sim_force_name(sim_force(run_sim(a->run))), params_theta(a->live.params.theta));
+    const Sim *sim = run_sim(a->run);
+    if (sim_force(sim) == SIM_FORCE_TREE || sim_force(sim) == SIM_FORCE_FMM)
+        snprintf(buf, len, "%s, theta %.2f", sim_force_name(sim_force(sim)), params_theta(a->live.params.theta));
     else if (a->ui.readout.cuda)
-        snprintf(buf, len, "kernel %s", sim_kernel_name(sim_kernel(run_sim(a->run))));
+        snprintf(buf, len, "kernel %s", sim_kernel_name(sim_kernel(sim)));
     else
         snprintf(buf, len, "direct sum");
 }
 
-/* The live force error: a result taken when it has arrived, and a new measurement every few
- * seconds while the Diagnostics section is open or the tree runs. */
+/* The live force error, measured every few seconds while the Diagnostics section is open or the
+ * tree runs, on screen when a result arrives. */
 static void app_watch_forces(App *a, double t)
 {
-    if (!a->obs.watch) return;
-    if (force_watch_take(a->obs.watch, &a->obs.live_error)) {
-        snprintf(a->obs.live_what, sizeof a->obs.live_what, "%s", a->obs.live_what_pending);
-        ui_show_live_error(&a->ui, &a->obs.live_error);
-        a->ui.readout.live_error_what = a->obs.live_what;
-    }
-    a->ui.readout.live_error_measuring = force_watch_busy(a->obs.watch);
     const SimForce force = sim_force(run_sim(a->run));
     const bool wanted = a->ui.controls.diagnostics_open || force == SIM_FORCE_TREE || force == SIM_FORCE_FMM;
-    if (!wanted || a->ui.readout.live_error_measuring || t < a->obs.watch_next || sim_error(run_sim(a->run))) return;
-    const double t0 = clock_seconds();
-    run_read_state(a->run);
-    if (force_watch_start(a->obs.watch, run_sim(a->run), &run_copy(a->run)->bodies, app_ui_params(a).softening, LIVE_ERROR_SAMPLES) != 0) {
-        app_notify(a, "Live force error: out of memory");
-        a->obs.watch_next = t + 60;
-        return;
+    char method[64];
+    app_method_name(a, method, sizeof method);
+    const RunLiveError *live = run_live_error(a->run);
+    if (run_watch_forces(a->run, app_ui_params(a).softening, t, wanted, method)) {
+        ui_show_live_error(&a->ui, &live->error);
+        a->ui.readout.live_error_what = live->what;
     }
-    app_method_name(a, a->obs.live_what_pending, sizeof a->obs.live_what_pending);
-    a->ui.readout.live_error_measuring = true;
-    a->obs.watch_next = clock_seconds() + fmax(LIVE_ERROR_SECONDS, 20 * (clock_seconds() - t0));
+    a->ui.readout.live_error_measuring = live->measuring;
 }
 
-/* After the advance: energy and the flags it raises, and the checkpoint of the CUDA backend. */
+/* After the advance: energy and the flags it raises, the live force error, and the checkpoint of
+ * the CUDA backend. Headless with --frames, only the checkpoint: nothing reads the rest. */
 void app_observe(App *a, double t)
 {
     if (!a->set.headless || a->set.frames == 0) {
         app_measure_energy(a, t);
         app_watch_forces(a, t);
     }
-    if (sim_backend(run_sim(a->run)) == SIM_BACKEND_CUDA && t - run_copy(a->run)->read_at >= CHECKPOINT_SECONDS) run_read_state(a->run);
+    if (sim_backend(run_sim(a->run)) == SIM_BACKEND_CUDA && t - run_copy(a->run)->read_at >= CHECKPOINT_SECONDS)
+        run_read_state(a->run);
 }
 
 /* Resident memory of this process in MiB, from /proc (0 where it cannot be read). */

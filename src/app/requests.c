@@ -133,9 +133,10 @@ void app_apply_controls(App *a)
         const int len = snprintf(a->obs.method, sizeof a->obs.method, "%s: %.0f interactions a body (of %d)", name,
                                  sim_stats(run_sim(a->run)).interactions_per_body, sim_count(run_sim(a->run)));
         /* The live force error, where it was measured on this method. */
-        if (a->ui.readout.live_error_valid && strcmp(a->obs.live_what, name) == 0 && len > 0 && len < (int)sizeof a->obs.method)
+        const RunLiveError *live = run_live_error(a->run);
+        if (live->valid && strcmp(live->what, name) == 0 && len > 0 && len < (int)sizeof a->obs.method)
             snprintf(a->obs.method + len, sizeof a->obs.method - (size_t)len, "; force error p99 %.1e",
-                     a->obs.live_error.p99);
+                     live->error.p99);
         a->ui.readout.method = a->obs.method;
     }
     a->camera.auto_rotate = a->ui.controls.auto_rotate ? 0.1f : 0.0f;

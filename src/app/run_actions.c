@@ -212,7 +212,7 @@ void app_run_built(App *a)
             app_say(a, "starburst: %s\n", a->msg.notice);
         }
     }
-    app_observe_restart(a, run_first_state(a->run));
+    app_observe_restart(a);
     if (a->live.diverged_pause) a->ui.controls.paused = a->live.diverged_pause = false;
 }
 
@@ -450,7 +450,7 @@ void app_undo(App *a)
     app_set_params(a, &p);
     /* A run paused because it diverged goes on from the state before the change. */
     if (a->live.diverged_pause) a->ui.controls.paused = a->live.diverged_pause = false;
-    a->obs.next_energy_at = 0;
+    run_measure_soon(a->run);
     char text[160];
     app_describe_params(a, &p, text, sizeof text);
     char when[64];

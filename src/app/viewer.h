@@ -47,10 +47,6 @@
  * (a million bodies hold some 10^5 cells in 8 levels: a wall of lines, and 24 vertices each). */
 #define TREE_OVERLAY_SECONDS 0.1
 #define TREE_OVERLAY_MAX_BOXES 65536
-/* The live force error: bodies sampled, and how often (more seldom where taking the method's
- * accelerations costs the frame loop more than a twentieth of its time). */
-#define LIVE_ERROR_SAMPLES 256
-#define LIVE_ERROR_SECONDS 2.0
 /* The longest advance the ladder's tour may ask of a rung: the window stays responsive. */
 #define LADDER_TOUR_MAX_S 1.0
 
@@ -86,36 +82,15 @@ typedef struct AppLive {
     char backend_note[300];
 } AppLive;
 
-/* What is measured on the run: energy against its first state, the force checks, the alarms'
- * inputs. */
-typedef struct AppObserve {
-    /* Energy: E0 is the energy of the run's first state (the scene's, or the loaded one) with
-     * the softening in force, measured now and then. */
-    const Bodies *initial; /* the run's first state */
-    double e0;
-    float e0_softening;
-    double half_mass0; /* half-mass radius of the first state */
-    double next_energy_at, energy_cost;
-    float energy_history[240];
-    int energy_history_count;
-    Diagnostics diag;
-    ForceCheck force_check;
-    /* The live force error: the f64 half in a worker thread. */
-    ForceWatch *watch;
-    ForceCheck live_error;
-    char live_what[64], live_what_pending[64]; /* the method measured, and the one under way */
-    double watch_next;
-    char method[160]; /* the HUD's line on the tree's interactions */
-} AppObserve;
-
-/* The disks' heating against the run's start (heating.c): the series, when the next sample may
- * be taken (wall clock) and what the last one cost, and the thickness over the start's for the
- * panel's plot. */
+/* The disks' heating as the panel plots it: thickness over the start's, a disk a row. */
 typedef struct AppHeating {
-    HeatingSeries series;
-    double next, cost;
     float plot[2][HEATING_MAX_SAMPLES];
 } AppHeating;
+
+/* The tree's line for the HUD ("tree, theta 0.40: 3,702 interactions a body"). */
+typedef struct AppObserve {
+    char method[160];
+} AppObserve;
 
 /* Presets: those this run can take, and the cycle through them. */
 typedef struct AppPresets {
@@ -302,16 +277,15 @@ void app_apply_controls(App *a);
 void app_input_attach(App *a, GLFWwindow *win);
 
 /* observe.c: energy, the force checks, the checkpoint, the monitor line. */
-void app_observe_restart(App *a, const Bodies *first);
+void app_observe_restart(App *a);
 void app_observe(App *a, double t);
 void app_check_forces(App *a);
 void app_method_name(const App *a, char *buf, size_t len);
 void app_monitor(App *a, int frame);
 
-/* heating_watch.c: the start at each reset or load (from app_observe_restart), a sample now and then. */
-void app_heating_restart(App *a, const Bodies *first);
+/* heating_watch.c: the run's heating series on screen (at each reset, and after each sample). */
+void app_heating_show(App *a);
 void app_watch_heating(App *a, double t);
-void app_heating_free(App *a);
 
 /* preset_apply.c */
 int app_load_presets(App *a, char *err, size_t errlen);

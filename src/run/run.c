@@ -50,9 +50,13 @@ Run *run_make(const RunDesc *d, char *err, size_t errlen)
     r->desc = *d;
     r->source = d->source;
     r->tl.view = -1;
+    char why[256];
+    r->watch.forces = force_watch_create(why, sizeof why);
+    if (!r->watch.forces) run_say(r, RUN_SAY_CONSOLE, "no live force error: %s", why);
     if (d->open_path) {
         r->series = series_open(d->open_path, err, errlen);
         if (!r->series) {
+            force_watch_destroy(r->watch.forces);
             free(r);
             return NULL;
         }
@@ -68,6 +72,7 @@ void run_destroy(Run *r)
 {
     if (!r) return;
     run_timeline_free(r);
+    run_watch_free(r);
     undo_clear(&r->undo);
     bodies_free(&r->copy.bodies);
     bodies_free(&r->first);
@@ -245,6 +250,7 @@ int run_reset(Run *r, SceneKind kind, int n, uint64_t seed, SimKernel kernel, ch
     }
     bodies_free(&r->first);
     r->first = b;
+    run_watch_restart(r);
     /* The timeline waits for run_start_timeline: its spacing is the steps a frame the app sets. */
     r->tl.view = -1;
     r->tl.series_next = 0;

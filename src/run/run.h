@@ -20,6 +20,8 @@
 #include "run/saved_run.h"
 #include "scene/scene.h"
 #include "scene/snapshot.h"
+#include "sim/diag.h"
+#include "sim/heating.h"
 #include "sim/sim.h"
 
 typedef struct Run Run;
@@ -174,6 +176,41 @@ int run_series_read(const Run *r);   /* of them on the timeline, the first inclu
 const char *run_series_reading(const Run *r);
 /* Reads the next snapshot onto the timeline. False when there is none left to read. */
 bool run_read_next(Run *r);
+
+/* ---- observation: what is measured on the run ---- */
+
+/* The energy against the first state's, measured now and then. */
+typedef struct RunEnergy {
+    bool valid;          /* measured since the last reset, and finite */
+    bool finite;         /* false: the last measurement was not (the run diverged) */
+    double error;        /* (E - E0) / |E0| */
+    double spread;       /* the half-mass radius over the first state's */
+    Diagnostics diag;    /* energies, momenta, virial ratio */
+    const float *history; /* dE/E0 of the measurements, oldest first */
+    int history_count;
+} RunEnergy;
+/* Measures the energy with softening eps where one is due by the wall clock now (a few per cent
+ * of the time at most; not above 262,144 bodies). True when it measured. */
+bool run_measure_energy(Run *r, float eps, double now);
+const RunEnergy *run_energy(const Run *r);
+/* The next measurement at once (the state changed: an undo). */
+void run_measure_soon(Run *r);
+/* The method's force error against the f64 sum on up to 2,048 bodies, now. 0, or -1 (memory). */
+int run_check_forces(Run *r, float eps, ForceCheck *out);
+/* The live force error: a worker thread measures the running method on a sample every few
+ * seconds while wanted; method names it. True when a result arrived this call. */
+typedef struct RunLiveError {
+    bool valid, measuring;
+    ForceCheck error;
+    const char *what; /* the method the last result measured */
+} RunLiveError;
+bool run_watch_forces(Run *r, float eps, double now, bool wanted, const char *method);
+const RunLiveError *run_live_error(const Run *r);
+/* The disks' heating against the start: a sample where one is due by model time (every half
+ * rotation period) and by the wall clock. True when it sampled. */
+bool run_watch_heating(Run *r, double now);
+const HeatingSeries *run_heating(const Run *r);
+double run_heating_cost(const Run *r); /* seconds the last sample took */
 
 /* ---- undo ---- */
 

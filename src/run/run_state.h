@@ -9,6 +9,7 @@
 
 #include "run/run.h"
 #include "run/undo.h"
+#include "sim/force_watch.h"
 
 /* The timeline: the keyframes, the one shown (-1: the run as it goes), the undo count when a
  * resume set a future aside (it comes back while the count is that), --open's series read onto
@@ -28,6 +29,23 @@ typedef struct RunTimeline {
     void *reserve;
 } RunTimeline;
 
+/* What is measured on the run (run_watch.c): the energy's baseline and schedule, the live force
+ * error's worker, the disks' heating. */
+typedef struct RunWatch {
+    double e0;
+    float e0_softening; /* E0 was measured with this softening; NaN: not yet */
+    double half_mass0;
+    double next_energy;
+    RunEnergy energy;
+    float history[240];
+    ForceWatch *forces;
+    RunLiveError live;
+    char live_what[64], live_pending[64];
+    double next_live;
+    HeatingSeries heating;
+    double heating_cost, next_heating;
+} RunWatch;
+
 struct Run {
     RunDesc desc;
     RunSource source;
@@ -46,10 +64,15 @@ struct Run {
     Bodies first;
     UndoHistory undo;
     RunTimeline tl;
+    RunWatch watch;
 };
 
 /* A line for the app (RunDesc.log), printf-style. */
 void run_say(const Run *r, int where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* run_watch.c: the baselines of a new run (each reset), and what the watch holds freed. */
+void run_watch_restart(Run *r);
+void run_watch_free(Run *r);
 
 /* run_timeline.c */
 void run_timeline_free(Run *r);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +214,33 @@ static void undo_returns_to_the_state_before_a_change(void **state)
     run_destroy(r);
 }
 
+static void the_run_measures_itself(void **state)
+{
+    (void)state;
+    Run *r = make(0);
+    /* E0 on the first state: at once, dE/E0 0; 100 steps on, small; the next only when due. */
+    assert_true(run_measure_energy(r, params.softening, 0));
+    const RunEnergy *e = run_energy(r);
+    assert_true(e->valid && e->finite);
+    assert_true(fabs(e->error) < 1e-12);
+    assert_false(run_measure_energy(r, params.softening, 0));
+    advance(r, 100);
+    run_measure_soon(r);
+    assert_true(run_measure_energy(r, params.softening, 0));
+    assert_true(e->valid);
+    assert_true(fabs(e->error) > 0 && fabs(e->error) < 1e-3);
+    assert_true(e->spread > 0.8 && e->spread < 1.25);
+    assert_int_equal(e->history_count, 2);
+    /* The direct sum against the f64 sum: float's error. */
+    ForceCheck c;
+    assert_int_equal(run_check_forces(r, params.softening, &c), 0);
+    assert_int_equal(c.samples, BODIES);
+    assert_true(c.median < 1e-5);
+    /* A Plummer sphere has no disk to watch. */
+    assert_int_equal(run_heating(r)->galaxies, 0);
+    run_destroy(r);
+}
+
 /* In a child under an address-space limit: the budget asked for is clamped below it, with a line;
  * a run whose timeline asks for more than the limit (the clamp bypassed) stops the timeline when
  * a keyframe cannot be allocated, and goes on, and saves. Exit 0 when all held. */
@@ -290,6 +318,7 @@ int main(void)
         cmocka_unit_test(a_resume_sets_the_future_aside_and_undo_brings_it_back),
         cmocka_unit_test(a_future_set_aside_outlives_a_full_timeline),
         cmocka_unit_test(undo_returns_to_the_state_before_a_change),
+        cmocka_unit_test(the_run_measures_itself),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,149 @@
+/* What is measured on the run (run.h, "observation"): its energy against the first state's (E0 is
+ * measured on the first state with the softening in force, so it stays the energy at the start
+ * when the softening changes), the spread of its bodies, the force checks (at once, and live in a
+ * worker thread, sim/force_watch.h) and the disks' heating against the start (sim/heating.h).
+ * Each is timed by the wall clock so that the frame loop gives it a small share of its time; the
+ * app decides when it is wanted and says what it means. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "run/run_state.h"
+#include "util/clock.h"
+
+/* The energy: an O(N^2) sum in double, kept to a few per cent of the time, and skipped above this. */
+#define ENERGY_MAX_BODIES 262144
+/* The live force error's sample, and its interval at least. */
+#define LIVE_ERROR_SAMPLES 256
+#define LIVE_ERROR_SECONDS 2.0
+/* The disks' heating: model time between samples in rotation periods at the disk's half-mass
+ * radius, and wall time between samples at least. */
+#define HEATING_PERIODS 0.5
+#define HEATING_SECONDS 1.0
+
+/* The baselines of a new run: its first state's spread and disks, no measurement of the run before. */
+void run_watch_restart(Run *r)
+{
+    RunWatch *w = &r->watch;
+    w->e0_softening = NAN;
+    w->next_energy = 0;
+    w->energy = (RunEnergy){.spread = 1, .history = w->history};
+    w->half_mass0 = bodies_mass_radius(&r->first, 0.5);
+    if (w->forces) force_watch_forget(w->forces);
+    w->live = (RunLiveError){.what = w->live_what};
+    w->next_live = 0;
+    heating_free(&w->heating);
+    const HeatingDesc d = {.interval = r->info.scene.period > 0 ? HEATING_PERIODS * r->info.scene.period : 0,
+                           .pericentre_time = r->info.scene.pericentre_time};
+    const double t0 = clock_seconds();
+    if (heating_start(&w->heating, &r->first, run_time(r), &d) != 0)
+        run_say(r, RUN_SAY_SCREEN, "Disk heating: out of memory");
+    w->heating_cost = clock_seconds() - t0;
+    w->next_heating = 0;
+}
+
+void run_watch_free(Run *r)
+{
+    force_watch_destroy(r->watch.forces);
+    r->watch.forces = NULL;
+    heating_free(&r->watch.heating);
+}
+
+/* E0 with softening eps: the first state's energy on the backend that runs (a second,
+ * short-lived simulation of it). */
+static bool initial_energy(Run *r, float eps, double *e0)
+{
+    char err[256];
+    Sim *first = sim_create(&(SimDesc){.backend = sim_backend(r->sim)}, &r->first, err, sizeof err);
+    if (!first) return false;
+    const SimEnergy e = sim_energy(first, eps);
+    sim_destroy(first);
+    *e0 = e.kinetic + e.potential;
+    return isfinite(*e0);
+}
+
+bool run_measure_energy(Run *r, float eps, double now)
+{
+    RunWatch *w = &r->watch;
+    if (now < w->next_energy || sim_count(r->sim) > ENERGY_MAX_BODIES || sim_error(r->sim)) return false;
+    const double t0 = clock_seconds();
+    if (!(w->e0_softening == eps)) {
+        if (!initial_energy(r, eps, &w->e0)) return false;
+        w->e0_softening = eps;
+    }
+    const SimEnergy e = sim_energy(r->sim, eps);
+    const double total = e.kinetic + e.potential;
+    run_read_state(r);
+    const double cost = clock_seconds() - t0;
+    w->next_energy = clock_seconds() + fmax(0.25, 20 * cost);
+    RunEnergy *m = &w->energy;
+    m->finite = isfinite(total);
+    m->valid = m->finite;
+    if (!m->finite) return true;
+    m->error = w->e0 != 0 ? (total - w->e0) / fabs(w->e0) : 0;
+    diag_measure(&r->copy.bodies, e, &m->diag);
+    const int cap = (int)(sizeof w->history / sizeof w->history[0]);
+    if (m->history_count == cap) {
+        memmove(w->history, w->history + 1, (size_t)(cap - 1) * sizeof w->history[0]);
+        m->history_count--;
+    }
+    w->history[m->history_count++] = (float)m->error;
+    m->spread = w->half_mass0 > 0 ? bodies_mass_radius(&r->copy.bodies, 0.5) / w->half_mass0 : 1;
+    return true;
+}
+
+const RunEnergy *run_energy(const Run *r) { return &r->watch.energy; }
+
+void run_measure_soon(Run *r) { r->watch.next_energy = 0; }
+
+int run_check_forces(Run *r, float eps, ForceCheck *out)
+{
+    run_read_state(r);
+    return diag_force_check(r->sim, &r->copy.bodies, eps, 2048, out);
+}
+
+bool run_watch_forces(Run *r, float eps, double now, bool wanted, const char *method)
+{
+    RunWatch *w = &r->watch;
+    if (!w->forces) return false;
+    bool arrived = false;
+    if (force_watch_take(w->forces, &w->live.error)) {
+        snprintf(w->live_what, sizeof w->live_what, "%s", w->live_pending);
+        w->live.valid = arrived = true;
+    }
+    w->live.measuring = force_watch_busy(w->forces);
+    if (!wanted || w->live.measuring || now < w->next_live || sim_error(r->sim)) return arrived;
+    const double t0 = clock_seconds();
+    run_read_state(r);
+    if (force_watch_start(w->forces, r->sim, &r->copy.bodies, eps, LIVE_ERROR_SAMPLES) != 0) {
+        run_say(r, RUN_SAY_SCREEN, "Live force error: out of memory");
+        w->next_live = now + 60;
+        return arrived;
+    }
+    snprintf(w->live_pending, sizeof w->live_pending, "%s", method);
+    w->live.measuring = true;
+    w->next_live = clock_seconds() + fmax(LIVE_ERROR_SECONDS, 20 * (clock_seconds() - t0));
+    return arrived;
+}
+
+const RunLiveError *run_live_error(const Run *r) { return &r->watch.live; }
+
+bool run_watch_heating(Run *r, double now)
+{
+    RunWatch *w = &r->watch;
+    if (w->heating.galaxies == 0 || now < w->next_heating || sim_error(r->sim)) return false;
+    if (!heating_due(&w->heating, run_time(r))) return false;
+    const double t0 = clock_seconds();
+    if (!r->copy.valid || r->copy.step != run_step(r)) run_read_state(r);
+    if (!r->copy.valid || heating_sample(&w->heating, &r->copy.bodies, r->copy.time) != 0) {
+        run_say(r, RUN_SAY_SCREEN, "Disk heating: out of memory");
+        w->next_heating = now + 60;
+        return false;
+    }
+    w->heating_cost = clock_seconds() - t0;
+    w->next_heating = clock_seconds() + fmax(HEATING_SECONDS, 20 * w->heating_cost);
+    return true;
+}
+
+const HeatingSeries *run_heating(const Run *r) { return &r->watch.heating; }
+double run_heating_cost(const Run *r) { return r->watch.heating_cost; }
