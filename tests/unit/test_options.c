@@ -1,6 +1,7 @@
 /* The table of options (src/app/options.c): each row is whole (a spelling, somewhere to keep its
- * value, its help), no spelling names two rows, --help lists every option, and what the table
- * says is what the command line and the presets file do. */
+ * value, its help), no spelling names two rows, a parameter is spelt as the parameter table spells
+ * it, and every key a preset holds is written and read back as it was. (test_cli and test_limits
+ * check the command line and --help against it.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,7 +14,6 @@
 
 #include "test_files.h"
 
-#include "app/app.h"
 #include "app/options.h"
 #include "app/presets.h"
 #include "util/params.h"
@@ -87,77 +87,6 @@ static void parameters_take_the_tables_spellings(void **state)
     }
 }
 
-static char *help_text(void)
-{
-    FILE *f = tmpfile();
-    assert_non_null(f);
-    app_print_usage(f);
-    char *text = written_to(f);
-    fclose(f);
-    return text;
-}
-
-/* --help lists every option of the table with its help and what it takes. */
-static void help_lists_every_option(void **state)
-{
-    (void)state;
-    char *help = help_text();
-    int count;
-    const AppOption *rows = app_options(&count);
-    for (int i = 0; i < count; i++) {
-        const AppOption *o = &rows[i];
-        const char *name = app_option_name(o);
-        if (!name) continue;
-        char line[96], first[96], values[256];
-        snprintf(line, sizeof line, "%s%s%s%s%s", o->short_name ? o->short_name : "", o->short_name ? ", " : "", name,
-                 o->arg ? " " : "", o->arg ? o->arg : "");
-        snprintf(first, sizeof first, "%.*s", (int)strcspn(o->help, "\n"), o->help);
-        if (!strstr(help, line) || !strstr(help, first)) fail_msg("--help lacks \"%s\" or \"%s\"", line, first);
-        option_values_text(&o->value, values, sizeof values);
-        if (!strstr(help, values)) fail_msg("--help does not say what %s takes: %s", name, values);
-    }
-    free(help);
-}
-
-static int parse(AppOptions *o, char *err, size_t errlen, int argc, const char **argv)
-{
-    app_default_options(o);
-    return app_parse_args(o, argc, (char **)argv, err, errlen);
-}
-
-#define PARSE(o, err, ...)                                                                         \
-    parse(o, err, sizeof err, (int)(sizeof((const char *[]){"starburst", __VA_ARGS__}) / sizeof(char *)), \
-          (const char *[]){"starburst", __VA_ARGS__})
-
-/* What a row does besides its store, and a length with its unit on the command line. */
-static void command_line_follows_the_table(void **state)
-{
-    (void)state;
-    AppOptions o;
-    char err[256] = "";
-    assert_int_equal(PARSE(&o, err, "--lecture", "--no-vsync", "--follow", "b", "--colour", "speed",
-                           "--inclination-b", "0", "--timeline-mb", "0", "--seed", "18446744073709551615"), 0);
-    assert_true(o.lecture && o.fullscreen);
-    assert_false(o.vsync);
-    assert_int_equal(o.follow, 2);
-    assert_int_equal(o.color_mode, COLOR_BY_SPEED);
-    assert_true(o.scene.set & SCENE_SET_INCLINATION_B);
-    assert_true(o.timeline_mb == 0);
-    assert_true(o.scene.seed == UINT64_MAX);
-    /* A pericentre with its unit, on the collision's scale, whatever comes after it. */
-    const Units u = scene_units(SCENE_COLLISION);
-    assert_int_equal(PARSE(&o, err, "--pericenter", "8kpc", "--scene", "collision"), 0);
-    assert_float_equal(o.scene.pericentre, 8 / u.kpc, 1e-5);
-    assert_int_equal(PARSE(&o, err, "--scene", "plummer", "--pericentre", "8kpc"), -1);
-    assert_non_null(strstr(err, "--pericentre: '8kpc' has a unit, but this run has no physical scale"));
-    assert_int_equal(PARSE(&o, err, "--cycle", "0.5"), -1);
-    assert_non_null(strstr(err, "--cycle: '0.5' is too small: expected 1 to 3600 (seconds)"));
-    assert_int_equal(PARSE(&o, err, "--frames", "1.5"), -1);
-    assert_non_null(strstr(err, "--frames: '1.5' is not a whole number"));
-    assert_int_equal(PARSE(&o, err, "--follow", "c"), -1);
-    assert_non_null(strstr(err, "--follow: 'c' is not one of none, a, b, all"));
-}
-
 static char dir[] = "/tmp/starburst-options-XXXXXX";
 
 static int setup(void **state) { return folder_make(dir); }
@@ -203,8 +132,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_row_is_whole),
         cmocka_unit_test(parameters_take_the_tables_spellings),
-        cmocka_unit_test(help_lists_every_option),
-        cmocka_unit_test(command_line_follows_the_table),
         cmocka_unit_test(every_key_round_trips),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
