@@ -23,25 +23,26 @@ void app_default_options(AppOptions *o)
 }
 
 /* "  -n, --bodies N        number of bodies (...)", its further lines, then what it takes: "(1 to
- * 67108864; default ...)". A parameter's unit follows its help, as the table words it; another
- * number's follows its range: "(-180 to 180 degrees)". */
+ * 67108864; default ...)". A parameter's unit ends its help, as the table words it; another
+ * number's ends its range: "(-180 to 180 degrees)". */
 static void print_option(FILE *f, const AppOption *o)
 {
     const char *name = app_option_name(o);
     if (o->value.kind == OPTION_HEADING) fprintf(f, "\n%s\n", o->help);
     if (!name) return;
-    char left[64], unit[96], values[256];
+    char left[64], unit[96], tail[100] = "", values[256];
     snprintf(left, sizeof left, "%s%s%s%s%s", o->short_name ? o->short_name : "", o->short_name ? ", " : "", name,
              o->arg ? " " : "", o->arg ? o->arg : "");
     option_unit_text(&o->value, unit, sizeof unit);
-    const bool param = o->value.kind == OPTION_PARAM && unit[0];
+    const bool after_help = o->value.kind == OPTION_PARAM;
+    if (unit[0]) snprintf(tail, sizeof tail, after_help ? " (%s)" : " %s", unit);
     for (const char *line = o->help, *end; line; line = *end ? end + 1 : NULL) {
         end = line + strcspn(line, "\n");
-        fprintf(f, "  %-20s  %.*s%s%s%s\n", line == o->help ? left : "", (int)(end - line), line,
-                param && !*end ? " (" : "", param && !*end ? unit : "", param && !*end ? ")" : "");
+        fprintf(f, "  %-20s  %.*s%s\n", line == o->help ? left : "", (int)(end - line), line,
+                !*end && after_help ? tail : "");
     }
     option_values_text(&o->value, values, sizeof values);
-    if (values[0]) fprintf(f, "  %-20s  (%s%s%s)\n", "", values, unit[0] && !param ? " " : "", param ? "" : unit);
+    if (values[0]) fprintf(f, "  %-20s  (%s%s)\n", "", values, after_help ? "" : tail);
 }
 
 void app_print_usage(FILE *f)

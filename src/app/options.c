@@ -61,7 +61,6 @@ static int preset_inclination_b(Preset *p, const AppOption *row, const OptionVal
     return 0;
 }
 
-
 /* Which keys presets_append writes, where the rule (given, or not 0) is not enough. */
 static bool scene_written(const Preset *p, const AppOption *row) { return p->source == PRESET_SOURCE_SCENE; }
 static bool file_written(const Preset *p, const AppOption *row) { return p->source == row->source; }
