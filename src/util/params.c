@@ -108,7 +108,7 @@ int params_parse(ParamId id, const char *label, const char *text, double *out, c
 }
 
 /* "--dt: '20' is ..." for an option, "dt = '20' is ..." for a key. */
-static int refuse(const char *label, const char *text, const char *why, char *err, size_t errlen)
+int option_refuse(const char *label, const char *text, const char *why, char *err, size_t errlen)
 {
     char quoted[96];
     params_quote(text, quoted, sizeof quoted);
@@ -129,7 +129,7 @@ static int read_number(const Param *p, const Units *u, const char *label, const 
     /* A number with a unit after it: the unit's reading, or what is wrong with it. */
     if (end != text && *end != '\0' && p->dim != UNIT_NONE && isfinite(v)) {
         if (units_parse(text, p->dim, u, &v, had_unit, why_unit, sizeof why_unit) != 0)
-            return refuse(label, text, why_unit, err, errlen);
+            return option_refuse(label, text, why_unit, err, errlen);
         end = (char *)text + strlen(text);
     }
     if (end == text || *end != '\0' || (p->whole && !decimal(text)))
@@ -145,7 +145,7 @@ static int read_number(const Param *p, const Units *u, const char *label, const 
     }
     char why[192];
     verdict(p, what, why, sizeof why);
-    return refuse(label, text, why, err, errlen);
+    return option_refuse(label, text, why, err, errlen);
 }
 
 int params_parse_in(ParamId id, const Units *u, const char *label, const char *text, double *out, char *err,
@@ -178,18 +178,13 @@ static void choice_names(const OptionSpec *s, char *buf, size_t len)
         at += (size_t)snprintf(buf + at, len - at, "%s%s", i > s->first ? ", " : "", s->name_of(i));
 }
 
-int option_refuse(const char *label, const char *text, const char *why, char *err, size_t errlen)
-{
-    return refuse(label, text, why, err, errlen);
-}
-
 static int read_seed(const char *label, const char *text, OptionValue *v, char *err, size_t errlen)
 {
     char *end;
     errno = 0;
     const unsigned long long n = strtoull(text, &end, 10);
     if (end == text || *end || errno == ERANGE || strchr(text, '-'))
-        return refuse(label, text, "is not a whole number >= 0", err, errlen);
+        return option_refuse(label, text, "is not a whole number >= 0", err, errlen);
     v->seed = n;
     return 0;
 }
@@ -206,7 +201,7 @@ static int read_choice(const OptionSpec *s, const char *label, const char *text,
     choice_names(s, names, sizeof names);
     if (s->noun) snprintf(why, sizeof why, "is not a %s: %s", s->noun, names);
     else snprintf(why, sizeof why, "is not one of %s", names);
-    return refuse(label, text, why, err, errlen);
+    return option_refuse(label, text, why, err, errlen);
 }
 
 static int read_size(const OptionSpec *s, const char *label, const char *text, OptionValue *v, char *err,
@@ -217,7 +212,7 @@ static int read_size(const OptionSpec *s, const char *label, const char *text, O
     if (sscanf(text, "%dx%d%c", &w, &h, &tail) != 2 || w < 1 || h < 1 || w > s->max || h > s->max) {
         char why[96];
         snprintf(why, sizeof why, "is not a size like 1920x1080 (1 to %.10g each)", s->max);
-        return refuse(label, text, why, err, errlen);
+        return option_refuse(label, text, why, err, errlen);
     }
     v->number = w;
     v->height = h;
@@ -235,7 +230,7 @@ int option_read(const OptionSpec *s, const Units *u, const char *label, const ch
     case OPTION_FLAG:
         v.number = strcmp(text, "true") == 0 || strcmp(text, "1") == 0;
         if (!v.number && strcmp(text, "false") != 0 && strcmp(text, "0") != 0)
-            rc = refuse(label, text, "is not true or false", err, errlen);
+            rc = option_refuse(label, text, "is not true or false", err, errlen);
         break;
     case OPTION_PARAM: {
         const Param *p = params_get(s->param);
@@ -253,7 +248,7 @@ int option_read(const OptionSpec *s, const Units *u, const char *label, const ch
             char words[96], why[128];
             range_words(&range, words, sizeof words);
             snprintf(why, sizeof why, "is not a power of two from %s", words);
-            rc = refuse(label, text, why, err, errlen);
+            rc = option_refuse(label, text, why, err, errlen);
         }
         break;
     }
@@ -335,7 +330,7 @@ int option_store(void *base, const OptionStore *s, const OptionValue *v, const c
         if (strlen(v->text) >= s->size) {
             char why[64];
             snprintf(why, sizeof why, "is longer than %zu characters", s->size - 1);
-            return refuse(label, v->text, why, err, errlen);
+            return option_refuse(label, v->text, why, err, errlen);
         }
         memcpy(at, v->text, strlen(v->text) + 1);
         break;
