@@ -29,12 +29,9 @@ extern "C" {
 #define NBODY_TREE_FMA(a, b, c) ((a) * (b) + (c))
 #endif
 
-/* The default opening angle (SimParams.theta = 0 stands for it). A cell is opened when
- * d < l / theta + delta with l the cell's side (not its radius), so theta here is stricter than
- * a radius-based one. At 0.4 the relative force error against f64 has a median of 4e-5 to 8e-5
- * and a 99th percentile below 3e-4 on the Plummer, collision, galaxy_20K and clustered tests; at
- * 0.5 the median is 1.0e-4 to 1.8e-4 (tests/unit/test_tree.c, tests/gpu/test_cuda_tree.c). */
-#define NBODY_TREE_THETA 0.4f
+/* The opening angle: a cell is opened when d < l / theta + delta with l the cell's side (not its
+ * radius), so theta here is stricter than a radius-based one. The kernels take it from their
+ * caller; its default is the parameter table's (src/util/params.c). */
 /* A cell with more bodies is split, down to the deepest level. */
 #define NBODY_TREE_LEAF 16
 /* Levels below the root: 21 bits per axis of a 63-bit key. Bodies that share a key, coincident

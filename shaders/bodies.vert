@@ -19,7 +19,7 @@ uniform int u_show_halo;
 
 out vec3 v_color;
 
-const uint HALO = 2u; // components as in sim/bodies.h: disk, bulge, halo, other
+const uint HALO = 2u; // components as in render/renderer.h (RENDER_TAG_IS_HALO) and sim/bodies.h
 
 // Linear-light colours, [galaxy][component]: A cool blue-white, B warm coral; bulges golden.
 const vec3 palette[8] = vec3[8](

@@ -21,6 +21,7 @@
 #include "scene/scene.h"
 #include "scene/tipsy.h"
 #include "sim/sim.h"
+#include "util/params.h"
 
 #ifdef STARBURST_SANITIZED
 #define SCALE 8 /* systems are this many times smaller */
@@ -111,7 +112,7 @@ static inline Errors method_errors(const Bodies *b, SimForce force, float eps, f
     const double per_body = sim_stats(s).interactions_per_body;
     Errors e = errors_of(b, acc, eps, 2000 / SCALE);
     print_message("%s %-10s N %6d theta %.2f: median %.2e  p99 %.2e  worst %.2e  %.0f interactions/body  %.1f ms\n",
-                  sim_force_name(force), what, b->n, theta > 0 ? theta : SIM_THETA_DEFAULT, e.median, e.p99, e.worst, per_body, ms);
+                  sim_force_name(force), what, b->n, params_theta(theta), e.median, e.p99, e.worst, per_body, ms);
     free(acc);
     sim_destroy(s);
     return e;

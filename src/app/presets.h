@@ -48,7 +48,7 @@ typedef struct Preset {
     float camera_yaw, camera_pitch; /* degrees */
     float camera_distance;          /* in units of the scene's extent */
     bool auto_rotate;
-    SimForce force;    /* force = direct | tree | auto */
+    SimForce force;    /* force = auto | direct | tree | fmm */
     float velocity_radial, velocity_tangential; /* model speeds at the separation; scene's eccentricity
                                                    and pericentre follow from them */
     unsigned set;      /* PRESET_* bits: which of the optional fields the file gave */

@@ -23,9 +23,12 @@ static void bench_usage(FILE *f)
           "                         f64, and the crossover N; fmm: the same table of the fast multipole\n"
           "                         method (build, upward pass, interactions, downward pass, terms a\n"
           "                         body with the cell-group expansions); direct: the kernels and the\n"
-          "                         loop, no tree\n"
-          "  --theta X              the tree's opening angle, 0.05 .. 1.5 (default 0.4)\n"
-          "  --samples S            bodies in the tree's f64 force check (default 1000)\n"
+          "                         loop, no tree\n",
+          f);
+    char theta[160];
+    params_help_text(PARAM_THETA, theta, sizeof theta);
+    fprintf(f, "  --theta X              the tree's opening angle (%s)\n", theta);
+    fputs("  --samples S            bodies in the tree's f64 force check (default 1000)\n"
           "  --kernel K[,K...]      naive, registers, tiled, tiled-unrolled, mtpb, symmetric, mtpb-f64\n"
           "                         (default all)\n"
           "  --repeats R            timed launches per cell (default 10)\n"

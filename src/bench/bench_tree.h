@@ -24,7 +24,7 @@ typedef struct BenchTreeOptions {
     int ns_count;
     SimBackend backend; /* auto: CUDA where a device is usable; else the bench refuses (status 2) */
     SimForce force;     /* the method timed: SIM_FORCE_TREE (0 = the tree) or SIM_FORCE_FMM */
-    float theta;        /* 0 = SIM_THETA_DEFAULT */
+    float theta;        /* 0 = the default (params_theta) */
     int samples;        /* bodies in the f64 check; 0 = BENCH_TREE_SAMPLES */
     int repeats;        /* timed steps per cell, the median reported; 0 = 10 */
     const char *csv_path; /* NULL = no CSV */

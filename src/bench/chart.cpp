@@ -15,7 +15,7 @@ extern "C" {
 #include "render/capture.h"
 }
 #include "bench/chart.h"
-#include "ui/font.h"
+#include "util/font.h"
 
 // The first eight of Tableau's ten colours (matplotlib's default cycle): distinct on white.
 static const uint8_t chart_palette[CHART_MAX_SERIES][3] = {
@@ -494,10 +494,10 @@ extern "C" int chart_render_png(const Chart *chart, const char *path, int width,
     io.DeltaTime = 1.0f / 60.0f;
     const float u = fminf(width / 1600.0f, height / 1000.0f);
     ChartFonts fonts;
-    fonts.text = ui_font_add(io.Fonts, "DejaVuSans.ttf", roundf(24 * u));
-    fonts.label = ui_font_add(io.Fonts, "DejaVuSans.ttf", roundf(28 * u));
-    fonts.title = ui_font_add(io.Fonts, "DejaVuSans-Bold.ttf", roundf(38 * u));
-    fonts.small = ui_font_add(io.Fonts, "DejaVuSans.ttf", roundf(17 * u));
+    fonts.text = font_add(io.Fonts, "DejaVuSans.ttf", roundf(24 * u));
+    fonts.label = font_add(io.Fonts, "DejaVuSans.ttf", roundf(28 * u));
+    fonts.title = font_add(io.Fonts, "DejaVuSans-Bold.ttf", roundf(38 * u));
+    fonts.small = font_add(io.Fonts, "DejaVuSans.ttf", roundf(17 * u));
     if (rc == 0 && !ImGui_ImplOpenGL3_Init("#version 330 core")) {
         snprintf(err, errlen, "chart: ImGui's OpenGL renderer did not start");
         rc = -1;

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "render/renderer.h"
-#include "sim/bodies.h"
 
 /* Generated at build time from shaders/. */
 const char *shader_embedded(const char *name);
@@ -376,7 +375,7 @@ void renderer_upload(Renderer *r, const float *pos4, const uint8_t *tags, int n)
         int counted = 0;
         for (int i = 0; i < n; i++) {
             all += pos4[4 * i + 3];
-            if (!tags || BODY_TAG_COMPONENT(tags[i]) != BODY_HALO) {
+            if (!tags || !RENDER_TAG_IS_HALO(tags[i])) {
                 sum += pos4[4 * i + 3];
                 counted++;
             }

@@ -20,6 +20,11 @@ typedef enum ColorMode {
     COLOR_MODE_COUNT
 } ColorMode;
 
+/* A body's tag as the renderer and its shader read it: galaxy << 2 | component, where component 2
+ * is the dark halo (drawn only with show_halo). The simulation's bodies carry tags of this layout
+ * (tests/unit/test_bodies.c checks the two agree). */
+#define RENDER_TAG_IS_HALO(tag) (((tag) & 3) == 2)
+
 typedef struct RendererDesc {
     int max_bodies;          /* size of the buffers */
     const char *shader_dir;  /* NULL = the shaders embedded at build time */

@@ -78,9 +78,6 @@ typedef enum SimForce {
  * direct kernel's 131,072 takes 6.25. `starburst bench --force tree` times both whole steps
  * through this API and prints the crossover this is to be set from. */
 #define SIM_TREE_MIN_BODIES_CUDA 131072
-/* The opening angle SimParams.theta = 0 stands for: both trees' default (kernels/tree_geometry.h
- * says how it was chosen). */
-#define SIM_THETA_DEFAULT NBODY_TREE_THETA
 
 typedef enum SimPrecision {
     SIM_PRECISION_FLOAT = 0,
@@ -104,7 +101,8 @@ typedef struct SimParams {
     float dt;
     float softening;
     float damping; /* velocity factor per step; 1 = conservative */
-    float theta;   /* tree opening angle; 0 = SIM_THETA_DEFAULT; ignored by the direct sum */
+    float theta;   /* tree opening angle; 0 = the parameter table's default
+                      (params_theta, util/params.h); ignored by the direct sum */
 } SimParams;
 
 typedef struct SimStats {

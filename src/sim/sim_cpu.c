@@ -157,7 +157,7 @@ void *sim_cpu_create(const SimDesc *desc, const Bodies *initial, char *err, size
         !c->fmm)
         goto oom;
     c->force = cpu_resolve_force(desc->force, c->n);
-    c->theta = SIM_THETA_DEFAULT;
+    c->theta = params_theta(0);
     c->position_vbo = desc->position_vbo;
     c->speed_vbo = desc->speed_vbo;
     c->threads = desc->threads > 0 ? desc->threads : omp_get_max_threads();

@@ -14,7 +14,7 @@
 
 #include <imgui_internal.h>
 
-#include "ui/font.h"
+#include "util/font.h"
 #include "ui/ui.h"
 #include "ui/ui_internal.h"
 
@@ -159,8 +159,8 @@ extern "C" bool ui_create(GLFWwindow *window, float font_scale)
     ImFontConfig font;
     font.SizePixels = 13.0f * font_scale;
     ui_look.normal = io.Fonts->AddFontDefault(&font);
-    ui_look.large = ui_font_add(io.Fonts, "DejaVuSans.ttf", 13.0f * LECTURE_SCALE * font_scale);
-    ui_look.huge = ui_font_add(io.Fonts, "DejaVuSans-Bold.ttf", 13.0f * 1.8f * LECTURE_SCALE * font_scale);
+    ui_look.large = font_add(io.Fonts, "DejaVuSans.ttf", 13.0f * LECTURE_SCALE * font_scale);
+    ui_look.huge = font_add(io.Fonts, "DejaVuSans-Bold.ttf", 13.0f * 1.8f * LECTURE_SCALE * font_scale);
     io.FontDefault = ui_look.normal;
     ui_look.lecture = false;
 

@@ -74,6 +74,86 @@ float params_theta(float theta);
  * "..." where buf is too short. Returns buf. */
 const char *params_quote(const char *s, char *buf, size_t len);
 
+/* Options: how a program reads a value wherever a person gives it, as an option of the command
+ * line ("--dt 0.01", "--scene disk") or a key of a file ("dt = 0.01"), and where it keeps it. A
+ * program lists its options in a table of its own, each with an OptionSpec and an OptionStore; the
+ * readers, the writers and the help walk that table. Messages are worded as the parameters' are. */
+typedef enum OptionKind {
+    OPTION_HEADING = 0, /* no option: a heading among the options' help */
+    OPTION_HELP,        /* the option that prints the help */
+    OPTION_FLAG,        /* on the command line it takes no value; in a file true, false, 1 or 0 */
+    OPTION_PARAM,       /* a value of the parameter table: .param, with its range and unit */
+    OPTION_NUMBER,      /* a number in .min .. .max (.min_open, .whole, .power_of_two), of .dim */
+    OPTION_SEED,        /* a whole number from 0 to 2^64 - 1 */
+    OPTION_CHOICE,      /* one of the names .name_of gives to .first .. .end - 1, kept as its number */
+    OPTION_SIZE,        /* WxH: two whole numbers from 1 to .max */
+    OPTION_TEXT,        /* text as given: a file, a folder, a caption */
+} OptionKind;
+
+typedef struct OptionSpec {
+    OptionKind kind;
+    ParamId param;                 /* OPTION_PARAM */
+    double min, max;
+    bool min_open;                 /* min itself is refused */
+    bool whole, power_of_two;
+    const char *unit;              /* what a number counts: "degrees"; NULL: nothing to say */
+    UnitDim dim;                   /* a number that may come with its unit: "8kpc", "-110km/s" */
+    const char *(*name_of)(int v); /* OPTION_CHOICE: the name of value v */
+    int first, end;                /* OPTION_CHOICE: the values named, first .. end - 1 */
+    const char *noun;              /* OPTION_CHOICE: "scene" in "is not a scene: collision, ..." */
+} OptionSpec;
+
+typedef struct OptionValue {
+    double number;      /* FLAG (0 or 1), PARAM, NUMBER, CHOICE; SIZE's width */
+    double height;      /* SIZE */
+    unsigned long long seed;
+    const char *text;   /* the text as given */
+    bool had_unit;      /* the number came with its unit */
+} OptionValue;
+
+/* Reads text as a value of s: 0 with *out, or -1 with one line in err that names label (an option,
+ * "--dt", or a key, "dt"), the text quoted and what is wrong. A number's unit is converted with u
+ * (NULL or not physical: a unit is refused). */
+int option_read(const OptionSpec *s, const Units *u, const char *label, const char *text, OptionValue *out,
+                char *err, size_t errlen);
+/* Whether a value of s may come with a unit, to be read on the scale of a scene yet to be named. */
+bool option_takes_unit(const OptionSpec *s);
+/* The values s takes, for help: "0.05 to 1.5; default 0.4", "1 to 32, a power of two", "collision,
+ * disk, plummer"; "" where there is nothing to say (a flag, text). */
+void option_values_text(const OptionSpec *s, char *buf, size_t len);
+/* What a number of s counts, for help: "model time units, or Myr, Gyr", "degrees"; "" where none. */
+void option_unit_text(const OptionSpec *s, char *buf, size_t len);
+/* -1 with "--size: '12' why" (an option) or "color = 'x' why" (a key) in err. */
+int option_refuse(const char *label, const char *text, const char *why, char *err, size_t errlen);
+
+/* Where a struct keeps an option's value: its type, offset and size. */
+typedef enum OptionStoreType {
+    OPTION_STORE_NONE = 0,
+    OPTION_STORE_BOOL,
+    OPTION_STORE_NOT,    /* a bool that the flag turns off: --no-vsync */
+    OPTION_STORE_INT,    /* an int, or an enum (the number of a choice) */
+    OPTION_STORE_FLOAT,
+    OPTION_STORE_SEED,   /* uint64_t */
+    OPTION_STORE_STRING, /* const char *: the text itself, which must outlive the struct */
+    OPTION_STORE_CHARS,  /* a char array of .size: a copy */
+} OptionStoreType;
+
+typedef struct OptionStore {
+    OptionStoreType type;
+    size_t at, size;
+} OptionStore;
+
+/* Whether a field of size bytes can hold a value of type t. */
+bool option_store_fits(OptionStoreType t, size_t size);
+/* Puts v where s says in the struct at base: 0, or -1 with a line naming label in err where the text
+ * is longer than a char array holds. */
+int option_store(void *base, const OptionStore *s, const OptionValue *v, const char *label, char *err, size_t errlen);
+/* Whether the value at s in base is 0, false or empty. */
+bool option_stored_zero(const void *base, const OptionStore *s);
+/* The value at s in base as a file writes it: "0.349999994", "4096", "true", a choice's name ("speed"),
+ * the text. Returns buf. */
+const char *option_format(const void *base, const OptionStore *s, const OptionSpec *spec, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

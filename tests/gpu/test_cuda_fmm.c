@@ -50,8 +50,8 @@ static void check_accuracy(const char *what, const Bodies *b, float eps, bool sw
     run_open(&r, b, true);
     NbodyTreeStats s;
     char how[64];
-    run_forces(&r, TREE, eps, NBODY_TREE_THETA, 0, &s);
-    snprintf(how, sizeof how, "tree theta %.2f:", NBODY_TREE_THETA);
+    run_forces(&r, TREE, eps, params_theta(0), 0, &s);
+    snprintf(how, sizeof how, "tree theta %.2f:", params_theta(0));
     print_errors(what, b->n, how, errors_of(what, r.host, &ref), &s);
     if (sweep && !quick) {
         static const float thetas[] = {0.5f, 0.45f, 0.4f, 0.35f};
@@ -64,9 +64,9 @@ static void check_accuracy(const char *what, const Bodies *b, float eps, bool sw
                 print_message("%48s walk %.3f ms\n", "", s.walk_ms);
             }
     }
-    run_forces(&r, FMM, eps, NBODY_TREE_THETA, 0, &s);
+    run_forces(&r, FMM, eps, params_theta(0), 0, &s);
     const Errors e = errors_of(what, r.host, &ref);
-    snprintf(how, sizeof how, "fmm theta %.2f:", NBODY_TREE_THETA);
+    snprintf(how, sizeof how, "fmm theta %.2f:", params_theta(0));
     print_errors(what, b->n, how, e, &s);
     print_message("%-14s N = %7d: %d cells, depth %d; build %.2f upward %.2f walk %.2f downward %.2f ms\n", what,
                   b->n, s.cells, s.depth, s.build_ms, s.upward_ms, s.walk_ms, s.downward_ms);

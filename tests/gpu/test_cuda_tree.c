@@ -66,7 +66,7 @@ static void check_accuracy_at(const char *what, const Bodies *b, float eps, floa
 
 static void check_accuracy(const char *what, const Bodies *b, float eps)
 {
-    check_accuracy_at(what, b, eps, NBODY_TREE_THETA);
+    check_accuracy_at(what, b, eps, params_theta(0));
 }
 
 /* 64 clumps, Gaussian, of radii from 1e-3 to 1e-1 (log-uniform) in the unit cube, and a fifth

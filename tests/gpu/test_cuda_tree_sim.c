@@ -17,6 +17,7 @@
 
 #include "gpu_common.h"
 #include "scene/scene.h"
+#include "util/params.h"
 
 #define SAMPLES 2000
 
@@ -85,7 +86,7 @@ static void gpu_and_cpu_trees_meet_the_f64_sum(void **state)
     errors(gpu, ref, n, &gm, &g99);
     errors(cpu, ref, n, &cm, &c99);
     print_message("collision N = %d, theta %.2f: GPU tree median %.2e p99 %.2e; CPU tree median %.2e p99 %.2e\n", n,
-                  SIM_THETA_DEFAULT, gm, g99, cm, c99);
+                  params_theta(0), gm, g99, cm, c99);
     assert_true(gm <= 1e-4 && g99 <= 1e-3);
     assert_true(cm <= 1e-4 && c99 <= 1e-3);
     /* The two trees group bodies differently; each is within its error of the other. */

@@ -17,6 +17,7 @@
 #include "gpu_common.h"
 #include "reference.h"
 #include "scene/scene.h"
+#include "util/params.h"
 
 #define MEDIAN_TOL 1e-4
 #define P99_TOL 1e-3
@@ -244,7 +245,7 @@ static inline Timing time_calls(Run *r, Method m, float eps, NbodyTreeStats *s)
     cuda_ok(CUDA_CHECK(&cuda, cudaEventCreate(&stop)));
     for (int i = 0; i < TREE_WARM + TREE_TIMED; i++) {
         cuda_ok(CUDA_CHECK(&cuda, cudaEventRecord(start, 0)));
-        run_call(r, m, eps, NBODY_TREE_THETA, 0);
+        run_call(r, m, eps, params_theta(0), 0);
         cuda_ok(CUDA_CHECK(&cuda, cudaEventRecord(stop, 0)));
         cuda_ok(CUDA_CHECK(&cuda, cudaEventSynchronize(stop)));
         nbody_tree_stats(r->tree, s);
@@ -278,11 +279,11 @@ static inline void check_repeat(const Bodies *b, Method m, float eps)
     run_open(&r2, b, m == FMM);
     float *first = malloc((size_t)b->n * sizeof(float4));
     assert_non_null(first);
-    run_forces(&r1, m, eps, NBODY_TREE_THETA, 0, NULL);
+    run_forces(&r1, m, eps, params_theta(0), 0, NULL);
     memcpy(first, r1.host, (size_t)b->n * sizeof(float4));
-    run_forces(&r1, m, eps, NBODY_TREE_THETA, 0, NULL);
+    run_forces(&r1, m, eps, params_theta(0), 0, NULL);
     assert_memory_equal(first, r1.host, (size_t)b->n * sizeof(float4));
-    run_forces(&r2, m, eps, NBODY_TREE_THETA, 0, NULL);
+    run_forces(&r2, m, eps, params_theta(0), 0, NULL);
     assert_memory_equal(first, r2.host, (size_t)b->n * sizeof(float4));
     free(first);
     run_close(&r1);
@@ -304,7 +305,7 @@ static inline void check_few_bodies(Method m, SmallCheck *check)
         if (n == 1) {
             Run r;
             run_open(&r, &b, m == FMM);
-            run_forces(&r, m, 0.01f, NBODY_TREE_THETA, 0, NULL);
+            run_forces(&r, m, 0.01f, params_theta(0), 0, NULL);
             check_finite("one body", &r, true);
             run_close(&r);
         }
@@ -320,9 +321,9 @@ static inline int check_one_point(Method m, NbodyTreeStats *s)
     Run r;
     one_point_bodies(&b);
     run_open(&r, &b, m == FMM);
-    run_forces(&r, m, 0.01f, NBODY_TREE_THETA, 0, s);
+    run_forces(&r, m, 0.01f, params_theta(0), 0, s);
     check_finite("all at one point", &r, true);
-    run_forces(&r, m, 0.0f, NBODY_TREE_THETA, 0, NULL);
+    run_forces(&r, m, 0.0f, params_theta(0), 0, NULL);
     check_finite("all at one point, no softening", &r, true);
     run_close(&r);
     const int n = b.n;

@@ -9,8 +9,15 @@
 
 #include "test_skip.h"
 
+#include "render/renderer.h"
 #include "scene/scene.h"
 #include "sim/bodies.h"
+
+/* The renderer reads the tags the simulation's bodies carry. */
+_Static_assert(RENDER_TAG_IS_HALO(BODY_TAG(0, BODY_HALO)) && RENDER_TAG_IS_HALO(BODY_TAG(1, BODY_HALO)) &&
+                   !RENDER_TAG_IS_HALO(BODY_TAG(1, BODY_DISK)) && !RENDER_TAG_IS_HALO(BODY_TAG(0, BODY_BULGE)) &&
+                   !RENDER_TAG_IS_HALO(BODY_TAG(1, BODY_OTHER)),
+               "the renderer's halo is the bodies' BODY_HALO");
 
 /* Three bodies worked by hand: galaxy 0 holds masses 1 and 3, galaxy 1 mass 2. */
 static void group_centres_by_hand(void **state)

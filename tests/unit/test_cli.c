@@ -155,6 +155,35 @@ static void unknown_and_incomplete_options_are_refused(void **state)
     assert_int_equal(PARSE(&o, err, "stray"), -1);
 }
 
+/* What a row does besides its store, and a length with its unit on the command line. */
+static void command_line_follows_the_table(void **state)
+{
+    (void)state;
+    AppOptions o;
+    char err[256] = "";
+    assert_int_equal(PARSE(&o, err, "--lecture", "--no-vsync", "--follow", "b", "--colour", "speed",
+                           "--inclination-b", "0", "--timeline-mb", "0", "--seed", "18446744073709551615"), 0);
+    assert_true(o.lecture && o.fullscreen);
+    assert_false(o.vsync);
+    assert_int_equal(o.follow, 2);
+    assert_int_equal(o.color_mode, COLOR_BY_SPEED);
+    assert_true(o.scene.set & SCENE_SET_INCLINATION_B);
+    assert_true(o.timeline_mb == 0);
+    assert_true(o.scene.seed == UINT64_MAX);
+    /* A pericentre with its unit, on the collision's scale, whatever comes after it. */
+    const Units u = scene_units(SCENE_COLLISION);
+    assert_int_equal(PARSE(&o, err, "--pericenter", "8kpc", "--scene", "collision"), 0);
+    assert_float_equal(o.scene.pericentre, 8 / u.kpc, 1e-5);
+    assert_int_equal(PARSE(&o, err, "--scene", "plummer", "--pericentre", "8kpc"), -1);
+    assert_non_null(strstr(err, "--pericentre: '8kpc' has a unit, but this run has no physical scale"));
+    assert_int_equal(PARSE(&o, err, "--cycle", "0.5"), -1);
+    assert_non_null(strstr(err, "--cycle: '0.5' is too small: expected 1 to 3600 (seconds)"));
+    assert_int_equal(PARSE(&o, err, "--frames", "1.5"), -1);
+    assert_non_null(strstr(err, "--frames: '1.5' is not a whole number"));
+    assert_int_equal(PARSE(&o, err, "--follow", "c"), -1);
+    assert_non_null(strstr(err, "--follow: 'c' is not one of none, a, b, all"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -164,6 +193,7 @@ int main(void)
         cmocka_unit_test(tipsy_options_pick_the_file_scenes),
         cmocka_unit_test(bad_values_are_refused),
         cmocka_unit_test(unknown_and_incomplete_options_are_refused),
+        cmocka_unit_test(command_line_follows_the_table),
     };
     return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -16,6 +16,7 @@
 #include "test_files.h"
 
 #include "app/app.h"
+#include "app/options.h"
 #include "app/presets.h"
 #include "run/saved_run.h"
 #include "scene/scene.h"
@@ -291,6 +292,28 @@ static void help_lists_every_key_and_range(void **state)
     free(help);
 }
 
+/* --help lists every option of the table with its help and what it takes. */
+static void help_lists_every_option(void **state)
+{
+    (void)state;
+    char *help = help_text();
+    int count;
+    const AppOption *rows = app_options(&count);
+    for (int i = 0; i < count; i++) {
+        const AppOption *o = &rows[i];
+        const char *name = app_option_name(o);
+        if (!name) continue;
+        char line[96], first[96], values[256];
+        snprintf(line, sizeof line, "%s%s%s%s%s", o->short_name ? o->short_name : "", o->short_name ? ", " : "", name,
+                 o->arg ? " " : "", o->arg ? o->arg : "");
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(o->help, "\n"), o->help);
+        if (!strstr(help, line) || !strstr(help, first)) fail_msg("--help lacks \"%s\" or \"%s\"", line, first);
+        option_values_text(&o->value, values, sizeof values);
+        if (!strstr(help, values)) fail_msg("--help does not say what %s takes: %s", name, values);
+    }
+    free(help);
+}
+
 /* The README's table of parameters says what the table says. */
 static void readme_gives_the_tables_ranges(void **state)
 {
@@ -326,6 +349,7 @@ int main(void)
         cmocka_unit_test(file_bytes_are_never_echoed_raw),
         cmocka_unit_test(numbers_that_overflow_a_run_are_refused),
         cmocka_unit_test(help_lists_every_key_and_range),
+        cmocka_unit_test(help_lists_every_option),
         cmocka_unit_test(readme_gives_the_tables_ranges),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -12,7 +12,6 @@
 
 #include <cmocka.h>
 
-#include "sim/sim.h"
 #include "util/params.h"
 
 static void every_default_lies_in_its_range(void **state)
@@ -31,13 +30,14 @@ static void every_default_lies_in_its_range(void **state)
     assert_null(params_get(PARAM_COUNT));
 }
 
-/* The opening angle's default is the simulation's: a zero theta resolves to it, any other stays. */
-static void theta_resolves_to_the_simulations_default(void **state)
+/* The opening angle's default is the table's, 0.4, the one both trees are measured at: a zero
+ * theta resolves to it, any other stays. */
+static void theta_resolves_to_the_tables_default(void **state)
 {
     (void)state;
-    assert_true(params_get(PARAM_THETA)->fallback == (double)SIM_THETA_DEFAULT);
-    assert_true(params_theta(0) == SIM_THETA_DEFAULT);
-    assert_true(params_theta(-1) == SIM_THETA_DEFAULT);
+    assert_true(params_theta(0) == 0.4f);
+    assert_true(params_theta(0) == (float)params_get(PARAM_THETA)->fallback);
+    assert_true(params_theta(-1) == params_theta(0));
     assert_true(params_theta(0.7f) == 0.7f);
 }
 
@@ -186,7 +186,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_default_lies_in_its_range),
-        cmocka_unit_test(theta_resolves_to_the_simulations_default),
+        cmocka_unit_test(theta_resolves_to_the_tables_default),
         cmocka_unit_test(values_in_range_are_read),
         cmocka_unit_test(values_out_of_range_say_why),
         cmocka_unit_test(a_value_is_checked_against_the_same_range),

@@ -43,7 +43,7 @@ static void every_slider_has_a_range(void **state)
     assert_true(r->bodies.lo >= 1 && r->bodies.lo < r->bodies.hi);
     /* 1 is damping off, the slider's right end. */
     assert_true(r->damping.hi == 1.0f);
-    assert_true(r->theta.lo <= SIM_THETA_DEFAULT && SIM_THETA_DEFAULT <= r->theta.hi);
+    assert_true(r->theta.lo <= params_theta(0) && params_theta(0) <= r->theta.hi);
     /* Every slider stays inside the one table of limits the command line and the files check. */
     const struct {
         ParamId id;

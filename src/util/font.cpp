@@ -1,13 +1,13 @@
 // DejaVu Sans where the system has it (Debian's fonts-dejavu-core and the like): large type and
 // figures read better in it. Otherwise the built-in font, at a whole multiple of its 13 pixels
 // so that its pixel-art glyphs stay sharp.
-#include "ui/font.h"
+#include "util/font.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 
-ImFont *ui_font_add(ImFontAtlas *atlas, const char *file, float px)
+ImFont *font_add(ImFontAtlas *atlas, const char *file, float px)
 {
     static const char *const dirs[] = {"/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF",
                                        "/usr/share/fonts/dejavu-sans-fonts", "/usr/share/fonts/dejavu"};
