@@ -81,19 +81,23 @@ int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err
     }
     atomic_file_write(files[0], bytes, len);
     free(bytes);
-    /* 9 significant digits give back every float bit for bit, 17 every double. */
+    /* 9 significant digits give back every float bit for bit, 17 every double. The parameters'
+     * keys are the table's (util/params.h), as the reader's are. */
     atomic_file_printf(files[1],
                        "; Starburst run parameters, beside the TIPSY file of the same name\n[run]\n"
-                       "dt = %.9g\nsoftening = %.9g\ndamping = %.9g\n",
-                       (double)run->params.dt, (double)run->params.softening, (double)run->params.damping);
+                       "%s = %.9g\n%s = %.9g\n%s = %.9g\n",
+                       params_get(PARAM_DT)->key, (double)run->params.dt, params_get(PARAM_SOFTENING)->key,
+                       (double)run->params.softening, params_get(PARAM_DAMPING)->key, (double)run->params.damping);
     /* The method and angle only where given, so that a save loads back as it was handed in. */
     if (run->force != SIM_FORCE_AUTO) atomic_file_printf(files[1], "force = %s\n", sim_force_name(run->force));
-    if (run->params.theta > 0) atomic_file_printf(files[1], "theta = %.9g\n", (double)run->params.theta);
+    if (run->params.theta > 0)
+        atomic_file_printf(files[1], "%s = %.9g\n", params_get(PARAM_THETA)->key, (double)run->params.theta);
     atomic_file_printf(files[1],
-                       "steps_per_frame = %d\nstep = %lld\ntime = %.17g\n"
+                       "%s = %d\nstep = %lld\ntime = %.17g\n"
                        "; the TIPSY file these belong to: its size, and the 64-bit FNV-1a of its bytes\n"
                        "tipsy_bytes = %zu\ntipsy_checksum = 0x%016llx\n",
-                       run->steps_per_frame, run->step, run->time, len, (unsigned long long)sum);
+                       params_get(PARAM_STEPS_PER_FRAME)->key, run->steps_per_frame, run->step, run->time, len,
+                       (unsigned long long)sum);
     /* The scale goes with the run: one model length in kpc and one model speed in km/s (mass and
      * time follow from G); a run in model units alone has no such section. */
     if (units_physical(&run->units))

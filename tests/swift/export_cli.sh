@@ -47,7 +47,7 @@ refused "goes with none of --scene" --open x --scene disk
 refused "goes with none of --tipsy" --open x --tipsy y.bin
 refused "goes with none of --tipsy-collide" --open x --tipsy-collide y.bin
 refused "--open-rate: plays the series of --open; there is none" --headless --open-rate 2
-refused "--open-rate: '0' is out of range" --headless --open x --open-rate 0
+refused "--open-rate: '0' is too small: expected more than 0" --headless --open x --open-rate 0
 
 # An export: three files, 2^k steps of dt, dt_max just above dt, the bodies inside the box.
 if "$app" export --swift out -n 2048 --span 5 --snapshots 8 >export.log 2>&1; then
