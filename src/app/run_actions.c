@@ -26,12 +26,6 @@ void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len
              theta);
 }
 
-/* The run's parameters as the panel's controls set them: the one place they are read. */
-SimParams app_ui_params(const App *a)
-{
-    return (SimParams){.dt = a->ui.controls.dt, .softening = a->ui.controls.softening, .damping = a->ui.controls.damping, .theta = a->ui.controls.theta};
-}
-
 /* The opening angle of the command line, else the default. */
 static float app_theta_default(const App *a) { return params_theta(a->set.theta); }
 
@@ -401,13 +395,6 @@ int app_export_swift(App *a)
 /* Keeps the parameters before a change, and the bodies as they are, for ctrl+Z. */
 void app_remember(App *a, const SimParams *before) { run_remember(a->run, before); }
 
-static void app_set_params(App *a, const SimParams *p)
-{
-    a->ui.controls.dt = p->dt;
-    a->ui.controls.softening = p->softening;
-    a->ui.controls.damping = p->damping;
-    if (p->theta > 0) a->ui.controls.theta = p->theta;
-}
 
 /* Backspace or the Defaults button: the scene's dt, softening and damping, and theta. */
 void app_restore_defaults(App *a)

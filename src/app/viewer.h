@@ -243,9 +243,12 @@ const char *app_when(const App *a, double t, char *buf, size_t len);
 /* "dt 0.02 (0.22 Myr), softening 0.08 (208 pc)", or the model values alone. */
 const char *app_dt_softening(const App *a, double dt, double softening, char *buf, size_t len);
 
+/* controls.c: the panel's controls read as the run's parameters, and written back. */
+SimParams app_ui_params(const App *a);
+void app_set_params(App *a, const SimParams *p);
+
 /* run_actions.c: what the keys and the panel do to the run, said on screen. */
 void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len);
-SimParams app_ui_params(const App *a);
 SimParams app_scene_defaults(const App *a);
 void app_default_settings(App *a);
 void app_resolve_settings(const AppOptions *o, AppSettings *s);
