@@ -89,7 +89,7 @@ int run_start_timeline(Run *r, long long spacing)
     stop_reading(r);
     tl->series_read = r->source.from_series ? 1 : 0;
     if (!(r->desc.timeline_bytes > 0)) {
-        snprintf(tl->note, sizeof tl->note, "none (--timeline-mb 0)");
+        snprintf(tl->note, sizeof tl->note, "--timeline-mb 0");
         return -1;
     }
     if (!tl->store) {
