@@ -241,6 +241,9 @@ static void the_run_measures_itself(void **state)
     run_destroy(r);
 }
 
+/* ASan reserves terabytes of address space, which no limit can hold: the sanitized build goes
+ * without this test. */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(STARBURST_SANITIZED)
 /* In a child under an address-space limit: the budget asked for is clamped below it, with a line;
  * a run whose timeline asks for more than the limit (the clamp bypassed) stops the timeline when
  * a keyframe cannot be allocated, and goes on, and saves. Exit 0 when all held. */
@@ -279,9 +282,6 @@ static int under_a_limit(const char *dir)
     return 0;
 }
 
-/* ASan reserves terabytes of address space, which no limit can hold: the sanitized build goes
- * without this test. */
-#if !defined(__SANITIZE_ADDRESS__) && !defined(STARBURST_SANITIZED)
 static void the_timeline_keeps_within_the_address_space(void **state)
 {
     (void)state;
