@@ -75,14 +75,14 @@ void run_destroy(Run *r);
 /* The backend of the next reset: the app learns whether CUDA can draw only once its context is
  * open. */
 void run_set_backend(Run *r, SimBackend b);
-/* What to build at the next reset; a reset that fails goes back to the source before it. */
+/* What the next reset builds (run_reset_to also goes back to the source before it on failure). */
 void run_choose(Run *r, const RunSource *s);
 const RunSource *run_source(const Run *r);
 
 /* Builds the source (kind, N and seed of a built-in scene from the arguments, kernel for the CUDA
  * backend), creates the simulation on it and starts the clock, the checkpoint, the undo history
- * and the timeline again on its first state. 0, or -1 with err; after a failure of a preset's
- * source the run is rebuilt on the source before it (run_reset_or_back). */
+ * and the observation again on its first state; the timeline waits for run_start_timeline (its
+ * spacing is the app's steps a frame). 0, or -1 with err. */
 int run_reset(Run *r, SceneKind kind, int n, uint64_t seed, SimKernel kernel, char *err, size_t errlen);
 /* As run_reset on s; where it fails, the source before it is built again and err says both. */
 int run_reset_to(Run *r, const RunSource *s, SceneKind kind, int n, uint64_t seed, SimKernel kernel, char *err,

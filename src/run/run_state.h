@@ -25,7 +25,7 @@ typedef struct RunTimeline {
     int series_next, series_read;
     char reading[160];
     /* Address space held back while the keyframes grow, given up when one cannot be allocated:
-     * the room the checkpoint, a save and the GL driver need then (RUN_RESERVE_BYTES). */
+     * the room the checkpoint, a save and the GL driver need then (run_timeline.c's reserve_bytes). */
     void *reserve;
 } RunTimeline;
 
