@@ -216,9 +216,9 @@ static void galaxy_counts(const SceneGalaxy *g, int n, double halo_factor, int c
 /* The step for a galaxy: a 400th of its rotation period at the half-mass radius, and at most a
  * third of the time to cross the softening length at the peak circular speed (the bound that
  * holds where the softening is small beside the bulge, as in galaxy_20K.bin), rounded down. For
- * the built-in galaxy that is 0.02: energy holds to 1e-5 through the encounter, and steps of
- * 0.005 follow the same trajectories; galaxy_20K.bin gets 0.025, where a 400th of its period
- * (0.08) lost 2e-4 of the energy. */
+ * the built-in galaxy that is 0.03 (its period at the half-mass radius is 13.9, 117 Myr, so the
+ * first bound rules); galaxy_20K.bin gets 0.025, where a 400th of its period (0.08) lost 2e-4 of
+ * the energy. */
 static double galaxy_step(double period, double softening, double vmax)
 {
     double a = period / GALAXY_STEPS_PER_PERIOD, b = softening / (3.0 * vmax);
