@@ -193,8 +193,8 @@ static void milky_way_andromeda_passes_in_3_9_gyr(void **state)
     bodies_free(&b);
 }
 
-/* van der Marel et al. 2019 (ApJ 872, 24): the larger tangential speed of Gaia DR2 and HST combined makes the first passage
- * later and wider than in 2012. Checked on Kepler's orbit. */
+/* van der Marel et al. 2019 (ApJ 872, 24): the larger tangential speed of Gaia DR2 and HST
+ * combined makes the first passage later and wider than in 2012. Checked on Kepler's orbit. */
 static void andromeda_with_gaia_passes_later_and_wider(void **state)
 {
     (void)state;
