@@ -97,8 +97,8 @@ static void verdict(const UiHeating *h)
     case UI_HEATING_WARM:
     case UI_HEATING_HOT:
         snprintf(line, sizeof line,
-                 "Numerical heating: the disk thickens or warms at constant energy (two-body relaxation: each "
-                 "body weighs as much as a million stars); more bodies heat less.%s",
+                 "Numerical heating: the disk thickens or warms at constant energy (two-body relaxation: a body is "
+                 "far heavier than a star); more bodies heat less.%s",
                  numerical_phase(h) ? "" : " Measured before the first pericentre.");
         colored_text(h->state == UI_HEATING_HOT ? &alarm_color : &warning_color, line);
         break;
