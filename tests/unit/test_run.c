@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -305,6 +306,24 @@ static void a_series_says_its_snapshots_spacing(void **state)
     folder_remove(uneven);
 }
 
+/* Why there is no timeline, as the HUD's "No timeline: <why>" puts it: the reason alone, not
+ * "no timeline" again; a budget too small for two keyframes in figures that are not 0. */
+static void no_timeline_says_why_once(void **state)
+{
+    (void)state;
+    static const double budgets[2] = {0, 0.01e6};
+    for (int i = 0; i < 2; i++) {
+        Run *r = make(budgets[i]);
+        const char *note = run_timeline_note(r);
+        print_message("No timeline: %s\n", note);
+        assert_null(run_keyframes(r));
+        assert_true(note[0]);
+        assert_true(strncasecmp(note, "no timeline", 11) != 0);
+        assert_null(strstr(note, " 0.0 MB"));
+        run_destroy(r);
+    }
+}
+
 /* ASan reserves terabytes of address space, which no limit can hold: the sanitized build goes
  * without this test. */
 #if !defined(__SANITIZE_ADDRESS__) && !defined(STARBURST_SANITIZED)
@@ -384,6 +403,7 @@ int main(void)
         cmocka_unit_test(undo_returns_to_the_state_before_a_change),
         cmocka_unit_test(the_run_measures_itself),
         cmocka_unit_test(a_series_says_its_snapshots_spacing),
+        cmocka_unit_test(no_timeline_says_why_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
