@@ -92,7 +92,7 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
         ps->entry_header = ps->header_line;
         for (int i = 0; i < ps->list->count; i++)
             if (strcmp(ps->list->items[i].name, sect) == 0) {
-                ps->fail_line = ps->header_line;
+                if (!ps->what[0]) ps->fail_line = ps->header_line; /* the first mistake is the one told */
                 return fail(ps, "[%s] again: the preset '%s' stands at line %d already", qsect, qsect, ps->lines[i]);
             }
     }
