@@ -34,6 +34,7 @@ refused --beyond --beyond 0 --scene disk --n 2048
 refused --softening --softening -1 --scene disk --n 2048
 refused --softening --softening 1e9 --scene disk --n 2048
 refused --n --scene disk --n -5
+refused --n --scene collision --n 3
 refused --seed --scene disk --seed x
 refused --scene --scene nowhere
 refused --bogus --bogus --scene disk

@@ -175,6 +175,9 @@ static int read_args(int argc, char **argv, MeasureArgs *m)
         }
     }
     if (m->scene_set && m->scene_kind < 0) return refuse("--n and --seed build a scene: they go with --scene");
+    if (m->scene_kind >= 0 && m->scene.n > 0 && m->scene.n < scene_min_bodies((SceneKind)m->scene_kind))
+        return refuse("--n: '%d' is too small: the %s scene needs at least %d bodies", m->scene.n,
+                      scene_name((SceneKind)m->scene_kind), scene_min_bodies((SceneKind)m->scene_kind));
     if (m->scene_kind < 0 && m->file_count == 0)
         return refuse("nothing to measure: name a file or --scene (starburst-measure --help)");
     if (!(m->desc.ring[1] > m->desc.ring[0])) m->desc.ring[0] = MEASURE_RING_IN, m->desc.ring[1] = MEASURE_RING_OUT;
