@@ -75,6 +75,16 @@ printf '[Few]\nbodies = 3\n' >"$tmp/few.ini"
 expect 2 "[Few]: bodies = 3: the collision scene needs at least 6" --presets "$tmp/few.ini"
 printf '[Bin]\nexposure = \033[2J\033]0;x\007\n' >"$tmp/binary.ini"
 expect 2 "exposure = '\\e[2J\\e]0;x\\x07' is not a number" --presets "$tmp/binary.ini"
+# An unquoted pattern the shell expanded into several files: the line says so, and how to quote it.
+touch "$tmp/snap_000.hdf5" "$tmp/snap_001.hdf5" "$tmp/snap_002.hdf5"
+expect 2 "look like a pattern the shell expanded; quote it: --open '$tmp/snap_00*.hdf5'" \
+    --open "$tmp/snap_000.hdf5" "$tmp/snap_001.hdf5" "$tmp/snap_002.hdf5"
+expect 2 "--load takes one file of them" --load "$tmp/snap_000.hdf5" "$tmp/snap_001.hdf5"
+# A stray word is no pattern: the plain line.
+expect 2 "unexpected argument 'extra' (see --help)" --open "$tmp/snap_000.hdf5" extra
+# A presets file that names a preset twice.
+printf '[Twice]\nscene = disk\n[Other]\nscene = disk\n[Twice]\nbodies = 4096\n' >"$tmp/twice.ini"
+expect 2 "twice.ini:5: [Twice] again: the preset 'Twice' stands at line 1 already" --presets "$tmp/twice.ini"
 
 if "$app" --help >/dev/null; then passed=$((passed + 1)); else echo "FAIL: --help exits $?"; fails=$((fails + 1)); fi
 echo "$passed passed, $fails failed"

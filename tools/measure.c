@@ -1,131 +1,391 @@
-/* starburst-measure: the structure of the galaxies in saved states (TIPSY files) or in a freshly
- * built scene, one line per galaxy (src/sim/structure.h): half-mass radii of disk, bulge and halo,
- * the disk's rms thickness, sigma_R, kappa and Toomre's Q in an annulus, the Fourier amplitudes
- * A_1..A_6 there, the mass beyond a radius and 2K/|W|.
+/* starburst-measure: the structure of the galaxies in saved states (TIPSY files, HDF5 snapshots) or
+ * in a freshly built scene, one line per galaxy (src/sim/structure.h): half-mass radii of disk,
+ * bulge and halo, the disk's rms thickness, sigma_R, kappa and Toomre's Q in an annulus, the
+ * Fourier amplitudes A_1..A_6 there, the mass beyond a radius and 2K/|W|.
  *
- *   starburst-measure [--ring R0 R1] [--beyond R] [--softening EPS] FILE.tipsy ...
+ *   starburst-measure [--ring R0 R1] [--beyond R] [--softening EPS] FILE ...
  *   starburst-measure [options] --scene disk|collision [--n N] [--seed S]
  *
  * A built scene also gets its physical units and the mass of all its bodies in solar masses.
  *
- * The softening for W is the file's (its bodies' eps), else the scene's, else --softening. */
+ * The options are read as the viewer reads its own (util/params.h: the parameter table's ranges,
+ * OptionSpec's numbers); a bad one is refused with one line and exit 2. A figure that the bodies
+ * cannot give (a half-mass radius of a component with no bodies, a dispersion of one body) is
+ * printed as "not measured" with the reason, never as a zero.
+ *
+ * The softening for W is --softening, else the one a save records beside its file (FILE.ini, as
+ * src/run/saved_run.h reads it), else the file's own (its bodies' eps, an HDF5 file's parameters),
+ * else the scene's; the line says which. */
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "run/saved_run.h"
 #include "scene/scene.h"
+#include "scene/snapshot.h"
 #include "scene/tipsy.h"
 #include "sim/structure.h"
+#include "util/params.h"
 
 /* The default radius for the halo's escaped mass: 1.5 times the default galaxy's halo cut, 15
  * disk scale lengths (src/scene/galaxy.c). */
 #define MEASURE_BEYOND 22.5
+/* The annulus where none is given, as structure.h's default. */
+#define MEASURE_RING_IN 2.0
+#define MEASURE_RING_OUT 3.0
+/* Radii in model length units: a TIPSY file of another code may be in kpc or pc. */
+#define MEASURE_MAX_RADIUS 1e9
 
-static void print_galaxy(const char *source, double time, const Bodies *b, int galaxy, const StructureDesc *base)
+static const char *measure_scene_name(int v) { return scene_name((SceneKind)v); }
+
+typedef enum MeasureOptionId { OPT_RING, OPT_BEYOND, OPT_SOFTENING, OPT_SCENE, OPT_N, OPT_SEED, OPT_HELP } MeasureOptionId;
+
+typedef struct MeasureOption {
+    const char *name;
+    const char *values; /* as the usage names them */
+    int count;          /* values it takes */
+    OptionSpec spec;
+    const char *help;
+} MeasureOption;
+
+static const MeasureOption options[] = {
+    [OPT_RING] = {"--ring", "R0 R1", 2,
+                  {.kind = OPTION_NUMBER, .min = 0, .max = MEASURE_MAX_RADIUS, .unit = "model length units"},
+                  "the annulus of the disk plane for sigma_R, kappa, Q and A_m (default 2 3), R1 more than R0"},
+    [OPT_BEYOND] = {"--beyond", "R", 1,
+                    {.kind = OPTION_NUMBER, .min = 0, .min_open = true, .max = MEASURE_MAX_RADIUS,
+                     .unit = "model length units"},
+                    "the radius for the mass fractions beyond it (default 22.5, 1.5 halo cuts)"},
+    [OPT_SOFTENING] = {"--softening", "EPS", 1, {.kind = OPTION_PARAM, .param = PARAM_SOFTENING},
+                       "the softening for W (default: the save's FILE.ini, the file's, the scene's)"},
+    [OPT_SCENE] = {"--scene", "NAME", 1,
+                   {.kind = OPTION_CHOICE, .name_of = measure_scene_name, .first = SCENE_COLLISION,
+                    .end = SCENE_DISK + 1, .noun = "scene of disk galaxies"},
+                   "build the scene and measure it at t 0"},
+    [OPT_N] = {"--n", "N", 1, {.kind = OPTION_PARAM, .param = PARAM_BODIES}, "the scene's bodies"},
+    [OPT_SEED] = {"--seed", "S", 1, {.kind = OPTION_SEED}, "the scene's seed"},
+    [OPT_HELP] = {"--help", "", 0, {.kind = OPTION_HELP}, "this help"},
+};
+#define OPTION_COUNT ((int)(sizeof options / sizeof options[0]))
+
+typedef struct MeasureArgs {
+    StructureDesc desc;    /* ring and beyond */
+    double softening;
+    bool softening_given;
+    int scene_kind;        /* -1: no scene */
+    SceneDesc scene;
+    bool scene_set;        /* --n or --seed given */
+    const char **files;
+    int file_count;
+} MeasureArgs;
+
+static void help(void)
+{
+    printf("usage: starburst-measure [--ring R0 R1] [--beyond R] [--softening EPS] FILE ...\n"
+           "       starburst-measure [options] --scene disk|collision [--n N] [--seed S]\n"
+           "FILE: a TIPSY file (a save: its FILE.ini gives the softening) or an HDF5 snapshot.\n");
+    for (int i = 0; i < OPTION_COUNT; i++) {
+        const MeasureOption *o = &options[i];
+        /* A parameter's range alone: its default is the viewer's, not this tool's. */
+        char values[192], head[64];
+        if (o->spec.kind == OPTION_PARAM) params_range_text(o->spec.param, values, sizeof values);
+        else option_values_text(&o->spec, values, sizeof values);
+        const char *unit = o->spec.kind == OPTION_PARAM ? params_get(o->spec.param)->unit : o->spec.unit;
+        snprintf(head, sizeof head, "%s %s", o->name, o->values);
+        printf("  %-22s %s", head, o->help);
+        if (values[0]) printf("; %s", values);
+        if (unit && unit[0]) printf(" (%s)", unit);
+        printf("\n");
+    }
+}
+
+/* One line, exit status 2. */
+static int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int refuse(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "starburst-measure: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    return 2;
+}
+
+static int find_option(const char *name)
+{
+    for (int i = 0; i < OPTION_COUNT; i++)
+        if (strcmp(options[i].name, name) == 0) return i;
+    return strcmp(name, "-h") == 0 ? OPT_HELP : -1;
+}
+
+/* 0 with the options in *m; 1 where --help was asked for (printed); 2 where one is refused. */
+static int read_args(int argc, char **argv, MeasureArgs *m)
+{
+    *m = (MeasureArgs){.scene_kind = -1, .files = calloc((size_t)argc, sizeof *m->files)};
+    if (!m->files) return refuse("out of memory");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || !a[1]) {
+            m->files[m->file_count++] = a;
+            continue;
+        }
+        const int id = find_option(a);
+        char quoted[96], err[320];
+        if (id < 0) return refuse("unknown option '%s' (starburst-measure --help)", params_quote(a, quoted, sizeof quoted));
+        if (id == OPT_HELP) {
+            help();
+            return 1;
+        }
+        const MeasureOption *o = &options[id];
+        if (i + o->count >= argc) return refuse("%s takes %s", o->name, o->values);
+        OptionValue v[2];
+        for (int k = 0; k < o->count; k++)
+            if (option_read(&o->spec, NULL, o->name, argv[i + 1 + k], &v[k], err, sizeof err) != 0)
+                return refuse("%s", err);
+        i += o->count;
+        switch ((MeasureOptionId)id) {
+        case OPT_RING:
+            if (!(v[1].number > v[0].number)) {
+                char both[160];
+                snprintf(both, sizeof both, "%s %s", v[0].text, v[1].text);
+                option_refuse(o->name, both, "is not an annulus: R1 must be more than R0", err, sizeof err);
+                return refuse("%s", err);
+            }
+            m->desc.ring[0] = v[0].number;
+            m->desc.ring[1] = v[1].number;
+            break;
+        case OPT_BEYOND: m->desc.beyond = v[0].number; break;
+        case OPT_SOFTENING:
+            m->softening = v[0].number;
+            m->softening_given = true;
+            break;
+        case OPT_SCENE: m->scene_kind = (int)v[0].number; break;
+        case OPT_N:
+            m->scene.n = (int)v[0].number;
+            m->scene_set = true;
+            break;
+        case OPT_SEED:
+            m->scene.seed = v[0].seed;
+            m->scene_set = true;
+            break;
+        case OPT_HELP: break;
+        }
+    }
+    if (m->scene_set && m->scene_kind < 0) return refuse("--n and --seed build a scene: they go with --scene");
+    if (m->scene_kind >= 0 && m->scene.n > 0 && m->scene.n < scene_min_bodies((SceneKind)m->scene_kind))
+        return refuse("--n: '%d' is too small: the %s scene needs at least %d bodies", m->scene.n,
+                      scene_name((SceneKind)m->scene_kind), scene_min_bodies((SceneKind)m->scene_kind));
+    if (m->scene_kind < 0 && m->file_count == 0)
+        return refuse("nothing to measure: name a file or --scene (starburst-measure --help)");
+    if (!(m->desc.ring[1] > m->desc.ring[0])) m->desc.ring[0] = MEASURE_RING_IN, m->desc.ring[1] = MEASURE_RING_OUT;
+    if (!(m->desc.beyond > 0)) m->desc.beyond = MEASURE_BEYOND;
+    return 0;
+}
+
+/* A line built piece by piece. */
+typedef struct Line {
+    char text[2048];
+    size_t at;
+} Line;
+
+static void put(Line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(Line *l, const char *fmt, ...)
+{
+    if (l->at >= sizeof l->text) return;
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(l->text + l->at, sizeof l->text - l->at, fmt, ap);
+    va_end(ap);
+    if (n > 0) l->at += (size_t)n;
+}
+
+static const char *const component[3] = {"disk", "bulge", "halo"};
+
+/* " disk 1.2345 bulge - halo 6.5 (bulge not measured: no bulge bodies)": the components that have
+ * bodies, a dash and the reason for those that have none; " not measured: no disk or halo
+ * bodies" where none has any. */
+static void put_components(Line *l, const StructureMeasure *m, const double value[3], const bool which[3])
+{
+    char missing[64] = "";
+    int asked = 0, absent = 0;
+    for (int c = 0; c < 3; c++)
+        if (which[c]) asked++, absent += m->count[c] == 0;
+    for (int c = 0, named = 0; c < 3; c++) {
+        if (!which[c] || m->count[c] > 0) continue;
+        const size_t at = strlen(missing);
+        named++;
+        snprintf(missing + at, sizeof missing - at, "%s%s", named == 1 ? "" : named == absent ? " or " : ", ",
+                 component[c]);
+    }
+    if (absent == asked) {
+        put(l, " not measured: no %s bodies", missing);
+        return;
+    }
+    for (int c = 0; c < 3; c++) {
+        if (!which[c]) continue;
+        if (m->count[c] > 0) put(l, " %s %.4f", component[c], value[c]);
+        else put(l, " %s -", component[c]);
+    }
+    if (absent) put(l, " (%s not measured: no %s bodies)", missing, missing);
+}
+
+/* Where the softening for W came from, for the line: "pl.tipsy.ini", "--softening". */
+typedef struct Softening {
+    double value;
+    const char *from;
+} Softening;
+
+static void print_galaxy(const char *source, double time, const Bodies *b, int galaxy, int bodies,
+                         const StructureDesc *base, const Softening *eps)
 {
     StructureDesc d = *base;
     d.galaxy = galaxy;
+    d.softening = eps->value;
     StructureMeasure m;
-    if (structure_measure(b, &d, &m) != 0) return; /* no body of that galaxy */
+    if (structure_measure(b, &d, &m) != 0) {
+        printf("%s galaxy %d t %.4g: not measured: out of memory\n", source, galaxy, time);
+        return;
+    }
     const StructureRing *r = &m.ring;
-    const double ring0 = d.ring[1] > d.ring[0] ? d.ring[0] : 2, ring1 = d.ring[1] > d.ring[0] ? d.ring[1] : 3;
-    printf("%s galaxy %d t %.4g: bodies %d/%d/%d, R_half disk %.4f bulge %.4f halo %.4f, rms_z %.4f, "
-           "R %g-%g: n %d sigma_R %.4f kappa %.4f Q %.3f A_1..6 %.4f %.4f %.4f %.4f %.4f %.4f, "
-           "beyond %g: disk %.4f halo %.4f, 2K/|W| ",
-           source, galaxy, time, m.count[BODY_DISK], m.count[BODY_BULGE], m.count[BODY_HALO],
-           m.half_mass_radius[BODY_DISK], m.half_mass_radius[BODY_BULGE], m.half_mass_radius[BODY_HALO], m.disk_rms_z,
-           ring0, ring1, r->count, r->sigma_r, r->kappa, r->toomre_q, r->fourier[1], r->fourier[2], r->fourier[3],
-           r->fourier[4], r->fourier[5], r->fourier[6], d.beyond, m.beyond_fraction[BODY_DISK], m.beyond_fraction[BODY_HALO]);
-    if (m.potential < 0) printf("%.4f\n", m.virial);
-    else printf("- (over %d bodies)\n", STRUCTURE_VIRIAL_MAX_N);
+    Line l = {.at = 0};
+    put(&l, "%s galaxy %d t %.4g: bodies %d/%d/%d", source, galaxy, time, m.count[BODY_DISK], m.count[BODY_BULGE],
+        m.count[BODY_HALO]);
+    const int other = bodies - m.count[BODY_DISK] - m.count[BODY_BULGE] - m.count[BODY_HALO];
+    if (other > 0) put(&l, " and %d of no component", other);
+
+    put(&l, ", R_half");
+    put_components(&l, &m, m.half_mass_radius, (const bool[3]){true, true, true});
+
+    /* The disk's plane is found from its own spin: one body lies in it, z = 0 by construction. */
+    if (m.count[BODY_DISK] >= 2) put(&l, ", rms_z %.4f", m.disk_rms_z);
+    else put(&l, ", rms_z not measured: %s", m.count[BODY_DISK] ? "one disk body" : "no disk bodies");
+
+    put(&l, ", R %g-%g: n %d", d.ring[0], d.ring[1], r->count);
+    if (r->count < 2) {
+        put(&l, ", not measured: %s disk bodies in the annulus", r->count ? "one of the" : "no");
+    } else {
+        put(&l, " sigma_R %.4f kappa %.4f Q ", r->sigma_r, r->kappa);
+        if (r->toomre_q > 0) put(&l, "%.3f", r->toomre_q);
+        else put(&l, "-");
+        put(&l, " A_1..6 %.4f %.4f %.4f %.4f %.4f %.4f", r->fourier[1], r->fourier[2], r->fourier[3], r->fourier[4],
+            r->fourier[5], r->fourier[6]);
+        if (!(r->toomre_q > 0)) put(&l, " (Q not measured: the enclosed mass gives no epicyclic frequency)");
+    }
+
+    put(&l, ", beyond %g:", d.beyond);
+    put_components(&l, &m, m.beyond_fraction, (const bool[3]){true, false, true});
+
+    put(&l, ", 2K/|W| ");
+    if (m.potential < 0) put(&l, "%.4f at softening %g (%s)", m.virial, eps->value, eps->from);
+    else if (bodies > STRUCTURE_VIRIAL_MAX_N) put(&l, "not measured: over %d bodies", STRUCTURE_VIRIAL_MAX_N);
+    else if (bodies < 2) put(&l, "not measured: one body");
+    else put(&l, "not measured: W is 0, every body at one point and no softening");
+    printf("%s\n", l.text);
 }
 
-static void print_bodies(const char *source, double time, const Bodies *b, const StructureDesc *d)
+static void print_bodies(const char *source, double time, const Bodies *b, const StructureDesc *d, const Softening *eps)
 {
-    int has[2] = {0, 0};
-    for (int i = 0; i < b->n; i++) has[BODY_TAG_GALAXY(b->tag[i])] = 1;
+    int count[2] = {0, 0};
+    for (int i = 0; i < b->n; i++) count[BODY_TAG_GALAXY(b->tag[i])]++;
     for (int g = 0; g < 2; g++)
-        if (has[g]) print_galaxy(source, time, b, g, d);
+        if (count[g] > 0) print_galaxy(source, time, b, g, count[g], d, eps);
+    if (b->n == 0) printf("%s t %.4g: not measured: no bodies\n", source, time);
 }
 
-static int usage(void)
+static int measure_scene(const MeasureArgs *m)
 {
-    fprintf(stderr, "usage: starburst-measure [--ring R0 R1] [--beyond R] [--softening EPS] FILE.tipsy ...\n"
-                    "       starburst-measure [options] --scene disk|collision [--n N] [--seed S]\n");
-    return 2;
+    SceneDesc scene = m->scene;
+    scene.kind = (SceneKind)m->scene_kind;
+    const char *name = scene_name(scene.kind);
+    Bodies b;
+    SceneInfo info;
+    char err[512];
+    if (scene_build(&scene, &b, &info, err, sizeof err) != 0) {
+        fprintf(stderr, "starburst-measure: %s\n", err);
+        return 1;
+    }
+    const Softening eps = m->softening_given ? (Softening){m->softening, "--softening"}
+                                             : (Softening){info.softening, "the scene's"};
+    print_bodies(name, 0, &b, &m->desc, &eps);
+    double mass = 0;
+    for (int k = 0; k < b.n; k++) mass += b.pos[4 * k + 3];
+    if (units_physical(&info.units))
+        printf("%s units: length %.4g kpc, speed %.4g km/s, mass %.4g Msun, time %.4g Myr (1 Gyr = %.2f); "
+               "mass of all bodies %.3g Msun\n",
+               name, info.units.kpc, info.units.kms, info.units.msun, info.units.myr, 1000.0 / info.units.myr,
+               mass * info.units.msun);
+    bodies_free(&b);
+    return 0;
+}
+
+/* An HDF5 snapshot, read as --open reads one (scene/snapshot.h), in model units. */
+static int measure_hdf5(const char *path, const MeasureArgs *m)
+{
+    char err[512];
+    SnapshotSeries *s = series_open(path, err, sizeof err);
+    Bodies b = {0};
+    if (!s || series_load(s, 0, &b, NULL, NULL, NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "starburst-measure: %s\n", err);
+        series_close(s);
+        return 1;
+    }
+    Softening eps = {0, "none recorded: --softening sets it"};
+    if (m->softening_given) eps = (Softening){m->softening, "--softening"};
+    else if (series_softening(s) > 0) eps = (Softening){series_softening(s), "the file's"};
+    print_bodies(path, series_time(s, 0), &b, &m->desc, &eps);
+    bodies_free(&b);
+    series_close(s);
+    return 0;
+}
+
+static int measure_tipsy(const char *path, const MeasureArgs *m)
+{
+    char err[512];
+    SavedRun saved;
+    int has_ini = 0;
+    if (!m->softening_given) {
+        has_ini = state_read_settings(path, &saved, err, sizeof err);
+        if (has_ini < 0) {
+            fprintf(stderr, "starburst-measure: %s\n", err);
+            return 1;
+        }
+        has_ini = has_ini == 0;
+    }
+    Bodies b;
+    TipsyMeta meta;
+    if (tipsy_read_meta(path, &b, &meta, err, sizeof err) != 0) {
+        fprintf(stderr, "starburst-measure: %s\n", err);
+        return 1;
+    }
+    char ini[64];
+    const char *slash = strrchr(path, '/');
+    snprintf(ini, sizeof ini, "%.59s.ini", slash ? slash + 1 : path);
+    Softening eps = {0, "none recorded: --softening sets it"};
+    if (m->softening_given) eps = (Softening){m->softening, "--softening"};
+    else if (has_ini) eps = (Softening){saved.params.softening, ini};
+    else if (meta.softening > 0) eps = (Softening){meta.softening, "the file's eps"};
+    print_bodies(path, meta.time, &b, &m->desc, &eps);
+    bodies_free(&b);
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    StructureDesc d = {0};
-    SceneDesc scene = {0};
-    const char *scene_kind = NULL;
-    double softening = 0;
-    int files = 0, rc = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--ring") == 0 && i + 2 < argc) {
-            d.ring[0] = atof(argv[++i]);
-            d.ring[1] = atof(argv[++i]);
-        } else if (strcmp(a, "--beyond") == 0 && i + 1 < argc) {
-            d.beyond = atof(argv[++i]);
-        } else if (strcmp(a, "--softening") == 0 && i + 1 < argc) {
-            softening = atof(argv[++i]);
-        } else if (strcmp(a, "--scene") == 0 && i + 1 < argc) {
-            scene_kind = argv[++i];
-        } else if (strcmp(a, "--n") == 0 && i + 1 < argc) {
-            scene.n = atoi(argv[++i]);
-        } else if (strcmp(a, "--seed") == 0 && i + 1 < argc) {
-            scene.seed = strtoull(argv[++i], NULL, 10);
-        } else if (a[0] == '-') {
-            return usage();
-        } else {
-            files++;
-        }
+    MeasureArgs m;
+    const int read = read_args(argc, argv, &m);
+    if (read != 0) {
+        free(m.files);
+        return read == 1 ? 0 : 2;
     }
-    if (!scene_kind && files == 0) return usage();
-    if (!(d.beyond > 0)) d.beyond = MEASURE_BEYOND;
-    char err[512] = "";
-    if (scene_kind) {
-        int kind = scene_from_name(scene_kind);
-        if (kind != SCENE_DISK && kind != SCENE_COLLISION) {
-            fprintf(stderr, "starburst-measure: --scene %s: disk or collision\n", scene_kind);
-            return 2;
-        }
-        scene.kind = (SceneKind)kind;
-        Bodies b;
-        SceneInfo info;
-        if (scene_build(&scene, &b, &info, err, sizeof err) != 0) {
-            fprintf(stderr, "starburst-measure: %s\n", err);
-            return 1;
-        }
-        d.softening = softening > 0 ? softening : info.softening;
-        print_bodies(scene_kind, 0, &b, &d);
-        double mass = 0;
-        for (int k = 0; k < b.n; k++) mass += b.pos[4 * k + 3];
-        if (units_physical(&info.units))
-            printf("%s units: length %.4g kpc, speed %.4g km/s, mass %.4g Msun, time %.4g Myr (1 Gyr = %.2f); "
-                   "mass of all bodies %.3g Msun\n",
-                   scene_kind, info.units.kpc, info.units.kms, info.units.msun, info.units.myr, 1000.0 / info.units.myr,
-                   mass * info.units.msun);
-        bodies_free(&b);
+    int rc = 0;
+    if (m.scene_kind >= 0) rc = measure_scene(&m);
+    for (int i = 0; i < m.file_count; i++) {
+        const char *path = m.files[i];
+        if (snapshot_hdf5_is(path) ? measure_hdf5(path, &m) != 0 : measure_tipsy(path, &m) != 0) rc = 1;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--ring") == 0) i += 2;
-        else if (a[0] == '-') i += 1;
-        else {
-            Bodies b;
-            TipsyMeta meta;
-            if (tipsy_read_meta(a, &b, &meta, err, sizeof err) != 0) {
-                fprintf(stderr, "starburst-measure: %s\n", err);
-                rc = 1;
-                continue;
-            }
-            d.softening = meta.softening > 0 ? meta.softening : softening;
-            print_bodies(a, meta.time, &b, &d);
-            bodies_free(&b);
-        }
-    }
+    free(m.files);
     return rc;
 }

@@ -2,6 +2,7 @@
  * line that names it before anything is opened. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "app/app.h"
 #include "app/options.h"
@@ -130,11 +131,49 @@ static int take(AppOptions *o, const AppOption *row, const char *label, const ch
     return option_store(o, &row->app, &v, label, err, errlen);
 }
 
+/* Where argv[i] is a file that follows an option's value, itself a file (argv[i - 1], the value
+ * of option): the shell most likely expanded an unquoted pattern ("--open snap_*.hdf5") into
+ * several files. True with a line in err that says so and how to quote it; the pattern offered is
+ * the files' common start and end around a "*". */
+static bool glob_expanded(int argc, char **argv, int i, const char *option, char *err, size_t errlen)
+{
+    struct stat st;
+    if (!option || i < 2 || stat(argv[i - 1], &st) != 0 || stat(argv[i], &st) != 0) return false;
+    int end = i + 1;
+    while (end < argc && argv[end][0] != '-' && stat(argv[end], &st) == 0) end++;
+    const char *first = argv[i - 1];
+    size_t head = strlen(first), tail = strlen(first), shortest = strlen(first);
+    for (int k = i; k < end; k++) {
+        const char *f = argv[k];
+        const size_t len = strlen(f);
+        size_t h = 0, t = 0;
+        while (h < head && h < len && f[h] == first[h]) h++;
+        while (t < tail && t < len && f[len - 1 - t] == first[strlen(first) - 1 - t]) t++;
+        head = h, tail = t;
+        if (len < shortest) shortest = len;
+    }
+    if (head + tail > shortest) tail = shortest - head;
+    if (head + tail == 0) return false; /* files with nothing in common: no pattern made them */
+    char here[96], from[96], to[96], pattern[160], quoted[200];
+    snprintf(pattern, sizeof pattern, "%.*s*%s", (int)head, first, first + strlen(first) - tail);
+    /* --open takes the pattern itself (a series); another option one file of them. */
+    char advice[260];
+    if (strcmp(option, "--open") == 0)
+        snprintf(advice, sizeof advice, "quote it: %s '%s'", option, params_quote(pattern, quoted, sizeof quoted));
+    else snprintf(advice, sizeof advice, "%s takes one file of them", option);
+    snprintf(err, errlen, "unexpected argument '%s': %s takes one value, and the %d files %s ... %s look like a "
+             "pattern the shell expanded; %s", params_quote(argv[i], here, sizeof here), option, end - i + 1,
+             params_quote(first, from, sizeof from), params_quote(argv[end - 1], to, sizeof to), advice);
+    return true;
+}
+
 /* One pass over argv. A value that may come with a unit ("--dt 0.2Myr") is read on the scale of the
  * scene, which a later --scene may name: the first pass (scale NULL) takes the others, the second
  * these. A loaded run's scale is in its save, read later: it takes model units. */
 static int take_args(AppOptions *o, int argc, char **argv, const Units *scale, char *err, size_t errlen)
 {
+    int value_of = -1; /* the last value given apart from its option: argv[value_of], of value_name */
+    char value_name[64] = "";
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *value = NULL, *eq = strchr(arg, '=');
         char name[64];
@@ -146,6 +185,8 @@ static int take_args(AppOptions *o, int argc, char **argv, const Units *scale, c
         }
         const AppOption *row = app_option_named(name);
         char quoted[160];
+        if (!row && arg[0] != '-' && glob_expanded(argc, argv, i, value_of == i - 1 ? value_name : NULL, err, errlen))
+            return -1;
         if (!row) {
             snprintf(err, errlen, "%s '%s' (see --help)", arg[0] == '-' ? "unknown option" : "unexpected argument",
                      params_quote(arg, quoted, sizeof quoted));
@@ -164,6 +205,8 @@ static int take_args(AppOptions *o, int argc, char **argv, const Units *scale, c
                 return -1;
             }
             value = argv[++i];
+            value_of = i;
+            snprintf(value_name, sizeof value_name, "%s", name);
         }
         if (option_takes_unit(&row->value) == (scale != NULL) && take(o, row, name, value, scale, err, errlen) != 0)
             return -1;

@@ -17,6 +17,12 @@
 typedef struct Parser {
     PresetList *list;
     const char *path;
+    FILE *file;
+    int line;         /* lines read, as inih counts them */
+    int header_line;  /* the last line that opens a section */
+    int entry_header; /* the line that opened the section of the last entry */
+    int *lines;       /* the line that opened each preset of list */
+    int fail_line;    /* where the mistake is, where not the line of the entry refused */
     char what[400];
     char scaled[64]; /* the section that gave a value with a unit, on its scene's scale */
     char lengths[64]; /* the section that gave separation or pericentre with a unit, in A's scale length */
@@ -29,6 +35,10 @@ static Preset *section(Parser *ps, const char *name)
     Preset *grown = realloc(l->items, (size_t)(l->count + 1) * sizeof *grown);
     if (!grown) return NULL;
     l->items = grown;
+    int *lines = realloc(ps->lines, (size_t)(l->count + 1) * sizeof *lines);
+    if (!lines) return NULL;
+    ps->lines = lines;
+    lines[l->count] = ps->entry_header;
     Preset *p = &l->items[l->count++];
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "%s", name);
@@ -76,6 +86,16 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
     params_quote(sect, qsect, sizeof qsect);
     if (!sect[0]) return fail(ps, "'%s' stands outside any [preset] section", qkey);
     if (strlen(sect) >= sizeof ((Preset *)0)->name) return fail(ps, "preset name '%s' is too long", qsect);
+    /* The first entry of a section: a name taken by a section above would make two presets of
+     * one name, of which only the first could be chosen. */
+    if (ps->header_line != ps->entry_header) {
+        ps->entry_header = ps->header_line;
+        for (int i = 0; i < ps->list->count; i++)
+            if (strcmp(ps->list->items[i].name, sect) == 0) {
+                if (!ps->what[0]) ps->fail_line = ps->header_line; /* the first mistake is the one told */
+                return fail(ps, "[%s] again: the preset '%s' stands at line %d already", qsect, qsect, ps->lines[i]);
+            }
+    }
     Preset *p = section(ps, sect);
     if (!p) return fail(ps, "out of memory");
     const AppOption *row = app_option_keyed(key);
@@ -98,6 +118,16 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
     return 1;
 }
 
+/* fgets for inih, noting the lines that open a section ("[name]"). */
+static char *read_line(char *str, int num, void *stream)
+{
+    Parser *ps = stream;
+    if (!fgets(str, num, ps->file)) return NULL;
+    ps->line++;
+    if (str[strspn(str, " \t")] == '[') ps->header_line = ps->line;
+    return str;
+}
+
 int presets_load(const char *path, PresetList *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -114,11 +144,14 @@ int presets_load(const char *path, PresetList *out, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", path, why);
         return -1;
     }
-    int rc = ini_parse_file(f, on_entry, &ps);
+    ps.file = f;
+    int rc = ini_parse_stream(read_line, &ps, on_entry, &ps);
     fclose(f);
+    free(ps.lines);
     if (rc != 0) {
         if (rc < 0) snprintf(err, errlen, "%s: out of memory", path);
-        else snprintf(err, errlen, "%s:%d: %s", path, rc, ps.what[0] ? ps.what : "not a valid INI line");
+        else snprintf(err, errlen, "%s:%d: %s", path, ps.fail_line ? ps.fail_line : rc,
+                      ps.what[0] ? ps.what : "not a valid INI line");
         presets_free(out);
         return -1;
     }

@@ -1,8 +1,8 @@
 /* Stop requests by signal. The handler does the least that is async-signal-safe: it stores the
- * signal's number in a volatile sig_atomic_t; or, when a stop is already asked for, it puts the
- * signal's default action back and raises it again, which ends the program as soon as the
- * handler returns (the signal is blocked inside its own handler). sigaction and raise are both
- * async-signal-safe.
+ * signal's number in a volatile sig_atomic_t; or, when a stop is already asked for, it writes one
+ * line saying so, puts the signal's default action back and raises it again, which ends the program as soon as the
+ * handler returns (the signal is blocked inside its own handler). write, strlen, sigaction and
+ * raise are all async-signal-safe.
  *
  * The program ends by the signal rather than by exit(128 + n): a shell running a script waits for
  * its foreground child, and when Ctrl+C reached both it stops the script only if the child died
@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 enum { STOP_SIGNAL_COUNT = sizeof stop_signals / sizeof stop_signals[0] };
@@ -37,6 +38,13 @@ static void on_stop_signal(int sig)
          * save. */
         set_action(SIGPIPE, SIG_IGN);
         return;
+    }
+    /* The end comes at once, with no line of the program's own: this one says so. */
+    const char *said = sig == SIGINT    ? "starburst: a second SIGINT: stopped at once, nothing saved\n"
+                       : sig == SIGTERM ? "starburst: a second SIGTERM: stopped at once, nothing saved\n"
+                                        : "starburst: a second SIGHUP: stopped at once, nothing saved\n";
+    if (write(STDERR_FILENO, said, strlen(said)) < 0) {
+        /* nothing more can be said */
     }
     set_action(sig, SIG_DFL);
     raise(sig);

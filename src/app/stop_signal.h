@@ -2,7 +2,8 @@
  * the next frame boundary, the run is finished as usual (saved where --save asks, the screenshot
  * and the recording written), and the program then dies of the signal it received, so its caller
  * sees it was interrupted (a shell reads 128 + the signal number, and a shell script stops). A
- * second of these signals, while the run stops, ends the program at once, without a save.
+ * second of these signals, while the run stops, ends the program at once, without a save, with one
+ * line on stderr saying so ("starburst: a second SIGINT: stopped at once, nothing saved").
  *
  * The handler only records the signal's number (and, the first time, has SIGPIPE ignored, so
  * that output to a pipe that the signal closed cannot end the program before its save); the frame

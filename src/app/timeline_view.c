@@ -129,19 +129,14 @@ void app_timeline_show(App *a)
     }
     u->readout.timeline_count = count;
     u->readout.timeline_view = view;
-    /* On the CUDA backend keyframes come with the checkpoint's copies, further apart than the
-     * spacing asks: the line gives the mean gap. */
-    long long every = keyframes_spacing(k);
-    const bool sparse = sim_backend(run_sim(a->run)) == SIM_BACKEND_CUDA && count > 1;
-    if (sparse) every = (keyframes_step(k, count - 1) - keyframes_step(k, 0)) / (count - 1);
-    if (every < 1) every = 1;
-    const char *about = sparse ? "~" : "";
+    char every[48];
+    run_timeline_every(a->run, every, sizeof every);
     if (view >= 0)
-        snprintf(u->readout.timeline_text, sizeof u->readout.timeline_text, "t %s of %s, keyframe %d/%d, every %s%lld %s", t, of,
-                 view + 1, count, about, every, plural(every, "step", "steps"));
+        snprintf(u->readout.timeline_text, sizeof u->readout.timeline_text, "t %s of %s, keyframe %d/%d, %s", t, of,
+                 view + 1, count, every);
     else
-        snprintf(u->readout.timeline_text, sizeof u->readout.timeline_text, "t %s (running), %d %s, every %s%lld %s", t, count,
-                 plural(count, "keyframe", "keyframes"), about, every, plural(every, "step", "steps"));
+        snprintf(u->readout.timeline_text, sizeof u->readout.timeline_text, "t %s (running), %d %s, %s", t, count,
+                 plural(count, "keyframe", "keyframes"), every);
 }
 
 /* After the frame that shows a keyframe asked for is drawn: the time from the request to it. */

@@ -81,8 +81,10 @@ int keyframes_start(Keyframes *t, const Bodies *first, double time, long long st
     const size_t frame = keyframes_frame_bytes(first->n), tags = (size_t)first->n;
     const size_t capacity = t->budget > tags ? (t->budget - tags) / frame : 0;
     if (capacity < 2) {
-        snprintf(err, errlen, "a keyframe of %d bodies takes %.1f MB; a budget of %.1f MB holds fewer than two",
-                 first->n, frame / 1e6, t->budget / 1e6);
+        char takes[32], budget[32];
+        snprintf(err, errlen, "a keyframe of %d bodies takes %s; a budget of %s holds fewer than two", first->n,
+                 keyframes_bytes_text((double)frame, takes, sizeof takes),
+                 keyframes_bytes_text((double)t->budget, budget, sizeof budget));
         return -1;
     }
     t->capacity = capacity > (size_t)(1 << 24) ? 1 << 24 : (int)capacity;
@@ -182,6 +184,16 @@ int keyframes_count(const Keyframes *t) { return t->count; }
 int keyframes_capacity(const Keyframes *t) { return t->capacity; }
 int keyframes_bodies(const Keyframes *t) { return t->n; }
 long long keyframes_spacing(const Keyframes *t) { return t->spacing; }
+
+const char *keyframes_bytes_text(double bytes, char *buf, size_t len)
+{
+    /* Each unit from the size that rounds to 1 of it, so that no size reads "1e+03 kB". */
+    if (bytes >= 999.5e6) snprintf(buf, len, "%.3g GB", bytes / 1e9);
+    else if (bytes >= 999.5e3) snprintf(buf, len, "%.3g MB", bytes / 1e6);
+    else if (bytes >= 999.5) snprintf(buf, len, "%.3g kB", bytes / 1e3);
+    else snprintf(buf, len, "%.0f bytes", bytes);
+    return buf;
+}
 size_t keyframes_budget(const Keyframes *t) { return t->budget; }
 
 size_t keyframes_bytes_used(const Keyframes *t)

@@ -60,6 +60,9 @@ int keyframes_capacity(const Keyframes *t); /* frames the budget holds, the futu
 int keyframes_bodies(const Keyframes *t);   /* 0 before a start */
 long long keyframes_spacing(const Keyframes *t);
 size_t keyframes_budget(const Keyframes *t);
+/* bytes in words, with three figures in the unit that keeps them: "256 MB", "10 kB", "1.07 GB".
+ * Returns buf. */
+const char *keyframes_bytes_text(double bytes, char *buf, size_t len);
 size_t keyframes_bytes_used(const Keyframes *t);
 double keyframes_time(const Keyframes *t, int i);
 long long keyframes_step(const Keyframes *t, int i);

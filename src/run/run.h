@@ -165,6 +165,12 @@ int run_show(Run *r, int i, char *err, size_t errlen);
 void run_went_back(Run *r);
 /* Whether run_undo would bring back a future set aside. */
 bool run_can_undo_future(const Run *r);
+/* How far apart the keyframes stand, for the line over the slider: "every 4 steps" (the spacing);
+ * the mean gap where they stand where something else put them: "every ~220 steps" (the CUDA
+ * backend's checkpoint copies), "every 384 steps" (--open's series, "~" where uneven), "every
+ * 12.5 Myr" (a series whose files give no step: its steps only count the snapshots). Returns buf,
+ * "" without a timeline. */
+const char *run_timeline_every(const Run *r, char *buf, size_t len);
 /* Timing of the last keyframe shown and the last taken, in ms. */
 void run_timeline_costs(const Run *r, double *load_ms, double *capture_ms);
 

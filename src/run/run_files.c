@@ -70,8 +70,9 @@ void run_desc_defaults(RunDesc *d)
         return;
     }
     if (limit >= 0 && d->timeline_bytes > limit) {
-        snprintf(d->timeline_note, sizeof d->timeline_note, "--timeline-mb %.0f is more than %s: %.0f MB instead",
-                 d->timeline_bytes / 1e6, what, limit / 1e6);
+        char instead[32];
+        snprintf(d->timeline_note, sizeof d->timeline_note, "--timeline-mb %g is more than %s: %s instead",
+                 d->timeline_bytes / 1e6, what, keyframes_bytes_text(limit, instead, sizeof instead));
         d->timeline_bytes = limit;
     }
 }

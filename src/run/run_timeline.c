@@ -10,6 +10,7 @@
  *
  * The present stays the newest keyframe while a past one is shown: run_here keeps the run as it
  * stands as a keyframe before the view leaves it. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,43 @@ const char *run_timeline_note(const Run *r) { return r->tl.note; }
 int run_shown(const Run *r) { return r->tl.view; }
 int run_series_read(const Run *r) { return r->tl.series_read; }
 const char *run_series_reading(const Run *r) { return r->tl.reading; }
+
+/* Keyframe i's place: its step, or its time. */
+static double place(const Keyframes *k, int i, bool by_time)
+{
+    return by_time ? keyframes_time(k, i) : (double)keyframes_step(k, i);
+}
+
+const char *run_timeline_every(const Run *r, char *buf, size_t len)
+{
+    const Keyframes *k = run_keyframes(r);
+    buf[0] = '\0';
+    if (!k) return buf;
+    const int count = keyframes_count(k);
+    const bool series = r->source.from_series && r->series;
+    const bool cuda = sim_backend(r->sim) == SIM_BACKEND_CUDA;
+    if (count < 2 || (!series && !cuda)) {
+        const long long every = keyframes_spacing(k);
+        snprintf(buf, len, "every %lld %s", every, run_plural(every, "step", "steps"));
+        return buf;
+    }
+    const bool by_time = series && !(series_dt(r->series) > 0);
+    const double mean = (place(k, count - 1, by_time) - place(k, 0, by_time)) / (count - 1);
+    bool even = !cuda; /* the checkpoint's copies come when they come: always a mean */
+    for (int i = 1; i < count && even; i++)
+        even = fabs(place(k, i, by_time) - place(k, i - 1, by_time) - mean) <= 1e-6 * fabs(mean);
+    const char *about = even ? "" : "~";
+    if (by_time) {
+        char t[32];
+        const Units *u = &r->info.scene.units;
+        units_format_time(u, mean, t, sizeof t);
+        snprintf(buf, len, "every %s%s%s", about, t, units_physical(u) ? "" : " time units");
+    } else {
+        const long long every = mean >= 1 ? llround(mean) : 1;
+        snprintf(buf, len, "every %s%lld %s", about, every, run_plural(every, "step", "steps"));
+    }
+    return buf;
+}
 
 void run_timeline_costs(const Run *r, double *load_ms, double *capture_ms)
 {
@@ -194,18 +232,19 @@ static void keep_now(Run *r, bool force)
         return;
     }
     tl->capture_ms = (clock_seconds() - t0) * 1e3;
+    char budget[32];
+    keyframes_bytes_text((double)keyframes_budget(tl->store), budget, sizeof budget);
     if (added.future_freed > 0)
         run_say(r, RUN_SAY_SCREEN, "The %d %s set aside are gone: the timeline had no room to thin them into",
                 added.future_freed, run_plural(added.future_freed, "keyframe", "keyframes"));
     else if (added.future_thinned > 0)
         run_say(r, RUN_SAY_SCREEN,
-                "Timeline full (%.0f MB): every other keyframe thinned out, the %d set aside too (ctrl+Z still brings "
+                "Timeline full (%s): every other keyframe thinned out, the %d set aside too (ctrl+Z still brings "
                 "back %d), one every %lld steps now",
-                keyframes_budget(tl->store) / 1e6, added.future_thinned, keyframes_future_count(tl->store),
-                keyframes_spacing(tl->store));
+                budget, added.future_thinned, keyframes_future_count(tl->store), keyframes_spacing(tl->store));
     else if (added.thinned)
-        run_say(r, RUN_SAY_SCREEN, "Timeline full (%.0f MB): every other keyframe thinned out, one every %lld steps now",
-                keyframes_budget(tl->store) / 1e6, keyframes_spacing(tl->store));
+        run_say(r, RUN_SAY_SCREEN, "Timeline full (%s): every other keyframe thinned out, one every %lld steps now",
+                budget, keyframes_spacing(tl->store));
 }
 
 void run_keep(Run *r)

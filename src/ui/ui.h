@@ -222,7 +222,7 @@ typedef struct UiReadout {
     /* The run's timeline (src/app/timeline_view.c): keyframes kept (0 = no timeline), the one
      * shown (-1 = the run as it goes) and the line over the slider. */
     int timeline_count, timeline_view;
-    char timeline_text[128];
+    char timeline_text[192];
     /* While --open's series is read, "Reading snapshot 3 of 40: snap_0002.tipsy"; where a
      * snapshot did not read, that the series is not all there; "" otherwise. */
     char timeline_reading[160];

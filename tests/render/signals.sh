@@ -154,13 +154,14 @@ if [ "$mode" = headless ]; then
     if ls ./*.tipsy 2>/dev/null | grep -q nosave; then fail "a run without --save wrote a save"; else ok "runs without --save wrote nothing"; fi
 
     # A second SIGINT, while the first waits for a frame that takes seconds, ends it at once:
-    # no save, no line.
+    # no save, and one line that says so.
     start second 0 "" --backend cpu -n 2048 --steps-per-frame 400 --size 64x64 --frames 1000000 --save second.tipsy
     kill -INT "$pid"
     wait_for "the first SIGINT to be taken" taken INT
     stop INT
-    if [ "$rc" -eq 130 ] && [ ! -e second.tipsy ] && ! said "interrupted"; then
-        ok "second: a second SIGINT ends it at once (status 130, nothing saved)"
+    if [ "$rc" -eq 130 ] && [ ! -e second.tipsy ] && ! said "interrupted" &&
+        said "a second SIGINT: stopped at once, nothing saved"; then
+        ok "second: a second SIGINT ends it at once (status 130, nothing saved, and it says so)"
     else
         fail "second: after a second SIGINT: status $rc, save $(ls second.tipsy 2>/dev/null || echo none)"
         tr '\r' '\n' <second.log | tail -n 5

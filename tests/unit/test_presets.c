@@ -113,6 +113,9 @@ static void mistakes_name_file_and_line(void **state)
         {"[A]\nscene = collision\nseparation = 5000kpc\n", ":3:", "separation"},
         {"[A]\nscene = collision\nseparation = 50kpc\na_disk_scale = 2\n", ":4:", "a_disk_scale first"},
         {"[A]\nscene = collision\nvelocity_radial = -200\n", ":3:", "velocity_radial"},
+        /* A name twice: two presets of one name, the second never chosen. */
+        {"[A]\nscene = disk\n[B]\nscene = disk\n\n[A]\ndt = 0.01\n", ":6:", "[A] again: the preset 'A' stands at line 1"},
+        {"[A]\nscene = disk\n  [A]  \nbodies = 4096\n", ":3:", "[A] again"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *path = write_file("bad.ini", cases[i].text);

@@ -18,11 +18,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "run/keyframes.h"
 #include "run/run.h"
+#include "run/saved_run.h"
+#include "scene/tipsy.h"
 #include "test_files.h"
 
 #define BODIES 256
@@ -241,6 +245,85 @@ static void the_run_measures_itself(void **state)
     run_destroy(r);
 }
 
+/* --open of dir: the whole series read onto the timeline. */
+static Run *open_series(const char *dir)
+{
+    RunDesc d = {.open_path = dir, .backend = SIM_BACKEND_CPU, .timeline_bytes = 64e6, .log = keep_line};
+    char err[512];
+    Run *r = run_make(&d, err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    if (run_reset(r, SCENE_TIPSY, 0, 0, SIM_KERNEL_DEFAULT, err, sizeof err) != 0) fail_msg("%s", err);
+    run_start_timeline(r, 1);
+    while (run_read_next(r)) {
+    }
+    return r;
+}
+
+/* The line over the slider says how far apart a series' snapshots stand: the steps between saves
+ * (their .ini gives dt), or the time between files that give no step, "~" where uneven; never the
+ * spacing a live run would keep. */
+static void a_series_says_its_snapshots_spacing(void **state)
+{
+    (void)state;
+    char saves[] = "/tmp/starburst-run-XXXXXX", plain[] = "/tmp/starburst-run-XXXXXX";
+    char uneven[] = "/tmp/starburst-run-XXXXXX", path[300], err[512], every[64];
+    assert_int_equal(folder_make(saves), 0);
+    assert_int_equal(folder_make(plain), 0);
+    assert_int_equal(folder_make(uneven), 0);
+    Bodies b;
+    SceneInfo info;
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_PLUMMER, .n = BODIES, .seed = 7}, &b, &info, err, sizeof err), 0);
+    static const double uneven_time[3] = {0, 0.5, 1.5};
+    for (int i = 0; i < 3; i++) {
+        const SavedRun saved = {.params = params, .steps_per_frame = 1, .step = 384LL * i, .time = 384 * i * (double)params.dt};
+        snprintf(path, sizeof path, "%s/snap_%d.tipsy", saves, i);
+        if (state_save(path, &b, &saved, err, sizeof err) != 0) fail_msg("%s", err);
+        snprintf(path, sizeof path, "%s/snap_%d.tipsy", plain, i);
+        assert_int_equal(tipsy_write(path, &b, 0.5 * i, err, sizeof err), 0);
+        snprintf(path, sizeof path, "%s/snap_%d.tipsy", uneven, i);
+        assert_int_equal(tipsy_write(path, &b, uneven_time[i], err, sizeof err), 0);
+    }
+    bodies_free(&b);
+    const struct {
+        const char *dir, *says;
+    } cases[] = {{saves, "every 384 steps"}, {plain, "every 0.500 time units"}, {uneven, "every ~0.750 time units"}};
+    for (int i = 0; i < 3; i++) {
+        said[0] = '\0';
+        Run *r = open_series(cases[i].dir);
+        assert_int_equal(keyframes_count(run_keyframes(r)), 3);
+        run_timeline_every(r, every, sizeof every);
+        print_message("%s: %s\n%s", cases[i].dir, every, said);
+        assert_string_equal(every, cases[i].says);
+        run_destroy(r);
+    }
+    /* A live run: the spacing it keeps, a keyframe a step. */
+    Run *r = make(64e6);
+    advance(r, 10);
+    assert_string_equal(run_timeline_every(r, every, sizeof every), "every 1 step");
+    run_destroy(r);
+    folder_remove(saves);
+    folder_remove(plain);
+    folder_remove(uneven);
+}
+
+/* Why there is no timeline, as the HUD's "No timeline: <why>" puts it: the reason alone, not
+ * "no timeline" again; a budget too small for two keyframes in figures that are not 0. */
+static void no_timeline_says_why_once(void **state)
+{
+    (void)state;
+    static const double budgets[2] = {0, 0.01e6};
+    for (int i = 0; i < 2; i++) {
+        Run *r = make(budgets[i]);
+        const char *note = run_timeline_note(r);
+        print_message("No timeline: %s\n", note);
+        assert_null(run_keyframes(r));
+        assert_true(note[0]);
+        assert_true(strncasecmp(note, "no timeline", 11) != 0);
+        assert_null(strstr(note, " 0.0 MB"));
+        run_destroy(r);
+    }
+}
+
 /* ASan reserves terabytes of address space, which no limit can hold: the sanitized build goes
  * without this test. */
 #if !defined(__SANITIZE_ADDRESS__) && !defined(STARBURST_SANITIZED)
@@ -319,6 +402,8 @@ int main(void)
         cmocka_unit_test(a_future_set_aside_outlives_a_full_timeline),
         cmocka_unit_test(undo_returns_to_the_state_before_a_change),
         cmocka_unit_test(the_run_measures_itself),
+        cmocka_unit_test(a_series_says_its_snapshots_spacing),
+        cmocka_unit_test(no_timeline_says_why_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

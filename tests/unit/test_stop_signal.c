@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,11 +82,39 @@ static int second_signal(void)
     return 20; /* still alive */
 }
 
+/* The child's stderr, for the line a second signal leaves. */
+static char said_path[] = "/tmp/starburst-stop-XXXXXX";
+
+static int second_signal_said(void)
+{
+    FILE *f = freopen(said_path, "w", stderr);
+    if (!f) return 21;
+    return second_signal();
+}
+
 static void a_second_signal_ends_at_once(void **state)
 {
     const int status = in_child(second_signal);
     assert_true(WIFSIGNALED(status));
     assert_int_equal(WTERMSIG(status), SIGINT);
+    /* It says, in one line, that it stopped without a save. */
+    const int fd = mkstemp(said_path);
+    assert_true(fd >= 0);
+    close(fd);
+    const int again = in_child(second_signal_said);
+    assert_true(WIFSIGNALED(again));
+    char line[256] = "";
+    FILE *f = fopen(said_path, "r");
+    assert_non_null(f);
+    const size_t got = fread(line, 1, sizeof line - 1, f);
+    fclose(f);
+    unlink(said_path);
+    line[got] = '\0';
+    print_message("%s", line);
+    assert_non_null(strstr(line, "SIGINT"));
+    assert_non_null(strstr(line, "nothing saved"));
+    assert_non_null(strchr(line, '\n'));
+    assert_true(strchr(line, '\n') == line + got - 1); /* one line */
 }
 
 static int ignored_hangup(void)

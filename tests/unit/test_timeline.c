@@ -1,10 +1,12 @@
 /* The run's timeline (src/run/keyframes.c): within its budget at every add, thinned by halves
  * keeping the first and last frames with the spacing doubled, states back bit for bit, a resume
  * that sets the future aside and an undo that brings it back, and the FrameSource over it. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -98,6 +100,23 @@ static void stays_within_its_budget(void **state)
     assert_int_equal(keyframes_count(small), 0);
     assert_false(keyframes_due(small, 10));
     keyframes_destroy(small);
+
+    /* --timeline-mb 0.01: the reason states the sizes as they are, not "0.0 MB": the keyframe's
+     * and the budget's figures read back to them within their three figures. */
+    Keyframes *tiny = keyframes_create(10000);
+    assert_int_equal(keyframes_start(tiny, &b, 0, 0, 1, err, sizeof err), -1);
+    print_message("%s\n", err);
+    double takes, stated;
+    char takes_unit[8], budget_unit[8];
+    assert_int_equal(sscanf(strstr(err, "takes "), "takes %lf %7s", &takes, takes_unit), 2);
+    assert_int_equal(sscanf(strstr(err, "budget of "), "budget of %lf %7s", &stated, budget_unit), 2);
+    const double frame = (double)keyframes_frame_bytes(n);
+    assert_true(fabs(takes * (strcmp(takes_unit, "kB;") == 0 ? 1e3 : 1e6) - frame) <= 0.005 * frame);
+    assert_true(fabs(stated * (strcmp(budget_unit, "kB") == 0 ? 1e3 : 1e6) - 10000) <= 0.005 * 10000);
+    keyframes_destroy(tiny);
+    char text[32];
+    assert_string_equal(keyframes_bytes_text(999.7e3, text, sizeof text), "1 MB");
+    assert_string_equal(keyframes_bytes_text(256e6, text, sizeof text), "256 MB");
     bodies_free(&b);
 }
 
