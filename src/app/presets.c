@@ -150,6 +150,16 @@ int presets_load(const char *path, PresetList *out, char *err, size_t errlen)
             presets_free(out);
             return -1;
         }
+        /* The encounter's values together (a pericentre within the separation), as the scene
+         * takes them, before anything opens. */
+        SceneDesc scene = p->scene;
+        char name[96], off[400];
+        if (!scene.tipsy_path) scene.tipsy_path = p->file;
+        if (scene.kind != SCENE_TIPSY && scene_check(&scene, off, sizeof off) != 0) {
+            snprintf(err, errlen, "%s: [%s]: %s", path, params_quote(p->name, name, sizeof name), off);
+            presets_free(out);
+            return -1;
+        }
     }
     return 0;
 }
