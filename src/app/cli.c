@@ -62,8 +62,9 @@ void app_print_usage(FILE *f)
     fprintf(f,
             "\n"
             "A value with a unit (--dt 0.2Myr, --softening 200pc, --pericentre 8kpc) is converted on the\n"
-            "galaxy scenes' Milky-Way scale: 1 model time = %.2f Myr, 1 model length (a disk scale length)\n"
-            "= %.2f kpc; see README, Units.\n",
+            "run's scale: the galaxy scenes' Milky-Way scale, 1 model time = %.2f Myr, 1 model length (a\n"
+            "disk scale length) = %.2f kpc; a saved run's own (--load, --open); none for the other scenes;\n"
+            "see README, Units.\n",
             mw.myr, mw.kpc);
     fputs("\n"
           "Keys: space pause, . single step, R reset, Backspace defaults (dt, softening, damping),\n"
