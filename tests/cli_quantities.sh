@@ -65,6 +65,17 @@ for start in --load --open; do
     fi
 done
 
+# A save's .ini takes a unit as the command line does, on the scale its [units] give.
+cp g.tipsy hand.tipsy
+sed 's/^dt = .*/dt = 0.2Myr/; s/^softening = .*/softening = 100 pc/' g.tipsy.ini >hand.tipsy.ini
+out=$(timeout 60 "$app" --headless --backend cpu --load hand.tipsy --frames 1 --size 32x32 2>&1)
+line=$(printf '%s\n' "$out" | grep "bodies on cpu")
+if printf '%s' "$line" | grep -q "(0.20 Myr), softening [0-9.]* (100 pc)"; then
+    ok "hand.tipsy.ini with dt = 0.2Myr, softening = 100 pc: $line"
+else
+    fail "hand.tipsy.ini with dt = 0.2Myr, softening = 100 pc: $out"
+fi
+
 # Nearer 0 than a float holds, or in hexadecimal: refused, with and without a unit, where read.
 refused "--dt: '1e-50' is too near 0 to hold: expected more than 0" --dt 1e-50
 refused "--dt: '1e-320' is too near 0 to hold" --dt 1e-320

@@ -279,6 +279,20 @@ static void a_saved_run_or_a_series_gives_its_scale(void **state)
     const Units saved = series_units(run_series(run));
     assert_true(saved.kpc == info.units.kpc && saved.kms == info.units.kms);
     run_destroy(run);
+
+    /* A save's .ini takes a unit as the command line does, on the scale its [units] give after it. */
+    char text[256], hand[256];
+    snprintf(text, sizeof text, "[run]\ndt = 0.2Myr\nsoftening = 100 pc\n[units]\nkpc = %.17g\nkms = %.17g\n",
+             info.units.kpc, info.units.kms);
+    write_file_in(dir, "hand.tipsy.ini", text);
+    snprintf(hand, sizeof hand, "%s/hand.tipsy", dir);
+    SavedRun read;
+    if (state_read_settings(hand, &read, err, sizeof err) != 0) fail_msg("%s", err);
+    assert_float_equal(read.params.dt, (float)(0.2 / info.units.myr), 1e-9);
+    assert_float_equal(read.params.softening, (float)(0.1 / info.units.kpc), 1e-9);
+    write_file_in(dir, "hand.tipsy.ini", "[run]\ndt = 0.2Myr\n");
+    assert_int_equal(state_read_settings(hand, &read, err, sizeof err), -1);
+    assert_non_null(strstr(err, "hand.tipsy.ini: dt = '0.2Myr' has a unit, but this run has no physical scale"));
 }
 
 static int make_dir(void **state)
