@@ -76,6 +76,17 @@ else
     fail "hand.tipsy.ini with dt = 0.2Myr, softening = 100 pc: $out"
 fi
 
+# A preset that loads a save reads its values on the save's scale, as --load does.
+printf '[Again]\nload = g.tipsy\ndt = 0.2Myr\n' >again.ini
+out=$(timeout 60 "$app" --headless --backend cpu --presets again.ini --preset Again --frames 1 --size 32x32 2>&1)
+if printf '%s' "$out" | grep -q "dt 0.0238 (0.20 Myr)"; then
+    ok "a preset that loads g.tipsy takes dt = 0.2Myr on its scale"
+else
+    fail "a preset that loads g.tipsy with dt = 0.2Myr: $out"
+fi
+printf '[Plain]\nload = p0.tipsy\ndt = 0.2Myr\n' >plain.ini
+refused "plain.ini:3: dt = '0.2Myr' has a unit, but this run has no physical scale" --presets plain.ini
+
 # Nearer 0 than a float holds, or in hexadecimal: refused, with and without a unit, where read.
 refused "--dt: '1e-50' is too near 0 to hold: expected more than 0" --dt 1e-50
 refused "--dt: '1e-320' is too near 0 to hold" --dt 1e-320

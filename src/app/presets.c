@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "app/options.h"
+#include "run/saved_run.h"
 #include "util/atomic_file.h"
 #include "util/input_file.h"
 #include "util/params.h"
@@ -65,6 +66,18 @@ static int keep(Preset *p, const AppOption *row, const char *key, const OptionVa
     return 0;
 }
 
+/* The scale a preset's values with a unit are read on: its scene's, or the saved run's it loads
+ * (its .ini, as the command line's --load); none for a TIPSY file. */
+static Units preset_scale(const Preset *p)
+{
+    SavedRun saved;
+    char ignored[512];
+    if (p->source == PRESET_SOURCE_SCENE) return scene_units(p->scene.kind);
+    if (p->source == PRESET_SOURCE_LOAD && state_read_settings(p->file, &saved, ignored, sizeof ignored) == 0)
+        return saved.units;
+    return (Units){0, 0, 0, 0};
+}
+
 /* One key of a section, read and kept as the table of options says (app/options.c). */
 static int on_entry(void *user, const char *sect, const char *key, const char *value)
 {
@@ -89,7 +102,7 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
     if (row->sets_disk_scale && strcmp(ps->lengths, sect) == 0)
         return fail(ps, "%s comes after a separation or pericentre with a unit, read in A's scale length: name %s "
                     "first", qkey, qkey);
-    const Units u = p->source == PRESET_SOURCE_SCENE ? scene_units(p->scene.kind) : (Units){0, 0, 0, 0};
+    const Units u = preset_scale(p);
     OptionValue v;
     if (app_option_read(row, &p->scene, &u, key, value, &v, why, sizeof why) != 0) return fail(ps, "%s", why);
     if (keep(p, row, key, &v, why, sizeof why) != 0) return fail(ps, "%s", why);
