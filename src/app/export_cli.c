@@ -45,8 +45,9 @@ static void usage(FILE *f)
           "  --swift DIR      write ics.hdf5, params.yml and README.txt for SWIFT into DIR (made if missing)\n"
           "  -n N             build the collision or disk at N bodies (streamed to the file: any N up\n"
           "                   to 2147483647); other scenes at N as the viewer's -n\n"
-          "  --span T         model time to run, or a time with its unit (1Gyr) (default: twice the time to the first pericentre for a\n"
-          "                   collision, else 4 rotation periods); rounded up to 2^k steps of dt\n"
+          "  --span T         model time to run, or a time with its unit: 1Gyr (default: twice the\n"
+          "                   time to the first pericentre for a collision, else 4 rotation periods);\n"
+          "                   rounded up to 2^k steps of dt\n"
           "  --snapshots K    outputs after the first (default 16; rounded down to a power of two)\n"
           "  scene options    as the viewer's: --scene, --seed, --mass-ratio, --pericentre, --dt,\n"
           "                   --softening, ... (starburst --help); --load FILE exports a saved run\n",
