@@ -111,6 +111,9 @@ cp g.tipsy bad.tipsy
 sed 's/^dt = .*/dt = 1e30/' g.tipsy.ini >bad.tipsy.ini
 refused "--load: bad.tipsy.ini:3: dt = '1e30' is too large: expected more than 0, at most 10" --load bad.tipsy
 taken --load g.tipsy
+# A save without its .ini is refused for that, not for a unit it has no scale to read on.
+cp p0.tipsy alone.tipsy
+refused "alone.tipsy: no settings beside it" --load alone.tipsy --dt 0.2Myr
 
 echo "$passed passed, $fails failed"
 [ $fails -eq 0 ]

@@ -187,7 +187,7 @@ static int take_args(AppOptions *o, int argc, char **argv, const Units *scale, c
 
 /* The scale of the run the options start, read before anything opens: a saved run's from its .ini
  * (whose values are checked here, as the command line's are), a series' from its first file (as
- * run_make opens it), else the scene's. A save without its .ini has none: app_check_paths refuses it. */
+ * run_make opens it), else the scene's. */
 static int run_scale(const AppOptions *o, Units *u, char *err, size_t errlen)
 {
     char why[600];
@@ -197,6 +197,11 @@ static int run_scale(const AppOptions *o, Units *u, char *err, size_t errlen)
         const int rc = state_read_settings(o->load_path, &saved, why, sizeof why);
         if (rc < 0) snprintf(err, errlen, "--load: %s", why);
         if (rc == 0) *u = saved.units;
+        /* Without its .ini, what app_check_paths would say, before a unit is refused for want of a scale. */
+        if (rc == 1 && state_check(o->load_path, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s", why);
+            return -1;
+        }
         return rc < 0 ? -1 : 0;
     }
     if (o->open_path) {
