@@ -54,6 +54,9 @@ typedef struct AppOptions {
     /* The run's timeline: its memory in MB; < 0 = the default (a tenth of the memory available,
      * at most 1 GB), 0 = none. */
     float timeline_mb;
+    /* The physical scale values with a unit are read on, found by app_parse_args: the scene's, a
+     * saved run's (its .ini) or a series' (its first file); all 0: none, a unit is refused. */
+    Units scale;
 } AppOptions;
 
 /* Defaults: the collision scene, auto backend, a 1280 x 720 window with vsync. */

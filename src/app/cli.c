@@ -6,6 +6,8 @@
 
 #include "app/app.h"
 #include "app/options.h"
+#include "run/run.h"
+#include "run/saved_run.h"
 #include "util/params.h"
 
 void app_default_options(AppOptions *o)
@@ -61,8 +63,9 @@ void app_print_usage(FILE *f)
     fprintf(f,
             "\n"
             "A value with a unit (--dt 0.2Myr, --softening 200pc, --pericentre 8kpc) is converted on the\n"
-            "galaxy scenes' Milky-Way scale: 1 model time = %.2f Myr, 1 model length (a disk scale length)\n"
-            "= %.2f kpc; see README, Units.\n",
+            "run's scale: the galaxy scenes' Milky-Way scale, 1 model time = %.2f Myr, 1 model length (a\n"
+            "disk scale length) = %.2f kpc; a saved run's own (--load, --open); none for the other scenes;\n"
+            "see README, Units.\n",
             mw.myr, mw.kpc);
     fputs("\n"
           "Keys: space pause, . single step, R reset, Backspace defaults (dt, softening, damping),\n"
@@ -76,19 +79,25 @@ void app_print_usage(FILE *f)
           f);
 }
 
-/* Options that are each fine but do not go together: a body count below what the scene is built
- * with, the kernels' launch shapes and precisions (what nbody_shape_check asks of a launch) and the
- * CPU backend, which has one kernel in float. */
-static int check_combination(const AppOptions *o, char *err, size_t errlen)
+/* The run starts from one thing: a series goes with no other start. */
+static int check_start(const AppOptions *o, char *err, size_t errlen)
 {
-    const char *kernel = sim_kernel_name(o->kernel);
-    const int least = scene_min_bodies(o->scene.kind);
     if (o->open_path && (o->load_path || o->scene.kind >= SCENE_TIPSY || o->preset || o->scene_given)) {
         snprintf(err, errlen, "--open: a series is the run's start; it goes with none of --%s",
                  o->load_path ? "load" : o->preset ? "preset" : o->scene.kind == SCENE_TIPSY_COLLIDE ? "tipsy-collide"
                                                               : o->scene.kind == SCENE_TIPSY ? "tipsy" : "scene");
         return -1;
     }
+    return 0;
+}
+
+/* Options that are each fine but do not go together: a body count below what the scene is built
+ * with, an encounter's values (the scene's check), the kernels' launch shapes and precisions (what
+ * nbody_shape_check asks of a launch) and the CPU backend, which has one kernel in float. */
+static int check_combination(const AppOptions *o, char *err, size_t errlen)
+{
+    const char *kernel = sim_kernel_name(o->kernel);
+    const int least = scene_min_bodies(o->scene.kind);
     if (o->open_rate > 0 && !o->open_path) {
         snprintf(err, errlen, "--open-rate: plays the series of --open; there is none");
         return -1;
@@ -96,6 +105,11 @@ static int check_combination(const AppOptions *o, char *err, size_t errlen)
     if (!o->load_path && !o->open_path && o->scene.n > 0 && o->scene.n < least) {
         snprintf(err, errlen, "-n %d: the %s scene needs at least %d bodies", o->scene.n, scene_name(o->scene.kind),
                  least);
+        return -1;
+    }
+    char why[400];
+    if (!o->load_path && !o->open_path && o->scene.kind != SCENE_TIPSY && scene_check(&o->scene, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s", why);
         return -1;
     }
     const bool cuda_options = o->kernel != SIM_KERNEL_DEFAULT || o->threads_per_body > 0 || o->block_size > 0 ||
@@ -167,9 +181,9 @@ static bool glob_expanded(int argc, char **argv, int i, const char *option, char
     return true;
 }
 
-/* One pass over argv. A value that may come with a unit ("--dt 0.2Myr") is read on the scale of the
- * scene, which a later --scene may name: the first pass (scale NULL) takes the others, the second
- * these. A loaded run's scale is in its save, read later: it takes model units. */
+/* One pass over argv. A value that may come with a unit ("--dt 0.2Myr") is read on the run's scale,
+ * which a later --scene, --load or --open names: the first pass (scale NULL) takes the others, the
+ * second these. */
 static int take_args(AppOptions *o, int argc, char **argv, const Units *scale, char *err, size_t errlen)
 {
     int value_of = -1; /* the last value given apart from its option: argv[value_of], of value_name */
@@ -214,11 +228,40 @@ static int take_args(AppOptions *o, int argc, char **argv, const Units *scale, c
     return 0;
 }
 
+/* The scale of the run the options start, read before anything opens: a saved run's from its .ini
+ * (whose values are checked here, as the command line's are), a series' from its first file (as
+ * run_make opens it), else the scene's. */
+static int run_scale(const AppOptions *o, Units *u, char *err, size_t errlen)
+{
+    char why[600];
+    *u = (Units){0, 0, 0, 0};
+    if (o->load_path) {
+        SavedRun saved;
+        const int rc = state_read_settings(o->load_path, &saved, why, sizeof why);
+        if (rc < 0) snprintf(err, errlen, "--load: %s", why);
+        if (rc == 0) *u = saved.units;
+        /* Without its .ini, what app_check_paths would say, before a unit is refused for want of a scale. */
+        if (rc == 1 && state_check(o->load_path, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s", why);
+            return -1;
+        }
+        return rc < 0 ? -1 : 0;
+    }
+    if (o->open_path) {
+        const Units galaxy = scene_units(SCENE_COLLISION);
+        if (run_open_units(o->open_path, &galaxy, u, why, sizeof why) == 0) return 0;
+        snprintf(err, errlen, "--open: %s", why);
+        return -1;
+    }
+    *u = scene_units(o->scene.kind);
+    return 0;
+}
+
 int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errlen)
 {
     int rc = take_args(o, argc, argv, NULL, err, errlen);
     if (rc != 0) return rc;
-    const Units scale = o->load_path ? (Units){0, 0, 0, 0} : scene_units(o->scene.kind);
-    if (take_args(o, argc, argv, &scale, err, errlen) != 0) return -1;
+    if (check_start(o, err, errlen) != 0 || run_scale(o, &o->scale, err, errlen) != 0) return -1;
+    if (take_args(o, argc, argv, &o->scale, err, errlen) != 0) return -1;
     return check_combination(o, err, errlen);
 }

@@ -15,6 +15,7 @@
 #include "scene/scene.h"
 #include "scene/snapshot.h"
 #include "util/clock.h"
+#include "util/params.h"
 
 /* Bodies built at once to measure the extent of a streamed encounter. */
 #define EXPORT_PROBE_BODIES 32768
@@ -44,17 +45,24 @@ static void usage(FILE *f)
           "  --swift DIR      write ics.hdf5, params.yml and README.txt for SWIFT into DIR (made if missing)\n"
           "  -n N             build the collision or disk at N bodies (streamed to the file: any N up\n"
           "                   to 2147483647); other scenes at N as the viewer's -n\n"
-          "  --span T         model time to run (default: twice the time to the first pericentre for a\n"
-          "                   collision, else 4 rotation periods); rounded up to 2^k steps of dt\n"
+          "  --span T         model time to run, or a time with its unit: 1Gyr (default: twice the\n"
+          "                   time to the first pericentre for a collision, else 4 rotation periods);\n"
+          "                   rounded up to 2^k steps of dt\n"
           "  --snapshots K    outputs after the first (default 16; rounded down to a power of two)\n"
           "  scene options    as the viewer's: --scene, --seed, --mass-ratio, --pericentre, --dt,\n"
           "                   --softening, ... (starburst --help); --load FILE exports a saved run\n",
           f);
 }
 
+/* --span: a model time, or a time with its unit on the run's scale, as the viewer's --dt. The most
+ * is what 2^40 steps of the largest dt reach (run/export.c). */
+static const OptionSpec span_spec = {.kind = OPTION_NUMBER, .min = 0, .min_open = true, .max = 1e12,
+                                     .unit = "model time units", .dim = UNIT_TIME};
+
 typedef struct ExportArgs {
     const char *dir;
     long long n;
+    const char *span_text; /* read once the run's scale is known */
     double span;
     int snapshots;
 } ExportArgs;
@@ -83,11 +91,7 @@ static int parse_export(int argc, char **argv, ExportArgs *a, char **rest, int *
         if (strcmp(o, "--swift") == 0) {
             a->dir = v;
         } else if (strcmp(o, "--span") == 0) {
-            a->span = strtod(v, &end);
-            if (end == v || *end || !(a->span > 0) || !isfinite(a->span)) {
-                snprintf(err, errlen, "export: --span: '%s' is not a model time above 0", v);
-                return -1;
-            }
+            a->span_text = v;
         } else {
             long long x = strtoll(v, &end, 10);
             bool n = strcmp(o, "--snapshots") != 0;
@@ -193,6 +197,10 @@ int export_main(int argc, char **argv)
     int rc = parse_export(argc, argv, &a, rest, &nrest, err, sizeof err);
     if (rc == 0 && app_parse_args(&o, nrest, rest, err, sizeof err) != 0) rc = -1;
     free(rest);
+    OptionValue span;
+    if (rc == 0 && a.span_text && option_read(&span_spec, &o.scale, "--span", a.span_text, &span, err, sizeof err) != 0)
+        rc = -1;
+    if (rc == 0 && a.span_text) a.span = span.number;
     if (rc == 0 && o.load_path && a.n > 0) {
         snprintf(err, sizeof err, "export: -n builds a scene; a --load'ed run has its own bodies");
         rc = -1;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "app/options.h"
+#include "run/saved_run.h"
 #include "util/atomic_file.h"
 #include "util/input_file.h"
 #include "util/params.h"
@@ -75,6 +76,18 @@ static int keep(Preset *p, const AppOption *row, const char *key, const OptionVa
     return 0;
 }
 
+/* The scale a preset's values with a unit are read on: its scene's, or the saved run's it loads
+ * (its .ini, as the command line's --load); none for a TIPSY file. */
+static Units preset_scale(const Preset *p)
+{
+    SavedRun saved;
+    char ignored[512];
+    if (p->source == PRESET_SOURCE_SCENE) return scene_units(p->scene.kind);
+    if (p->source == PRESET_SOURCE_LOAD && state_read_settings(p->file, &saved, ignored, sizeof ignored) == 0)
+        return saved.units;
+    return (Units){0, 0, 0, 0};
+}
+
 /* One key of a section, read and kept as the table of options says (app/options.c). */
 static int on_entry(void *user, const char *sect, const char *key, const char *value)
 {
@@ -109,7 +122,7 @@ static int on_entry(void *user, const char *sect, const char *key, const char *v
     if (row->sets_disk_scale && strcmp(ps->lengths, sect) == 0)
         return fail(ps, "%s comes after a separation or pericentre with a unit, read in A's scale length: name %s "
                     "first", qkey, qkey);
-    const Units u = p->source == PRESET_SOURCE_SCENE ? scene_units(p->scene.kind) : (Units){0, 0, 0, 0};
+    const Units u = preset_scale(p);
     OptionValue v;
     if (app_option_read(row, &p->scene, &u, key, value, &v, why, sizeof why) != 0) return fail(ps, "%s", why);
     if (keep(p, row, key, &v, why, sizeof why) != 0) return fail(ps, "%s", why);
@@ -180,6 +193,16 @@ int presets_load(const char *path, PresetList *out, char *err, size_t errlen)
             char name[96];
             snprintf(err, errlen, "%s: [%s]: bodies = %d: the %s scene needs at least %d", path,
                      params_quote(p->name, name, sizeof name), p->scene.n, scene_name(p->scene.kind), least);
+            presets_free(out);
+            return -1;
+        }
+        /* The encounter's values together (a pericentre within the separation), as the scene
+         * takes them, before anything opens. */
+        SceneDesc scene = p->scene;
+        char name[96], off[400];
+        if (!scene.tipsy_path) scene.tipsy_path = p->file;
+        if (scene.kind != SCENE_TIPSY && scene_check(&scene, off, sizeof off) != 0) {
+            snprintf(err, errlen, "%s: [%s]: %s", path, params_quote(p->name, name, sizeof name), off);
             presets_free(out);
             return -1;
         }

@@ -159,7 +159,7 @@ int app_make_run(App *a, const AppOptions *o, bool cuda, char *err, size_t errle
     RunDesc d = {
         .source = {.scene = o->scene, .force = o->force},
         .open_path = o->open_path,
-        .open_units = scene_units(o->scene.kind),
+        .open_units = scene_units(SCENE_COLLISION),
         .backend = cuda ? SIM_BACKEND_CUDA : SIM_BACKEND_CPU,
         .kernel = o->kernel,
         .precision = o->precision,

@@ -40,6 +40,24 @@ static void series_settings(Run *r)
             params_get(PARAM_DT)->fallback, params_get(PARAM_SOFTENING)->fallback);
 }
 
+int run_open_units(const char *path, const Units *open_units, Units *out, char *err, size_t errlen)
+{
+    SnapshotSeries *s = series_open(path, err, errlen);
+    if (!s) return -1;
+    SavedRun saved;
+    char ignored[512];
+    *out = (Units){0, 0, 0, 0};
+    if (series_has_units(s)) {
+        series_set_units(s, open_units);
+        *out = series_units(s);
+    } else if (!snapshot_hdf5_is(series_path(s, 0)) &&
+               state_read_settings(series_path(s, 0), &saved, ignored, sizeof ignored) == 0) {
+        *out = saved.units; /* series_settings says what is wrong with an ini that does not read */
+    }
+    series_close(s);
+    return 0;
+}
+
 Run *run_make(const RunDesc *d, char *err, size_t errlen)
 {
     Run *r = calloc(1, sizeof *r);
@@ -60,7 +78,7 @@ Run *run_make(const RunDesc *d, char *err, size_t errlen)
             free(r);
             return NULL;
         }
-        series_set_units(r->series, &d->open_units);
+        if (series_has_units(r->series)) series_set_units(r->series, &d->open_units);
         series_settings(r);
         r->source.from_series = true;
         r->source.scene.kind = SCENE_TIPSY;

@@ -123,7 +123,19 @@ typedef struct SidecarParser {
     long long tipsy_bytes;
     uint64_t tipsy_checksum;
     char what[256];
+    char with_unit[2][96]; /* dt and softening given with a unit, read once [units] has given the scale */
 } SidecarParser;
+
+/* Whether text is a value of id with a unit after it ("0.2Myr"): read after the file, on its scale. */
+static bool has_unit(ParamId id, const char *text)
+{
+    const Units probe = units_from(1, 1);
+    double v;
+    bool had = false;
+    char why[160];
+    return params_get(id)->dim != UNIT_NONE && units_parse(text, params_get(id)->dim, &probe, &v, &had, why, sizeof why) == 0 &&
+           had;
+}
 
 static int on_sidecar(void *user, const char *section, const char *key, const char *value)
 {
@@ -136,6 +148,10 @@ static int on_sidecar(void *user, const char *section, const char *key, const ch
         double v;
         char why[sizeof ps->what];
         if (params_parse((ParamId)id, key, value, &v, why, sizeof why) != 0) {
+            if (has_unit((ParamId)id, value) && strlen(value) < sizeof ps->with_unit[0]) {
+                snprintf(ps->with_unit[id == PARAM_SOFTENING], sizeof ps->with_unit[0], "%s", value);
+                return 1;
+            }
             if (!ps->what[0]) snprintf(ps->what, sizeof ps->what, "%s", why);
             return 0;
         }
@@ -247,6 +263,19 @@ static int read_settings(const char *path, const SavedRun *base, Settings *s, ch
     if (rc != 0) {
         snprintf(err, errlen, "%s:%d: %.200s", path, rc, ps.what[0] ? ps.what : "not a valid INI line");
         return -1;
+    }
+    /* dt and softening with a unit, as the command line and the presets take them, on the save's scale. */
+    for (int k = 0; k < 2; k++) {
+        const ParamId id = k ? PARAM_SOFTENING : PARAM_DT;
+        double v;
+        char off[sizeof ps.what];
+        if (!ps.with_unit[k][0]) continue;
+        if (params_parse_in(id, &s->run.units, params_get(id)->key, ps.with_unit[k], &v, off, sizeof off) != 0) {
+            snprintf(err, errlen, "%s: %.200s", path, off);
+            return -1;
+        }
+        if (k) s->run.params.softening = (float)v;
+        else s->run.params.dt = (float)v;
     }
     if (!(s->run.params.dt > 0)) {
         snprintf(err, errlen, "%s: no dt", path);

@@ -991,35 +991,41 @@ static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen)
         snprintf(err, errlen, "scene: %s: no tipsy_path given", name);
         return -1;
     }
-    if (d->mass_ratio == 0) d->mass_ratio = 1;
-    if (d->pericentre == 0) d->pericentre = 3;
-    if (d->separation == 0) d->separation = d->kind == SCENE_COLLISION ? halos_apart(d) : 16;
-    if (d->inclination_b == 0 && !(d->set & SCENE_SET_INCLINATION_B)) d->inclination_b = 60;
+    if (d->mass_ratio == 0) d->mass_ratio = (float)params_get(PARAM_MASS_RATIO)->fallback;
+    if (d->pericentre == 0) d->pericentre = (float)params_get(PARAM_PERICENTRE)->fallback;
+    if (d->separation == 0)
+        d->separation = d->kind == SCENE_COLLISION ? halos_apart(d) : (float)params_get(PARAM_SEPARATION)->fallback;
+    if (d->inclination_b == 0 && !(d->set & SCENE_SET_INCLINATION_B))
+        d->inclination_b = (float)params_get(PARAM_INCLINATION_B)->fallback;
     if (d->halo_mass_factor == 0) d->halo_mass_factor = 1;
-    if (d->eccentricity == 0) d->eccentricity = 1;
-    const Param *ratio = params_get(PARAM_MASS_RATIO);
-    struct {
-        const char *field;
-        float value, lo, hi;
-        int used;
+    if (d->eccentricity == 0) d->eccentricity = (float)params_get(PARAM_ECCENTRICITY)->fallback;
+    /* The ranges are the parameter table's, which the command line and the presets read too. */
+    const struct {
+        ParamId id;
+        float value;
     } checks[] = {
-        {"mass_ratio", d->mass_ratio, (float)ratio->min, (float)ratio->max, two},
-        {"separation", d->separation, 0.5f, 1000.0f, two},
-        {"pericentre", d->pericentre, 1e-3f, d->separation, two},
-        {"inclination_a", d->inclination_a, -360.0f, 360.0f, two},
-        {"inclination_b", d->inclination_b, -360.0f, 360.0f, two},
-        {"eccentricity", d->eccentricity, 0.05f, 20.0f, two},
-        {"pericentre_angle", d->pericentre_angle, -360.0f, 360.0f, two},
-        {"halo_mass_factor", d->halo_mass_factor, 0.25f, 64.0f, d->kind == SCENE_COLLISION || d->kind == SCENE_DISK},
+        {PARAM_MASS_RATIO, d->mass_ratio},     {PARAM_SEPARATION, d->separation},
+        {PARAM_PERICENTRE, d->pericentre},     {PARAM_INCLINATION_A, d->inclination_a},
+        {PARAM_INCLINATION_B, d->inclination_b}, {PARAM_ECCENTRICITY, d->eccentricity},
+        {PARAM_PERICENTRE_ANGLE, d->pericentre_angle},
     };
-    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
-        if (!checks[i].used) continue;
-        float v = checks[i].value;
-        if (!isfinite(v) || v < checks[i].lo || v > checks[i].hi) {
-            snprintf(err, errlen, "scene: %s: %s = %g is out of range [%g, %g]", name, checks[i].field, v,
-                     checks[i].lo, checks[i].hi);
+    char why[192];
+    for (size_t i = 0; two && i < sizeof checks / sizeof checks[0]; i++)
+        if (params_check(checks[i].id, checks[i].value, why, sizeof why) != 0) {
+            snprintf(err, errlen, "scene: %s: %s", name, why);
             return -1;
         }
+    if ((d->kind == SCENE_COLLISION || d->kind == SCENE_DISK) &&
+        (!isfinite(d->halo_mass_factor) || d->halo_mass_factor < 0.25f || d->halo_mass_factor > 64.0f)) {
+        snprintf(err, errlen, "scene: %s: halo_mass_factor = %g is out of range [0.25, 64]", name,
+                 d->halo_mass_factor);
+        return -1;
+    }
+    /* The pair starts at the separation and comes no closer than the pericentre. */
+    if (two && d->pericentre > d->separation) {
+        snprintf(err, errlen, "scene: %s: pericentre = %g lies beyond the separation %g the pair starts at (disk "
+                 "scale lengths)", name, d->pericentre, d->separation);
+        return -1;
     }
     /* A bound orbit reaches no farther than its apocentre. */
     double apocentre = d->pericentre * (1.0 + (double)d->eccentricity) / (1.0 - d->eccentricity);
@@ -1029,6 +1035,12 @@ static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+int scene_check(const SceneDesc *desc, char *err, size_t errlen)
+{
+    SceneDesc d;
+    return resolve(desc, &d, err, errlen);
 }
 
 int scene_build(const SceneDesc *desc, Bodies *out, SceneInfo *info, char *err, size_t errlen)

@@ -88,6 +88,10 @@ typedef struct SceneInfo {
  * err ("tipsy: galaxy.bin: header says 20000 bodies, file holds 11342"). */
 int scene_build(const SceneDesc *desc, Bodies *out, SceneInfo *info, char *err, size_t errlen);
 
+/* Whether scene_build takes desc, without building it: its ranges (util/params.c's table) and how
+ * its orbit's lengths go together. 0, or -1 with scene_build's line in err. */
+int scene_check(const SceneDesc *desc, char *err, size_t errlen);
+
 /* Receives a piece of a scene built by scene_stream; returns 0, or -1 with err to stop. */
 typedef int (*SceneChunkFn)(void *user, const Bodies *chunk, char *err, size_t errlen);
 

@@ -179,6 +179,11 @@ void series_close(SnapshotSeries *s)
     free(s);
 }
 
+bool series_has_units(const SnapshotSeries *s)
+{
+    return s->file_units.length_cm > 0;
+}
+
 Units series_units(const SnapshotSeries *s)
 {
     return s->to;

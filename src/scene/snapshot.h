@@ -125,6 +125,8 @@ void series_close(SnapshotSeries *s);
 /* Model units to convert into (the scene's); without them (or NULL), a series with physical units
  * keeps its first file's length and speed as model units, masses made to agree with G = 1. */
 void series_set_units(SnapshotSeries *s, const Units *to);
+/* Whether the files name physical units of their own (an HDF5 file's Units; never a TIPSY file). */
+bool series_has_units(const SnapshotSeries *s);
 /* The physical scale of the model units bodies come back in (all 0: the files have none). */
 Units series_units(const SnapshotSeries *s);
 int series_count(const SnapshotSeries *s);

@@ -1,6 +1,7 @@
 #include "util/params.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +32,16 @@ static const Param table[PARAM_COUNT] = {
                                "4 on CUDA, 1 on the CPU"},
     [PARAM_POINT_SIZE] = {"point_size", "--point-size", "", 0, 64, true, false, 1, NULL},
     [PARAM_EXPOSURE] = {"exposure", "--exposure", "", 0, 1000, true, false, 1, NULL},
+    /* An encounter's lengths are in galaxy A's disk scale lengths; the pericentre lies within the
+     * separation the pair starts at (scene_check). */
+    [PARAM_SEPARATION] = {"separation", NULL, "disk scale lengths", 0.5, 1000, false, false, 16,
+                          "the halos' edges 2 disk scale lengths apart", UNIT_LENGTH},
+    [PARAM_PERICENTRE] = {"pericentre", "--pericentre", "disk scale lengths", 0.001, 1000, false, false, 3, NULL,
+                          UNIT_LENGTH},
+    [PARAM_ECCENTRICITY] = {"eccentricity", NULL, "", 0.05, 20, false, false, 1, "1, a parabola"},
+    [PARAM_PERICENTRE_ANGLE] = {"pericentre_angle", NULL, "degrees", -360, 360, false, false, 0, NULL},
+    [PARAM_INCLINATION_A] = {"inclination_a", "--inclination-a", "degrees", -180, 180, false, false, 0, NULL},
+    [PARAM_INCLINATION_B] = {"inclination_b", "--inclination-b", "degrees", -180, 180, false, false, 60, NULL},
 };
 
 const Param *params_get(ParamId id) { return id >= 0 && id < PARAM_COUNT ? &table[id] : NULL; }
@@ -47,7 +58,8 @@ static bool too_small(const Param *p, double v) { return v < p->min || (p->min_o
 bool params_in_range(ParamId id, double v)
 {
     const Param *p = params_get(id);
-    return p && isfinite(v) && !too_small(p, v) && v <= p->max && (!p->whole || v == floor(v));
+    return p && isfinite(v) && (v == 0 || fabs(v) >= FLT_MIN) && !too_small(p, v) && v <= p->max &&
+           (!p->whole || v == floor(v));
 }
 
 static void range_words(const Param *p, char *buf, size_t len)
@@ -89,8 +101,9 @@ int params_check(ParamId id, double v, char *err, size_t errlen)
         return -1;
     }
     if (params_in_range(id, v)) return 0;
-    const char *what = !isfinite(v)           ? "is not a finite number"
-                       : too_small(p, v)      ? "is too small"
+    const char *what = !isfinite(v)                       ? "is not a finite number"
+                       : v != 0 && fabs(v) < FLT_MIN      ? "is too near 0 to hold"
+                       : too_small(p, v)                  ? "is too small"
                        : v > p->max           ? "is too large"
                                               : "is not a whole number";
     char why[192];
@@ -99,8 +112,14 @@ int params_check(ParamId id, double v, char *err, size_t errlen)
     return -1;
 }
 
-/* A whole number in decimal: "12", "-3", "1e6", not "0x10" (strtod reads hexadecimal too). */
-static bool decimal(const char *s) { return !strpbrk(s, "xXpP"); }
+/* The number strtod read from s to end is written in decimal: "12", "-3", "1e6", not "0x10" (strtod
+ * reads hexadecimal too). */
+static bool decimal(const char *s, const char *end)
+{
+    for (; s < end; s++)
+        if (strchr("xXpP", *s)) return false;
+    return true;
+}
 
 int params_parse(ParamId id, const char *label, const char *text, double *out, char *err, size_t errlen)
 {
@@ -116,7 +135,9 @@ int option_refuse(const char *label, const char *text, const char *why, char *er
     return -1;
 }
 
-/* text as a number in p's range, or with a unit of p's dimension converted with u. */
+/* text as a number in p's range, or with a unit of p's dimension converted with u. A value nearer 0
+ * than a float holds would be kept as 0, which the options read as "not given": it is refused as
+ * out of range, as one past the other end is. */
 static int read_number(const Param *p, const Units *u, const char *label, const char *text, double *out,
                        bool *had_unit, char *err, size_t errlen)
 {
@@ -124,18 +145,21 @@ static int read_number(const Param *p, const Units *u, const char *label, const 
     char *end;
     errno = 0;
     double v = strtod(text, &end);
+    const bool overflow = errno == ERANGE && fabs(v) > 1, underflow = errno == ERANGE && !overflow;
+    const bool hex = !decimal(text, end);
     const char *what = NULL;
     char why_unit[160];
     /* A number with a unit after it: the unit's reading, or what is wrong with it. */
-    if (end != text && *end != '\0' && p->dim != UNIT_NONE && isfinite(v)) {
+    if (end != text && *end != '\0' && p->dim != UNIT_NONE && isfinite(v) && !hex) {
         if (units_parse(text, p->dim, u, &v, had_unit, why_unit, sizeof why_unit) != 0)
             return option_refuse(label, text, why_unit, err, errlen);
         end = (char *)text + strlen(text);
     }
-    if (end == text || *end != '\0' || (p->whole && !decimal(text)))
-        what = p->whole ? "is not a whole number" : "is not a number";
+    if (hex) what = p->whole ? "is not a whole number" : "is not a decimal number";
+    else if (end == text || *end != '\0') what = p->whole ? "is not a whole number" : "is not a number";
     else if (isnan(v)) what = "is not a finite number";
-    else if (errno == ERANGE && fabs(v) > 1) what = v > 0 ? "is too large" : "is too small";
+    else if (overflow) what = v > 0 ? "is too large" : "is too small";
+    else if (underflow || (v != 0 && fabs(v) < FLT_MIN)) what = "is too near 0 to hold";
     else if (too_small(p, v)) what = "is too small";
     else if (v > p->max) what = "is too large";
     else if (p->whole && v != floor(v)) what = "is not a whole number";

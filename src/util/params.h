@@ -28,12 +28,19 @@ typedef enum ParamId {
     PARAM_STEPS_PER_FRAME,
     PARAM_POINT_SIZE,
     PARAM_EXPOSURE,
+    /* A collision's encounter: its orbit and the disks' tilts (scene.c checks a scene with these). */
+    PARAM_SEPARATION,
+    PARAM_PERICENTRE,
+    PARAM_ECCENTRICITY,
+    PARAM_PERICENTRE_ANGLE,
+    PARAM_INCLINATION_A,
+    PARAM_INCLINATION_B,
     PARAM_COUNT
 } ParamId;
 
 typedef struct Param {
     const char *key;       /* as the presets and saved-run files spell it: "dt", "mass_ratio" */
-    const char *option;    /* as the command line spells it: "--dt" */
+    const char *option;    /* as the command line spells it: "--dt"; NULL: a presets key alone */
     const char *unit;      /* "model time units"; "" where the value has none */
     double min, max;
     bool min_open;         /* min itself is refused (a timestep is more than 0) */

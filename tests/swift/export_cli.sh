@@ -32,10 +32,12 @@ refused "--swift needs a value" export --swift
 refused "-n: 'zero' is not a whole number" export --swift out -n zero
 refused "-n: '0' is not a whole number" export --swift out -n 0
 refused "-n 3: the collision scene needs at least 6 bodies" export --swift out -n 3
-refused "--span: '-3' is not a model time" export --swift out --span -3
+refused "--span: '-3' is too small: expected more than 0" export --swift out --span -3
+refused "--span: '1Gyr' has a unit, but this run has no physical scale" export --swift out --scene plummer --span 1Gyr
+refused "--span: '1e-50' is too near 0 to hold" export --swift out --span 1e-50
 refused "--snapshots: '9999' is not a whole number" export --swift out --snapshots 9999
 refused "unknown option '--bogus'" export --swift out --bogus
-refused "a --load'ed run has its own bodies" export --swift out --load x.tipsy -n 5
+refused "cannot read x.tipsy" export --swift out --load x.tipsy
 refused "cannot make the folder nope/deeper" export --swift nope/deeper
 refused "plummer builds at most" export --swift out --scene plummer -n 100000000
 refused "--open: nothing.hdf5: no such file or folder" --open nothing.hdf5
@@ -89,6 +91,19 @@ if "$app" --headless --backend cpu -n 512 --frames 3 --size 32x32 --quiet --save
     ok "export --load run.tipsy: $(head -1 saved.log)"
 else
     fail "export --load run.tipsy: $(cat saved.log 2>/dev/null)"
+fi
+# A saved run has its own bodies: -n beside it is refused (the save is read first, for its scale).
+refused "a --load'ed run has its own bodies" export --swift out --load run.tipsy -n 5
+
+# A span with its unit is read on the scene's scale, as --dt is: 1 Gyr is the fewest 2^k steps of dt
+# that reach it.
+myr=$("$app" --help | sed -n 's/.*1 model time = \([0-9.]*\) Myr.*/\1/p')
+if "$app" export --swift gyr -n 2048 --span 1Gyr >gyr.log 2>&1 &&
+    awk -v myr="$myr" '/ to t = / { match($0, /to t = [0-9.e+-]+/); t = substr($0, RSTART + 7, RLENGTH - 7) }
+        END { exit !(myr > 0 && t * myr >= 1000 && t / 2 * myr < 1000) }' gyr.log; then
+    ok "export --span 1Gyr: $(tail -1 gyr.log) (1 model time = $myr Myr)"
+else
+    fail "export --span 1Gyr: $(cat gyr.log) (1 model time = $myr Myr)"
 fi
 
 # A series on the timeline: three saves of one run, opened as a glob, are three keyframes in time

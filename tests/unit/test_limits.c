@@ -104,8 +104,10 @@ static void every_reader_takes_the_same_range(void **state)
             char text[64], err[512] = "";
             snprintf(text, sizeof text, "%.10g", values[k].v);
             const int expect = values[k].taken ? 0 : -1;
-            if (cli(p->option, text, err, sizeof err) != expect) fail_msg("%s %s: command line: %s", p->option, text, err);
-            if (!values[k].taken && !strstr(err, text)) fail_msg("%s %s: \"%s\" does not show the value", p->option, text, err);
+            if (p->option && cli(p->option, text, err, sizeof err) != expect)
+                fail_msg("%s %s: command line: %s", p->option, text, err);
+            if (p->option && !values[k].taken && !strstr(err, text))
+                fail_msg("%s %s: \"%s\" does not show the value", p->option, text, err);
             if (preset(p->key, text, err, sizeof err) != expect) fail_msg("%s = %s: presets: %s", p->key, text, err);
             if (!values[k].taken && !strstr(err, p->key)) fail_msg("%s = %s: \"%s\" does not name it", p->key, text, err);
             if (in_run_ini && saved_run(p->key, text, err, sizeof err) != expect)
@@ -113,6 +115,60 @@ static void every_reader_takes_the_same_range(void **state)
             if (in_run_ini && !values[k].taken && !strstr(err, "too")) fail_msg("%s = %s: \"%s\"", p->key, text, err);
         }
     }
+}
+
+/* An encounter's values: the scene takes the table's range, the one the command line and the
+ * presets read, at each edge and a step beyond it; how the orbit's lengths go together is judged
+ * before anything opens, on the command line and in a presets file that is named with the preset. */
+static void an_encounter_is_judged_by_the_table_before_anything_opens(void **state)
+{
+    (void)state;
+    const ParamId ids[] = {PARAM_MASS_RATIO,       PARAM_SEPARATION,    PARAM_PERICENTRE,   PARAM_ECCENTRICITY,
+                           PARAM_PERICENTRE_ANGLE, PARAM_INCLINATION_A, PARAM_INCLINATION_B};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        const Param *p = params_get(ids[i]);
+        const double step = (p->max - p->min) * 1e-3;
+        const struct {
+            double v;
+            bool taken;
+        } values[] = {{p->max, true}, {p->max + step, false}, {p->min, true}, {p->min - step, false}};
+        for (size_t k = 0; k < sizeof values / sizeof values[0]; k++) {
+            /* An orbit that starts at its pericentre: every length and eccentricity goes with it. */
+            SceneDesc d = {.kind = SCENE_COLLISION, .n = 6, .separation = 1000, .pericentre = 0.001f,
+                           .eccentricity = 1};
+            float *field = ids[i] == PARAM_MASS_RATIO       ? &d.mass_ratio
+                           : ids[i] == PARAM_SEPARATION     ? &d.separation
+                           : ids[i] == PARAM_PERICENTRE     ? &d.pericentre
+                           : ids[i] == PARAM_ECCENTRICITY   ? &d.eccentricity
+                           : ids[i] == PARAM_PERICENTRE_ANGLE ? &d.pericentre_angle
+                           : ids[i] == PARAM_INCLINATION_A  ? &d.inclination_a
+                                                            : &d.inclination_b;
+            if (ids[i] == PARAM_ECCENTRICITY) d.separation = d.pericentre = 1;
+            *field = (float)values[k].v;
+            char err[256] = "";
+            const int rc = scene_check(&d, err, sizeof err);
+            if ((rc == 0) != values[k].taken) fail_msg("%s = %g: the scene says %d: %s", p->key, values[k].v, rc, err);
+            if (rc != 0 && !strstr(err, p->key)) fail_msg("%s = %g: \"%s\" does not name it", p->key, values[k].v, err);
+        }
+    }
+    char err[512] = "";
+    char *argv[] = {"starburst", "--pericentre", "50", NULL};
+    AppOptions o;
+    app_default_options(&o);
+    assert_int_equal(app_parse_args(&o, 3, argv, err, sizeof err), -1);
+    assert_non_null(strstr(err, "pericentre = 50 lies beyond the separation"));
+    char *kpc[] = {"starburst", "--pericentre", "5kpc", NULL};
+    app_default_options(&o);
+    if (app_parse_args(&o, 3, kpc, err, sizeof err) != 0) fail_msg("%s", err);
+    assert_float_equal(o.scene.pericentre, 5 / scene_units(SCENE_COLLISION).kpc, 1e-6);
+    PresetList l;
+    assert_int_equal(presets_load(write_file("tight.ini", "[Tight]\neccentricity = 0.1\npericentre = 3\n"), &l, err,
+                                  sizeof err), -1);
+    assert_non_null(strstr(err, "tight.ini: [Tight]: "));
+    assert_non_null(strstr(err, "lies beyond the apocentre"));
+    if (presets_load(write_file("far.ini", "[Far]\npericentre = 5.2kpc\n"), &l, err, sizeof err) != 0) fail_msg("%s", err);
+    assert_float_equal(l.items[0].scene.pericentre, 5.2 / scene_units(SCENE_COLLISION).kpc, 1e-6);
+    presets_free(&l);
 }
 
 /* A body count below what the scene is built with is refused by the readers, not the scene. */
@@ -283,6 +339,7 @@ static void help_lists_every_key_and_range(void **state)
 
     for (int i = 0; i < PARAM_COUNT; i++) {
         char range[160];
+        if (!params_get((ParamId)i)->option) continue; /* a presets key alone */
         params_help_text((ParamId)i, range, sizeof range);
         if (!strstr(help, range)) fail_msg("--help does not give %s's range: %s", params_get((ParamId)i)->key, range);
     }
@@ -326,15 +383,17 @@ static void readme_gives_the_tables_ranges(void **state)
     for (int i = 0; i < PARAM_COUNT; i++) {
         const Param *p = params_get((ParamId)i);
         char option[64], key[64], range[96];
-        snprintf(option, sizeof option, "\n| `%s` |", p->option);
+        /* A presets key alone has no option: "| — | `separation` |". */
+        if (p->option) snprintf(option, sizeof option, "\n| `%s` |", p->option);
+        else snprintf(option, sizeof option, "\n| — | `%s` |", p->key);
         snprintf(key, sizeof key, "`%s`", p->key);
         params_range_text((ParamId)i, range, sizeof range);
         const char *row = strstr(readme, option);
         const char *end = row ? strchr(row + 1, '\n') : NULL;
-        if (!row || !end) fail_msg("README: no row for %s", p->option);
+        if (!row || !end) fail_msg("README: no row for %s", p->key);
         char line[512];
         snprintf(line, sizeof line, "%.*s", (int)(end - row - 1), row + 1);
-        if (!strstr(line, key) || !strstr(line, range)) fail_msg("README: %s's row \"%s\" lacks %s or %s", p->option,
+        if (!strstr(line, key) || !strstr(line, range)) fail_msg("README: %s's row \"%s\" lacks %s or %s", p->key,
                                                                  line, key, range);
     }
     free(readme);
@@ -344,6 +403,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_reader_takes_the_same_range),
+        cmocka_unit_test(an_encounter_is_judged_by_the_table_before_anything_opens),
         cmocka_unit_test(a_scene_gets_at_least_its_bodies),
         cmocka_unit_test(a_folder_is_no_presets_file),
         cmocka_unit_test(file_bytes_are_never_echoed_raw),

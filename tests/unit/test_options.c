@@ -79,9 +79,10 @@ static void parameters_take_the_tables_spellings(void **state)
     (void)state;
     for (int i = 0; i < PARAM_COUNT; i++) {
         const Param *p = params_get((ParamId)i);
-        const AppOption *o = app_option_named(p->option);
-        if (!o) fail_msg("%s is no option", p->option);
+        const AppOption *o = p->option ? app_option_named(p->option) : app_option_keyed(p->key);
+        if (!o) fail_msg("%s is no option or key", p->key);
         assert_ptr_equal(app_option_keyed(p->key), o);
+        assert_true(p->option ? app_option_name(o) != NULL : app_option_name(o) == NULL);
         assert_int_equal(o->value.kind, OPTION_PARAM);
         assert_int_equal(o->value.param, i);
     }

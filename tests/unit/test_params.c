@@ -23,7 +23,7 @@ static void every_default_lies_in_its_range(void **state)
         assert_true(p->min < p->max);
         if (!params_in_range((ParamId)i, p->fallback)) fail_msg("%s: default %g outside its range", p->key, p->fallback);
         assert_int_equal(params_find(p->key), i);
-        assert_int_equal(strncmp(p->option, "--", 2), 0);
+        if (p->option) assert_int_equal(strncmp(p->option, "--", 2), 0); /* else a presets key alone */
         assert_non_null(p->unit);
     }
     assert_int_equal(params_find("warp"), -1);
@@ -182,6 +182,49 @@ static void quoting_escapes_what_a_terminal_would_act_on(void **state)
     assert_string_equal(small, "0123456789a");
 }
 
+/* A value nearer 0 than a float holds would be kept as 0, "not given", and run at the default: it
+ * is refused as out of range, with or without a unit; a number in hexadecimal is refused in a
+ * quantity as in a whole number. Each through the table's reader and an option's. */
+static void underflow_and_hexadecimal_are_refused(void **state)
+{
+    (void)state;
+    const Units mw = units_from(UNITS_MW_DISK_SCALE_KPC, 300);
+    const OptionSpec span = {.kind = OPTION_NUMBER, .min = 0, .min_open = true, .max = 1e12, .dim = UNIT_TIME};
+    const struct {
+        const char *text, *why;
+    } refused[] = {
+        {"1e-50", "is too near 0 to hold"},   {"1e-320", "is too near 0 to hold"},
+        {"1e-300Myr", "is too near 0 to hold"}, {"1e-400", "is too"},
+        {"0x10Myr", "is not a decimal number"}, {"0x10", "is not a decimal number"},
+        {"0x1p-3", "is not a decimal number"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char err[256] = "";
+        double v = -1;
+        if (params_parse_in(PARAM_DT, &mw, "--dt", refused[i].text, &v, err, sizeof err) != -1)
+            fail_msg("--dt %s taken as %g", refused[i].text, v);
+        if (!strstr(err, "--dt: '") || !strstr(err, refused[i].why) || !strstr(err, "expected more than 0"))
+            fail_msg("--dt %s: %s", refused[i].text, err);
+        OptionValue o;
+        if (option_read(&span, &mw, "--span", refused[i].text, &o, err, sizeof err) != -1)
+            fail_msg("--span %s taken as %g", refused[i].text, o.number);
+        if (!strstr(err, "--span: '") || !strstr(err, refused[i].why)) fail_msg("--span %s: %s", refused[i].text, err);
+    }
+    /* A softening may be 0, but not a value that would turn into it. */
+    char err[256];
+    double v;
+    assert_int_equal(params_parse_in(PARAM_SOFTENING, &mw, "--softening", "1e-40", &v, err, sizeof err), -1);
+    assert_int_equal(params_parse_in(PARAM_SOFTENING, &mw, "--softening", "0", &v, err, sizeof err), 0);
+    assert_true(v == 0);
+    assert_int_equal(params_check(PARAM_DT, 1e-50, err, sizeof err), -1);
+    assert_non_null(strstr(err, "dt = 1e-50 is too near 0 to hold"));
+    /* The smallest values a float holds are taken, in model units and with a unit. */
+    assert_int_equal(params_parse_in(PARAM_DT, &mw, "--dt", "1e-30", &v, err, sizeof err), 0);
+    assert_true(v == 1e-30);
+    assert_int_equal(params_parse_in(PARAM_DT, &mw, "--dt", "1e-20Myr", &v, err, sizeof err), 0);
+    assert_true(v > 0 && (float)v > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +235,7 @@ int main(void)
         cmocka_unit_test(a_value_is_checked_against_the_same_range),
         cmocka_unit_test(help_gives_range_and_default),
         cmocka_unit_test(quoting_escapes_what_a_terminal_would_act_on),
+        cmocka_unit_test(underflow_and_hexadecimal_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

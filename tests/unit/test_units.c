@@ -17,8 +17,10 @@
 
 #include "app/app.h"
 #include "app/presets.h"
+#include "run/run.h"
 #include "run/saved_run.h"
 #include "scene/scene.h"
+#include "scene/snapshot.h"
 #include "util/params.h"
 #include "util/units.h"
 
@@ -228,6 +230,71 @@ static void a_save_keeps_its_scale(void **state)
     bodies_free(&b);
 }
 
+/* A saved run and a series are read on their own scale, before the options that take a unit: a
+ * save's [units] converts --dt 0.2Myr; a save in model units alone, opened as a series, has none,
+ * so a unit is refused as on a Plummer sphere, and the run shows model units. */
+static void a_saved_run_or_a_series_gives_its_scale(void **state)
+{
+    (void)state;
+    Bodies b;
+    SceneInfo info;
+    char err[512] = "", scaled[256], plain[256];
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_DISK, .n = 64}, &b, &info, err, sizeof err), 0);
+    SavedRun r = {.params = {.dt = info.dt, .softening = info.softening, .damping = 1}, .steps_per_frame = 1,
+                  .units = info.units};
+    snprintf(scaled, sizeof scaled, "%s/load-scaled.tipsy", dir);
+    assert_int_equal(state_save(scaled, &b, &r, err, sizeof err), 0);
+    r.units = (Units){0, 0, 0, 0};
+    snprintf(plain, sizeof plain, "%s/open-plain.tipsy", dir);
+    assert_int_equal(state_save(plain, &b, &r, err, sizeof err), 0);
+    bodies_free(&b);
+
+    AppOptions o;
+    app_default_options(&o);
+    if (app_parse_args(&o, ARGS("--load", scaled, "--dt", "0.2Myr"), err, sizeof err) != 0) fail_msg("%s", err);
+    assert_float_equal(o.dt, (float)(0.2 / info.units.myr), 1e-9);
+    assert_true(o.scale.kpc == info.units.kpc && o.scale.kms == info.units.kms);
+    app_default_options(&o);
+    if (app_parse_args(&o, ARGS("--open", scaled, "--softening", "200pc"), err, sizeof err) != 0) fail_msg("%s", err);
+    assert_float_equal(o.softening, (float)(0.2 / info.units.kpc), 1e-9);
+
+    app_default_options(&o);
+    assert_int_equal(app_parse_args(&o, ARGS("--open", plain, "--dt", "0.2Myr"), err, sizeof err), -1);
+    assert_non_null(strstr(err, "--dt: '0.2Myr' has a unit, but this run has no physical scale"));
+    app_default_options(&o);
+    assert_int_equal(app_parse_args(&o, ARGS("--load", plain, "--dt", "0.2Myr"), err, sizeof err), -1);
+    assert_non_null(strstr(err, "no physical scale"));
+    app_default_options(&o);
+    if (app_parse_args(&o, ARGS("--open", plain), err, sizeof err) != 0) fail_msg("%s", err);
+    assert_false(units_physical(&o.scale));
+    /* The run opened on it shows what the parser read on. */
+    const Units galaxy = scene_units(SCENE_COLLISION);
+    Run *run = run_make(&(RunDesc){.open_path = plain, .open_units = galaxy}, err, sizeof err);
+    if (!run) fail_msg("%s", err);
+    const Units shown = series_units(run_series(run));
+    assert_false(units_physical(&shown));
+    run_destroy(run);
+    run = run_make(&(RunDesc){.open_path = scaled, .open_units = galaxy}, err, sizeof err);
+    if (!run) fail_msg("%s", err);
+    const Units saved = series_units(run_series(run));
+    assert_true(saved.kpc == info.units.kpc && saved.kms == info.units.kms);
+    run_destroy(run);
+
+    /* A save's .ini takes a unit as the command line does, on the scale its [units] give after it. */
+    char text[256], hand[256];
+    snprintf(text, sizeof text, "[run]\ndt = 0.2Myr\nsoftening = 100 pc\n[units]\nkpc = %.17g\nkms = %.17g\n",
+             info.units.kpc, info.units.kms);
+    write_file_in(dir, "hand.tipsy.ini", text);
+    snprintf(hand, sizeof hand, "%s/hand.tipsy", dir);
+    SavedRun read;
+    if (state_read_settings(hand, &read, err, sizeof err) != 0) fail_msg("%s", err);
+    assert_float_equal(read.params.dt, (float)(0.2 / info.units.myr), 1e-9);
+    assert_float_equal(read.params.softening, (float)(0.1 / info.units.kpc), 1e-9);
+    write_file_in(dir, "hand.tipsy.ini", "[run]\ndt = 0.2Myr\n");
+    assert_int_equal(state_read_settings(hand, &read, err, sizeof err), -1);
+    assert_non_null(strstr(err, "hand.tipsy.ini: dt = '0.2Myr' has a unit, but this run has no physical scale"));
+}
+
 static int make_dir(void **state)
 {
     (void)state;
@@ -250,6 +317,7 @@ int main(void)
         cmocka_unit_test(the_command_line_takes_units),
         cmocka_unit_test(a_preset_takes_units),
         cmocka_unit_test(a_save_keeps_its_scale),
+        cmocka_unit_test(a_saved_run_or_a_series_gives_its_scale),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
