@@ -28,7 +28,7 @@ static void series_settings(Run *r)
     const int rc = state_read_settings(first, &saved, err, sizeof err);
     if (rc == 0) {
         series_set_settings(s, saved.params.dt, saved.params.softening);
-        if (units_physical(&saved.units)) series_set_units(s, &saved.units);
+        series_set_units(s, &saved.units); /* a run without a scale stays in model units */
         run_say(r, RUN_SAY_CONSOLE, "--open: dt %g and softening %g%s from %s.ini", saved.params.dt,
                 saved.params.softening, units_physical(&saved.units) ? ", with the run's units," : "", first);
         return;
@@ -60,7 +60,8 @@ Run *run_make(const RunDesc *d, char *err, size_t errlen)
             free(r);
             return NULL;
         }
-        series_set_units(r->series, &d->open_units);
+        /* HDF5 snapshots are read back in the units they were written in (none: model units). */
+        if (!snapshot_hdf5_is(series_path(r->series, 0))) series_set_units(r->series, &d->open_units);
         series_settings(r);
         r->source.from_series = true;
         r->source.scene.kind = SCENE_TIPSY;

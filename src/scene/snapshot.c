@@ -10,7 +10,9 @@
 #include <sys/stat.h>
 
 #include "scene/snapshot.h"
+#include "scene/body_check.h"
 #include "scene/tipsy.h"
+#include "util/atomic_file.h"
 
 typedef struct SeriesEntry {
     char *path;
@@ -74,6 +76,8 @@ static int add_entry(SnapshotSeries *s, const char *path, bool named, char *err,
     } else if (tipsy_header(path, &e.time, &e.n) != 0) {
         if (named) snprintf(err, errlen, "%s: neither an HDF5 snapshot nor a TIPSY file", path);
         return named ? -1 : 0;
+    } else if (body_check_time(path, e.time, err, errlen) != 0 || body_check_count(path, e.n, err, errlen) != 0) {
+        return -1;
     }
     if (s->count == s->cap) {
         int cap = s->cap ? 2 * s->cap : 16;
@@ -111,7 +115,7 @@ static int add_folder(SnapshotSeries *s, const char *dir, char *err, size_t errl
     struct dirent *de;
     int rc = 0;
     while (rc == 0 && (de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.') continue;
+        if (de->d_name[0] == '.' || atomic_file_is_leftover(de->d_name)) continue;
         char p[4096];
         snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
         struct stat st;
@@ -119,6 +123,11 @@ static int add_folder(SnapshotSeries *s, const char *dir, char *err, size_t errl
     }
     closedir(d);
     return rc;
+}
+
+double snapshot_time_factor(const SnapshotUnits *fu, const Units *to)
+{
+    return fu->time_s * (to->kms * 1e5) / (to->kpc * SNAPSHOT_CM_PER_KPC);
 }
 
 void series_set_units(SnapshotSeries *s, const Units *to)
@@ -133,7 +142,7 @@ void series_set_units(SnapshotSeries *s, const Units *to)
         s->to = (Units){0, 0, 0, 0};
     }
     s->time_factor = 1.0;
-    if (f->length_cm > 0 && units_physical(&s->to)) s->time_factor = f->time_s / (s->to.myr * SNAPSHOT_S_PER_MYR);
+    if (f->length_cm > 0 && units_physical(&s->to)) s->time_factor = snapshot_time_factor(f, &s->to);
 }
 
 SnapshotSeries *series_open(const char *path, char *err, size_t errlen)
@@ -152,7 +161,8 @@ SnapshotSeries *series_open(const char *path, char *err, size_t errlen)
         int grc = glob(path, 0, NULL, &g);
         rc = 0;
         if (grc == 0)
-            for (size_t i = 0; i < g.gl_pathc && rc == 0; i++) rc = add_entry(s, g.gl_pathv[i], false, err, errlen);
+            for (size_t i = 0; i < g.gl_pathc && rc == 0; i++)
+                if (!atomic_file_is_leftover(g.gl_pathv[i])) rc = add_entry(s, g.gl_pathv[i], false, err, errlen);
         globfree(&g);
     } else {
         snprintf(err, errlen, "%s: no such file or folder", path);

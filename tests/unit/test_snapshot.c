@@ -455,10 +455,17 @@ static void test_plan_pitfalls(void **state)
     double per = delta / dt;
     assert_true(fabs(per - round(per)) < 1e-9); /* outputs fall on whole steps */
     assert_true(eps == 0.08 && g == 1 && periodic == 0);
-    /* Snapshots never outnumber the steps; bad input is refused. */
-    assert_int_equal(export_plan(1.0, 0.1, 0, 3.0, 64, 1, 1, NULL, &p, err, sizeof err), 0);
+    /* Snapshots never outnumber the steps: the default count is cut to them, a count asked for
+     * beyond them or not a power of two is refused, never changed; bad input is refused. */
+    assert_int_equal(export_plan(1.0, 0.1, 0, 3.0, 0, 1, 1, NULL, &p, err, sizeof err), 0);
     assert_int_equal(p.log2_steps, 2);
     assert_int_equal(p.snapshots, 4);
+    assert_int_equal(export_plan(1.0, 0.1, 0, 3.0, 64, 1, 1, NULL, &p, err, sizeof err), -1);
+    one_line(err, "--snapshots 64: the span is 2^2 steps");
+    assert_int_equal(export_plan(1.0, 0.1, 0, 3000.0, 3, 1, 1, NULL, &p, err, sizeof err), -1);
+    one_line(err, "power of two");
+    assert_int_equal(export_plan(1.0, 0.1, 0, 3000.0, 8, 1, 1, NULL, &p, err, sizeof err), 0);
+    assert_int_equal(p.snapshots, 8);
     assert_int_equal(export_plan(0, 0.1, 0, 3.0, 4, 1, 1, NULL, &p, err, sizeof err), -1);
     one_line(err, "dt");
 }
