@@ -230,16 +230,12 @@ static int export_streamed(const AppOptions *o, const ExportArgs *a, char *err, 
     if (scene_stream(&o->scene, a->n, 1 << 20, stream_chunk, &s, &built, why, sizeof why) != 0)
         return stop_signal_requested() ? interrupted(e) : failed(e, why, err, errlen);
     if (stop_signal_requested()) return interrupted(e);
-    const ExportPlan *p = export_plan_of(e);
-    const int log2_steps = p->log2_steps;
-    const double dt = p->dt, time_end = p->time_end, box = p->box;
     char said[1200];
     if (export_finish(e, said, sizeof said) != 0) {
         snprintf(err, errlen, "%s", said);
         return -1;
     }
-    printf("export: %lld bodies streamed in %.1f s, 2^%d steps of %g to t = %g, box %g: %s\n", a->n,
-           clock_seconds() - s.started, log2_steps, dt, time_end, box, a->dir);
+    printf("export: streamed in %.1f s: %s\n", clock_seconds() - s.started, said);
     return 0;
 }
 
