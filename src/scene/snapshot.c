@@ -125,11 +125,6 @@ static int add_folder(SnapshotSeries *s, const char *dir, char *err, size_t errl
     return rc;
 }
 
-double snapshot_time_factor(const SnapshotUnits *fu, const Units *to)
-{
-    return fu->time_s * (to->kms * 1e5) / (to->kpc * SNAPSHOT_CM_PER_KPC);
-}
-
 void series_set_units(SnapshotSeries *s, const Units *to)
 {
     const SnapshotUnits *f = &s->file_units;

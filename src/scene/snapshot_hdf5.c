@@ -355,6 +355,11 @@ static int sort_by_id(Bodies *b, uint64_t *ids, uint8_t *types)
     return 0;
 }
 
+double snapshot_time_factor(const SnapshotUnits *fu, const Units *to)
+{
+    return fu->time_s * (to->kms * 1e5) / (to->kpc * SNAPSHOT_CM_PER_KPC);
+}
+
 /* Factors from the file's units to the model units to: lengths, speeds, masses, times. All 1
  * where the file has no units or to is not physical. */
 static void factors(const SnapshotUnits *fu, const Units *to, double f[4])
