@@ -53,7 +53,7 @@ fuzz:
 	    -o build-fuzz/fuzz_tipsy -lm
 	$(FUZZ_CC) src/scene/snapshot_hdf5.c $(FUZZ_CHECK) tests/fuzz/fuzz_hdf5.c -o build-fuzz/fuzz_hdf5 $(FUZZ_HDF5) -lm
 	cp -n $(FUZZ_SEEDS_$(FUZZ_TARGET))/* build-fuzz/corpus-$(FUZZ_TARGET)/ 2>/dev/null || true
-	cd build-fuzz && ./fuzz_$(FUZZ_TARGET) -max_len=$(FUZZ_LEN_$(FUZZ_TARGET)) -max_total_time=$(FUZZ_SECONDS) \
+	cd build-fuzz && LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan-hdf5.supp ./fuzz_$(FUZZ_TARGET) -max_len=$(FUZZ_LEN_$(FUZZ_TARGET)) -max_total_time=$(FUZZ_SECONDS) \
 	    -artifact_prefix=artifacts-$(FUZZ_TARGET)/ -print_final_stats=1 corpus-$(FUZZ_TARGET)
 
 clean:

@@ -189,7 +189,12 @@ static int read_info(hid_t f, const char *path, SnapshotInfo *info, char *err, s
     if (!have) {
         have = attr_counts(h, "NumPart_Total", info->count);
         attr_counts(h, "NumPart_Total_HighWord", high);
-        for (int t = 0; t < SNAPSHOT_TYPES; t++) info->count[t] += high[t] << 32;
+        /* A word out of its range is a count that is not one (-1, refused below), never an overflow. */
+        for (int t = 0; t < SNAPSHOT_TYPES; t++) {
+            if (high[t] == 0) continue;
+            bool words = high[t] > 0 && high[t] < (1LL << 30) && info->count[t] >= 0 && info->count[t] < (1LL << 32);
+            info->count[t] = words ? info->count[t] + high[t] * (1LL << 32) : -1;
+        }
     }
     double box[3] = {0, 0, 0};
     attr_doubles(h, "Time", &info->time, 1);
@@ -205,6 +210,8 @@ static int read_info(hid_t f, const char *path, SnapshotInfo *info, char *err, s
             snprintf(err, errlen, "%s: Header says %lld bodies of type %d", base_name(path), info->count[t], t);
             return -1;
         }
+        /* Each count within the table's range first: their sum cannot overflow. */
+        if (info->count[t] > 0 && body_check_count(path, info->count[t], err, errlen) != 0) return -1;
         info->n += info->count[t];
     }
     if (body_check_count(path, info->n, err, errlen) != 0 || body_check_time(path, info->time, err, errlen) != 0)
