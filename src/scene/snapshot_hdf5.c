@@ -216,6 +216,10 @@ static int read_info(hid_t f, const char *path, SnapshotInfo *info, char *err, s
     }
     if (body_check_count(path, info->n, err, errlen) != 0 || body_check_time(path, info->time, err, errlen) != 0)
         return -1;
+    if (info->n <= 0 || info->n > INT32_MAX) {
+        snprintf(err, errlen, "%s: Header says %lld bodies: expected 1 to %d", base_name(path), info->n, INT32_MAX);
+        return -1;
+    }
     if (H5Lexists(f, "Parameters", H5P_DEFAULT) > 0) {
         hid_t p = H5Gopen2(f, "Parameters", H5P_DEFAULT);
         if (p >= 0) {
