@@ -155,43 +155,50 @@ static char *params_text(const ExportPlan *p, const char *what)
     return text;
 }
 
+/* A value in model units, and where the run has a scale, in physical units beside it:
+ * "0.03 model times (0.252 Myr)". */
+static const char *scaled(char *buf, size_t len, double v, const char *model, const Units *u, double factor,
+                          const char *unit)
+{
+    if (units_physical(u)) snprintf(buf, len, "%.6g %s (%.4g %s)", v, model, v * factor, unit);
+    else snprintf(buf, len, "%.6g %s", v, model);
+    return buf;
+}
+
 static void write_readme(FILE *f, const ExportPlan *p, long long n, const char *what)
 {
-    char eps[64], dt[64], t0[64], t1[64];
     const Units *u = &p->units;
-    if (units_physical(u)) {
-        units_format_softening(u, p->softening, eps, sizeof eps);
-        snprintf(dt, sizeof dt, "%.4g Myr", p->dt * u->myr);
-        snprintf(t0, sizeof t0, "%.6g Myr", p->time_begin * u->myr);
-        snprintf(t1, sizeof t1, "%.6g Myr", p->time_end * u->myr);
-    } else {
-        snprintf(eps, sizeof eps, "%g model lengths", p->softening);
-        snprintf(dt, sizeof dt, "%g model times", p->dt);
-        snprintf(t0, sizeof t0, "%g", p->time_begin);
-        snprintf(t1, sizeof t1, "%g model times", p->time_end);
-    }
-    char scale[160];
+    char scale[160], eps[96], dt[96], t0[96], t1[96], box[96];
     if (units_physical(u))
         snprintf(scale, sizeof scale, "one model length %.6g kpc, one model speed %.6g km/s", u->kpc, u->kms);
-    else
-        snprintf(scale, sizeof scale, "model units: the run has no physical scale");
+    else snprintf(scale, sizeof scale, "the run has no physical scale");
     fprintf(f,
             "%s: %lld bodies, exported by `starburst export --swift` for SWIFT (www.swiftsim.com).\n\n"
             "Files: %s (initial conditions; ParticleIDs carry the body's index and its galaxy and\n"
-            "component tags), params.yml (units with G = 1, %s; softening %s; 2^%d steps of\n"
-            "dt = %s from t = %s to %s; %d snapshots after the first; a non-periodic box of side %g\n"
-            "model lengths).\n\n"
-            "One machine (SWIFT configured with --disable-mpi; T threads):\n"
-            "    swift --self-gravity --threads=T params.yml\n\n"
-            "A cluster (SWIFT built with MPI; N ranks of T threads each, one or two ranks a node):\n"
-            "    mpirun -np N swift_mpi --self-gravity --threads=T params.yml\n\n"
-            "Back in Starburst: starburst --open 'snapshot_*.hdf5' (or --open DIR) plays the snapshots.\n"
-            "Snapshots list bodies in SWIFT's cell order (Starburst sorts them by ID). SWIFT's snapshot\n"
-            "velocities are a full step ahead of its positions (v(t) + a(t) dt at t > 0, v0 + a0 dt/2\n"
-            "at t = 0); starburst --open brings them back in step on reading. SWIFT softens with a\n"
-            "Wendland C2 kernel, not Plummer, so close encounters differ from Starburst's by a percent\n"
-            "or so.\n",
-            what, n, EXPORT_ICS, scale, eps, p->log2_steps, dt, t0, t1, p->snapshots, p->box);
+            "component tags), params.yml and this README.\n\n"
+            "params.yml, in model units (G = 1; %s):\n"
+            "  softening  %s, Plummer-equivalent\n"
+            "  dt         %s: 2^%d steps\n"
+            "  from t =   %s\n"
+            "  to t =     %s\n"
+            "  snapshots  %d after the first\n"
+            "  box        %s a side, not periodic\n\n",
+            what, n, EXPORT_ICS, scale, scaled(eps, sizeof eps, p->softening, "model lengths", u, u->kpc * 1e3, "pc"),
+            scaled(dt, sizeof dt, p->dt, "model times", u, u->myr, "Myr"), p->log2_steps,
+            scaled(t0, sizeof t0, p->time_begin, "model times", u, u->myr, "Myr"),
+            scaled(t1, sizeof t1, p->time_end, "model times", u, u->myr, "Myr"), p->snapshots,
+            scaled(box, sizeof box, p->box, "model lengths", u, u->kpc, "kpc"));
+    fputs("One machine (SWIFT configured with --disable-mpi; T threads):\n"
+          "    swift --self-gravity --threads=T params.yml\n\n"
+          "A cluster (SWIFT built with MPI; N ranks of T threads each, one or two ranks a node):\n"
+          "    mpirun -np N swift_mpi --self-gravity --threads=T params.yml\n\n"
+          "Back in Starburst: starburst --open 'snapshot_*.hdf5' (or --open DIR) plays the snapshots.\n"
+          "Snapshots list bodies in SWIFT's cell order (Starburst sorts them by ID). SWIFT's snapshot\n"
+          "velocities are a full step ahead of its positions (v(t) + a(t) dt at t > 0, v0 + a0 dt/2\n"
+          "at t = 0); starburst --open brings them back in step on reading. SWIFT softens with a\n"
+          "Wendland C2 kernel, not Plummer, so close encounters differ from Starburst's by a percent\n"
+          "or so.\n",
+          f);
 }
 
 /* The largest distance from the origin and speed among b's bodies. */

@@ -162,12 +162,14 @@ if printf '%s' "$out" | grep -q "256 bodies on cpu.*softening 0.037," && ! print
 else
     fail "--open of an export without a scale: $out"
 fi
-grep -q "softening 0.037 model lengths" unitless/README.txt && grep -q "model units" unitless/README.txt ||
-    fail "README.txt of an export without a scale: $(sed -n 3,6p unitless/README.txt)"
+grep -q "softening  0.037 model lengths, " unitless/README.txt && grep -q "dt         0.005 model times:" unitless/README.txt &&
+    grep -q "no physical scale" unitless/README.txt ||
+    fail "README.txt of an export without a scale: $(sed -n 6,10p unitless/README.txt)"
 out=$(timeout 120 "$app" --open out/ics.hdf5 --headless --backend cpu --frames 1 --size 32x32 2>&1)
 printf '%s' "$out" | grep -q "bodies on cpu.*Myr.* pc)" || fail "--open of an export with a scale: $out"
-grep -q "dt = [0-9.e+-]* Myr" out/README.txt && grep -q "softening [0-9.]* pc" out/README.txt ||
-    fail "README.txt of an export with a scale: $(sed -n 3,6p out/README.txt)"
+grep -q "dt         [0-9.e+-]* model times ([0-9.e+-]* Myr)" out/README.txt &&
+    grep -q "softening  [0-9.e+-]* model lengths ([0-9.e+-]* pc)" out/README.txt ||
+    fail "README.txt of an export with a scale: $(sed -n 6,10p out/README.txt)"
 
 # The leftovers of an interrupted save beside a TIPSY file are not snapshots, even the earliest:
 # the folder opens as the save alone, at the dt saved beside it.
