@@ -68,7 +68,9 @@ static int add_entry(SnapshotSeries *s, const char *path, bool named, char *err,
     SeriesEntry e = {0};
     if (snapshot_hdf5_is(path)) {
         SnapshotInfo info;
-        if (snapshot_hdf5_info(path, &info, err, errlen) != 0) return named ? -1 : 0;
+        /* Another HDF5 file in a folder is passed over; a snapshot that fails the check is not. */
+        const int rc = snapshot_hdf5_info(path, &info, err, errlen);
+        if (rc != 0) return named || rc == -2 ? -1 : 0;
         e = (SeriesEntry){.hdf5 = true, .time = info.time, .n = info.n};
         if (!(s->file_units.length_cm > 0)) s->file_units = info.units;
         if (!(s->softening > 0)) s->softening = info.softening;

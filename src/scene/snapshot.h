@@ -92,6 +92,8 @@ typedef struct SnapshotReadDesc {
 /* HDF5 (snapshot_hdf5.c). Each returns 0, or -1 with one line in err naming the file and what is
  * wrong ("snap.hdf5: PartType1 has no Coordinates"). */
 bool snapshot_hdf5_is(const char *path);
+/* -2 (with err) where the file is a snapshot whose header fails the readers' check of bodies
+ * (scene/body_check.h): a time that is not finite, a count out of range. */
 int snapshot_hdf5_info(const char *path, SnapshotInfo *info, char *err, size_t errlen);
 /* Reads every type's bodies into out (allocated here), converted to desc->to where the file has
  * units and desc->to is physical. The time, box and softening in info are converted the same way. */

@@ -211,11 +211,11 @@ static int read_info(hid_t f, const char *path, SnapshotInfo *info, char *err, s
             return -1;
         }
         /* Each count within the table's range first: their sum cannot overflow. */
-        if (info->count[t] > 0 && body_check_count(path, info->count[t], err, errlen) != 0) return -1;
+        if (info->count[t] > 0 && body_check_count(path, info->count[t], err, errlen) != 0) return -2;
         info->n += info->count[t];
     }
     if (body_check_count(path, info->n, err, errlen) != 0 || body_check_time(path, info->time, err, errlen) != 0)
-        return -1;
+        return -2;
     if (info->n <= 0 || info->n > INT32_MAX) {
         snprintf(err, errlen, "%s: Header says %lld bodies: expected 1 to %d", base_name(path), info->n, INT32_MAX);
         return -1;

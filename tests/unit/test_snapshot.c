@@ -711,7 +711,17 @@ static void test_bad_bodies_refused(void **state)
         one_line(err, cases[i].says);
         one_line(err, "bad.hdf5");
         assert_null(r.pos);
-        if (strcmp(cases[i].name, "Time") == 0) assert_null(series_open(path, err, sizeof err));
+        if (strcmp(cases[i].name, "Time") == 0) {
+            /* Named, or in a folder beside a good snapshot: refused, not passed over. */
+            assert_null(series_open(path, err, sizeof err));
+            char good[4200];
+            snprintf(good, sizeof good, "%s/good.hdf5", dir);
+            assert_int_equal(snapshot_write(good, &b, &(SnapshotWriteDesc){.time = 1}, err, sizeof err), 0);
+            err[0] = '\0';
+            assert_null(series_open(dir, err, sizeof err));
+            one_line(err, "bad.hdf5: its time is not a finite number");
+            remove(good);
+        }
     }
     /* 4000 random bytes (a fixed seed) over the positions' data, where HDF5 keeps it. */
     assert_int_equal(snapshot_write(path, &b, &(SnapshotWriteDesc){.time = 1, .units = &info.units}, err, sizeof err), 0);
