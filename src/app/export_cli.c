@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,9 +144,7 @@ static int interrupted(Export *e)
 {
     char removed[2400];
     export_cancel(e, removed, sizeof removed);
-    int sig = stop_signal_requested();
-    fprintf(stderr, "starburst: export interrupted by %s: %s\n",
-            sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP", removed);
+    fprintf(stderr, "starburst: export interrupted by %s: %s\n", stop_signal_name(stop_signal_requested()), removed);
     return stop_signal_finish(0, NULL, true);
 }
 
