@@ -2,13 +2,20 @@
  * Starburst would, each a pitfall found by hand (shared notes on SWIFT):
  * - a fixed step: time_end - time_begin is 2^k steps of dt and dt_max is dt (1 + 1e-6), with a
  *   time-step criterion (eta) too loose to bite; otherwise SWIFT halves the step without a word;
- * - G = 1 in the model units, which become SWIFT's internal units;
+ * - G = 1 in the model units, which become SWIFT's internal units, the initial conditions' U_t
+ *   exactly U_L / U_V (else SWIFT converts every quantity); a run without a physical scale is
+ *   written as 1 cm, 1 g and 1 cm/s, which the reader takes back as model units, never a scale;
+ * - the step and softening also in the initial conditions' Parameters group, under SWIFT's names
+ *   (params.yml's text, as SWIFT writes its parameters into its snapshots);
  * - the softening as SWIFT's Plummer-equivalent length (its kernel is Wendland C2, not Plummer:
  *   forces differ by 1.4 % at the median);
  * - the adaptive opening criterion at Starburst's accuracy (epsilon_fmm 0.001, theta_cr 0.7);
  * - a non-periodic box holding every body for the whole run, the bodies shifted by half the box:
  *   a body that leaves it wraps silently outside SWIFT's debug builds, so one found outside is
- *   refused here. */
+ *   refused here.
+ * A folder holds one export: the initial conditions are written beside their name and renamed
+ * after params.yml and README.txt are whole, so that an interruption leaves the folder as it was;
+ * a previous export is replaced only whole (--force), SWIFT's old outputs with it. */
 #include "run/export.h"
 
 #include <dirent.h>
