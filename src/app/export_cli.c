@@ -5,11 +5,13 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app/app.h"
+#include "app/stop_signal.h"
 #include "run/export.h"
 #include "run/saved_run.h"
 #include "scene/scene.h"
@@ -20,8 +22,9 @@
 /* Bodies built at once to measure the extent of a streamed encounter. */
 #define EXPORT_PROBE_BODIES 32768
 
+/* Streaming a scene into the export, a chunk at a time; a stop signal ends it between chunks. */
 typedef struct Stream {
-    SnapshotWriter *w;
+    Export *e;
     long long done, total;
     double started, said;
 } Stream;
@@ -29,7 +32,11 @@ typedef struct Stream {
 static int stream_chunk(void *user, const Bodies *chunk, char *err, size_t errlen)
 {
     Stream *s = user;
-    if (snapshot_writer_append(s->w, chunk, err, errlen) != 0) return -1;
+    if (stop_signal_requested()) {
+        snprintf(err, errlen, "interrupted");
+        return -1;
+    }
+    if (export_append(s->e, chunk, err, errlen) != 0) return -1;
     s->done += chunk->n;
     double now = clock_seconds();
     if (now - s->said >= 5.0 || s->done == s->total) {
@@ -41,16 +48,20 @@ static int stream_chunk(void *user, const Bodies *chunk, char *err, size_t errle
 
 static void usage(FILE *f)
 {
-    fputs("usage: starburst export --swift DIR [-n N] [--span T] [--snapshots K] [scene options | --load FILE]\n"
-          "  --swift DIR      write ics.hdf5, params.yml and README.txt for SWIFT into DIR (made if missing)\n"
+    fputs("usage: starburst export --swift DIR [--force] [-n N] [--span T] [--snapshots K] [scene options | --load FILE]\n"
+          "  --swift DIR      write ics.hdf5, params.yml and README.txt for SWIFT into DIR (made if missing;\n"
+          "                   a folder holding anything else is refused)\n"
+          "  --force          replace the previous export in DIR, its old snapshots removed\n"
           "  -n N             build the collision or disk at N bodies (streamed to the file: any N up\n"
           "                   to 2147483647); other scenes at N as the viewer's -n\n"
           "  --span T         model time to run, or a time with its unit: 1Gyr (default: twice the\n"
           "                   time to the first pericentre for a collision, else 4 rotation periods);\n"
           "                   rounded up to 2^k steps of dt\n"
-          "  --snapshots K    outputs after the first (default 16; rounded down to a power of two)\n"
+          "  --snapshots K    outputs after the first: a power of two, at most the steps of the span and\n"
+          "                   4096 (default 16, or the steps where fewer)\n"
           "  scene options    as the viewer's: --scene, --seed, --mass-ratio, --pericentre, --dt,\n"
-          "                   --softening, ... (starburst --help); --load FILE exports a saved run\n",
+          "                   --softening, ... (starburst --help); --load FILE exports a saved run\n"
+          "Ctrl+C (or SIGTERM) during an export removes what it wrote.\n",
           f);
 }
 
@@ -61,24 +72,39 @@ static const OptionSpec span_spec = {.kind = OPTION_NUMBER, .min = 0, .min_open 
 
 typedef struct ExportArgs {
     const char *dir;
+    bool force;
     long long n;
     const char *span_text; /* read once the run's scale is known */
     double span;
     int snapshots;
 } ExportArgs;
 
-/* Takes export's own options out of argv, leaving the viewer's in rest (rest[0] = "starburst"). */
+/* Takes export's own options out of argv, leaving the viewer's in rest (rest[0] = "starburst").
+ * Each may be given once. */
 static int parse_export(int argc, char **argv, ExportArgs *a, char **rest, int *nrest, char *err, size_t errlen)
 {
-    *a = (ExportArgs){.snapshots = EXPORT_SNAPSHOTS};
+    static const char *const own[] = {"--swift", "-n", "--span", "--snapshots", "--force"};
+    enum { OWN = sizeof own / sizeof own[0] };
+    bool seen[OWN] = {false};
+    *a = (ExportArgs){0};
     *nrest = 0;
     rest[(*nrest)++] = "starburst";
     for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        bool mine = strcmp(o, "--swift") == 0 || strcmp(o, "-n") == 0 || strcmp(o, "--bodies") == 0 ||
-                    strcmp(o, "--span") == 0 || strcmp(o, "--snapshots") == 0;
-        if (!mine) {
+        const char *o = strcmp(argv[i], "--bodies") == 0 ? "-n" : argv[i];
+        int which = -1;
+        for (int k = 0; k < OWN; k++)
+            if (strcmp(o, own[k]) == 0) which = k;
+        if (which < 0) {
             rest[(*nrest)++] = argv[i];
+            continue;
+        }
+        if (seen[which]) {
+            snprintf(err, errlen, "export: %s is given twice: give it once", argv[i]);
+            return -1;
+        }
+        seen[which] = true;
+        if (strcmp(o, "--force") == 0) {
+            a->force = true;
             continue;
         }
         if (i + 1 >= argc) {
@@ -100,6 +126,11 @@ static int parse_export(int argc, char **argv, ExportArgs *a, char **rest, int *
                          n ? "2147483647" : "4096");
                 return -1;
             }
+            if (!n && (x & (x - 1)) != 0) {
+                snprintf(err, errlen, "export: --snapshots: '%s' is not a power of two (1, 2, 4, ... 4096): outputs "
+                         "fall on whole steps of a span of 2^k steps", v);
+                return -1;
+            }
             if (n) a->n = x;
             else a->snapshots = (int)x;
         }
@@ -109,6 +140,25 @@ static int parse_export(int argc, char **argv, ExportArgs *a, char **rest, int *
         return -1;
     }
     return 0;
+}
+
+/* The end of an export a signal stopped: what it wrote removed, said in one line, and the program
+ * ended by the signal (stop_signal.h). */
+static int interrupted(Export *e)
+{
+    char removed[2400];
+    export_cancel(e, removed, sizeof removed);
+    fprintf(stderr, "starburst: export interrupted by %s: %s\n", stop_signal_name(stop_signal_requested()), removed);
+    return stop_signal_finish(0, NULL, true);
+}
+
+/* A failure after the export began: its files removed, the line says what and why. */
+static int failed(Export *e, const char *why, char *err, size_t errlen)
+{
+    char removed[2400];
+    export_cancel(e, removed, sizeof removed);
+    snprintf(err, errlen, "%.1200s (%.1200s)", why, removed);
+    return -1;
 }
 
 /* The bodies held at once: a saved run, or the scene at its N. */
@@ -130,13 +180,28 @@ static int export_held(const AppOptions *o, const ExportArgs *a, char *err, size
         snprintf(what, sizeof what, "Starburst's %s scene (seed %llu)", scene_name(o->scene.kind),
                  (unsigned long long)(o->scene.seed ? o->scene.seed : 1));
     }
-    double dt = o->dt > 0 ? o->dt : info.dt, eps = o->softening >= 0 ? o->softening : info.softening;
-    char said[1024];
-    int rc = export_state(a->dir, &b, &info, dt, eps, t0, a->span, a->snapshots, what, said, sizeof said);
-    if (rc == 0) printf("export: %s\n", said);
-    else snprintf(err, errlen, "%s", said);
+    double span = a->span > 0 ? a->span
+                  : info.pericentre_time > 0 ? 2.0 * info.pericentre_time
+                  : info.period > 0          ? 4.0 * info.period
+                                             : 1000.0 * info.dt;
+    ExportDesc d = {.dir = a->dir, .force = a->force, .dt = o->dt > 0 ? o->dt : info.dt,
+                    .softening = o->softening >= 0 ? o->softening : info.softening, .time_begin = t0, .span = span,
+                    .snapshots = a->snapshots, .units = &info.units, .n = b.n, .what = what};
+    export_reach(&b, &d.rmax, &d.vmax);
+    Export *e = export_begin(&d, err, errlen);
+    int rc = e ? 0 : 2;
+    char why[1200];
+    if (e && export_append(e, &b, why, sizeof why) != 0) rc = failed(e, why, err, errlen);
     bodies_free(&b);
-    return rc;
+    if (rc != 0) return rc;
+    if (stop_signal_requested()) return interrupted(e);
+    char said[1200];
+    if (export_finish(e, said, sizeof said) != 0) {
+        snprintf(err, errlen, "%s", said);
+        return -1;
+    }
+    printf("export: %s\n", said);
+    return 0;
 }
 
 /* The collision or disk at a->n bodies, streamed. Its extent is measured on the same scene built
@@ -148,35 +213,30 @@ static int export_streamed(const AppOptions *o, const ExportArgs *a, char *err, 
     Bodies b;
     SceneInfo info;
     if (scene_build(&probe, &b, &info, err, errlen) != 0) return -1;
-    double rmax, vmax;
-    export_reach(&b, &rmax, &vmax);
-    bodies_free(&b);
-    double dt = o->dt > 0 ? o->dt : info.dt, eps = o->softening >= 0 ? o->softening : info.softening;
-    double span = a->span > 0 ? a->span : info.pericentre_time > 0 ? 2.0 * info.pericentre_time : 4.0 * info.period;
-    ExportPlan p;
-    if (export_plan(dt, eps, 0.0, span, a->snapshots, rmax, vmax, &info.units, &p, err, errlen) != 0) return -1;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", a->dir, EXPORT_ICS);
-    Stream s = {.total = a->n, .started = clock_seconds()};
-    s.said = s.started;
-    s.w = snapshot_writer_create(path, a->n, &(SnapshotWriteDesc){.box = p.box, .shift = 0.5 * p.box, .units = &p.units},
-                                 err, errlen);
-    if (!s.w) return -1;
-    SceneInfo built;
-    if (scene_stream(&o->scene, a->n, 1 << 20, stream_chunk, &s, &built, err, errlen) != 0) {
-        char ignored[64];
-        snapshot_writer_close(s.w, ignored, sizeof ignored); /* removes the partial file */
-        return -1;
-    }
-    if (snapshot_writer_close(s.w, err, errlen) != 0) return -1;
     char what[256];
     snprintf(what, sizeof what, "Starburst's %s scene at %lld bodies (seed %llu)", scene_name(o->scene.kind), a->n,
              (unsigned long long)(o->scene.seed ? o->scene.seed : 1));
-    if (export_write_text(a->dir, "params.yml", &p, a->n, what, err, errlen) != 0 ||
-        export_write_text(a->dir, "README.txt", &p, a->n, what, err, errlen) != 0)
+    ExportDesc d = {.dir = a->dir, .force = a->force, .dt = o->dt > 0 ? o->dt : info.dt,
+                    .softening = o->softening >= 0 ? o->softening : info.softening,
+                    .span = a->span > 0 ? a->span : info.pericentre_time > 0 ? 2.0 * info.pericentre_time : 4.0 * info.period,
+                    .snapshots = a->snapshots, .units = &info.units, .n = a->n, .what = what};
+    export_reach(&b, &d.rmax, &d.vmax);
+    bodies_free(&b);
+    Export *e = export_begin(&d, err, errlen);
+    if (!e) return 2;
+    Stream s = {.e = e, .total = a->n, .started = clock_seconds()};
+    s.said = s.started;
+    SceneInfo built;
+    char why[1200];
+    if (scene_stream(&o->scene, a->n, 1 << 20, stream_chunk, &s, &built, why, sizeof why) != 0)
+        return stop_signal_requested() ? interrupted(e) : failed(e, why, err, errlen);
+    if (stop_signal_requested()) return interrupted(e);
+    char said[1200];
+    if (export_finish(e, said, sizeof said) != 0) {
+        snprintf(err, errlen, "%s", said);
         return -1;
-    printf("export: %lld bodies streamed in %.1f s, 2^%d steps of %g to t = %g, box %g: %s/{%s,params.yml,README.txt}\n",
-           a->n, clock_seconds() - s.started, p.log2_steps, p.dt, p.time_end, p.box, a->dir, EXPORT_ICS);
+    }
+    printf("export: streamed in %.1f s: %s\n", clock_seconds() - s.started, said);
     return 0;
 }
 
@@ -187,7 +247,7 @@ int export_main(int argc, char **argv)
             usage(stdout);
             return 0;
         }
-    char err[1024] = "";
+    char err[2600] = "";
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     if (!rest) return 1;
     ExportArgs a;
@@ -223,13 +283,12 @@ int export_main(int argc, char **argv)
         fprintf(stderr, "starburst: %s\n", err);
         return 2;
     }
-    if (export_make_dir(a.dir, err, sizeof err) != 0) {
+    stop_signal_install();
+    /* 2: the plan or the folder refused (bad input); 1: the export failed. */
+    rc = stream ? export_streamed(&o, &a, err, sizeof err) : export_held(&o, &a, err, sizeof err);
+    if (rc != 0) {
         fprintf(stderr, "starburst: %s\n", err);
-        return 2;
+        return rc == 2 ? 2 : 1;
     }
-    if ((stream ? export_streamed(&o, &a, err, sizeof err) : export_held(&o, &a, err, sizeof err)) != 0) {
-        fprintf(stderr, "starburst: %s\n", err);
-        return 1;
-    }
-    return 0;
+    return stop_signal_finish(0, NULL, true);
 }

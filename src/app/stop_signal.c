@@ -69,7 +69,7 @@ void stop_signal_install(void)
 
 int stop_signal_requested(void) { return requested; }
 
-static const char *signal_name(int sig)
+const char *stop_signal_name(int sig)
 {
     switch (sig) {
     case SIGINT: return "SIGINT";
@@ -84,12 +84,12 @@ int stop_signal_finish(int status, const char *save_path, bool quiet)
     const int sig = requested;
     if (sig == 0) return status;
     if (status != 0) {
-        if (!quiet) fprintf(stderr, "starburst: interrupted by %s\n", signal_name(sig));
+        if (!quiet) fprintf(stderr, "starburst: interrupted by %s\n", stop_signal_name(sig));
         return status;
     }
     if (!quiet) {
-        if (save_path) fprintf(stderr, "starburst: interrupted by %s: saved %s\n", signal_name(sig), save_path);
-        else fprintf(stderr, "starburst: interrupted by %s: stopping\n", signal_name(sig));
+        if (save_path) fprintf(stderr, "starburst: interrupted by %s: saved %s\n", stop_signal_name(sig), save_path);
+        else fprintf(stderr, "starburst: interrupted by %s: stopping\n", stop_signal_name(sig));
     }
     /* Raising the signal ends the program without the flush that exit() does. */
     fflush(NULL);

@@ -19,6 +19,8 @@
 void stop_signal_install(void);
 /* The signal that asked the program to stop (SIGINT, SIGTERM or SIGHUP), or 0. */
 int stop_signal_requested(void);
+/* "SIGINT", "SIGTERM" or "SIGHUP" ("a signal" for another). */
+const char *stop_signal_name(int sig);
 /* The end of a run that the handlers covered, given its exit status. Without a stop request:
  * returns status. After a run that stopped cleanly (status 0): prints one line to stderr unless
  * quiet ("starburst: interrupted by SIGINT: saved run.tipsy", or "...: stopping" without a

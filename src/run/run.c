@@ -28,7 +28,7 @@ static void series_settings(Run *r)
     const int rc = state_read_settings(first, &saved, err, sizeof err);
     if (rc == 0) {
         series_set_settings(s, saved.params.dt, saved.params.softening);
-        if (units_physical(&saved.units)) series_set_units(s, &saved.units);
+        series_set_units(s, &saved.units); /* a run without a scale stays in model units */
         run_say(r, RUN_SAY_CONSOLE, "--open: dt %g and softening %g%s from %s.ini", saved.params.dt,
                 saved.params.softening, units_physical(&saved.units) ? ", with the run's units," : "", first);
         return;
@@ -46,14 +46,12 @@ int run_open_units(const char *path, const Units *open_units, Units *out, char *
     if (!s) return -1;
     SavedRun saved;
     char ignored[512];
-    *out = (Units){0, 0, 0, 0};
-    if (series_has_units(s)) {
-        series_set_units(s, open_units);
-        *out = series_units(s);
-    } else if (!snapshot_hdf5_is(series_path(s, 0)) &&
-               state_read_settings(series_path(s, 0), &saved, ignored, sizeof ignored) == 0) {
+    /* As run_make takes them: HDF5 in the units it was written in, TIPSY on its .ini's scale (none
+     * for a run in model units), a TIPSY without one on open_units. */
+    if (snapshot_hdf5_is(series_path(s, 0))) *out = series_units(s);
+    else if (state_read_settings(series_path(s, 0), &saved, ignored, sizeof ignored) == 0)
         *out = saved.units; /* series_settings says what is wrong with an ini that does not read */
-    }
+    else *out = *open_units;
     series_close(s);
     return 0;
 }
@@ -78,7 +76,8 @@ Run *run_make(const RunDesc *d, char *err, size_t errlen)
             free(r);
             return NULL;
         }
-        if (series_has_units(r->series)) series_set_units(r->series, &d->open_units);
+        /* HDF5 snapshots are read back in the units they were written in (none: model units). */
+        if (!snapshot_hdf5_is(series_path(r->series, 0))) series_set_units(r->series, &d->open_units);
         series_settings(r);
         r->source.from_series = true;
         r->source.scene.kind = SCENE_TIPSY;

@@ -10,7 +10,9 @@
 #include <sys/stat.h>
 
 #include "scene/snapshot.h"
+#include "scene/body_check.h"
 #include "scene/tipsy.h"
+#include "util/atomic_file.h"
 
 typedef struct SeriesEntry {
     char *path;
@@ -66,7 +68,9 @@ static int add_entry(SnapshotSeries *s, const char *path, bool named, char *err,
     SeriesEntry e = {0};
     if (snapshot_hdf5_is(path)) {
         SnapshotInfo info;
-        if (snapshot_hdf5_info(path, &info, err, errlen) != 0) return named ? -1 : 0;
+        /* Another HDF5 file in a folder is passed over; a snapshot that fails the check is not. */
+        const int rc = snapshot_hdf5_info(path, &info, err, errlen);
+        if (rc != 0) return named || rc == -2 ? -1 : 0;
         e = (SeriesEntry){.hdf5 = true, .time = info.time, .n = info.n};
         if (!(s->file_units.length_cm > 0)) s->file_units = info.units;
         if (!(s->softening > 0)) s->softening = info.softening;
@@ -74,6 +78,8 @@ static int add_entry(SnapshotSeries *s, const char *path, bool named, char *err,
     } else if (tipsy_header(path, &e.time, &e.n) != 0) {
         if (named) snprintf(err, errlen, "%s: neither an HDF5 snapshot nor a TIPSY file", path);
         return named ? -1 : 0;
+    } else if (body_check_time(path, e.time, err, errlen) != 0 || body_check_count(path, e.n, err, errlen) != 0) {
+        return -1;
     }
     if (s->count == s->cap) {
         int cap = s->cap ? 2 * s->cap : 16;
@@ -111,7 +117,7 @@ static int add_folder(SnapshotSeries *s, const char *dir, char *err, size_t errl
     struct dirent *de;
     int rc = 0;
     while (rc == 0 && (de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.') continue;
+        if (de->d_name[0] == '.' || atomic_file_is_leftover(de->d_name)) continue;
         char p[4096];
         snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
         struct stat st;
@@ -133,7 +139,7 @@ void series_set_units(SnapshotSeries *s, const Units *to)
         s->to = (Units){0, 0, 0, 0};
     }
     s->time_factor = 1.0;
-    if (f->length_cm > 0 && units_physical(&s->to)) s->time_factor = f->time_s / (s->to.myr * SNAPSHOT_S_PER_MYR);
+    if (f->length_cm > 0 && units_physical(&s->to)) s->time_factor = snapshot_time_factor(f, &s->to);
 }
 
 SnapshotSeries *series_open(const char *path, char *err, size_t errlen)
@@ -152,7 +158,8 @@ SnapshotSeries *series_open(const char *path, char *err, size_t errlen)
         int grc = glob(path, 0, NULL, &g);
         rc = 0;
         if (grc == 0)
-            for (size_t i = 0; i < g.gl_pathc && rc == 0; i++) rc = add_entry(s, g.gl_pathv[i], false, err, errlen);
+            for (size_t i = 0; i < g.gl_pathc && rc == 0; i++)
+                if (!atomic_file_is_leftover(g.gl_pathv[i])) rc = add_entry(s, g.gl_pathv[i], false, err, errlen);
         globfree(&g);
     } else {
         snprintf(err, errlen, "%s: no such file or folder", path);
@@ -179,10 +186,6 @@ void series_close(SnapshotSeries *s)
     free(s);
 }
 
-bool series_has_units(const SnapshotSeries *s)
-{
-    return s->file_units.length_cm > 0;
-}
 
 Units series_units(const SnapshotSeries *s)
 {

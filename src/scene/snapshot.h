@@ -58,6 +58,11 @@ typedef struct SnapshotUnits {
     double length_cm, mass_g, time_s;
 } SnapshotUnits;
 
+/* One time unit of the file in model times of to (physical): the model time unit taken as one
+ * model length over one model speed, as the file's U_t is U_L / U_V, so that a file read back in
+ * the units it was written in keeps its times exactly. */
+double snapshot_time_factor(const SnapshotUnits *fu, const Units *to);
+
 /* What a snapshot holds, read from its header without its bodies. */
 typedef struct SnapshotInfo {
     double time;                      /* in the file's units (snapshot_hdf5_read: model units, as all below) */
@@ -87,6 +92,8 @@ typedef struct SnapshotReadDesc {
 /* HDF5 (snapshot_hdf5.c). Each returns 0, or -1 with one line in err naming the file and what is
  * wrong ("snap.hdf5: PartType1 has no Coordinates"). */
 bool snapshot_hdf5_is(const char *path);
+/* -2 (with err) where the file is a snapshot whose header fails the readers' check of bodies
+ * (scene/body_check.h): a time that is not finite, a count out of range. */
 int snapshot_hdf5_info(const char *path, SnapshotInfo *info, char *err, size_t errlen);
 /* Reads every type's bodies into out (allocated here), converted to desc->to where the file has
  * units and desc->to is physical. The time, box and softening in info are converted the same way. */
@@ -94,7 +101,7 @@ int snapshot_hdf5_read(const char *path, const SnapshotReadDesc *desc, Bodies *o
                        char *err, size_t errlen);
 
 /* SWIFT initial conditions (PartType1 only): Header (BoxSize, NumPart_*, Flag_Entropy_ICs,
- * MassTable, Time), Units (where units is physical), Parameters saying the box is not periodic,
+ * MassTable, Time), Units (where units is physical; U_t = U_L / U_V), Parameters (below),
  * and positions shifted by shift. A body outside [0, box) after the shift is refused (SWIFT would
  * wrap it silently); box 0 checks nothing. The file is written beside path and renamed into place
  * when whole. */
@@ -102,6 +109,10 @@ typedef struct SnapshotWriteDesc {
     double time, box;
     double shift;     /* added to every coordinate (half the box: SWIFT's box starts at 0) */
     const Units *units;
+    /* SWIFT's parameters for the file (params.yml's text: `Section:` lines and indented
+     * `key: value` lines), written into the Parameters group as SWIFT writes them in its
+     * snapshots, an attribute "Section:key" a value; NULL: only InitialConditions:periodic 0. */
+    const char *parameters;
 } SnapshotWriteDesc;
 
 /* A writer that takes the bodies in chunks, so that no more than a chunk is ever held: create
@@ -112,6 +123,8 @@ SnapshotWriter *snapshot_writer_create(const char *path, long long total, const 
 int snapshot_writer_append(SnapshotWriter *w, const Bodies *chunk, char *err, size_t errlen);
 /* Checks that all total bodies came, and closes. 0 or -1 with err; w is freed either way. */
 int snapshot_writer_close(SnapshotWriter *w, char *err, size_t errlen);
+/* Stops writing: removes the partial file and frees w. */
+void snapshot_writer_abort(SnapshotWriter *w);
 /* The three above, for bodies held at once. */
 int snapshot_write(const char *path, const Bodies *b, const SnapshotWriteDesc *desc, char *err, size_t errlen);
 
@@ -125,8 +138,6 @@ void series_close(SnapshotSeries *s);
 /* Model units to convert into (the scene's); without them (or NULL), a series with physical units
  * keeps its first file's length and speed as model units, masses made to agree with G = 1. */
 void series_set_units(SnapshotSeries *s, const Units *to);
-/* Whether the files name physical units of their own (an HDF5 file's Units; never a TIPSY file). */
-bool series_has_units(const SnapshotSeries *s);
 /* The physical scale of the model units bodies come back in (all 0: the files have none). */
 Units series_units(const SnapshotSeries *s);
 int series_count(const SnapshotSeries *s);

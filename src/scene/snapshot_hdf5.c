@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene/body_check.h"
 #include "scene/snapshot.h"
 
 #define DEFAULT_CHUNK (1LL << 20)
@@ -127,7 +128,20 @@ static double attr_string_number(hid_t loc, const char *name)
     return v;
 }
 
-/* The file's units: SWIFT's Units group, else GADGET's attributes in Header or Parameters. */
+/* Whether the file's parameters set G to 1 (PhysicalConstants:G, as SWIFT writes it). */
+static bool g_is_one(hid_t f)
+{
+    if (H5Lexists(f, "Parameters", H5P_DEFAULT) <= 0) return false;
+    hid_t p = H5Gopen2(f, "Parameters", H5P_DEFAULT);
+    if (p < 0) return false;
+    bool one = attr_string_number(p, "PhysicalConstants:G") == 1;
+    H5Gclose(p);
+    return one;
+}
+
+/* The file's units: SWIFT's Units group, else GADGET's attributes in Header or Parameters. A run
+ * in model units, without a physical scale, is written (`starburst export`, and SWIFT after it)
+ * as units of 1 cm, 1 g and 1 s with G = 1: no units. */
 static SnapshotUnits read_units(hid_t f)
 {
     SnapshotUnits u = {0, 0, 0};
@@ -139,6 +153,7 @@ static SnapshotUnits read_units(hid_t f)
             attr_doubles(g, "Unit mass in cgs (U_M)", &m, 1);
             attr_doubles(g, "Unit time in cgs (U_t)", &t, 1);
             H5Gclose(g);
+            if (l == 1 && m == 1 && t == 1 && g_is_one(f)) return u;
             if (l > 0 && m > 0 && t > 0) return (SnapshotUnits){l, m, t};
         }
     }
@@ -174,7 +189,12 @@ static int read_info(hid_t f, const char *path, SnapshotInfo *info, char *err, s
     if (!have) {
         have = attr_counts(h, "NumPart_Total", info->count);
         attr_counts(h, "NumPart_Total_HighWord", high);
-        for (int t = 0; t < SNAPSHOT_TYPES; t++) info->count[t] += high[t] << 32;
+        /* A word out of its range is a count that is not one (-1, refused below), never an overflow. */
+        for (int t = 0; t < SNAPSHOT_TYPES; t++) {
+            if (high[t] == 0) continue;
+            bool words = high[t] > 0 && high[t] < (1LL << 30) && info->count[t] >= 0 && info->count[t] < (1LL << 32);
+            info->count[t] = words ? info->count[t] + high[t] * (1LL << 32) : -1;
+        }
     }
     double box[3] = {0, 0, 0};
     attr_doubles(h, "Time", &info->time, 1);
@@ -190,8 +210,12 @@ static int read_info(hid_t f, const char *path, SnapshotInfo *info, char *err, s
             snprintf(err, errlen, "%s: Header says %lld bodies of type %d", base_name(path), info->count[t], t);
             return -1;
         }
+        /* Each count within the table's range first: their sum cannot overflow. */
+        if (info->count[t] > 0 && body_check_count(path, info->count[t], err, errlen) != 0) return -2;
         info->n += info->count[t];
     }
+    if (body_check_count(path, info->n, err, errlen) != 0 || body_check_time(path, info->time, err, errlen) != 0)
+        return -2;
     if (info->n <= 0 || info->n > INT32_MAX) {
         snprintf(err, errlen, "%s: Header says %lld bodies: expected 1 to %d", base_name(path), info->n, INT32_MAX);
         return -1;
@@ -342,6 +366,11 @@ static int sort_by_id(Bodies *b, uint64_t *ids, uint8_t *types)
     return 0;
 }
 
+double snapshot_time_factor(const SnapshotUnits *fu, const Units *to)
+{
+    return fu->time_s * (to->kms * 1e5) / (to->kpc * SNAPSHOT_CM_PER_KPC);
+}
+
 /* Factors from the file's units to the model units to: lengths, speeds, masses, times. All 1
  * where the file has no units or to is not physical. */
 static void factors(const SnapshotUnits *fu, const Units *to, double f[4])
@@ -350,7 +379,7 @@ static void factors(const SnapshotUnits *fu, const Units *to, double f[4])
     if (!(fu->length_cm > 0) || !units_physical(to)) return;
     f[0] = fu->length_cm / (to->kpc * SNAPSHOT_CM_PER_KPC);
     f[2] = fu->mass_g / (to->msun * SNAPSHOT_G_PER_MSUN);
-    f[3] = fu->time_s / (to->myr * SNAPSHOT_S_PER_MYR);
+    f[3] = snapshot_time_factor(fu, to);
     f[1] = f[0] / f[3];
 }
 
@@ -453,6 +482,13 @@ int snapshot_hdf5_read(const char *path, const SnapshotReadDesc *desc, Bodies *o
                          base_name(path), t, first, first + c);
                 break;
             }
+            for (long long i = 0; rc == 0 && i < c; i++) {
+                char row[48];
+                snprintf(row, sizeof row, "(PartType%d row %lld)", t, first + i);
+                const float *x = out->pos + 4 * (o + i);
+                rc = body_check(path, (long long)(o + i), row, x, out->vel + 4 * (o + i), x[3], err, errlen);
+            }
+            if (rc != 0) break;
             for (long long i = 0; i < c; i++) {
                 out->tag[o + i] = snapshot_type_tag(t);
                 if (types) types[o + i] = (uint8_t)t;
@@ -518,7 +554,54 @@ static int put_attr(hid_t loc, const char *name, hid_t type, int count, const vo
     return rc;
 }
 
-static void writer_abort(SnapshotWriter *w)
+/* A string attribute, as SWIFT writes its parameters (a scalar of fixed length). */
+static int put_string(hid_t loc, const char *name, const char *value)
+{
+    hid_t st = H5Tcopy(H5T_C_S1);
+    H5Tset_size(st, strlen(value) + 1);
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(loc, name, st, space, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = a >= 0 && H5Awrite(a, st, value) >= 0 ? 0 : -1;
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(space);
+    H5Tclose(st);
+    return rc;
+}
+
+/* A parameter file's values as SWIFT's snapshots hold them: each `key: value` line under a
+ * `Section:` line an attribute "Section:key" holding the value's text, comments left out. */
+static int put_parameters(hid_t g, const char *text)
+{
+    char section[128] = "";
+    int rc = 0;
+    for (const char *line = text; rc == 0 && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        char buf[512];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), line);
+        line += len + (end != NULL);
+        char *hash = strchr(buf, '#');
+        if (hash) *hash = '\0';
+        char *colon = strchr(buf, ':');
+        if (!colon) continue;
+        *colon = '\0';
+        char *value = colon + 1;
+        while (*value == ' ') value++;
+        for (char *e = value + strlen(value); e > value && e[-1] == ' '; *--e = '\0') {}
+        if (buf[0] != ' ') {
+            snprintf(section, sizeof section, "%.120s", buf);
+            continue;
+        }
+        char *key = buf;
+        while (*key == ' ') key++;
+        char name[256];
+        snprintf(name, sizeof name, "%s:%.120s", section, key);
+        rc = put_string(g, name, value);
+    }
+    return rc;
+}
+
+void snapshot_writer_abort(SnapshotWriter *w)
 {
     if (w->coords >= 0) H5Dclose(w->coords);
     if (w->vels >= 0) H5Dclose(w->vels);
@@ -549,7 +632,7 @@ SnapshotWriter *snapshot_writer_create(const char *path, long long total, const 
     w->file = H5Fcreate(w->part, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (w->file < 0) {
         snprintf(err, errlen, "%s: cannot create it", w->part);
-        writer_abort(w);
+        snapshot_writer_abort(w);
         return NULL;
     }
     long long counts[SNAPSHOT_TYPES] = {0, total, 0, 0, 0, 0};
@@ -572,7 +655,9 @@ SnapshotWriter *snapshot_writer_create(const char *path, long long total, const 
     if (h >= 0) H5Gclose(h);
     if (rc == 0 && units_physical(desc->units)) {
         double l = desc->units->kpc * SNAPSHOT_CM_PER_KPC, m = desc->units->msun * SNAPSHOT_G_PER_MSUN;
-        double t = desc->units->myr * SNAPSHOT_S_PER_MYR, one = 1.0;
+        /* U_t is U_L / U_V exactly, as SWIFT derives it from params.yml: any other figure, even
+         * one 7e-10 away, has SWIFT convert every quantity of the file. */
+        double t = l / (desc->units->kms * 1e5), one = 1.0;
         hid_t u = H5Gcreate2(w->file, "Units", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         rc = u >= 0 ? 0 : -1;
         if (rc == 0)
@@ -585,10 +670,7 @@ SnapshotWriter *snapshot_writer_create(const char *path, long long total, const 
     }
     if (rc == 0) {
         hid_t p = H5Gcreate2(w->file, "Parameters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        hid_t st = H5Tcopy(H5T_C_S1);
-        H5Tset_size(st, 2);
-        rc = p >= 0 ? put_attr(p, "InitialConditions:periodic", st, 1, "0") : -1;
-        H5Tclose(st);
+        rc = p < 0 ? -1 : desc->parameters ? put_parameters(p, desc->parameters) : put_string(p, "InitialConditions:periodic", "0");
         if (p >= 0) H5Gclose(p);
     }
     hid_t g = rc == 0 ? H5Gcreate2(w->file, "PartType1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
@@ -601,7 +683,7 @@ SnapshotWriter *snapshot_writer_create(const char *path, long long total, const 
     }
     if (rc != 0 || g < 0 || w->coords < 0 || w->vels < 0 || w->masses < 0 || w->ids < 0) {
         snprintf(err, errlen, "%s: cannot write its header and datasets (disk full?)", w->part);
-        writer_abort(w);
+        snapshot_writer_abort(w);
         return NULL;
     }
     return w;
@@ -666,7 +748,7 @@ int snapshot_writer_close(SnapshotWriter *w, char *err, size_t errlen)
 {
     if (w->written != w->total) {
         snprintf(err, errlen, "%s: %lld bodies written of the %lld announced", w->path, w->written, w->total);
-        writer_abort(w);
+        snapshot_writer_abort(w);
         return -1;
     }
     H5Dclose(w->coords);
@@ -678,7 +760,7 @@ int snapshot_writer_close(SnapshotWriter *w, char *err, size_t errlen)
     w->file = -1;
     if (rc < 0 || rename(w->part, w->path) != 0) {
         snprintf(err, errlen, "%s: cannot finish writing it", w->path);
-        writer_abort(w);
+        snapshot_writer_abort(w);
         return -1;
     }
     free(w);
@@ -690,7 +772,7 @@ int snapshot_write(const char *path, const Bodies *b, const SnapshotWriteDesc *d
     SnapshotWriter *w = snapshot_writer_create(path, b->n, desc, err, errlen);
     if (!w) return -1;
     if (snapshot_writer_append(w, b, err, errlen) != 0) {
-        writer_abort(w);
+        snapshot_writer_abort(w);
         return -1;
     }
     return snapshot_writer_close(w, err, errlen);

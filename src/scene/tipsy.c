@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "scene/body_check.h"
 #include "util/atomic_file.h"
 #include "util/input_file.h"
 
@@ -147,10 +148,7 @@ static int check_header(const char *path, const TipsyHeader *h, long long size, 
         snprintf(err, errlen, "tipsy: %s: header says 0 bodies", path);
         return -1;
     }
-    if (!isfinite(h->time)) {
-        snprintf(err, errlen, "tipsy: %s: the header's time is not a finite number", path);
-        return -1;
-    }
+    if (body_check_time(path, h->time, err, errlen) != 0) return -1;
     long long need = TIPSY_HEADER + (long long)h->ndark * TIPSY_DARK + (long long)h->nstar * TIPSY_STAR;
     if (size < need) {
         long long body = size - TIPSY_HEADER, dark = (long long)h->ndark * TIPSY_DARK;
@@ -164,25 +162,14 @@ static int check_header(const char *path, const TipsyHeader *h, long long size, 
                  h->nbodies);
         return -1;
     }
-    if (h->nbodies > TIPSY_MAX_BODIES) {
-        snprintf(err, errlen, "tipsy: %s: header says %d bodies, more than the %d Starburst holds", path,
-                 h->nbodies, TIPSY_MAX_BODIES);
-        return -1;
-    }
+    if (body_check_count(path, h->nbodies, err, errlen) != 0) return -1;
     return 0;
 }
 
 static int check_particle(const char *path, int index, const char *kind, int kind_index, const float *f,
                           char *err, size_t errlen)
 {
-    const char *what = NULL;
-    if (!isfinite(f[0])) what = "a mass that is not finite";
-    else if (f[0] < 0) what = "a negative mass";
-    else if (!isfinite(f[1]) || !isfinite(f[2]) || !isfinite(f[3])) what = "a position that is not finite";
-    else if (!isfinite(f[4]) || !isfinite(f[5]) || !isfinite(f[6])) what = "a velocity that is not finite";
-    /* Beyond 1e18 the square of a distance or a speed overflows a float, and the run is inf/NaN. */
-    else if (fabsf(f[1]) > 1e18f || fabsf(f[2]) > 1e18f || fabsf(f[3]) > 1e18f) what = "a position beyond 1e18";
-    else if (fabsf(f[4]) > 1e18f || fabsf(f[5]) > 1e18f || fabsf(f[6]) > 1e18f) what = "a velocity beyond 1e18";
+    const char *what = body_check_fault(f + 1, f + 4, f[0]);
     if (!what) return 0;
     snprintf(err, errlen, "tipsy: %s: particle %d (%s %d) has %s", path, index, kind, kind_index, what);
     return -1;

@@ -401,3 +401,12 @@ void atomic_file_remove_leftovers(const char *path)
     atomic_file_leftovers(path, ".tmp-", remove_one, NULL);
     atomic_file_leftovers(path, ".old-", remove_one, NULL);
 }
+
+bool atomic_file_is_leftover(const char *name)
+{
+    size_t len = strlen(name);
+    if (len > 5 && strcmp(name + len - 5, ".part") == 0) return true;
+    if (len <= 11) return false;
+    const char *tag = name + len - 11;
+    return strncmp(tag, ".tmp-", 5) == 0 || strncmp(tag, ".old-", 5) == 0;
+}

@@ -12,6 +12,7 @@
 #ifndef STARBURST_ATOMIC_FILE_H
 #define STARBURST_ATOMIC_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct AtomicFile AtomicFile;
@@ -55,6 +56,10 @@ char *atomic_file_target(const char *path);
  * Calls visit with each name (path + tag + six characters), the newest first, until it returns
  * nonzero, and returns that value; 0 when none did or none is there. */
 int atomic_file_leftovers(const char *path, const char *tag, int (*visit)(void *user, const char *name), void *user);
+
+/* Whether a file's name is a leftover of an interrupted write (NAME.tmp-XXXXXX, NAME.old-XXXXXX)
+ * or a file still being written under a temporary name (NAME.part): not a file to read. */
+bool atomic_file_is_leftover(const char *name);
 
 /* Removes every leftover of both kinds beside path: call it once a commit of path succeeded,
  * when none of them can be needed again. */

@@ -38,6 +38,12 @@ refused "--span: '1e-50' is too near 0 to hold" export --swift out --span 1e-50
 refused "--snapshots: '9999' is not a whole number" export --swift out --snapshots 9999
 refused "unknown option '--bogus'" export --swift out --bogus
 refused "cannot read x.tipsy" export --swift out --load x.tipsy
+# A count of snapshots is taken as given or refused, never changed; an option is given once.
+refused "--snapshots: '3' is not a power of two" export --swift out --snapshots 3
+refused "--snapshots 4096: the span is 2^" export --swift out -n 2048 --span 5 --snapshots 4096
+refused "--swift is given twice" export --swift a --swift b
+refused "--snapshots is given twice" export --swift out --snapshots 4 --snapshots 8
+[ ! -e out ] && [ ! -e a ] && [ ! -e b ] || fail "a refused export made a folder: $(ls -d out a b 2>/dev/null)"
 refused "cannot make the folder nope/deeper" export --swift nope/deeper
 refused "plummer builds at most" export --swift out --scene plummer -n 100000000
 refused "--open: nothing.hdf5: no such file or folder" --open nothing.hdf5
@@ -81,6 +87,108 @@ if out=$(timeout 120 "$app" --open out --headless --backend cpu --frames 1 --siz
     ok "--open out: 2048 bodies"
 else
     fail "--open out: $out"
+fi
+
+# The folder of an export holds nothing else: a folder holding other files is refused, as is a
+# previous export without --force; with it the previous export is replaced whole, SWIFT's old
+# snapshots with it.
+mkdir notes && echo "mine" >notes/notes.txt
+refused "notes holds notes.txt, not a Starburst export" export --swift notes -n 2048 --span 5 --snapshots 8
+[ "$(cat notes/notes.txt)" = mine ] && [ "$(ls notes)" = notes.txt ] || fail "the refused export touched notes/: $(ls notes)"
+cp out/ics.hdf5 out/snapshot_0000.hdf5
+cp out/ics.hdf5 out/snapshot_0008.hdf5
+refused "out holds a previous export (5 files): --force replaces it" export --swift out -n 2048 --span 5 --snapshots 8
+cmp -s out/ics.hdf5 out/snapshot_0000.hdf5 || fail "the refused export changed out/ics.hdf5"
+if "$app" export --swift out --force -n 1024 --span 5 --snapshots 8 >force.log 2>&1 &&
+    [ "$(ls out | tr '\n' ' ')" = "README.txt ics.hdf5 params.yml " ] && grep -q "previous export replaced" force.log &&
+    out=$(timeout 120 "$app" --open out --headless --backend cpu --frames 1 --size 32x32 2>&1) &&
+    printf '%s' "$out" | grep -q "1024 bodies on cpu"; then
+    ok "export --force: the previous export replaced, its snapshots gone: $(ls out | tr '\n' ' ')"
+else
+    fail "export --force: $(ls out | tr '\n' ' '): $(cat force.log): $out"
+fi
+
+# A full disk while params.yml or README.txt is written (strace makes the K-th write fail): the
+# export says so in one line and leaves the folder as it was: gone where it made it, else the
+# previous export whole.
+if command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null; then
+    cp -r out before
+    for k in 1 2; do
+        for dir in full-$k out; do
+            force=""
+            [ "$dir" = out ] && force=--force
+            strace -f -o /dev/null -e trace=write -e inject=write:error=ENOSPC:when=$k \
+                "$app" export --swift $dir $force --scene plummer -n 512 >full.log 2>full.err
+            rc=$?
+            if [ $rc -ne 1 ] || [ "$(wc -l <full.err)" -ne 1 ] || ! grep -q "No space left on device" full.err; then
+                fail "ENOSPC at write $k into $dir: exit $rc: $(cat full.err)"
+            elif [ "$dir" != out ] && [ -e "$dir" ]; then
+                fail "ENOSPC at write $k: $dir left with $(ls -la $dir | tr '\n' ' ')"
+            elif [ "$dir" = out ] && ! diff -r before out >/dev/null; then
+                fail "ENOSPC at write $k: the previous export changed: $(ls -la out | tr '\n' ' ')"
+            else
+                ok "ENOSPC at write $k into $dir: $(cat full.err)"
+            fi
+        done
+    done
+else
+    echo "skipped: the full-disk export (no strace that can trace here)"
+fi
+
+# SIGTERM during an export: what it wrote is removed, one line says so, and it dies of the signal.
+"$app" export --swift stopped -n 3000000 --span 5 --snapshots 8 >stopped.log 2>stopped.err &
+pid=$!
+waited=0
+while [ ! -e stopped/ics.hdf5.new.part ] && [ $waited -lt 600 ] && kill -0 $pid 2>/dev/null; do
+    sleep 0.1
+    waited=$((waited + 1))
+done
+kill -TERM $pid
+wait $pid
+rc=$?
+lines=$(grep -vc "bodies written" stopped.err)
+if [ $rc -eq 143 ] && [ ! -e stopped ] && [ "$lines" -eq 1 ] &&
+    grep -q "export interrupted by SIGTERM: removed the folder stopped" stopped.err; then
+    ok "SIGTERM during an export: $(grep -v 'bodies written' stopped.err)"
+else
+    fail "SIGTERM during an export: exit $rc, $(ls -la stopped 2>&1 | tr '\n' ' '), $lines line(s): $(cat stopped.err)"
+fi
+
+# Exported without a physical scale, the bodies come back in model units, with the export's
+# softening; with a scale, in it.
+"$app" --headless --backend cpu --scene plummer -n 256 --softening 0.037 --frames 1 --size 32x32 --quiet --save p0.tipsy
+"$app" export --swift unitless --load p0.tipsy >/dev/null 2>&1
+out=$(timeout 120 "$app" --open unitless/ics.hdf5 --headless --backend cpu --frames 1 --size 32x32 2>&1)
+if printf '%s' "$out" | grep -q "256 bodies on cpu.*softening 0.037," && ! printf '%s' "$out" | grep -q "Myr\|kpc\| pc"; then
+    ok "--open of an export without a scale: $(printf '%s' "$out" | grep 'bodies on cpu')"
+else
+    fail "--open of an export without a scale: $out"
+fi
+grep -q "softening  0.037 model lengths, " unitless/README.txt && grep -q "dt         0.005 model times:" unitless/README.txt &&
+    grep -q "no physical scale" unitless/README.txt ||
+    fail "README.txt of an export without a scale: $(sed -n 6,10p unitless/README.txt)"
+out=$(timeout 120 "$app" --open out/ics.hdf5 --headless --backend cpu --frames 1 --size 32x32 2>&1)
+printf '%s' "$out" | grep -q "bodies on cpu.*Myr.* pc)" || fail "--open of an export with a scale: $out"
+grep -q "dt         [0-9.e+-]* model times ([0-9.e+-]* Myr)" out/README.txt &&
+    grep -q "softening  [0-9.e+-]* model lengths ([0-9.e+-]* pc)" out/README.txt ||
+    fail "README.txt of an export with a scale: $(sed -n 6,10p out/README.txt)"
+
+# The leftovers of an interrupted save beside a TIPSY file are not snapshots, even the earliest:
+# the folder opens as the save alone, at the dt saved beside it.
+mkdir leftovers
+"$app" --headless --backend cpu -n 256 --dt 0.0037 --frames 3 --size 32x32 --quiet --save leftovers/a.tipsy
+"$app" --headless --backend cpu -n 256 --dt 0.001 --frames 1 --size 32x32 --quiet --save early.tipsy
+cp early.tipsy leftovers/a.tipsy.old-Ab3dE9
+cp early.tipsy leftovers/a.tipsy.tmp-x0Y1z2
+if STARBURST_READOUT=$work/left.txt "$app" --headless --backend cpu --open leftovers --frames 1 --size 32x32 >left.log 2>&1; then
+    count=$(awk '$1 == "series_count" { print $2 }' left.txt) dt=$(awk '$1 == "dt" { print $2 }' left.txt)
+    if [ "$count" = 1 ] && awk -v d="$dt" 'BEGIN { exit !(d > 0.00369 && d < 0.00371) }'; then
+        ok "--open of a folder with leftovers: the save alone, dt $dt"
+    else
+        fail "--open of a folder with leftovers: $count snapshots, dt $dt: $(cat left.log)"
+    fi
+else
+    fail "--open of a folder with leftovers did not run"
 fi
 
 # A saved run exports with its time and bodies.

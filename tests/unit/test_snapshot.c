@@ -455,10 +455,17 @@ static void test_plan_pitfalls(void **state)
     double per = delta / dt;
     assert_true(fabs(per - round(per)) < 1e-9); /* outputs fall on whole steps */
     assert_true(eps == 0.08 && g == 1 && periodic == 0);
-    /* Snapshots never outnumber the steps; bad input is refused. */
-    assert_int_equal(export_plan(1.0, 0.1, 0, 3.0, 64, 1, 1, NULL, &p, err, sizeof err), 0);
+    /* Snapshots never outnumber the steps: the default count is cut to them, a count asked for
+     * beyond them or not a power of two is refused, never changed; bad input is refused. */
+    assert_int_equal(export_plan(1.0, 0.1, 0, 3.0, 0, 1, 1, NULL, &p, err, sizeof err), 0);
     assert_int_equal(p.log2_steps, 2);
     assert_int_equal(p.snapshots, 4);
+    assert_int_equal(export_plan(1.0, 0.1, 0, 3.0, 64, 1, 1, NULL, &p, err, sizeof err), -1);
+    one_line(err, "--snapshots 64: the span is 2^2 steps");
+    assert_int_equal(export_plan(1.0, 0.1, 0, 3000.0, 3, 1, 1, NULL, &p, err, sizeof err), -1);
+    one_line(err, "power of two");
+    assert_int_equal(export_plan(1.0, 0.1, 0, 3000.0, 8, 1, 1, NULL, &p, err, sizeof err), 0);
+    assert_int_equal(p.snapshots, 8);
     assert_int_equal(export_plan(0, 0.1, 0, 3.0, 4, 1, 1, NULL, &p, err, sizeof err), -1);
     one_line(err, "dt");
 }
@@ -530,6 +537,253 @@ static void test_stream_is_build(void **state)
     one_line(err, "plummer");
 }
 
+/* A string attribute of SWIFT's parameters as a number; NAN where it is missing. */
+static double parameter(hid_t f, const char *name)
+{
+    hid_t g = H5Gopen2(f, "Parameters", H5P_DEFAULT);
+    assert_true(g >= 0);
+    double v = NAN;
+    if (H5Aexists(g, name) > 0) {
+        hid_t a = H5Aopen(g, name, H5P_DEFAULT), type = H5Aget_type(a);
+        assert_int_equal(H5Tget_class(type), H5T_STRING);
+        char text[128] = "";
+        assert_true(H5Tget_size(type) < sizeof text);
+        assert_true(H5Aread(a, type, text) >= 0);
+        v = strtod(text, NULL);
+        H5Tclose(type);
+        H5Aclose(a);
+    }
+    H5Gclose(g);
+    return v;
+}
+
+/* A value of params.yml ("  key: value"), NAN where it is missing. */
+static double yml_value(const char *dir, const char *key)
+{
+    char path[4200], line[512], want[128];
+    snprintf(path, sizeof path, "%s/params.yml", dir);
+    snprintf(want, sizeof want, "%s:", key);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    double v = NAN;
+    while (fgets(line, sizeof line, f)) {
+        char *k = line + strspn(line, " ");
+        if (strncmp(k, want, strlen(want)) == 0) v = strtod(k + strlen(want), NULL);
+    }
+    fclose(f);
+    return v;
+}
+
+static double unit_attr(hid_t f, const char *name)
+{
+    hid_t g = H5Gopen2(f, "Units", H5P_DEFAULT), a = H5Aopen(g, name, H5P_DEFAULT);
+    double v = 0;
+    assert_true(H5Aread(a, H5T_NATIVE_DOUBLE, &v) >= 0);
+    H5Aclose(a);
+    H5Gclose(g);
+    return v;
+}
+
+/* An export opens back as the bodies it wrote, in the units it wrote: a scene without a physical
+ * scale in model units, a scaled one in its own scale. The file's time unit is U_L / U_V exactly,
+ * as SWIFT derives it from params.yml; its Parameters carry params.yml's step and softening under
+ * SWIFT's names, and the series reads them back. */
+static void export_opens_back(const char *dir, SceneKind kind)
+{
+    Bodies b, r;
+    SceneInfo info;
+    char err[1200] = "", path[4200];
+    assert_int_equal(scene_build(&(SceneDesc){.kind = kind, .n = 300, .seed = 3}, &b, &info, err, sizeof err), 0);
+    if (export_state(dir, &b, &info, info.dt, info.softening, 0, 0, 0, "a test", err, sizeof err) != 0)
+        fail_msg("%s", err);
+    snprintf(path, sizeof path, "%s/ics.hdf5", dir);
+    SnapshotSeries *s = series_open(path, err, sizeof err);
+    assert_non_null(s);
+    Units u = series_units(s);
+    assert_int_equal(units_physical(&u), units_physical(&info.units));
+    if (units_physical(&u)) {
+        assert_true(fabs(u.kpc / info.units.kpc - 1) < 1e-12 && fabs(u.kms / info.units.kms - 1) < 1e-12);
+    }
+    assert_int_equal(series_load(s, 0, &r, NULL, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(r.n, b.n);
+    double m_in = 0, m_out = 0;
+    for (int i = 0; i < b.n; i++) {
+        for (int k = 0; k < 3; k++) {
+            assert_true(fabsf(r.pos[4 * i + k] - b.pos[4 * i + k]) <= 1e-5f * (1 + fabsf(b.pos[4 * i + k])));
+            assert_true(fabsf(r.vel[4 * i + k] - b.vel[4 * i + k]) <= 1e-6f * (1 + fabsf(b.vel[4 * i + k])));
+        }
+        m_in += b.pos[4 * i + 3];
+        m_out += r.pos[4 * i + 3];
+    }
+    assert_true(fabs(m_out / m_in - 1) < 1e-6);
+    assert_true(fabs(series_softening(s) / info.softening - 1) < 1e-6);
+    assert_true(fabs(series_dt(s) / info.dt - 1) < 2e-6);
+    series_close(s);
+    bodies_free(&r);
+    bodies_free(&b);
+
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(f >= 0);
+    if (units_physical(&info.units)) {
+        double l = unit_attr(f, "Unit length in cgs (U_L)"), t = unit_attr(f, "Unit time in cgs (U_t)");
+        assert_true(l == yml_value(dir, "UnitLength_in_cgs"));
+        assert_true(t == l / yml_value(dir, "UnitVelocity_in_cgs"));
+    }
+    const char *keys[][2] = {{"Gravity:comoving_DM_softening", "comoving_DM_softening"},
+                             {"Gravity:max_physical_DM_softening", "max_physical_DM_softening"},
+                             {"TimeIntegration:dt_max", "dt_max"},
+                             {"TimeIntegration:dt_min", "dt_min"},
+                             {"PhysicalConstants:G", "G"}};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        double in_file = parameter(f, keys[k][0]), in_yml = yml_value(dir, keys[k][1]);
+        if (!(in_file == in_yml)) fail_msg("%s: %g in the file, %g in params.yml", keys[k][0], in_file, in_yml);
+    }
+    H5Fclose(f);
+}
+
+static void test_export_opens_back_unitless(void **state)
+{
+    export_opens_back(*state, SCENE_PLUMMER);
+}
+
+static void test_export_opens_back_scaled(void **state)
+{
+    export_opens_back(*state, SCENE_COLLISION);
+}
+
+/* Writes value (a double) into row and column of dataset name of PartType1, or the Header's Time. */
+static void damage(const char *path, const char *name, int row, int col, double value)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    if (strcmp(name, "Time") == 0) {
+        hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT), a = H5Aopen(h, "Time", H5P_DEFAULT);
+        assert_true(H5Awrite(a, H5T_NATIVE_DOUBLE, &value) >= 0);
+        H5Aclose(a);
+        H5Gclose(h);
+    } else {
+        hid_t g = H5Gopen2(f, "PartType1", H5P_DEFAULT), d = H5Dopen2(g, name, H5P_DEFAULT);
+        hid_t fs = H5Dget_space(d);
+        int rank = H5Sget_simple_extent_ndims(fs);
+        hsize_t start[2] = {(hsize_t)row, (hsize_t)col}, one[2] = {1, 1};
+        assert_true(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, one, NULL) >= 0);
+        hid_t ms = H5Screate_simple(rank, one, NULL);
+        assert_true(H5Dwrite(d, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, &value) >= 0);
+        H5Sclose(ms);
+        H5Sclose(fs);
+        H5Dclose(d);
+        H5Gclose(g);
+    }
+    H5Fclose(f);
+}
+
+/* Bodies no simulation can hold are refused as the TIPSY reader refuses them, with the file and
+ * the body's index: a position or speed that is not finite, a mass not above 0, a time that is
+ * not finite, and random bytes over a good file's data. */
+static void test_bad_bodies_refused(void **state)
+{
+    const char *dir = *state;
+    Bodies b, r;
+    SceneInfo info;
+    collision(64, &b, &info);
+    char path[4200], err[512];
+    snprintf(path, sizeof path, "%s/bad.hdf5", dir);
+    struct {
+        const char *name;
+        int row, col;
+        double value;
+        const char *says;
+    } cases[] = {
+        {"Coordinates", 5, 1, NAN, "body 5 (PartType1 row 5) has a position that is not finite"},
+        {"Coordinates", 63, 2, INFINITY, "body 63 (PartType1 row 63) has a position that is not finite"},
+        {"Velocities", 0, 0, -INFINITY, "body 0 (PartType1 row 0) has a velocity that is not finite"},
+        {"Masses", 7, 0, -1.0, "body 7 (PartType1 row 7) has a negative mass"},
+        {"Masses", 8, 0, 0.0, "body 8 (PartType1 row 8) has a mass of 0"},
+        {"Coordinates", 9, 0, 1e30, "body 9 (PartType1 row 9) has a position beyond 1e18"},
+        {"Time", 0, 0, NAN, "its time is not a finite number"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(snapshot_write(path, &b, &(SnapshotWriteDesc){.time = 1, .units = &info.units}, err, sizeof err),
+                         0);
+        damage(path, cases[i].name, cases[i].row, cases[i].col, cases[i].value);
+        err[0] = '\0';
+        assert_int_equal(snapshot_hdf5_read(path, NULL, &r, NULL, err, sizeof err), -1);
+        one_line(err, cases[i].says);
+        one_line(err, "bad.hdf5");
+        assert_null(r.pos);
+        if (strcmp(cases[i].name, "Time") == 0) {
+            /* Named, or in a folder beside a good snapshot: refused, not passed over. */
+            assert_null(series_open(path, err, sizeof err));
+            char good[4200];
+            snprintf(good, sizeof good, "%s/good.hdf5", dir);
+            assert_int_equal(snapshot_write(good, &b, &(SnapshotWriteDesc){.time = 1}, err, sizeof err), 0);
+            err[0] = '\0';
+            assert_null(series_open(dir, err, sizeof err));
+            one_line(err, "bad.hdf5: its time is not a finite number");
+            remove(good);
+        }
+    }
+    /* 4000 random bytes (a fixed seed) over the positions' data, where HDF5 keeps it. */
+    assert_int_equal(snapshot_write(path, &b, &(SnapshotWriteDesc){.time = 1, .units = &info.units}, err, sizeof err), 0);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, "PartType1/Coordinates", H5P_DEFAULT);
+    haddr_t at = H5Dget_offset(d);
+    H5Dclose(d);
+    H5Fclose(f);
+    assert_true(at != HADDR_UNDEF);
+    unsigned char noise[4000];
+    uint64_t x = 12345;
+    for (size_t i = 0; i < sizeof noise; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        noise[i] = (unsigned char)(x >> 56);
+    }
+    FILE *fp = fopen(path, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, (long)at, SEEK_SET), 0);
+    assert_int_equal(fwrite(noise, 1, sizeof noise, fp), sizeof noise);
+    fclose(fp);
+    err[0] = '\0';
+    assert_int_equal(snapshot_hdf5_read(path, NULL, &r, NULL, err, sizeof err), -1);
+    one_line(err, "bad.hdf5: body ");
+    bodies_free(&b);
+}
+
+/* What an interrupted save leaves beside a TIPSY file (its old content kept, its new one not yet
+ * renamed) is never a snapshot of the series: a folder of one save opens as that save alone, the
+ * settings beside it found. */
+static void test_leftovers_are_not_snapshots(void **state)
+{
+    const char *dir = *state;
+    char path[4200], err[512] = "";
+    Bodies b;
+    SceneInfo info;
+    collision(128, &b, &info);
+    const SavedRun run = {.params = {.dt = 0.0123f, .softening = 0.0456f, .damping = 1, .theta = 0.4f},
+                          .steps_per_frame = 1, .step = 10, .time = 5};
+    snprintf(path, sizeof path, "%s/a.tipsy", dir);
+    assert_int_equal(state_save(path, &b, &run, err, sizeof err), 0);
+    const char *left[] = {"a.tipsy.old-Ab3dE9", "a.tipsy.tmp-x0Y1z2", "a.tipsy.ini.tmp-QwErTy"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, left[k]);
+        assert_int_equal(tipsy_write(path, &b, 0.5 * k, err, sizeof err), 0);
+    }
+    SnapshotSeries *s = series_open(dir, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(series_count(s), 1);
+    const char *first = series_path(s, 0);
+    assert_string_equal(first + strlen(first) - strlen("/a.tipsy"), "/a.tipsy");
+    SavedRun saved;
+    assert_int_equal(state_read_settings(first, &saved, err, sizeof err), 0);
+    assert_float_equal(saved.params.dt, 0.0123f, 0);
+    series_close(s);
+    snprintf(path, sizeof path, "%s/a.tipsy*", dir);
+    s = series_open(path, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(series_count(s), 1);
+    series_close(s);
+    bodies_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -542,6 +796,10 @@ int main(void)
         cmocka_unit_test(test_plan_pitfalls),
         cmocka_unit_test_setup_teardown(test_body_outside_box_refused, make_dir, remove_dir),
         cmocka_unit_test(test_stream_is_build),
+        cmocka_unit_test_setup_teardown(test_export_opens_back_unitless, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_export_opens_back_scaled, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_bad_bodies_refused, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_leftovers_are_not_snapshots, make_dir, remove_dir),
     };
     return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

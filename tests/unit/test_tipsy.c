@@ -373,7 +373,7 @@ static void bad_values_are_refused(void **state)
     } cases[] = {
         {0, 1, 0, NAN, "mass that is not finite"},  {1, 3, 0, -1.0f, "negative mass"},
         {1, 0, 2, INFINITY, "position that is not finite"}, {0, 0, 3, -INFINITY, "position that is not finite"},
-        {1, 5, 5, NAN, "velocity that is not finite"},
+        {1, 5, 5, NAN, "velocity that is not finite"}, {0, 2, 0, 0.0f, "mass of 0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         memcpy(bad, good, len);
