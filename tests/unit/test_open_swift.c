@@ -1,0 +1,218 @@
+/* `--open` of the SWIFT hand-off's files, through the run (src/run/run.h) on the CPU backend:
+ *
+ * - an exported ics.hdf5 runs at the dt and softening of the params.yml beside it; without it,
+ *   one line says the defaults it runs at;
+ * - a file's Parameters group (as SWIFT writes it: strings) gives the step SWIFT took (the span
+ *   halved to fit under dt_max) and the softening, ahead of a params.yml;
+ * - SWIFT's velocities, a step ahead of their positions (half one at time_begin), are read back in
+ *   step: the run starts from v(t), and one line says so. */
+#include <hdf5.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "run/export.h"
+#include "run/run.h"
+#include "scene/scene.h"
+#include "scene/snapshot.h"
+#include "test_files.h"
+
+static char said[8192];
+
+static void keep_line(void *user, int where, const char *line)
+{
+    (void)user;
+    (void)where;
+    size_t used = strlen(said);
+    snprintf(said + used, sizeof said - used, "%s\n", line);
+}
+
+static void assert_said(const char *text)
+{
+    if (!strstr(said, text)) fail_msg("the run did not say '%s'; it said:\n%s", text, said);
+}
+
+/* A run of the series at path, reset: its first state built. */
+static Run *open_run(const char *path)
+{
+    said[0] = '\0';
+    RunDesc d = {.source = {.force = SIM_FORCE_DIRECT}, .open_path = path, .backend = SIM_BACKEND_CPU,
+                 .log = keep_line};
+    char err[512] = "";
+    Run *r = run_make(&d, err, sizeof err);
+    if (!r) fail_msg("%s", err);
+    if (run_reset(r, SCENE_TIPSY, 0, 1, SIM_KERNEL_DEFAULT, err, sizeof err) != 0) fail_msg("%s", err);
+    return r;
+}
+
+static void put_text(hid_t loc, const char *name, const char *text)
+{
+    hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, strlen(text));
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(a >= 0);
+    assert_true(H5Awrite(a, type, text) >= 0);
+    H5Aclose(a);
+    H5Sclose(space);
+    H5Tclose(type);
+}
+
+/* What SWIFT writes into a snapshot (strings in Parameters, Code in Header) for a run of 2^k
+ * steps of dt from 0 at softening eps. */
+static void make_swift(const char *path, double dt, int k, double eps)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT), p = H5Gopen2(f, "Parameters", H5P_DEFAULT);
+    assert_true(h >= 0 && p >= 0);
+    put_text(h, "Code", "SWIFT");
+    char v[64];
+    snprintf(v, sizeof v, "%.17g", dt * (1 + 1e-6));
+    put_text(p, "TimeIntegration:dt_max", v);
+    put_text(p, "TimeIntegration:time_begin", "0");
+    snprintf(v, sizeof v, "%.17g", ldexp(dt, k));
+    put_text(p, "TimeIntegration:time_end", v);
+    snprintf(v, sizeof v, "%.17g", eps);
+    put_text(p, "Gravity:max_physical_DM_softening", v);
+    H5Gclose(p);
+    H5Gclose(h);
+    H5Fclose(f);
+}
+
+static void build(SceneKind kind, int n, Bodies *b, SceneInfo *info)
+{
+    char err[512] = "";
+    if (scene_build(&(SceneDesc){.kind = kind, .n = n}, b, info, err, sizeof err) != 0) fail_msg("%s", err);
+}
+
+static void an_exported_ics_opens_at_its_settings(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/starburst-open-swift-XXXXXX", path[300], err[512] = "";
+    assert_int_equal(folder_make(dir), 0);
+    Bodies b;
+    SceneInfo info;
+    build(SCENE_COLLISION, 512, &b, &info);
+    const double dt = 0.0123, eps = 0.0456;
+    if (export_state(dir, &b, &info, dt, eps, 0, 1.0, 4, "a test", err, sizeof err) != 0) fail_msg("%s", err);
+    snprintf(path, sizeof path, "%s/%s", dir, EXPORT_ICS);
+
+    Run *r = open_run(path);
+    const SavedRun *s = &run_info(r)->saved;
+    assert_float_equal(s->params.dt, dt, 1e-6 * dt);
+    assert_float_equal(s->params.softening, eps, 1e-6 * eps);
+    assert_float_equal(run_info(r)->scene.softening, eps, 1e-6 * eps);
+    assert_said("params.yml");
+    run_destroy(r);
+
+    /* Without params.yml: the defaults, and one line naming what is missing. */
+    snprintf(path, sizeof path, "%s/params.yml", dir);
+    assert_int_equal(unlink(path), 0);
+    snprintf(path, sizeof path, "%s/%s", dir, EXPORT_ICS);
+    r = open_run(path);
+    assert_float_equal(run_info(r)->saved.params.softening, 0, 0);
+    assert_said("no params.yml beside it");
+    assert_said("the default softening");
+    run_destroy(r);
+    bodies_free(&b);
+    folder_remove(dir);
+}
+
+/* The file's Parameters win over a params.yml beside it, and give the step SWIFT took. */
+static void swift_parameters_give_the_step_and_softening(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/starburst-open-swift-XXXXXX", path[300], err[512] = "";
+    assert_int_equal(folder_make(dir), 0);
+    Bodies b;
+    SceneInfo info;
+    build(SCENE_COLLISION, 512, &b, &info);
+    if (export_state(dir, &b, &info, 0.0123, 0.0456, 0, 1.0, 4, "a test", err, sizeof err) != 0) fail_msg("%s", err);
+    snprintf(path, sizeof path, "%s/%s", dir, EXPORT_ICS);
+    const double dt = 0.0217, eps = 0.0731;
+    make_swift(path, dt, 6, eps);
+    Run *r = open_run(path);
+    assert_float_equal(run_info(r)->saved.params.dt, dt, 1e-7 * dt); /* dt, not dt_max */
+    assert_float_equal(run_info(r)->saved.params.softening, eps, 1e-7 * eps);
+    assert_said("Parameters");
+    run_destroy(r);
+    bodies_free(&b);
+    folder_remove(dir);
+}
+
+/* v(t) + lead a(t), written as SWIFT would at time t, comes back as v(t). */
+static void check_in_step(const char *dir, double t, double lead_steps)
+{
+    Bodies b;
+    SceneInfo info;
+    build(SCENE_PLUMMER, 256, &b, &info);
+    const double dt = 0.01, eps = 0.05;
+    char err[512] = "", path[300];
+    Sim *sim = sim_create(&(SimDesc){.backend = SIM_BACKEND_CPU, .force = SIM_FORCE_DIRECT}, &b, err, sizeof err);
+    assert_non_null(sim);
+    float *a = malloc(sizeof(float) * 3 * (size_t)b.n);
+    assert_non_null(a);
+    sim_accelerations(sim, (float)eps, a);
+    sim_destroy(sim);
+    Bodies ahead;
+    assert_int_equal(bodies_alloc(&ahead, b.n), 0);
+    memcpy(ahead.pos, b.pos, sizeof(float) * 4 * (size_t)b.n);
+    memcpy(ahead.tag, b.tag, (size_t)b.n);
+    double off = 0;
+    for (int i = 0; i < b.n; i++)
+        for (int k = 0; k < 4; k++) {
+            ahead.vel[4 * i + k] = b.vel[4 * i + k] + (k < 3 ? (float)(lead_steps * dt * a[3 * i + k]) : 0);
+            off = fmax(off, fabs(ahead.vel[4 * i + k] - b.vel[4 * i + k]));
+        }
+    snprintf(path, sizeof path, "%s/snapshot_%04d.hdf5", dir, (int)lround(t / dt));
+    if (snapshot_write(path, &ahead, &(SnapshotWriteDesc){.time = t}, err, sizeof err) != 0) fail_msg("%s", err);
+    make_swift(path, dt, 10, eps);
+
+    Run *r = open_run(path);
+    Bodies got;
+    assert_int_equal(bodies_alloc(&got, b.n), 0);
+    sim_read(run_sim(r), &got);
+    double worst = 0;
+    for (int i = 0; i < b.n; i++)
+        for (int k = 0; k < 3; k++) worst = fmax(worst, fabs(got.vel[4 * i + k] - b.vel[4 * i + k]));
+    if (!(worst < 1e-3 * off)) fail_msg("t %g: velocities %g from v(t) (written %g ahead)", t, worst, off);
+    assert_said("a step ahead");
+    /* The run's first state (its timeline's first keyframe, a save's start) is in step too. */
+    worst = 0;
+    for (int i = 0; i < b.n; i++)
+        for (int k = 0; k < 3; k++) worst = fmax(worst, fabs(run_first_state(r)->vel[4 * i + k] - b.vel[4 * i + k]));
+    assert_true(worst < 1e-3 * off);
+    run_destroy(r);
+    bodies_free(&got);
+    bodies_free(&ahead);
+    bodies_free(&b);
+    free(a);
+}
+
+static void swift_velocities_are_read_back_in_step(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/starburst-open-swift-XXXXXX";
+    assert_int_equal(folder_make(dir), 0);
+    check_in_step(dir, 0.05, 1.0); /* a step ahead after the start */
+    check_in_step(dir, 0.0, 0.5);  /* half a step at time_begin */
+    folder_remove(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(an_exported_ics_opens_at_its_settings),
+        cmocka_unit_test(swift_parameters_give_the_step_and_softening),
+        cmocka_unit_test(swift_velocities_are_read_back_in_step),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
