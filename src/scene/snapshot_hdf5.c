@@ -170,10 +170,8 @@ static void read_parameters(hid_t p, SnapshotInfo *info)
 /* SWIFT's snapshots write velocities a step ahead of their positions (v(t) + a dt; half a step,
  * v + a dt/2, in the one at time_begin): measured against Starburst's continuation of each
  * snapshot to the next (docs: README, the SWIFT hand-off). Other files are in step. */
-static void read_lead(hid_t h, SnapshotInfo *info)
+static void read_lead(const char *code, SnapshotInfo *info)
 {
-    char code[64];
-    attr_text(h, "Code", code, sizeof code);
     if (strcmp(code, "SWIFT") != 0 || !(info->dt > 0)) return;
     const bool first = isfinite(info->time_begin) && fabs(info->time - info->time_begin) < 0.25 * info->dt;
     info->lead = first ? 0.5 * info->dt : info->dt;
@@ -232,6 +230,8 @@ static int read_info(hid_t f, const char *path, SnapshotInfo *info, char *err, s
     attr_doubles(h, "Time", &info->time, 1);
     attr_doubles(h, "BoxSize", box, 3);
     info->box = box[0];
+    char code[64];
+    attr_text(h, "Code", code, sizeof code);
     H5Gclose(h);
     if (!have) {
         snprintf(err, errlen, "%s: Header has no NumPart_ThisFile or NumPart_Total", base_name(path));
@@ -256,11 +256,7 @@ static int read_info(hid_t f, const char *path, SnapshotInfo *info, char *err, s
             H5Gclose(p);
         }
     }
-    h = H5Gopen2(f, "Header", H5P_DEFAULT);
-    if (h >= 0) {
-        read_lead(h, info);
-        H5Gclose(h);
-    }
+    read_lead(code, info);
     info->units = read_units(f);
     return 0;
 }

@@ -255,10 +255,10 @@ static int continuation(const char *dir, double t_check)
 
 int main(int argc, char **argv)
 {
-    if (argc == 4 && strcmp(argv[1], "continue") == 0) return continuation(argv[2], atof(argv[3]));
     setvbuf(stdout, NULL, _IOLBF, 0); /* a row as it comes: SWIFT's comparison takes minutes */
     if (argc == 3 && strcmp(argv[1], "pericentre") == 0) return pericentre(atoi(argv[2]));
     if (argc == 4 && strcmp(argv[1], "compare") == 0) return compare(argv[2], atof(argv[3]));
+    if (argc == 4 && strcmp(argv[1], "continue") == 0) return continuation(argv[2], atof(argv[3]));
     fprintf(stderr, "usage: swift_compare pericentre N | compare DIR T_CHECK | continue DIR T_CHECK\n");
     return 2;
 }
