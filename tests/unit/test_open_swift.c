@@ -5,7 +5,8 @@
  * - a file's Parameters group (as SWIFT writes it: strings) gives the step SWIFT took (the span
  *   halved to fit under dt_max) and the softening, ahead of a params.yml;
  * - SWIFT's velocities, a step ahead of their positions (half one at time_begin), are read back in
- *   step: the run starts from v(t), and one line says so. */
+ *   step: the run starts from v(t), as does a snapshot read onto the timeline, and one line says
+ *   so. */
 #include <hdf5.h>
 #include <math.h>
 #include <setjmp.h>
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "run/export.h"
+#include "run/keyframes.h"
 #include "run/run.h"
 #include "scene/scene.h"
 #include "scene/snapshot.h"
@@ -40,17 +42,19 @@ static void assert_said(const char *text)
 }
 
 /* A run of the series at path, reset: its first state built. */
-static Run *open_run(const char *path)
+static Run *open_run_with(const char *path, double timeline_bytes)
 {
     said[0] = '\0';
     RunDesc d = {.source = {.force = SIM_FORCE_DIRECT}, .open_path = path, .backend = SIM_BACKEND_CPU,
-                 .log = keep_line};
+                 .timeline_bytes = timeline_bytes, .log = keep_line};
     char err[512] = "";
     Run *r = run_make(&d, err, sizeof err);
     if (!r) fail_msg("%s", err);
     if (run_reset(r, SCENE_TIPSY, 0, 1, SIM_KERNEL_DEFAULT, err, sizeof err) != 0) fail_msg("%s", err);
     return r;
 }
+
+static Run *open_run(const char *path) { return open_run_with(path, 0); }
 
 static void put_text(hid_t loc, const char *name, const char *text)
 {
@@ -197,6 +201,15 @@ static void check_in_step(const char *dir, double t, double lead_steps)
     free(a);
 }
 
+/* The largest difference of the velocities of a and b. */
+static double velocity_gap(const Bodies *a, const Bodies *b)
+{
+    double worst = 0;
+    for (int i = 0; i < a->n; i++)
+        for (int k = 0; k < 3; k++) worst = fmax(worst, fabs(a->vel[4 * i + k] - b->vel[4 * i + k]));
+    return worst;
+}
+
 static void swift_velocities_are_read_back_in_step(void **state)
 {
     (void)state;
@@ -204,6 +217,29 @@ static void swift_velocities_are_read_back_in_step(void **state)
     assert_int_equal(folder_make(dir), 0);
     check_in_step(dir, 0.05, 1.0); /* a step ahead after the start */
     check_in_step(dir, 0.0, 0.5);  /* half a step at time_begin */
+
+    /* The folder as a series: the snapshot read onto the timeline after the first is in step too,
+     * and the run still stands on the first. */
+    Run *r = open_run_with(dir, 64e6);
+    assert_int_equal(run_start_timeline(r, 1), 0);
+    while (run_read_next(r)) {
+    }
+    const Keyframes *k = run_keyframes(r);
+    assert_non_null(k);
+    assert_int_equal(keyframes_count(k), 2);
+    Bodies want, got;
+    SceneInfo info;
+    build(SCENE_PLUMMER, 256, &want, &info);
+    assert_int_equal(bodies_alloc(&got, want.n), 0);
+    assert_int_equal(keyframes_load(k, 1, &got), 0);
+    double off = velocity_gap(&got, &want);
+    if (!(off < 1e-5)) fail_msg("the second snapshot's keyframe is %g from v(t)", off);
+    sim_read(run_sim(r), &got);
+    off = velocity_gap(&got, &want);
+    if (!(off < 1e-5)) fail_msg("after reading the series the run is %g from the first snapshot's v(t)", off);
+    run_destroy(r);
+    bodies_free(&got);
+    bodies_free(&want);
     folder_remove(dir);
 }
 
