@@ -97,18 +97,25 @@ static void build(SceneKind kind, int n, Bodies *b, SceneInfo *info)
     if (scene_build(&(SceneDesc){.kind = kind, .n = n}, b, info, err, sizeof err) != 0) fail_msg("%s", err);
 }
 
-static void an_exported_ics_opens_at_its_settings(void **state)
+/* A 512-body collision exported into dir at dt and eps; path gets its ics.hdf5. */
+static void export_into(const char *dir, double dt, double eps, char *path, size_t len)
 {
-    (void)state;
-    char dir[] = "/tmp/starburst-open-swift-XXXXXX", path[300], err[512] = "";
-    assert_int_equal(folder_make(dir), 0);
+    char err[512] = "";
     Bodies b;
     SceneInfo info;
     build(SCENE_COLLISION, 512, &b, &info);
-    const double dt = 0.0123, eps = 0.0456;
     if (export_state(dir, &b, &info, dt, eps, 0, 1.0, 4, "a test", err, sizeof err) != 0) fail_msg("%s", err);
-    snprintf(path, sizeof path, "%s/%s", dir, EXPORT_ICS);
+    snprintf(path, len, "%s/%s", dir, EXPORT_ICS);
+    bodies_free(&b);
+}
 
+static void an_exported_ics_opens_at_its_settings(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/starburst-open-swift-XXXXXX", path[300];
+    assert_int_equal(folder_make(dir), 0);
+    const double dt = 0.0123, eps = 0.0456;
+    export_into(dir, dt, eps, path, sizeof path);
     Run *r = open_run(path);
     const SavedRun *s = &run_info(r)->saved;
     assert_float_equal(s->params.dt, dt, 1e-6 * dt);
@@ -126,7 +133,6 @@ static void an_exported_ics_opens_at_its_settings(void **state)
     assert_said("no params.yml beside it");
     assert_said("the default softening");
     run_destroy(r);
-    bodies_free(&b);
     folder_remove(dir);
 }
 
@@ -134,13 +140,9 @@ static void an_exported_ics_opens_at_its_settings(void **state)
 static void swift_parameters_give_the_step_and_softening(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/starburst-open-swift-XXXXXX", path[300], err[512] = "";
+    char dir[] = "/tmp/starburst-open-swift-XXXXXX", path[300];
     assert_int_equal(folder_make(dir), 0);
-    Bodies b;
-    SceneInfo info;
-    build(SCENE_COLLISION, 512, &b, &info);
-    if (export_state(dir, &b, &info, 0.0123, 0.0456, 0, 1.0, 4, "a test", err, sizeof err) != 0) fail_msg("%s", err);
-    snprintf(path, sizeof path, "%s/%s", dir, EXPORT_ICS);
+    export_into(dir, 0.0123, 0.0456, path, sizeof path);
     const double dt = 0.0217, eps = 0.0731;
     make_swift(path, dt, 6, eps);
     Run *r = open_run(path);
@@ -148,7 +150,6 @@ static void swift_parameters_give_the_step_and_softening(void **state)
     assert_float_equal(run_info(r)->saved.params.softening, eps, 1e-7 * eps);
     assert_said("Parameters");
     run_destroy(r);
-    bodies_free(&b);
     folder_remove(dir);
 }
 
