@@ -16,7 +16,7 @@ typedef struct SeriesEntry {
     char *path;
     bool hdf5;
     double time; /* in the file's units */
-    double lead; /* SnapshotInfo.lead, the file's units */
+    double lead_steps; /* SnapshotInfo's */
     long long n;
 } SeriesEntry;
 
@@ -68,7 +68,7 @@ static int add_entry(SnapshotSeries *s, const char *path, bool named, char *err,
     if (snapshot_hdf5_is(path)) {
         SnapshotInfo info;
         if (snapshot_hdf5_info(path, &info, err, errlen) != 0) return named ? -1 : 0;
-        e = (SeriesEntry){.hdf5 = true, .time = info.time, .lead = info.lead, .n = info.n};
+        e = (SeriesEntry){.hdf5 = true, .time = info.time, .lead_steps = info.lead_steps, .n = info.n};
         if (!(s->file_units.length_cm > 0)) s->file_units = info.units;
         if (!(s->softening > 0)) s->softening = info.softening;
         if (!(s->dt > 0)) s->dt = info.dt;
@@ -233,7 +233,7 @@ void series_set_settings(SnapshotSeries *s, double dt, double softening)
 double series_lead(const SnapshotSeries *s, int i)
 {
     if (i < 0 || i >= s->count || !s->e[i].hdf5) return 0;
-    return s->e[i].lead * s->time_factor;
+    return s->e[i].lead_steps * series_dt(s);
 }
 
 int series_load(SnapshotSeries *s, int i, Bodies *out, uint8_t **types, SnapshotProgress progress, void *user,

@@ -68,9 +68,9 @@ typedef struct SnapshotInfo {
                                          scene/swift_params.h), file units; 0: unknown */
     double dt;                        /* the step SWIFT's parameters make it take, file units; 0: unknown */
     double time_begin;                /* the run's start (SWIFT's parameters); NaN: unknown */
-    double lead;                      /* how far in time its velocities run ahead of its
-                                         positions: a step in SWIFT's snapshots (v(t) + a dt), half
-                                         one in the one at time_begin; 0 in other files */
+    double lead_steps;                /* how many steps its velocities run ahead of its
+                                         positions: 1 in SWIFT's snapshots (v(t) + a dt), 0.5 in
+                                         the one at time_begin; 0 in other files */
     double shift;                     /* half the box where the file's Parameters say it is not
                                          periodic (SWIFT's box starts at 0): taken off every
                                          coordinate read, so the box's centre is the origin */
@@ -146,8 +146,9 @@ double series_dt(const SnapshotSeries *s);
  * them, a params.yml beside SWIFT's snapshots), in the files' own units (a TIPSY file's: model
  * units); each taken only where the files give none, and steps are then counted at dt. */
 void series_set_settings(SnapshotSeries *s, double dt, double softening);
-/* How far ahead of its positions snapshot i's velocities run (SnapshotInfo.lead, model time): the
- * run takes a(x) times this off them to start in step. 0 for files in step. */
+/* How far ahead of its positions snapshot i's velocities run, in model time: its
+ * SnapshotInfo.lead_steps of series_dt. The run takes a(x) times this off them to start in step.
+ * 0 for files in step. */
 double series_lead(const SnapshotSeries *s, int i);
 /* Reads snapshot i into out (allocated here; free with bodies_free). types, where not NULL, gets
  * n bytes of particle types (malloc'd; the caller frees). 0, or -1 with err. */

@@ -169,12 +169,13 @@ static void read_parameters(hid_t p, SnapshotInfo *info)
 
 /* SWIFT's snapshots write velocities a step ahead of their positions (v(t) + a dt; half a step,
  * v + a dt/2, in the one at time_begin): measured against Starburst's continuation of each
- * snapshot to the next (docs: README, the SWIFT hand-off). Other files are in step. */
+ * snapshot to the next (README, the SWIFT hand-off). Other files are in step. */
 static void read_lead(const char *code, SnapshotInfo *info)
 {
-    if (strcmp(code, "SWIFT") != 0 || !(info->dt > 0)) return;
-    const bool first = isfinite(info->time_begin) && fabs(info->time - info->time_begin) < 0.25 * info->dt;
-    info->lead = first ? 0.5 * info->dt : info->dt;
+    if (strcmp(code, "SWIFT") != 0) return;
+    const bool first =
+        isfinite(info->time_begin) && info->dt > 0 && fabs(info->time - info->time_begin) < 0.25 * info->dt;
+    info->lead_steps = first ? 0.5 : 1.0;
 }
 
 /* The file's units: SWIFT's Units group, else GADGET's attributes in Header or Parameters. */
@@ -535,7 +536,6 @@ int snapshot_hdf5_read(const char *path, const SnapshotReadDesc *desc, Bodies *o
     in.shift *= fac[0];
     in.softening *= fac[0];
     in.dt *= fac[3];
-    in.lead *= fac[3];
     in.time_begin *= fac[3];
     if (info) *info = in;
     return 0;
