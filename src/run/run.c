@@ -9,20 +9,60 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene/swift_params.h"
 #include "util/clock.h"
 #include "util/params.h"
 
 /* Snapshots from this many bodies say how their reading goes. */
 #define SNAPSHOT_PROGRESS_BODIES (1 << 20)
 
+/* The settings of a series of HDF5 snapshots: their Parameters group's (SWIFT's), else a
+ * params.yml beside the first (scene/swift_params.h); what is still missing runs at the default,
+ * said in one line, as is SWIFT's velocity lead that the run takes off (run_in_step). */
+static void hdf5_series_settings(Run *r)
+{
+    SnapshotSeries *s = r->series;
+    const char *first = series_path(s, 0), *slash = strrchr(first, '/');
+    const bool had_dt = series_dt(s) > 0, had_eps = series_softening(s) > 0;
+    char yml[4200], why[2400] = "";
+    snprintf(yml, sizeof yml, "%.*sparams.yml", slash ? (int)(slash - first + 1) : 0, first);
+    int rc = 1;
+    if (!had_dt || !had_eps) {
+        SwiftParams p;
+        rc = swift_params_read_yml(yml, &p, why, sizeof why);
+        if (rc == 0) series_set_settings(s, swift_params_step(&p), swift_params_softening(&p));
+    }
+    const double dt = series_dt(s), eps = series_softening(s);
+    const bool from_yml = (dt > 0 && !had_dt) || (eps > 0 && !had_eps);
+    if (dt > 0 && eps > 0) {
+        run_say(r, RUN_SAY_CONSOLE, "--open: dt %g and softening %g from %s%s%s", dt, eps,
+                had_dt || had_eps ? first : "", had_dt || had_eps ? "'s Parameters" : "",
+                from_yml ? (had_dt || had_eps ? " and params.yml" : yml) : "");
+    } else {
+        const char *what = dt > 0 ? "softening" : eps > 0 ? "dt" : "dt or softening";
+        if (rc == 1) snprintf(why, sizeof why, "%.1000s gives no %s and has no params.yml beside it", first, what);
+        else if (rc == 0) snprintf(why, sizeof why, "neither %.1000s nor %.1000s gives %s", first, yml, what);
+        run_say(r, RUN_SAY_CONSOLE, "--open: %s: running at %s dt %g and %s softening %g", why,
+                dt > 0 ? "its" : "the default", dt > 0 ? dt : params_get(PARAM_DT)->fallback,
+                eps > 0 ? "its" : "the default", eps > 0 ? eps : params_get(PARAM_SOFTENING)->fallback);
+    }
+    if (series_lead(s, 0) > 0 || series_lead(s, series_count(s) - 1) > 0)
+        run_say(r, RUN_SAY_CONSOLE,
+                "--open: SWIFT's velocities run a step ahead of its positions (half one at its start): each snapshot "
+                "is read back in step, v - a(x) lead, by its first force evaluation");
+}
+
 /* --open's series of TIPSY files runs with the settings saved beside its first (snap.tipsy.ini,
  * as a save writes them): dt, softening and the physical scale, where it has them; without them
- * the defaults, said in one line. HDF5 snapshots carry their own (SWIFT's parameters). */
+ * the defaults, said in one line. HDF5 snapshots: hdf5_series_settings. */
 static void series_settings(Run *r)
 {
     SnapshotSeries *s = r->series;
     const char *first = series_path(s, 0);
-    if (snapshot_hdf5_is(first)) return;
+    if (snapshot_hdf5_is(first)) {
+        hdf5_series_settings(r);
+        return;
+    }
     SavedRun saved;
     char err[512];
     const int rc = state_read_settings(first, &saved, err, sizeof err);
@@ -54,6 +94,21 @@ int run_open_units(const char *path, const Units *open_units, Units *out, char *
     else *out = *open_units;
     series_close(s);
     return 0;
+}
+
+int run_in_step(Sim *sim, Bodies *b, double lead, float softening, char *err, size_t errlen)
+{
+    if (!(lead > 0)) return 0;
+    float *a = malloc(sizeof(float) * 3 * (size_t)b->n);
+    if (!a) {
+        snprintf(err, errlen, "out of memory for the accelerations of %d bodies", b->n);
+        return -1;
+    }
+    sim_accelerations(sim, softening, a);
+    for (int i = 0; i < b->n; i++)
+        for (int k = 0; k < 3; k++) b->vel[4 * (size_t)i + k] -= (float)(lead * a[3 * (size_t)i + k]);
+    free(a);
+    return sim_load(sim, b, err, errlen);
 }
 
 Run *run_make(const RunDesc *d, char *err, size_t errlen)
@@ -234,7 +289,8 @@ int run_reset(Run *r, SceneKind kind, int n, uint64_t seed, SimKernel kernel, ch
     }
     SimDesc sd = sim_desc(r, r->desc.backend, kernel);
     r->sim = sim_create(&sd, &b, err, errlen);
-    if (!r->sim) {
+    if (!r->sim || (r->source.from_series &&
+                    run_in_step(r->sim, &b, series_lead(r->series, 0), saved.params.softening, err, errlen) != 0)) {
         bodies_free(&b);
         return -1;
     }

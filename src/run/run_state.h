@@ -71,6 +71,10 @@ struct Run {
 void run_say(const Run *r, int where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* run_watch.c: the baselines of a new run (each reset), and what the watch holds freed. */
+/* Brings a snapshot whose velocities run lead ahead of its positions (series_lead) in step: sim
+ * holds b; its first force evaluation, at softening, gives a(x), and b and sim get v - a lead.
+ * 0, or -1 with err. */
+int run_in_step(Sim *sim, Bodies *b, double lead, float softening, char *err, size_t errlen);
 void run_watch_restart(Run *r);
 void run_watch_free(Run *r);
 

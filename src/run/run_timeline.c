@@ -183,6 +183,15 @@ bool run_read_next(Run *r)
                  keyframes_bodies(tl->store));
         ok = false;
     }
+    /* Read back in step as the first was (run_in_step): the simulation lends its force evaluation
+     * and goes back to the keyframe on view. */
+    const double lead = series_lead(s, i);
+    if (ok && lead > 0) {
+        ok = sim_load(r->sim, &b, err, sizeof err) == 0 &&
+             run_in_step(r->sim, &b, lead, r->info.saved.params.softening, err, sizeof err) == 0;
+        char ignored[128];
+        if (tl->view >= 0) run_show(r, tl->view, ignored, sizeof ignored);
+    }
     /* Steps counted from the first snapshot's keyframe: the view may stand anywhere meanwhile. */
     ok = ok && keyframes_add(tl->store, &b, series_time(s, i), keyframes_step(tl->store, 0) + series_step(s, i), NULL,
                              err, sizeof err) == 0;

@@ -18,6 +18,7 @@ typedef struct SeriesEntry {
     char *path;
     bool hdf5;
     double time; /* in the file's units */
+    double lead_steps; /* SnapshotInfo's */
     long long n;
 } SeriesEntry;
 
@@ -71,7 +72,7 @@ static int add_entry(SnapshotSeries *s, const char *path, bool named, char *err,
         /* Another HDF5 file in a folder is passed over; a snapshot that fails the check is not. */
         const int rc = snapshot_hdf5_info(path, &info, err, errlen);
         if (rc != 0) return named || rc == -2 ? -1 : 0;
-        e = (SeriesEntry){.hdf5 = true, .time = info.time, .n = info.n};
+        e = (SeriesEntry){.hdf5 = true, .time = info.time, .lead_steps = info.lead_steps, .n = info.n};
         if (!(s->file_units.length_cm > 0)) s->file_units = info.units;
         if (!(s->softening > 0)) s->softening = info.softening;
         if (!(s->dt > 0)) s->dt = info.dt;
@@ -223,7 +224,7 @@ long long series_step(const SnapshotSeries *s, int i)
 {
     double dt = series_dt(s);
     if (!(dt > 0)) return i;
-    return llround((series_time(s, i) - series_time(s, 0)) / (dt / (1 + 1e-6)));
+    return llround((series_time(s, i) - series_time(s, 0)) / dt);
 }
 
 double series_dt(const SnapshotSeries *s)
@@ -233,9 +234,14 @@ double series_dt(const SnapshotSeries *s)
 
 void series_set_settings(SnapshotSeries *s, double dt, double softening)
 {
-    if (s->file_units.length_cm > 0 || s->dt > 0 || s->softening > 0) return;
-    s->dt = dt;
-    s->softening = softening;
+    if (!(s->dt > 0)) s->dt = dt;
+    if (!(s->softening > 0)) s->softening = softening;
+}
+
+double series_lead(const SnapshotSeries *s, int i)
+{
+    if (i < 0 || i >= s->count || !s->e[i].hdf5) return 0;
+    return s->e[i].lead_steps * series_dt(s);
 }
 
 int series_load(SnapshotSeries *s, int i, Bodies *out, uint8_t **types, SnapshotProgress progress, void *user,

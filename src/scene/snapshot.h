@@ -69,8 +69,13 @@ typedef struct SnapshotInfo {
     double box;                       /* BoxSize (the first of three), in the file's units; 0: none */
     long long count[SNAPSHOT_TYPES];  /* bodies of each type */
     long long n;                      /* all of them */
-    double softening;                 /* the file's (SWIFT's parameters), file units; 0: unknown */
-    double dt;                        /* the largest step SWIFT's parameters allow, file units; 0: unknown */
+    double softening;                 /* the file's Plummer-equivalent one (SWIFT's parameters,
+                                         scene/swift_params.h), file units; 0: unknown */
+    double dt;                        /* the step SWIFT's parameters make it take, file units; 0: unknown */
+    double time_begin;                /* the run's start (SWIFT's parameters); NaN: unknown */
+    double lead_steps;                /* how many steps its velocities run ahead of its
+                                         positions: 1 in SWIFT's snapshots (v(t) + a dt), 0.5 in
+                                         the one at time_begin; 0 in other files */
     double shift;                     /* half the box where the file's Parameters say it is not
                                          periodic (SWIFT's box starts at 0): taken off every
                                          coordinate read, so the box's centre is the origin */
@@ -150,10 +155,14 @@ long long series_bodies(const SnapshotSeries *s, int i);
 /* The softening and the step the files give (model units), or 0. */
 double series_softening(const SnapshotSeries *s);
 double series_dt(const SnapshotSeries *s);
-/* The step and softening (model units) of a series whose files name no units of their own and
- * give neither in their headers (TIPSY files: a save's .ini beside them records both); steps are
- * then counted at dt. Ignored for files that carry their own (SWIFT's parameters). */
+/* The step and softening of a series whose files do not give them (a TIPSY save's .ini beside
+ * them, a params.yml beside SWIFT's snapshots), in the files' own units (a TIPSY file's: model
+ * units); each taken only where the files give none, and steps are then counted at dt. */
 void series_set_settings(SnapshotSeries *s, double dt, double softening);
+/* How far ahead of its positions snapshot i's velocities run, in model time: its
+ * SnapshotInfo.lead_steps of series_dt. The run takes a(x) times this off them to start in step.
+ * 0 for files in step. */
+double series_lead(const SnapshotSeries *s, int i);
 /* Reads snapshot i into out (allocated here; free with bodies_free). types, where not NULL, gets
  * n bytes of particle types (malloc'd; the caller frees). 0, or -1 with err. */
 int series_load(SnapshotSeries *s, int i, Bodies *out, uint8_t **types, SnapshotProgress progress, void *user,

@@ -13,6 +13,7 @@
 
 #include "scene/body_check.h"
 #include "scene/snapshot.h"
+#include "scene/swift_params.h"
 
 #define DEFAULT_CHUNK (1LL << 20)
 
@@ -88,43 +89,61 @@ static int attr_counts(hid_t loc, const char *name, long long out[SNAPSHOT_TYPES
     return got;
 }
 
-/* A string attribute (fixed or variable length) read as a number: SWIFT writes its parameters
- * so. Returns 0 where it is missing or not a number. */
-static double attr_string_number(hid_t loc, const char *name)
+/* A string attribute (fixed or variable length) into text; "" where it is missing or not a
+ * string. */
+static void attr_text(hid_t loc, const char *name, char *text, size_t len)
 {
-    if (H5Aexists(loc, name) <= 0) return 0;
+    text[0] = '\0';
+    if (H5Aexists(loc, name) <= 0) return;
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-    if (a < 0) return 0;
+    if (a < 0) return;
     hid_t type = H5Aget_type(a);
-    double v = 0;
-    char text[256] = "";
     if (H5Tget_class(type) == H5T_STRING) {
         if (H5Tis_variable_str(type) > 0) {
             char *s = NULL;
             hid_t mt = H5Tcopy(H5T_C_S1);
             H5Tset_size(mt, H5T_VARIABLE);
             if (H5Aread(a, mt, &s) >= 0 && s) {
-                snprintf(text, sizeof text, "%s", s);
+                snprintf(text, len, "%s", s);
                 H5free_memory(s);
             }
             H5Tclose(mt);
         } else {
             size_t size = H5Tget_size(type);
-            if (size < sizeof text) {
+            if (size < len) {
                 hid_t mt = H5Tcopy(H5T_C_S1);
                 H5Tset_size(mt, size + 1);
                 if (H5Aread(a, mt, text) < 0) text[0] = '\0';
                 H5Tclose(mt);
             }
         }
-        char *end;
-        v = strtod(text, &end);
-        if (end == text) v = 0;
-    } else {
-        attr_doubles(loc, name, &v, 1);
     }
     H5Tclose(type);
     H5Aclose(a);
+}
+
+/* A string attribute read as a number (SWIFT writes its parameters so), or a number. Returns 0
+ * where it is missing or not a number; *found (may be NULL) says whether it was there. */
+static double attr_string_number(hid_t loc, const char *name, bool *found)
+{
+    if (found) *found = false;
+    if (H5Aexists(loc, name) <= 0) return 0;
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+    if (a < 0) return 0;
+    hid_t type = H5Aget_type(a);
+    const bool string = H5Tget_class(type) == H5T_STRING;
+    H5Tclose(type);
+    H5Aclose(a);
+    double v = 0;
+    if (string) {
+        char text[256], *end;
+        attr_text(loc, name, text, sizeof text);
+        v = strtod(text, &end);
+        if (end == text) return 0;
+    } else if (attr_doubles(loc, name, &v, 1) == 0) {
+        return 0;
+    }
+    if (found) *found = true;
     return v;
 }
 
@@ -134,9 +153,41 @@ static bool g_is_one(hid_t f)
     if (H5Lexists(f, "Parameters", H5P_DEFAULT) <= 0) return false;
     hid_t p = H5Gopen2(f, "Parameters", H5P_DEFAULT);
     if (p < 0) return false;
-    bool one = attr_string_number(p, "PhysicalConstants:G") == 1;
+    bool one = attr_string_number(p, "PhysicalConstants:G", NULL) == 1;
     H5Gclose(p);
     return one;
+}
+
+/* The step and softening of the run that wrote the file (swift_params.h), where its Parameters
+ * say, and whether its box is not periodic. */
+static void read_parameters(hid_t p, SnapshotInfo *info)
+{
+    bool begin, end;
+    SwiftParams sp = {
+        .dt_max = attr_string_number(p, "TimeIntegration:dt_max", NULL),
+        .time_begin = attr_string_number(p, "TimeIntegration:time_begin", &begin),
+        .time_end = attr_string_number(p, "TimeIntegration:time_end", &end),
+        .max_physical_softening = attr_string_number(p, "Gravity:max_physical_DM_softening", NULL),
+        .comoving_softening = attr_string_number(p, "Gravity:comoving_DM_softening", NULL),
+    };
+    sp.has_span = begin && end;
+    info->softening = swift_params_softening(&sp);
+    info->dt = swift_params_step(&sp);
+    info->time_begin = sp.has_span ? sp.time_begin : NAN;
+    if (info->box > 0 && H5Aexists(p, "InitialConditions:periodic") > 0 &&
+        attr_string_number(p, "InitialConditions:periodic", NULL) == 0)
+        info->shift = 0.5 * info->box;
+}
+
+/* SWIFT's snapshots write velocities a step ahead of their positions (v(t) + a dt; half a step,
+ * v + a dt/2, in the one at time_begin): measured against Starburst's continuation of each
+ * snapshot to the next (README, the SWIFT hand-off). Other files are in step. */
+static void read_lead(const char *code, SnapshotInfo *info)
+{
+    if (strcmp(code, "SWIFT") != 0) return;
+    const bool first =
+        isfinite(info->time_begin) && info->dt > 0 && fabs(info->time - info->time_begin) < 0.25 * info->dt;
+    info->lead_steps = first ? 0.5 : 1.0;
 }
 
 /* The file's units: SWIFT's Units group, else GADGET's attributes in Header or Parameters. A run
@@ -200,6 +251,8 @@ static int read_info(hid_t f, const char *path, SnapshotInfo *info, char *err, s
     attr_doubles(h, "Time", &info->time, 1);
     attr_doubles(h, "BoxSize", box, 3);
     info->box = box[0];
+    char code[64];
+    attr_text(h, "Code", code, sizeof code);
     H5Gclose(h);
     if (!have) {
         snprintf(err, errlen, "%s: Header has no NumPart_ThisFile or NumPart_Total", base_name(path));
@@ -220,17 +273,15 @@ static int read_info(hid_t f, const char *path, SnapshotInfo *info, char *err, s
         snprintf(err, errlen, "%s: Header says %lld bodies: expected 1 to %d", base_name(path), info->n, INT32_MAX);
         return -1;
     }
+    info->time_begin = NAN;
     if (H5Lexists(f, "Parameters", H5P_DEFAULT) > 0) {
         hid_t p = H5Gopen2(f, "Parameters", H5P_DEFAULT);
         if (p >= 0) {
-            info->softening = attr_string_number(p, "Gravity:max_physical_DM_softening");
-            info->dt = attr_string_number(p, "TimeIntegration:dt_max");
-            if (info->box > 0 && H5Aexists(p, "InitialConditions:periodic") > 0 &&
-                attr_string_number(p, "InitialConditions:periodic") == 0)
-                info->shift = 0.5 * info->box;
+            read_parameters(p, info);
             H5Gclose(p);
         }
     }
+    read_lead(code, info);
     info->units = read_units(f);
     return 0;
 }
@@ -521,6 +572,7 @@ int snapshot_hdf5_read(const char *path, const SnapshotReadDesc *desc, Bodies *o
     in.shift *= fac[0];
     in.softening *= fac[0];
     in.dt *= fac[3];
+    in.time_begin *= fac[3];
     if (info) *info = in;
     return 0;
 }

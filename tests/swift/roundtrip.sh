@@ -3,7 +3,9 @@
 # kept in CACHE and reused while the tarball is the same), exports a 4,096-body collision with
 # `starburst export --swift`, runs SWIFT on it to a little past the first pericentre, opens its
 # snapshots and compares the galaxies' separation and disk fractions with Starburst's own run of
-# the same bodies (swift_compare.c says how). Skips (77) where SWIFT's build tools are missing.
+# the same bodies (swift_compare.c says how); then opens each of SWIFT's snapshots before the
+# pericentre as `--open` does, runs it on in Starburst and checks that it reaches SWIFT's next
+# snapshot (its velocities read back in step). Skips (77) where SWIFT's build tools are missing.
 # usage: roundtrip.sh STARBURST SWIFT_COMPARE TARBALL CACHE WORK
 set -euo pipefail
 starburst=$1 compare=$2 tarball=$3 cache=$4 work=$5
@@ -76,3 +78,5 @@ last=$(awk '$1 ~ /^[0-9]+$/ && NF > 10 { s = $1 } END { print s }' "$work/swift.
 end=$(awk '$1 == "time_end:" { print $2 }' "$work/params.yml")
 echo "first pericentre at t = $peri; compared up to t = $end"
 "$compare" compare "$work" "$end"
+echo "each snapshot before the pericentre continued in Starburst to the next"
+"$compare" continue "$work" "$peri"
