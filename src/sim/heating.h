@@ -28,6 +28,8 @@ extern "C" {
  * isolated galaxy's targets allow 25 % thickening over a Gyr. */
 #define HEATING_WARM_DRIFT 0.10
 #define HEATING_HOT_DRIFT 0.25
+/* The other galaxy's tide (heating_tidal) beyond which a disk's growth is the encounter's. */
+#define HEATING_TIDAL_LIMIT 0.05
 /* The annulus for sigma_R and Q, in disk half-mass radii at the start: 2 to 3 R_d. */
 #define HEATING_RING_IN (2.0 / 1.678)
 #define HEATING_RING_OUT (3.0 / 1.678)
@@ -51,6 +53,7 @@ typedef struct HeatingPoint {
     double rms_z;    /* of the whole disk */
     double sigma_r;  /* in the annulus */
     double toomre_q; /* in the annulus; 0 where it has no disk body */
+    double tidal;    /* the other galaxy's tide at the annulus' outer radius (heating_tidal) */
 } HeatingPoint;
 
 typedef struct HeatingGalaxy {
@@ -59,7 +62,8 @@ typedef struct HeatingGalaxy {
     HeatingPoint history[HEATING_MAX_SAMPLES]; /* oldest first; history[0] is the start */
     int count;
     double thickness_drift, sigma_drift; /* the last sample's over the start's, less 1 */
-    double peak_drift;                   /* the largest drift before the first pericentre */
+    double peak_drift;                   /* the largest drift before the encounter */
+    double encounter_time;               /* model time of the first sample the encounter heats; -1 none yet */
     HeatingState state;
 } HeatingGalaxy;
 
@@ -91,6 +95,11 @@ void heating_free(HeatingSeries *s);
 
 /* One galaxy's point as heating takes it: structure_measure of galaxy with the annulus ring. */
 int heating_measure(const Bodies *b, int galaxy, const double ring[2], HeatingPoint *out);
+/* The other galaxy's tidal acceleration across galaxy's disk at radius from its centre, over the
+ * disk's own pull there: 2 M_other(<d) radius^3 / (M_own(<radius) d^3), d the distance of the
+ * two galaxies' stellar centres and each mass that of the galaxy's bodies within that distance of
+ * its centre. 0 where there is no other galaxy; infinite once the other's centre lies within radius. */
+double heating_tidal(const Bodies *b, int galaxy, double radius);
 /* "none", "steady", "warm", "hot", "tidal". */
 const char *heating_state_name(HeatingState state);
 
