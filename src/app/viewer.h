@@ -104,7 +104,7 @@ typedef struct AppPresets {
     char withheld[16][64];
     int withheld_count;
     double cycle_next;
-    char about[320], cite[320]; /* the caption of the preset applied last (ui.readout.caption) */
+    char title[64], about[320], cite[320]; /* the caption of the preset applied last (ui.readout.caption) */
 } AppPresets;
 
 /* Camera follow: the centre of mass sampled a few times a second, approached smoothly. */

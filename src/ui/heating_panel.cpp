@@ -108,7 +108,7 @@ static void verdict(const UiHeating *h)
         }
         snprintf(line, sizeof line,
                  "Heating is now the encounter's: since %s the other galaxy's tide is over %.0f %% of a disk's own "
-                 "pull (now %.0f %%), and the growth it drives is not numerical. Before it: %+.0f %%.",
+                 "pull (now %.0f %%), and the growth it drives is not numerical. Before it they had drifted %+.0f %%.",
                  time_text(h, since, t, sizeof t), 100.0 * h->tidal_limit, 100.0 * tide, 100.0 * before);
         ImGui::TextDisabled("%s", line);
         break;

@@ -185,6 +185,7 @@ typedef struct UiReadout {
     const char *backend, *device, *kernel_name;
     const char *method;  /* the tree's line ("tree, theta 0.40: 3,702 interactions a body"), or NULL */
     const char *tree_note; /* what the tree overlay shows, or why it shows nothing; NULL while it is off */
+    const char *caption_title; /* the running preset's name; NULL = none */
     const char *caption; /* what the running preset shows and what to watch for; NULL = none */
     const char *caption_source; /* the work it follows, shown under it; NULL = none */
     const char *notice;  /* the latest message, or NULL */
