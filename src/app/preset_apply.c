@@ -183,12 +183,15 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
     Camera home, unit;
     app_camera_home(a, &home);
     camera_init(&unit, run_info(a->run)->scene.extent);
+    const bool own_camera = p->set & PRESET_CAMERA;
     const float origin[3] = {0, 0, 0};
     float yaw = p->set & PRESET_CAMERA ? p->camera_yaw * (float)M_PI / 180 : home.yaw;
     float pitch = p->set & PRESET_CAMERA ? p->camera_pitch * (float)M_PI / 180 : home.pitch;
     float distance = p->set & PRESET_CAMERA && p->camera_distance > 0 ? p->camera_distance * unit.distance
                                                                        : home.distance;
-    camera_glide(&a->camera, origin, yaw, pitch, distance, glide);
+    camera_glide(&a->camera, own_camera ? origin : home.home_target, yaw, pitch, distance, glide);
+    if (own_camera) app_follow_pair_stop(a);
+    else app_follow_pair_start(a);
     app_notify(a, "Preset: %s (%d bodies)%s", p->name, sim_count(run_sim(a->run)),
                run_info(a->run)->dark_only ? "; all bodies are dark matter: shown; D hides them" : "");
     return 0;
