@@ -6,7 +6,7 @@
 # (STARBURST_READOUT) of the same last frame. Then live (xdotool): the window resized, and H
 # hiding the UI, each followed by a screenshot (P). Then pairs that start far apart: the Milky
 # Way and Andromeda both framed left of the panel from the first frames; a pair that meets sooner
-# followed in as it approaches (a galaxy of 150 px and more, twice its first size), the distance
+# followed in as it approaches (a galaxy of 150 px and more, 1.5 times its first size), the distance
 # never moving out, and the user's zoom kept.
 # Every wait is for a condition, never a sleep.
 # usage: view_framing.sh APP CHECKER OUT_DIR   (under xvfb-run, on a screen of 1920x1080 or more)
@@ -181,7 +181,7 @@ shoot
 said=$("$checker" "$SHOT" --clusters 2 --block 4 --threshold 30 --sizes)
 s1=$(larger "$said")
 echo "closer: $said"
-if [ -n "$s0" ] && [ -n "$s1" ] && [ "$s1" -ge 150 ] && [ "$s1" -ge $((2 * s0)) ]; then
+if [ -n "$s0" ] && [ -n "$s1" ] && [ "$s1" -ge 150 ] && [ $((2 * s1)) -ge $((3 * s0)) ]; then
     ok "the larger galaxy spans $s1 px, $s0 px at the start"
 else
     fail "the larger galaxy spans '$s1' px, '$s0' px at the start"
