@@ -10,9 +10,10 @@
  * are means over thousands of disk bodies, and the cost stays bounded at a million.
  *
  * A drift is the larger rise of rms z and sigma_R over their start (a cooler disk is no alarm).
- * Before the first pericentre of an encounter, a rise above HEATING_WARM_DRIFT is numerical heating;
- * from the pericentre on, the encounter heats the disks itself (tides, the bridge and tails), so
- * the drift is shown but no longer flagged. */
+ * While the other galaxy's tide on a disk is small, a rise above HEATING_WARM_DRIFT is numerical
+ * heating; once the tide passes HEATING_TIDAL_LIMIT (or the predicted pericentre has come), the
+ * encounter heats the disk itself (tides, the bridge and tails), so the drift is shown but never
+ * flagged again (docs/HEATING.md says why the limit). */
 #ifndef STARBURST_HEATING_H
 #define STARBURST_HEATING_H
 
@@ -43,9 +44,9 @@ extern "C" {
 typedef enum HeatingState {
     HEATING_NONE = 0, /* no disk to watch */
     HEATING_STEADY,   /* every drift below HEATING_WARM_DRIFT */
-    HEATING_WARM,     /* a drift above HEATING_WARM_DRIFT, before any pericentre */
-    HEATING_HOT,      /* a drift above HEATING_HOT_DRIFT, before any pericentre */
-    HEATING_TIDAL,    /* past the first pericentre: the encounter heats the disks; not flagged */
+    HEATING_WARM,     /* a drift above HEATING_WARM_DRIFT, before the encounter */
+    HEATING_HOT,      /* a drift above HEATING_HOT_DRIFT, before the encounter */
+    HEATING_TIDAL,    /* the encounter heats the disk (its tide, or past the pericentre); not flagged */
 } HeatingState;
 
 typedef struct HeatingPoint {
@@ -70,7 +71,8 @@ typedef struct HeatingGalaxy {
 /* Zero fields mean "default". */
 typedef struct HeatingDesc {
     double interval;        /* model time between samples; 0 = whenever asked */
-    double pericentre_time; /* model time of the first pericentre; 0 = none (an isolated galaxy) */
+    double pericentre_time; /* model time of the first pericentre the orbit predicts; 0 = none
+                               (an isolated galaxy, a loaded run: the tide alone decides) */
     int max_bodies;         /* bodies measured at most; 0 = HEATING_MAX_BODIES */
 } HeatingDesc;
 
