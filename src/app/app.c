@@ -202,6 +202,7 @@ static void app_write_readout(App *a)
         .height = h,
         .fullscreen = render_context_fullscreen(a->ctx),
         .follow = a->follow.mode,
+        .pair_view = a->follow.pair,
         .recording = a->rec.recorder != NULL,
         .camera_distance = a->camera.distance,
         .camera_yaw = a->camera.yaw,
@@ -411,6 +412,7 @@ static int app_start(App *a, const AppOptions *opt)
     app_default_settings(a);
     app_start_timeline(a);
     app_camera_home(a, &a->camera);
+    app_follow_pair_start(a);
     if (preset >= 0 && app_apply_preset(a, preset, 0, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s\n", err);
         return 1;

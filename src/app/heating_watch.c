@@ -14,7 +14,7 @@ void app_heating_show(App *a)
     const bool physical = units_physical(units);
     *u = (UiHeating){.disks = s->galaxies,
                      .state = (int)s->state,
-                     .pericentre = s->desc.pericentre_time,
+                     .tidal_limit = HEATING_TIDAL_LIMIT,
                      .kpc = physical ? units->kpc : 0,
                      .kms = physical ? units->kms : 0,
                      .myr = physical ? units->myr : 0,
@@ -36,6 +36,8 @@ void app_heating_show(App *a)
                                      .thickness_drift = h->thickness_drift,
                                      .sigma_drift = h->sigma_drift,
                                      .peak_drift = h->peak_drift,
+                                     .tidal = p->tidal,
+                                     .encounter = h->encounter_time,
                                      .state = (int)h->state,
                                      .thickness = a->heat.plot[g],
                                      .count = h->count};

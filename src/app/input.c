@@ -105,6 +105,8 @@ static void on_cursor(GLFWwindow *w, double x, double y)
     a->mouse.y = y;
     int width, height;
     glfwGetWindowSize(w, &width, &height);
+    /* The user's own view is kept: the pair is no longer framed for them. */
+    if ((a->mouse.orbiting || a->mouse.panning) && (dx != 0 || dy != 0)) app_follow_pair_stop(a);
     if (a->mouse.orbiting) camera_orbit(&a->camera, dx, dy);
     if (a->mouse.panning) {
         /* The framebuffer's region in window units: the pan follows the cursor. */
@@ -121,6 +123,7 @@ static void on_scroll(GLFWwindow *w, double dx, double dy)
 {
     App *a = glfwGetWindowUserPointer(w);
     if (a->ui_attached && ui_wants_mouse()) return;
+    app_follow_pair_stop(a);
     camera_zoom(&a->camera, (float)dy);
 }
 

@@ -117,10 +117,13 @@ int app_offer_presets_for(App *a, bool cuda, const char *why, char *err, size_t 
     return 0;
 }
 
-/* The preset's line on what it shows, and its source, kept on screen while it runs; the list may
- * be read again meanwhile, so the app holds its own copy. */
+/* The preset's name, its line on what it shows and its source, kept on screen while it runs (every
+ * preset has a name; about and source may be left out); the list may be read again meanwhile, so
+ * the app holds its own copy. */
 static void app_caption(App *a, const Preset *p)
 {
+    snprintf(a->presets.title, sizeof a->presets.title, "%s", p->name);
+    a->ui.readout.caption_title = a->presets.title[0] ? a->presets.title : NULL;
     snprintf(a->presets.about, sizeof a->presets.about, "%s", p->about);
     snprintf(a->presets.cite, sizeof a->presets.cite, "%s", p->cite);
     a->ui.readout.caption = a->presets.about[0] ? a->presets.about : NULL;
@@ -160,7 +163,8 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
         }
         return -1;
     }
-    if (run_info(a->run)->kind != before) a->ui.readout.caption = a->ui.readout.caption_source = NULL;
+    if (run_info(a->run)->kind != before)
+        a->ui.readout.caption_title = a->ui.readout.caption = a->ui.readout.caption_source = NULL;
     app_run_built(a);
     app_start_timeline(a);
     app_default_settings(a);
@@ -179,12 +183,15 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
     Camera home, unit;
     app_camera_home(a, &home);
     camera_init(&unit, run_info(a->run)->scene.extent);
+    const bool own_camera = p->set & PRESET_CAMERA;
     const float origin[3] = {0, 0, 0};
     float yaw = p->set & PRESET_CAMERA ? p->camera_yaw * (float)M_PI / 180 : home.yaw;
     float pitch = p->set & PRESET_CAMERA ? p->camera_pitch * (float)M_PI / 180 : home.pitch;
     float distance = p->set & PRESET_CAMERA && p->camera_distance > 0 ? p->camera_distance * unit.distance
                                                                        : home.distance;
-    camera_glide(&a->camera, origin, yaw, pitch, distance, glide);
+    camera_glide(&a->camera, own_camera ? origin : home.home_target, yaw, pitch, distance, glide);
+    if (own_camera) app_follow_pair_stop(a);
+    else app_follow_pair_start(a);
     app_notify(a, "Preset: %s (%d bodies)%s", p->name, sim_count(run_sim(a->run)),
                run_info(a->run)->dark_only ? "; all bodies are dark matter: shown; D hides them" : "");
     return 0;

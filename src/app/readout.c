@@ -31,6 +31,7 @@ static void put_heating(AtomicFile *f, const UiHeating *h)
         atomic_file_printf(f, "heating_q0_%d %.9g\nheating_q_%d %.9g\n", g, d->toomre_q0, g, d->toomre_q);
         atomic_file_printf(f, "heating_drift_%d %.9g %.9g\nheating_state_%d %s\n", g, d->thickness_drift, d->sigma_drift, g,
                            heating_state_name((HeatingState)d->state));
+        atomic_file_printf(f, "heating_tidal_%d %.9g\nheating_encounter_%d %.9g\n", g, d->tidal, g, d->encounter);
     }
 }
 
@@ -47,7 +48,8 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
     put_text(f, "backend", r->backend);
     atomic_file_printf(f, "size %d %d\nfullscreen %d\nfollow %d\nrecording %d\n", r->width, r->height, r->fullscreen, r->follow,
             r->recording);
-    atomic_file_printf(f, "camera_distance %.9g\ncamera_yaw %.9g\n", r->camera_distance, r->camera_yaw);
+    atomic_file_printf(f, "camera_distance %.9g\ncamera_yaw %.9g\npair_view %d\n", r->camera_distance, r->camera_yaw,
+                       r->pair_view);
     atomic_file_printf(f, "paused %d\nsteps_per_frame %d\npoint_size %.9g\nexposure %.9g\ncolor_mode %d\n", u->controls.paused,
             u->controls.steps_per_frame, u->controls.point_size, u->controls.exposure, u->controls.color_mode);
     atomic_file_printf(f, "show_halo %d\nauto_rotate %d\nlecture %d\nvisible %d\ncycling %d\ncycle_seconds %.9g\n", u->controls.show_halo,

@@ -22,6 +22,7 @@ typedef struct ReadoutState {
     int width, height;
     bool fullscreen;
     int follow;
+    bool pair_view; /* the view frames an encounter's pair as it approaches (follow.c) */
     bool recording;
     float camera_distance, camera_yaw;
     const char *alarm, *notice;

@@ -95,7 +95,10 @@ void app_take_requests(App *a, FramePlan *f)
     }
     app_pick_rung(a, take_value(&u->actions.ladder_force));
     app_pick_kernel(a, take(&u->actions.apply_shape));
-    if (take(&u->actions.reset_camera)) camera_reset(&a->camera);
+    if (take(&u->actions.reset_camera)) {
+        camera_reset(&a->camera);
+        app_follow_pair_stop(a);
+    }
 }
 
 /* L: lecture mode goes full screen; leaving it gives back the window it came from. Its kernel

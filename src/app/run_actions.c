@@ -270,6 +270,7 @@ void app_handle_reset(App *a)
         return;
     }
     app_camera_home(a, &a->camera);
+    app_follow_pair_start(a);
     char text[160];
     if ((int)run_info(a->run)->kind != scene || run_info(a->run)->n != n) {
         const SimParams p = app_ui_params(a);

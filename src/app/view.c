@@ -17,6 +17,13 @@ void app_camera_home(const App *a, Camera *home)
         camera_init_view(home, run_info(a->run)->scene.extent, -0.5f * (float)M_PI, 0.5f * (float)M_PI, ENCOUNTER_MARGIN);
     else
         camera_init(home, run_info(a->run)->scene.extent);
+    /* A pair that starts far apart: what is there, both galaxies with a margin (follow.c). */
+    float target[3], distance;
+    if (app_pair_view(a, home, target, &distance)) {
+        memcpy(home->target, target, sizeof target);
+        memcpy(home->home_target, target, sizeof target);
+        home->distance = home->home_distance = distance;
+    }
 }
 
 bool app_view_region(const App *a, int width, int height, CameraRegion *region)

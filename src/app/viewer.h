@@ -104,7 +104,7 @@ typedef struct AppPresets {
     char withheld[16][64];
     int withheld_count;
     double cycle_next;
-    char about[320], cite[320]; /* the caption of the preset applied last (ui.readout.caption) */
+    char title[64], about[320], cite[320]; /* the caption of the preset applied last (ui.readout.caption) */
 } AppPresets;
 
 /* Camera follow: the centre of mass sampled a few times a second, approached smoothly. */
@@ -113,6 +113,11 @@ typedef struct AppFollow {
     float target[3];
     bool valid;
     double next;
+    /* The pair of an encounter that starts far apart, framed as it approaches until the user
+     * moves the camera: the frame sampled a few times a second, approached smoothly. */
+    bool pair, pair_valid;
+    float pair_target[3], pair_distance;
+    double pair_next;
 } AppFollow;
 
 /* The tree overlay (T): the cells of the last tree, copied from the simulation while shown and
@@ -309,6 +314,13 @@ void app_timeline_shown(App *a);
 
 /* follow.c */
 void app_follow(App *a, double t, float seconds);
+/* The pair framing: on at the start of an encounter whose galaxies start far apart (the home view
+ * frames them, app_camera_home), off once the user moves the camera (orbit, pan, zoom, G, Home). */
+void app_follow_pair_start(App *a);
+void app_follow_pair_stop(App *a);
+/* Where the view frames both galaxies of an encounter that starts far apart: target and distance
+ * for camera c's field of view; false where it does not start far apart (or is no encounter). */
+bool app_pair_view(const App *a, const Camera *c, float target[3], float *distance);
 void app_cycle_follow(App *a);
 
 /* frame_capture.c: recordings, screenshots, the last frame's PNG. */

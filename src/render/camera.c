@@ -49,12 +49,43 @@ void camera_init_view(Camera *c, float extent, float yaw, float pitch, float mar
     c->yaw = yaw;
     /* As orbiting does, short of the pole: a view saved as a preset reads back (-89 .. 89 degrees). */
     c->pitch = clampf(pitch, -PITCH_LIMIT, PITCH_LIMIT);
-    /* The sphere of radius margin x extent fits the field of view. */
-    c->distance = margin * extent / sinf(0.5f * c->fov_y);
+    c->distance = camera_fit_distance(c, extent, margin);
     c->home_target[0] = c->home_target[1] = c->home_target[2] = 0;
     c->home_yaw = c->yaw;
     c->home_pitch = c->pitch;
     c->home_distance = c->distance;
+}
+
+float camera_fit_distance(const Camera *c, float radius, float margin)
+{
+    const float fov = c->fov_y > 0 ? c->fov_y : glm_rad(45.0f);
+    return margin * radius / sinf(0.5f * fov);
+}
+
+float camera_pair_sphere(const float a[3], float ra, const float b[3], float rb, float centre[3])
+{
+    const float d = glm_vec3_distance((float *)a, (float *)b);
+    /* One inside the other: the larger is the sphere. */
+    if (d + rb <= ra || !(d > 0)) {
+        memcpy(centre, ra >= rb ? a : b, 3 * sizeof(float));
+        return ra >= rb ? ra : rb;
+    }
+    if (d + ra <= rb) {
+        memcpy(centre, b, 3 * sizeof(float));
+        return rb;
+    }
+    /* The segment from a's far side to b's far side is the diameter. */
+    const float r = 0.5f * (d + ra + rb), s = (r - ra) / d;
+    for (int k = 0; k < 3; k++) centre[k] = a[k] + (b[k] - a[k]) * s;
+    return r;
+}
+
+void camera_approach(Camera *c, const float target[3], float distance, float seconds, float tau)
+{
+    if (!(seconds > 0) || !(distance > 0)) return;
+    const float blend = tau > 0 ? 1.0f - expf(-seconds / tau) : 1.0f;
+    for (int k = 0; k < 3; k++) c->target[k] += (target[k] - c->target[k]) * blend;
+    c->distance = c->distance > 0 ? c->distance * powf(distance / c->distance, blend) : distance;
 }
 
 void camera_reset(Camera *c)

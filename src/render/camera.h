@@ -34,6 +34,16 @@ void camera_init(Camera *c, float extent);
  * the right and y up. */
 void camera_init_view(Camera *c, float extent, float yaw, float pitch, float margin);
 void camera_reset(Camera *c);
+/* The distance at which the sphere of radius margin x radius fills the field of view (as
+ * camera_init_view frames it). */
+float camera_fit_distance(const Camera *c, float radius, float margin);
+/* The smallest sphere holding two spheres (centres a and b, radii ra and rb): its centre into
+ * centre, its radius returned. Either may hold the other. */
+float camera_pair_sphere(const float a[3], float ra, const float b[3], float rb, float centre[3]);
+/* Moves the target and distance towards (target, distance), closing the fraction 1 - exp(-seconds
+ * / tau) of the gap (the distance's ratio, so that near and far read as even speed): smooth, never
+ * a jump, however the frames come. */
+void camera_approach(Camera *c, const float target[3], float distance, float seconds, float tau);
 /* Mouse deltas in pixels (y down). Orbit turns at a fixed rate per pixel and keeps pitch within
  * the poles; pan moves the target so that it follows the cursor, the field of view spanning
  * `frame_pixels` (camera_region_side). */

@@ -32,6 +32,48 @@ static HeatingState drift_state(double drift)
     return drift > HEATING_HOT_DRIFT ? HEATING_HOT : drift > HEATING_WARM_DRIFT ? HEATING_WARM : HEATING_STEADY;
 }
 
+/* Centre of mass of galaxy g's stars (disk and bulge), or of all its bodies where it has none.
+ * False where g has no body. */
+static bool galaxy_centre(const Bodies *b, int g, double c[3])
+{
+    double m[2] = {0, 0}, s[2][3] = {{0, 0, 0}, {0, 0, 0}};
+    for (int i = 0; i < b->n; i++) {
+        if (BODY_TAG_GALAXY(b->tag[i]) != g) continue;
+        const int comp = BODY_TAG_COMPONENT(b->tag[i]), star = comp == BODY_DISK || comp == BODY_BULGE;
+        const float *p = b->pos + 4 * i;
+        m[star] += p[3];
+        for (int k = 0; k < 3; k++) s[star][k] += (double)p[3] * p[k];
+    }
+    const int use = m[1] > 0 ? 1 : 0;
+    if (!(m[use] > 0)) return false;
+    for (int k = 0; k < 3; k++) c[k] = s[use][k] / m[use];
+    return true;
+}
+
+/* Mass of galaxy g's bodies within r of c. */
+static double mass_within(const Bodies *b, int g, const double c[3], double r)
+{
+    double m = 0;
+    for (int i = 0; i < b->n; i++) {
+        if (BODY_TAG_GALAXY(b->tag[i]) != g) continue;
+        const float *p = b->pos + 4 * i;
+        const double dx = p[0] - c[0], dy = p[1] - c[1], dz = p[2] - c[2];
+        if (dx * dx + dy * dy + dz * dz <= r * r) m += p[3];
+    }
+    return m;
+}
+
+double heating_tidal(const Bodies *b, int galaxy, double radius)
+{
+    double c[3], o[3];
+    if (!b->tag || !galaxy_centre(b, galaxy, c) || !galaxy_centre(b, 1 - galaxy, o)) return 0;
+    const double d = sqrt((o[0] - c[0]) * (o[0] - c[0]) + (o[1] - c[1]) * (o[1] - c[1]) + (o[2] - c[2]) * (o[2] - c[2]));
+    const double own = mass_within(b, galaxy, c, radius), other = mass_within(b, 1 - galaxy, o, d);
+    if (!(own > 0) || !(other > 0)) return 0;
+    if (!(d > radius)) return INFINITY; /* the other galaxy's centre within the disk: no longer a tide */
+    return 2.0 * other * radius * radius * radius / (own * d * d * d);
+}
+
 int heating_measure(const Bodies *b, int galaxy, const double ring[2], HeatingPoint *out)
 {
     StructureMeasure m;
@@ -41,6 +83,7 @@ int heating_measure(const Bodies *b, int galaxy, const double ring[2], HeatingPo
     out->rms_z = m.disk_rms_z;
     out->sigma_r = m.ring.sigma_r;
     out->toomre_q = m.ring.toomre_q;
+    out->tidal = heating_tidal(b, galaxy, ring[1]);
     return 0;
 }
 
@@ -65,6 +108,8 @@ static const Bodies *measured_bodies(HeatingSeries *s, const Bodies *b)
     return &s->sample;
 }
 
+static void judge_all(HeatingSeries *s);
+
 int heating_start(HeatingSeries *s, const Bodies *b, double time, const HeatingDesc *desc)
 {
     memset(s, 0, sizeof *s);
@@ -88,10 +133,9 @@ int heating_start(HeatingSeries *s, const Bodies *b, double time, const HeatingD
         if (heating_measure(m, g, h->ring, &h->history[0]) != 0) continue;
         h->history[0].time = time;
         h->count = 1;
-        h->state = HEATING_STEADY;
         s->galaxies++;
     }
-    s->state = s->galaxies > 0 ? HEATING_STEADY : HEATING_NONE;
+    judge_all(s); /* a run that starts within an encounter is the encounter's from its start */
     return 0;
 }
 
@@ -124,26 +168,34 @@ static double drift_at(const HeatingGalaxy *h, const HeatingPoint *p)
     return fmax(dz, ds);
 }
 
-static bool after_pericentre(const HeatingSeries *s, double time)
-{
-    return s->desc.pericentre_time > 0 && time >= s->desc.pericentre_time;
-}
-
-/* The drifts of the last sample, the peak before the pericentre, and the state they give. */
+/* The drifts of the last sample, the peak before the encounter, and the state they give. The
+ * encounter heats the disk from the first sample at which the other galaxy's tide passed
+ * HEATING_TIDAL_LIMIT, or from the first pericentre the orbit predicts where that comes first (a
+ * fast passage may fall between two samples); from then on the growth is the encounter's, never
+ * flagged. */
 static void judge(const HeatingSeries *s, HeatingGalaxy *h)
 {
     const HeatingPoint *p0 = &h->history[0], *p = &h->history[h->count - 1];
     h->thickness_drift = p0->rms_z > 0 ? p->rms_z / p0->rms_z - 1 : 0;
     h->sigma_drift = p0->sigma_r > 0 ? p->sigma_r / p0->sigma_r - 1 : 0;
     h->peak_drift = 0;
-    for (int i = 1; i < h->count && !after_pericentre(s, h->history[i].time); i++)
-        h->peak_drift = fmax(h->peak_drift, drift_at(h, &h->history[i]));
-    if (!after_pericentre(s, p->time)) {
-        h->state = drift_state(drift_at(h, p));
-    } else {
-        /* Heating measured before the pericentre stays said; what comes after is the encounter's. */
-        const HeatingState before = drift_state(h->peak_drift);
-        h->state = before == HEATING_STEADY ? HEATING_TIDAL : before;
+    h->encounter_time = -1;
+    const double pericentre = s->desc.pericentre_time;
+    for (int i = 0; i < h->count && h->encounter_time < 0; i++) {
+        const HeatingPoint *q = &h->history[i];
+        if (q->tidal > HEATING_TIDAL_LIMIT || (pericentre > 0 && q->time >= pericentre)) h->encounter_time = q->time;
+        else if (i > 0) h->peak_drift = fmax(h->peak_drift, drift_at(h, q));
+    }
+    h->state = h->encounter_time >= 0 ? HEATING_TIDAL : drift_state(drift_at(h, p));
+}
+
+/* Each galaxy judged, and the series' state the most telling of theirs. */
+static void judge_all(HeatingSeries *s)
+{
+    s->state = s->galaxies > 0 ? HEATING_STEADY : HEATING_NONE;
+    for (int g = 0; g < s->galaxies; g++) {
+        judge(s, &s->galaxy[g]);
+        if (state_rank(s->galaxy[g].state) > state_rank(s->state)) s->state = s->galaxy[g].state;
     }
 }
 
@@ -153,7 +205,6 @@ int heating_sample(HeatingSeries *s, const Bodies *b, double time)
     const Bodies *m = measured_bodies(s, b);
     if (!m) return -1;
     if (s->galaxy[0].count == HEATING_MAX_SAMPLES) thin(s);
-    s->state = HEATING_STEADY;
     for (int g = 0; g < s->galaxies; g++) {
         HeatingGalaxy *h = &s->galaxy[g];
         /* A run gone back (an undo): what was measured at or after its time is no longer its past. */
@@ -164,9 +215,8 @@ int heating_sample(HeatingSeries *s, const Bodies *b, double time)
             if (time <= h->history[0].time) h->history[0] = p; /* back at the start: it is the start */
             else h->history[h->count++] = p;
         }
-        judge(s, h);
-        if (state_rank(h->state) > state_rank(s->state)) s->state = h->state;
     }
+    judge_all(s);
     return 0;
 }
 

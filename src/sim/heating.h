@@ -10,9 +10,10 @@
  * are means over thousands of disk bodies, and the cost stays bounded at a million.
  *
  * A drift is the larger rise of rms z and sigma_R over their start (a cooler disk is no alarm).
- * Before the first pericentre of an encounter, a rise above HEATING_WARM_DRIFT is numerical heating;
- * from the pericentre on, the encounter heats the disks itself (tides, the bridge and tails), so
- * the drift is shown but no longer flagged. */
+ * While the other galaxy's tide on a disk is small, a rise above HEATING_WARM_DRIFT is numerical
+ * heating; once the tide passes HEATING_TIDAL_LIMIT (or the predicted pericentre has come), the
+ * encounter heats the disk itself (tides, the bridge and tails), so the drift is shown but never
+ * flagged again (docs/HEATING.md says why the limit). */
 #ifndef STARBURST_HEATING_H
 #define STARBURST_HEATING_H
 
@@ -28,6 +29,8 @@ extern "C" {
  * isolated galaxy's targets allow 25 % thickening over a Gyr. */
 #define HEATING_WARM_DRIFT 0.10
 #define HEATING_HOT_DRIFT 0.25
+/* The other galaxy's tide (heating_tidal) beyond which a disk's growth is the encounter's. */
+#define HEATING_TIDAL_LIMIT 0.05
 /* The annulus for sigma_R and Q, in disk half-mass radii at the start: 2 to 3 R_d. */
 #define HEATING_RING_IN (2.0 / 1.678)
 #define HEATING_RING_OUT (3.0 / 1.678)
@@ -41,9 +44,9 @@ extern "C" {
 typedef enum HeatingState {
     HEATING_NONE = 0, /* no disk to watch */
     HEATING_STEADY,   /* every drift below HEATING_WARM_DRIFT */
-    HEATING_WARM,     /* a drift above HEATING_WARM_DRIFT, before any pericentre */
-    HEATING_HOT,      /* a drift above HEATING_HOT_DRIFT, before any pericentre */
-    HEATING_TIDAL,    /* past the first pericentre: the encounter heats the disks; not flagged */
+    HEATING_WARM,     /* a drift above HEATING_WARM_DRIFT, before the encounter */
+    HEATING_HOT,      /* a drift above HEATING_HOT_DRIFT, before the encounter */
+    HEATING_TIDAL,    /* the encounter heats the disk (its tide, or past the pericentre); not flagged */
 } HeatingState;
 
 typedef struct HeatingPoint {
@@ -51,6 +54,7 @@ typedef struct HeatingPoint {
     double rms_z;    /* of the whole disk */
     double sigma_r;  /* in the annulus */
     double toomre_q; /* in the annulus; 0 where it has no disk body */
+    double tidal;    /* the other galaxy's tide at the annulus' outer radius (heating_tidal) */
 } HeatingPoint;
 
 typedef struct HeatingGalaxy {
@@ -59,14 +63,16 @@ typedef struct HeatingGalaxy {
     HeatingPoint history[HEATING_MAX_SAMPLES]; /* oldest first; history[0] is the start */
     int count;
     double thickness_drift, sigma_drift; /* the last sample's over the start's, less 1 */
-    double peak_drift;                   /* the largest drift before the first pericentre */
+    double peak_drift;                   /* the largest drift before the encounter */
+    double encounter_time;               /* model time of the first sample the encounter heats; -1 none yet */
     HeatingState state;
 } HeatingGalaxy;
 
 /* Zero fields mean "default". */
 typedef struct HeatingDesc {
     double interval;        /* model time between samples; 0 = whenever asked */
-    double pericentre_time; /* model time of the first pericentre; 0 = none (an isolated galaxy) */
+    double pericentre_time; /* model time of the first pericentre the orbit predicts; 0 = none
+                               (an isolated galaxy, a loaded run: the tide alone decides) */
     int max_bodies;         /* bodies measured at most; 0 = HEATING_MAX_BODIES */
 } HeatingDesc;
 
@@ -91,6 +97,11 @@ void heating_free(HeatingSeries *s);
 
 /* One galaxy's point as heating takes it: structure_measure of galaxy with the annulus ring. */
 int heating_measure(const Bodies *b, int galaxy, const double ring[2], HeatingPoint *out);
+/* The other galaxy's tidal acceleration across galaxy's disk at radius from its centre, over the
+ * disk's own pull there: 2 M_other(<d) radius^3 / (M_own(<radius) d^3), d the distance of the
+ * two galaxies' stellar centres and each mass that of the galaxy's bodies within that distance of
+ * its centre. 0 where there is no other galaxy; infinite once the other's centre lies within radius. */
+double heating_tidal(const Bodies *b, int galaxy, double radius);
 /* "none", "steady", "warm", "hot", "tidal". */
 const char *heating_state_name(HeatingState state);
 

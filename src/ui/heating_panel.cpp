@@ -41,16 +41,13 @@ static void colored_text(const ImVec4 *color, const char *text)
     else ImGui::TextUnformatted(text);
 }
 
-// Whether the disk's drift counts as the integration's: before the first pericentre, or no encounter.
-static bool numerical_phase(const UiHeating *h)
-{
-    return h->pericentre <= 0 || h->time < h->pericentre;
-}
+// Whether the disk's drift counts as the integration's: no encounter heats it (yet).
+static bool numerical_phase(const UiHeatingDisk *d) { return d->encounter < 0; }
 
 static void disk_lines(const UiHeating *h, int g)
 {
     const UiHeatingDisk *d = &h->disk[g];
-    const bool flagged = numerical_phase(h);
+    const bool flagged = numerical_phase(d);
     char a[32], b[32], c[32], line[160];
     const char *name = h->disks > 1 ? (g == 0 ? "A " : "B ") : "";
     snprintf(line, sizeof line, "%sdisk thickness %s (%+.0f %%)", name, length_text(h, d->rms_z, a, sizeof a),
@@ -91,22 +88,31 @@ static void thickness_plot(const UiHeating *h)
 // What the drift means, in one line.
 static void verdict(const UiHeating *h)
 {
-    char t[32], line[200];
+    char t[32], line[320];
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + px(260.0f));
     switch (h->state) {
     case UI_HEATING_WARM:
     case UI_HEATING_HOT:
-        snprintf(line, sizeof line,
-                 "Numerical heating: the disk thickens or warms at constant energy (two-body relaxation: a body is "
-                 "far heavier than a star); more bodies heat less.%s",
-                 numerical_phase(h) ? "" : " Measured before the first pericentre.");
-        colored_text(h->state == UI_HEATING_HOT ? &alarm_color : &warning_color, line);
+        colored_text(h->state == UI_HEATING_HOT ? &alarm_color : &warning_color,
+                     "Numerical heating: the disk thickens or warms at constant energy (two-body relaxation: a "
+                     "body is far heavier than a star); more bodies heat less.");
         break;
-    case UI_HEATING_TIDAL:
-        snprintf(line, sizeof line, "Since the first pericentre (%s) the encounter heats the disks: tidal, not flagged.",
-                 time_text(h, h->pericentre, t, sizeof t));
+    case UI_HEATING_TIDAL: {
+        // The earliest encounter of the disks, and what they had drifted before it.
+        double since = -1, tide = 0, before = 0;
+        for (int g = 0; g < h->disks; g++) {
+            const UiHeatingDisk *d = &h->disk[g];
+            if (d->encounter >= 0 && (since < 0 || d->encounter < since)) since = d->encounter;
+            tide = d->tidal > tide ? d->tidal : tide;
+            before = d->peak_drift > before ? d->peak_drift : before;
+        }
+        snprintf(line, sizeof line,
+                 "Heating is now the encounter's: since %s the other galaxy's tide is over %.0f %% of a disk's own "
+                 "pull (now %.0f %%), and the growth it drives is not numerical. Before it they had drifted %+.0f %%.",
+                 time_text(h, since, t, sizeof t), 100.0 * h->tidal_limit, 100.0 * tide, 100.0 * before);
         ImGui::TextDisabled("%s", line);
         break;
+    }
     default:
         ImGui::TextDisabled("Steady: within %.0f %% of the start (%s).", 100.0 * h->warn,
                             time_text(h, h->since, t, sizeof t));
@@ -129,13 +135,12 @@ bool ui_heating_flag(const UiModel *m, char *buf, size_t len, ImVec4 *color)
 {
     const UiHeating *h = &m->readout.heating;
     if (h->state != UI_HEATING_WARM && h->state != UI_HEATING_HOT) return false;
-    // Before the pericentre the drift now; after it, the largest before it (what is flagged).
+    // The drift of the disks still flagged: one the encounter heats is not.
     double drift = 0;
     for (int g = 0; g < h->disks; g++) {
         const UiHeatingDisk *d = &h->disk[g];
         const double now = d->thickness_drift > d->sigma_drift ? d->thickness_drift : d->sigma_drift;
-        const double flagged = numerical_phase(h) ? now : d->peak_drift;
-        drift = flagged > drift ? flagged : drift;
+        if (d->state == UI_HEATING_WARM || d->state == UI_HEATING_HOT) drift = now > drift ? now : drift;
     }
     snprintf(buf, len, "disk heated %+.0f %%", 100.0 * drift);
     *color = h->state == UI_HEATING_HOT ? alarm_color : warning_color;

@@ -90,7 +90,9 @@ typedef struct UiHeatingDisk {
     double rms_z0, sigma_r0, toomre_q0;  /* the start */
     double ring[2];                      /* the annulus of sigma_R and Q */
     double thickness_drift, sigma_drift; /* last over start, less 1 */
-    double peak_drift;                   /* the largest before the first pericentre */
+    double peak_drift;                   /* the largest before the encounter */
+    double tidal;                        /* the other galaxy's tide at the last sample (heating_tidal) */
+    double encounter;                    /* model time from which the encounter heats it; -1 none */
     int state;                           /* UiHeatingState */
     const float *thickness;              /* rms z over the start's, oldest first */
     int count;
@@ -101,7 +103,7 @@ typedef struct UiHeating {
     UiHeatingDisk disk[2];
     int state;          /* the most telling of the disks' */
     double since, time; /* model times of the start and the last sample */
-    double pericentre;  /* model time of the first pericentre; 0 = none */
+    double tidal_limit; /* the tide from which growth is the encounter's */
     double kpc, kms, myr; /* one model length, speed and time; 0 = model units only */
     double warn, hot;   /* the drifts flagged amber and red */
     double cost;        /* seconds the last sample took */
@@ -183,6 +185,7 @@ typedef struct UiReadout {
     const char *backend, *device, *kernel_name;
     const char *method;  /* the tree's line ("tree, theta 0.40: 3,702 interactions a body"), or NULL */
     const char *tree_note; /* what the tree overlay shows, or why it shows nothing; NULL while it is off */
+    const char *caption_title; /* the running preset's name; NULL = none */
     const char *caption; /* what the running preset shows and what to watch for; NULL = none */
     const char *caption_source; /* the work it follows, shown under it; NULL = none */
     const char *notice;  /* the latest message, or NULL */

@@ -7,7 +7,8 @@
  * 8-connected components, weighed by their lit pixels. The K heaviest must hold at least 80% of
  * the light between them, each at least 10%, and the next one less than 10%. With --region X0 Y0
  * X1 Y1 (pixels, the top-left corner first), the K clusters' centres lie inside that rectangle and
- * at least 95% of the lit pixels with them. Prints one line of what it measured; exits 0 when the
+ * at least 95% of the lit pixels with them. With --sizes, the line also gives each of the K
+ * clusters' size: the longer side of its lit blocks' bounding box, in pixels. Prints one line of what it measured; exits 0 when the
  * image passes, 1 when it does not, 2 on bad usage. */
 #include <stb_image.h>
 
@@ -21,6 +22,7 @@ typedef struct Component {
     long weight;      /* lit pixels */
     double cx, cy;    /* centroid, pixels */
     int label;
+    int x0, y0, x1, y1; /* lit blocks' bounding box, in blocks */
 } Component;
 
 static int by_weight(const void *a, const void *b)
@@ -32,7 +34,7 @@ static int by_weight(const void *a, const void *b)
 static int usage(void)
 {
     fprintf(stderr, "usage: check_image IMAGE.png [--clusters K] [--threshold 0..255] [--block PIXELS]\n"
-                    "                   [--region X0 Y0 X1 Y1]\n"
+                    "                   [--region X0 Y0 X1 Y1] [--sizes]\n"
                     "       check_image --same A.png B.png\n       check_image --lines WITH.png WITHOUT.png\n");
     return 2;
 }
@@ -110,7 +112,7 @@ int main(int argc, char **argv)
     int clusters = 2, block = 0;
     double threshold = -1;
     double region[4];
-    bool in_region = false;
+    bool in_region = false, sizes = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--clusters") == 0 && i + 1 < argc) clusters = atoi(argv[++i]);
         else if (strcmp(argv[i], "--region") == 0 && i + 4 < argc) {
@@ -119,6 +121,7 @@ int main(int argc, char **argv)
         }
         else if (strcmp(argv[i], "--threshold") == 0 && i + 1 < argc) threshold = atof(argv[++i]);
         else if (strcmp(argv[i], "--block") == 0 && i + 1 < argc) block = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--sizes") == 0) sizes = true;
         else if (argv[i][0] == '-' || path) return usage();
         else path = argv[i];
     }
@@ -204,7 +207,7 @@ int main(int argc, char **argv)
         if (!grown[start] || label[start] >= 0) continue;
         comps = realloc(comps, (size_t)(ncomp + 1) * sizeof *comps);
         Component *c = &comps[ncomp];
-        *c = (Component){.label = ncomp};
+        *c = (Component){.label = ncomp, .x0 = bw, .y0 = bh, .x1 = -1, .y1 = -1};
         double sx = 0, sy = 0;
         int top = 0;
         stack[top++] = (int)start;
@@ -213,6 +216,10 @@ int main(int argc, char **argv)
             int b = stack[--top], x = b % bw, y = b / bw;
             if (on[b]) {
                 c->weight += count[b];
+                c->x0 = x < c->x0 ? x : c->x0;
+                c->y0 = y < c->y0 ? y : c->y0;
+                c->x1 = x > c->x1 ? x : c->x1;
+                c->y1 = y > c->y1 ? y : c->y1;
                 sx += count[b] * ((x + 0.5) * block);
                 sy += count[b] * ((y + 0.5) * block);
             }
@@ -270,6 +277,14 @@ int main(int argc, char **argv)
         if (i < clusters) held += comps[i].weight / total;
     }
     if (gap >= 0) printf(", gap %d px", gap * block);
+    if (sizes) {
+        printf(", sizes");
+        for (int i = 0; i < ncomp && i < clusters; i++) {
+            const int wide = comps[i].x1 - comps[i].x0 + 1, high = comps[i].y1 - comps[i].y0 + 1;
+            printf(" %d", comps[i].x1 < 0 ? 0 : (wide > high ? wide : high) * block);
+        }
+        printf(" px");
+    }
     const double inside = lit > 0 ? (double)lit_inside / (double)lit : 0;
     bool centres_inside = true;
     for (int i = 0; i < ncomp && i < clusters; i++)

@@ -6,6 +6,7 @@
 #   whatever the preset before it set;
 # - a preset whose file cannot be read is said once and passed: the run goes on as it was, and
 #   the next ] reaches the preset after it;
+# - every preset's name is on screen while it runs, with or without an about line;
 # - L on the CPU says why lecture mode shows no kernel ladder.
 # Every wait is for a condition, never a sleep.
 # usage: presets_window.sh APP OUT_DIR   (under xvfb-run)
@@ -89,6 +90,9 @@ step_to bracketright 2
 holds "] Plain after Speed" "${defaults[@]}"
 frames 2
 if caption_shown; then fail "] Plain still shows Speed's caption"; else ok "] Plain, which has no about line, shows no caption"; fi
+# Every preset's name is on screen while it runs, also one without an about line.
+name_shown() { case "$(rv hud)" in *"$1"*) return 0 ;; esac; return 1; }
+if wait_for "the name of Plain" name_shown Plain; then ok "] Plain shows its name: '$(rv hud)'"; else fail "] Plain: no name in the HUD '$(rv hud)'"; fi
 step_to bracketright 0
 holds "] Speed again" "${speed[@]}"
 step_to bracketleft 2

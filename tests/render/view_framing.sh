@@ -4,7 +4,11 @@
 # free region; with the UI hidden (--no-ui), at the middle of the window. The screenshot is taken
 # before the panel is drawn over the frame, and the panel's box comes from the readout
 # (STARBURST_READOUT) of the same last frame. Then live (xdotool): the window resized, and H
-# hiding the UI, each followed by a screenshot (P). Every wait is for a condition, never a sleep.
+# hiding the UI, each followed by a screenshot (P). Then pairs that start far apart: the Milky
+# Way and Andromeda both framed left of the panel from the first frames; a pair that meets sooner
+# followed in as it approaches (a galaxy of 150 px and more, 1.5 times its first size), the distance
+# never moving out, and the user's zoom kept.
+# Every wait is for a condition, never a sleep.
 # usage: view_framing.sh APP CHECKER OUT_DIR   (under xvfb-run, on a screen of 1920x1080 or more)
 set -u
 if [ $# -ne 3 ]; then
@@ -124,4 +128,77 @@ if [ -n "$SHOT" ]; then
         fail "H: the galaxies' midpoint '$mx $my' is not the window's centre: $said"
     fi
 fi
+xdotool key Escape
+wait "$pid"
+pid=
+
+# ---- A pair that starts far apart: framed as it is, then followed in as it approaches, smoothly,
+# until the user zooms; then the user's view is kept ----
+# The Milky Way and Andromeda, 770 kpc apart: both framed left of the panel from the first frames.
+if run "pair-start" 1280x720 --preset "Milky Way + Andromeda"; then
+    left=$(awk '$1 == "widget" && $2 == "panel" { print $3; exit }' "pair-start.readout")
+    said=$("$checker" "pair-start.png" --clusters 2 --block 4 --threshold 30 --sizes --region 0 0 "${left:-0}" 720)
+    if [ $? -eq 0 ] && [ -n "$left" ] && [ "$(readout_value pair-start.readout pair_view)" = 1 ]; then
+        ok "the Milky Way and Andromeda framed as they are: $said"
+    else
+        fail "the Milky Way and Andromeda: pair_view '$(readout_value pair-start.readout pair_view)', $said"
+    fi
+fi
+# The approach itself on a pair that meets sooner (45 disk scale lengths apart, pericentre in
+# about 370 Myr), so that it is seen within a test's time.
+printf '[Far pair]\nscene = collision\nseparation = 45\npericentre = 3\n' >far.ini
+readout=$PWD/pair.readout
+rm -f "$readout"
+STARBURST_READOUT=$readout "$app" --backend cpu -n 1024 --presets far.ini --preset "Far pair" --steps-per-frame 50 \
+    --size 1280x720 >pair.log 2>&1 &
+pid=$!
+focus_window
+wait_for "the pair framed" value_is pair_view 1 || abort "pair_view is '$(rv pair_view)' for the far pair"
+d0=$(rv camera_distance)
+SHOT=
+shoot
+# The size of the larger galaxy in a screenshot's check: "sizes A B px".
+larger() { sed -n 's/.*sizes \([0-9]*\) \([0-9]*\) px.*/\1 \2/p' <<<"$1" | awk '{ print ($1 > $2 ? $1 : $2) }'; }
+said=$("$checker" "$SHOT" --clusters 2 --block 4 --threshold 30 --sizes)
+echo "the start: $said"
+s0=$(larger "$said")
+# Followed in: the distance falls with the pair's extent, never jumping back out.
+last=$d0 jumps=0 samples=0
+closer() { awk -v d="$(rv camera_distance)" -v d0="$d0" 'BEGIN { exit !(d < d0 / 2.5) }'; }
+for _ in $(seq 1 200); do
+    closer && break
+    frames 1 || break
+    now=$(rv camera_distance)
+    samples=$((samples + 1))
+    awk -v a="$now" -v b="$last" 'BEGIN { exit !(a > 1.02 * b) }' && jumps=$((jumps + 1))
+    last=$now
+done
+if closer; then ok "followed in: camera distance $d0, then $(rv camera_distance) at $(rv time_text)"
+else fail "not followed in: camera distance $d0, then $(rv camera_distance) at $(rv time_text)"; fi
+if [ "$jumps" -eq 0 ]; then ok "the distance never moved out over $samples samples"; else fail "the distance moved out $jumps times in $samples samples"; fi
+SHOT=
+shoot
+said=$("$checker" "$SHOT" --clusters 2 --block 4 --threshold 30 --sizes)
+s1=$(larger "$said")
+echo "closer: $said"
+if [ -n "$s0" ] && [ -n "$s1" ] && [ "$s1" -ge 150 ] && [ $((2 * s1)) -ge $((3 * s0)) ]; then
+    ok "the larger galaxy spans $s1 px, $s0 px at the start"
+else
+    fail "the larger galaxy spans '$s1' px, '$s0' px at the start"
+fi
+# The user's zoom: the view is theirs, and stays where they put it while the pair goes on.
+xdotool mousemove --window "$wid" 300 360
+xdotool click 5
+wait_for "the pair no longer framed" value_is pair_view 0
+frames 2
+mine=$(rv camera_distance) t_mine=$(rv time)
+frames 20
+if [ "$(rv camera_distance)" = "$mine" ] && [ "$(rv time)" != "$t_mine" ]; then
+    ok "the user's zoom is kept: distance $mine from t $t_mine to $(rv time)"
+else
+    fail "after the user's zoom the distance went from $mine to $(rv camera_distance) (t $t_mine to $(rv time))"
+fi
+xdotool key Escape
+if wait "$pid"; then ok "Esc exits with status 0"; else fail "Esc: exit status $?"; fi
+pid=
 finish

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -303,6 +304,84 @@ static void looking_down_the_axis_shows_x_right_y_up(void **state)
     assert_float_equal(wide.distance, 2 * c.distance * 1.1f / 1.6f, 1e-4f * wide.distance);
 }
 
+/* The pair's sphere holds both galaxies' spheres and touches each (the smallest that holds them);
+ * one inside the other gives the outer one. */
+static void pair_sphere_holds_both_and_no_more(void **state)
+{
+    (void)state;
+    const float a[3] = {-300, 20, 5}, b[3] = {400, -30, 0};
+    const float ra = 10, rb = 21;
+    float c[3];
+    const float r = camera_pair_sphere(a, ra, b, rb, c);
+    assert_float_equal(distance3(c, a) + ra, r, 1e-3f * r);
+    assert_float_equal(distance3(c, b) + rb, r, 1e-3f * r);
+    assert_float_equal(r, 0.5f * (distance3(a, b) + ra + rb), 1e-3f * r);
+    /* Nested: b's sphere inside a's. */
+    const float near[3] = {-295, 20, 5};
+    assert_float_equal(camera_pair_sphere(a, 30, near, 5, c), 30, EPS);
+    assert_float_equal(distance3(c, a), 0, EPS);
+    assert_float_equal(camera_pair_sphere(near, 5, a, 30, c), 30, EPS);
+    assert_float_equal(distance3(c, a), 0, EPS);
+}
+
+/* A sphere fitted at that distance fills the field of view with the margin: its edge is seen at
+ * half the field of view over the margin, as camera_init_view frames an extent. */
+static void fit_distance_fills_the_view(void **state)
+{
+    (void)state;
+    Camera c, home;
+    camera_init_view(&home, 40, 0, 0.5f, 1.6f);
+    c = home;
+    assert_float_equal(camera_fit_distance(&c, 40, 1.6f), home.distance, EPS * home.distance);
+    const float d = camera_fit_distance(&c, 10, 1.25f);
+    assert_float_equal(asinf(1.25f * 10 / d), 0.5f * c.fov_y, 1e-5f);
+    assert_true(camera_fit_distance(&c, 5, 1.25f) < d);
+}
+
+/* The view approaches a pair that closes in: the distance falls towards the pair's frame each
+ * frame, by no more than the fraction its time constant gives (no jump, whatever the frame
+ * time), never past it, and settles there; both galaxies stay in the view all the way, and the
+ * galaxy's share of the view grows. A frame of no time moves nothing. */
+static void approach_follows_a_closing_pair(void **state)
+{
+    (void)state;
+    const float ra = 10, rb = 20, margin = 1.25f, tau = 0.5f;
+    Camera c;
+    camera_init_view(&c, 1, -0.5f * (float)M_PI, 0.5f * (float)M_PI, 1);
+    float a[3] = {-400, 0, 0}, b[3] = {400, 0, 0}, target[3];
+    float r = camera_pair_sphere(a, ra, b, rb, target);
+    c.distance = camera_fit_distance(&c, r, margin);
+    memcpy(c.target, target, sizeof target);
+    float share = rb / (c.distance * sinf(0.5f * c.fov_y));
+    const float frame_times[] = {1.0f / 60, 1.0f / 7, 0.9f};
+    for (int step = 0; step < 280; step++) { /* from 800 apart to 128 */
+        const float dt = frame_times[step % 3];
+        a[0] += 1.2f;
+        b[0] -= 1.2f;
+        r = camera_pair_sphere(a, ra, b, rb, target);
+        const float want = camera_fit_distance(&c, r, margin), before = c.distance;
+        camera_approach(&c, target, want, dt, tau);
+        const float closed = logf(before / c.distance), gap = logf(before / want);
+        assert_true(c.distance <= before * (1 + 1e-6f));
+        assert_true(c.distance >= want * (1 - 1e-6f));
+        assert_true(closed <= (1 - expf(-dt / tau)) * gap * (1 + 1e-4f) + 1e-6f);
+        /* Each galaxy's sphere lies inside the view's cone. */
+        for (int g = 0; g < 2; g++) {
+            const float *p = g ? b : a, rg = g ? rb : ra;
+            const float off = distance3(p, c.target);
+            assert_true(atanf(off / c.distance) + asinf(fminf(1.0f, rg / c.distance)) < 0.5f * c.fov_y * 1.01f);
+        }
+        const float now = rb / (c.distance * sinf(0.5f * c.fov_y));
+        assert_true(now >= share * (1 - 1e-5f));
+        share = now;
+    }
+    for (int i = 0; i < 100; i++) camera_approach(&c, target, camera_fit_distance(&c, r, margin), 0.1f, tau);
+    assert_float_equal(c.distance, camera_fit_distance(&c, r, margin), 1e-3f * c.distance);
+    const float kept = c.distance;
+    camera_approach(&c, target, 10 * kept, 0, tau);
+    assert_float_equal(c.distance, kept, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +398,9 @@ int main(void)
         cmocka_unit_test(region_centre_holds_the_target),
         cmocka_unit_test(whole_view_matches_the_centred_projection),
         cmocka_unit_test(looking_down_the_axis_shows_x_right_y_up),
+        cmocka_unit_test(pair_sphere_holds_both_and_no_more),
+        cmocka_unit_test(fit_distance_fills_the_view),
+        cmocka_unit_test(approach_follows_a_closing_pair),
     };
     return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -115,8 +115,8 @@ static void heated_disk_is_flagged(void **state)
     }
 }
 
-/* After the first pericentre the drift is the encounter's: tidal, unless the disk was flagged
- * before it. Both galaxies of a collision are watched. */
+/* After the first pericentre the drift is the encounter's: tidal, never flagged, even where the
+ * disk was flagged before it. Both galaxies of a collision are watched. */
 static void pericentre_turns_drift_tidal(void **state)
 {
     (void)state;
@@ -143,15 +143,98 @@ static void pericentre_turns_drift_tidal(void **state)
     assert_int_equal(s.galaxy[0].state, HEATING_TIDAL);
     assert_int_equal(s.state, HEATING_TIDAL);
 
-    /* Back before the pericentre (an undo), the same heat is numerical, and stays said after it. */
+    /* Back before the pericentre (an undo), with the galaxies as far apart as at the start (a small
+     * tide), the same heat is numerical: flagged. */
     assert_int_equal(heating_sample(&s, &hot, 0.8 * tp), 0);
     assert_int_equal(s.galaxy[0].count, 3); /* start, 0.5 tp, 0.8 tp: 1.5 tp is forgotten */
+    assert_true(s.galaxy[0].history[2].tidal < HEATING_TIDAL_LIMIT);
     assert_int_equal(s.state, HEATING_HOT);
-    assert_int_equal(heating_sample(&s, &b, 1.2 * tp), 0);
-    assert_true(fabs(s.galaxy[0].thickness_drift) < 1e-12);
-    assert_int_equal(s.state, HEATING_HOT);
+    assert_true(s.galaxy[0].encounter_time < 0);
+    /* Past the pericentre the growth is the encounter's, flagged before or not: what was measured
+     * before it is kept as the peak. */
+    assert_int_equal(heating_sample(&s, &hot, 1.2 * tp), 0);
+    assert_int_equal(s.galaxy[0].state, HEATING_TIDAL);
+    assert_int_equal(s.state, HEATING_TIDAL);
+    assert_true(s.galaxy[0].encounter_time == 1.2 * tp);
+    assert_true(s.galaxy[0].peak_drift > HEATING_HOT_DRIFT);
     heating_free(&s);
     bodies_free(&hot);
+    bodies_free(&b);
+}
+
+/* Galaxy 1 of b moved, all its bodies together, so that its centre of mass lies at distance along
+ * x from galaxy 0's. */
+static void place_galaxy_1(Bodies *b, double distance)
+{
+    double a[3], c[3];
+    bodies_group_centre(b, 0, a);
+    bodies_group_centre(b, 1, c);
+    const double to[3] = {a[0] + distance, a[1], a[2]};
+    for (int i = 0; i < b->n; i++)
+        if (BODY_TAG_GALAXY(b->tag[i]) == 1)
+            for (int k = 0; k < 3; k++) b->pos[4 * i + k] += (float)(to[k] - c[k]);
+}
+
+/* The tide is the other galaxy's point-mass tide over the disk's own pull: far off, it falls as the
+ * cube of the distance; none without another galaxy. */
+static void tide_falls_with_distance(void **state)
+{
+    (void)state;
+    Bodies b;
+    SceneInfo info;
+    build(SCENE_COLLISION, 2 * N_DISK, &b, &info);
+    /* Far beyond both halos' bodies, so the other's whole mass is within the distance. */
+    const double far = 1000.0;
+    place_galaxy_1(&b, far);
+    const double near = heating_tidal(&b, 0, 3.0);
+    place_galaxy_1(&b, 2 * far);
+    const double twice = heating_tidal(&b, 0, 3.0);
+    print_message("tide at 3 on galaxy 0: %.4g at %.0f, %.4g at twice that\n", near, far, twice);
+    assert_true(near > 0 && twice > 0);
+    assert_true(fabs(near / twice / 8.0 - 1.0) < 0.05);
+    bodies_free(&b);
+
+    build(SCENE_DISK, N_DISK, &b, &info);
+    assert_true(heating_tidal(&b, 0, 3.0) == 0);
+    bodies_free(&b);
+}
+
+/* The encounter's tide, before any pericentre the orbit predicts (or with none, as a loaded run
+ * has): a disk heated while the other galaxy's tide is small is flagged; once it is no longer
+ * small, the growth is the encounter's. */
+static void tide_turns_drift_tidal(void **state)
+{
+    (void)state;
+    Bodies b;
+    SceneInfo info;
+    build(SCENE_COLLISION, 2 * N_DISK, &b, &info);
+    HeatingSeries s;
+    assert_int_equal(heating_start(&s, &b, 0, &(HeatingDesc){0}), 0);
+    assert_true(s.galaxy[0].history[0].tidal > 0 && s.galaxy[0].history[0].tidal < HEATING_TIDAL_LIMIT);
+    heat_disk(&b, 1.5, 1.0);
+    assert_int_equal(heating_sample(&s, &b, 1.0), 0);
+    assert_int_equal(s.state, HEATING_HOT);
+    /* Galaxy 1 brought in to 8 (the annulus ends near 3), where galaxy 0 feels a tide past the
+     * limit: 2 (3/8)^3 is already 0.1 for equal masses within. */
+    double a[3], c[3];
+    bodies_group_centre(&b, 0, a);
+    bodies_group_centre(&b, 1, c);
+    const double apart = sqrt((c[0] - a[0]) * (c[0] - a[0]) + (c[1] - a[1]) * (c[1] - a[1]) + (c[2] - a[2]) * (c[2] - a[2]));
+    place_galaxy_1(&b, 8.0);
+    assert_int_equal(heating_sample(&s, &b, 2.0), 0);
+    const HeatingGalaxy *h = &s.galaxy[0];
+    print_message("galaxy 1 brought in: tide %.3f on galaxy 0, %.3f on galaxy 1; %s\n", h->history[2].tidal,
+                  s.galaxy[1].history[2].tidal, heating_state_name(s.state));
+    assert_true(h->history[2].tidal > HEATING_TIDAL_LIMIT);
+    assert_int_equal(h->state, HEATING_TIDAL);
+    assert_true(h->encounter_time == 2.0);
+    assert_true(h->thickness_drift > HEATING_HOT_DRIFT);
+    /* Later, as far apart as at the start, the disk heats on: still the encounter's. */
+    place_galaxy_1(&b, apart);
+    assert_int_equal(heating_sample(&s, &b, 3.0), 0);
+    assert_true(h->history[3].tidal < HEATING_TIDAL_LIMIT);
+    assert_int_equal(h->state, HEATING_TIDAL);
+    heating_free(&s);
     bodies_free(&b);
 }
 
@@ -244,7 +327,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(untouched_disk_is_steady),  cmocka_unit_test(heated_disk_is_flagged),
-        cmocka_unit_test(pericentre_turns_drift_tidal), cmocka_unit_test(run_gone_back),
+        cmocka_unit_test(pericentre_turns_drift_tidal),
+        cmocka_unit_test(tide_falls_with_distance), cmocka_unit_test(tide_turns_drift_tidal), cmocka_unit_test(run_gone_back),
         cmocka_unit_test(full_history_is_thinned),   cmocka_unit_test(a_sample_measures_the_whole),
         cmocka_unit_test(no_disk_no_series),
     };
