@@ -357,8 +357,6 @@ static void test_series(void **state)
     bodies_free(&r);
 }
 
-/* SWIFT halves the step unless the span is 2^k steps and dt_max sits just above dt; the box
- * must hold every body for the whole run. */
 /* Three saves of a run at dt 0.0123 and softening 0.0456 (not the defaults), 10 steps apart,
  * opened as a series: the settings beside the first are read back, and the steps between the
  * snapshots are counted at that dt. A TIPSY file without them has none, and says so. */
@@ -421,6 +419,8 @@ static void test_tipsy_series_settings(void **state)
     bodies_free(&b);
 }
 
+/* SWIFT halves the step unless the span is 2^k steps and dt_max sits just above dt; the box
+ * must hold every body for the whole run. */
 static void test_plan_pitfalls(void **state)
 {
     (void)state;
