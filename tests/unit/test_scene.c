@@ -389,8 +389,8 @@ static void massless_tipsy_is_refused(void **state)
     for (int i = 0; i < disk.n; i++) disk.pos[4 * (size_t)i + 3] = 0.0f;
     if (tipsy_write(path, &disk, 0.0, err, sizeof err) != 0) fail_msg("%s", err);
     bodies_free(&disk);
-    expect_refused(&(SceneDesc){.kind = SCENE_TIPSY, .tipsy_path = path}, "every body has zero mass");
-    expect_refused(&(SceneDesc){.kind = SCENE_TIPSY_COLLIDE, .tipsy_path = path}, "every body has zero mass");
+    expect_refused(&(SceneDesc){.kind = SCENE_TIPSY, .tipsy_path = path}, "particle 0 (dark 0) has a mass of 0");
+    expect_refused(&(SceneDesc){.kind = SCENE_TIPSY_COLLIDE, .tipsy_path = path}, "particle 0 (dark 0) has a mass of 0");
     unlink(path);
     rmdir(dir);
 }
