@@ -226,6 +226,8 @@ static void app_write_readout(App *a)
         .keys_captured = a->keys.captured,
         .keyboard_captured = a->ui_attached && ui_wants_keyboard(),
         .focused = render_context_window(a->ctx) && glfwGetWindowAttrib(render_context_window(a->ctx), GLFW_FOCUSED),
+        .mouse_presses = a->mouse.presses,
+        .wheel_turns = a->mouse.wheel_turns,
         .ui = &a->ui,
     };
     char err[256];

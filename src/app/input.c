@@ -85,6 +85,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
 static void on_mouse_button(GLFWwindow *w, int button, int action, int mods)
 {
     App *a = glfwGetWindowUserPointer(w);
+    if (action == GLFW_PRESS) a->mouse.presses++;
     if (action == GLFW_RELEASE) {
         a->mouse.orbiting = a->mouse.panning = false;
         return;
@@ -122,6 +123,7 @@ static void on_cursor(GLFWwindow *w, double x, double y)
 static void on_scroll(GLFWwindow *w, double dx, double dy)
 {
     App *a = glfwGetWindowUserPointer(w);
+    a->mouse.wheel_turns++;
     if (a->ui_attached && ui_wants_mouse()) return;
     app_follow_pair_stop(a);
     camera_zoom(&a->camera, (float)dy);

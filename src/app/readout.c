@@ -60,6 +60,8 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
                        r->tree_boxes, r->tree_capped);
     atomic_file_printf(f, "keys_pressed %d\nkeys_captured %d\nkeyboard_captured %d\nfocused %d\n", r->keys_pressed,
                        r->keys_captured, r->keyboard_captured, r->focused);
+    atomic_file_printf(f, "mouse_presses %d\nwheel_turns %d\nmouse_at %.1f %.1f\n", r->mouse_presses, r->wheel_turns,
+                       (double)u->readout.mouse_at[0], (double)u->readout.mouse_at[1]);
     put_heating(f, &u->readout.heating);
     atomic_file_printf(f, "timeline_count %d\ntimeline_view %d\ntimeline_spacing %lld\ntimeline_held %d\n",
                        u->readout.timeline_count, u->readout.timeline_view, r->timeline.spacing, r->timeline.held);

@@ -49,6 +49,7 @@ typedef struct ReadoutState {
     int keys_pressed, keys_captured; /* key presses that reached the app; those the UI kept */
     bool keyboard_captured;          /* the UI takes the keyboard now (a text field is active) */
     bool focused;                    /* the window has the input focus */
+    int mouse_presses, wheel_turns;  /* mouse button presses and wheel turns that reached the app */
     const UiModel *ui;
 } ReadoutState;
 

@@ -198,6 +198,9 @@ typedef struct App {
     struct {
         bool orbiting, panning;
         double x, y;
+        /* Button presses and wheel turns that reached the window, the UI's included: the readout
+         * shows them, so a test knows a click was taken before it reads what it did. */
+        int presses, wheel_turns;
     } mouse;
     /* Key presses that reached the app, and those of them the UI kept (a text field had the
      * keyboard): the readout shows both, so a test tells a key never delivered from one taken. */

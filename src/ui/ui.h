@@ -233,6 +233,7 @@ typedef struct UiReadout {
      * together, the scale bar's length in pixels (0 = none), its label and its box. */
     UiWidget widgets[UI_MAX_WIDGETS];
     int widget_count;
+    float mouse_at[2]; /* where the UI saw the mouse this frame, window pixels; -1 -1 when away */
     char hud[512];
     float scalebar_px;
     char scalebar_text[24];

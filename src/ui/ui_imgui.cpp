@@ -557,6 +557,10 @@ extern "C" void ui_frame(UiModel *m)
         deliver_queued();
     }
     ImGui::NewFrame();
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const bool mouse_valid = ImGui::IsMousePosValid(&mouse);
+    m->readout.mouse_at[0] = mouse_valid ? mouse.x : -1.0f;
+    m->readout.mouse_at[1] = mouse_valid ? mouse.y : -1.0f;
     // This frame sees the presses; the releases that came with them wait for the next.
     memset(ui.pressed, 0, sizeof ui.pressed);
     ui.frame_pressed = false;

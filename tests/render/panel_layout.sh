@@ -5,7 +5,8 @@
 # - the HUD says each word once (the CPU backend's line once said "cpu  CPU, 2 threads");
 # - in lecture mode (L, full screen at the screen's size), the panel lies inside the window and
 #   every control in it can be scrolled into view, every section open.
-# Every wait is for a condition, never a sleep.
+# Every wait is for what the readout says (a click or a key taken, the mouse where it was sent),
+# never for a time or a count of frames standing for one.
 # usage: panel_layout.sh APP OUT_DIR   (under xvfb-run, at the screen size to check)
 set -u
 if [ $# -ne 2 ]; then
@@ -82,10 +83,8 @@ for name in point_size exposure tree_levels dt steps/frame; do
     for f in 0.98 0.75 0.5 0.25 0.02; do # the low end last: 64 steps a frame would be slow
         snap
         widget "$name" || abort "no slider '$name' on screen"
-        xdotool mousemove --window "$wid" "$(awk "BEGIN { print int($X0 + 1 + ($X1 - $X0 - 2) * $f) }")" "$CY"
-        frames 2
-        xdotool click 1
-        frames 3
+        move "$(awk "BEGIN { print int($X0 + 1 + ($X1 - $X0 - 2) * $f) }")" "$CY" || abort "the mouse did not reach $name"
+        click 1 || abort "the click on $name did not reach the program"
         snap
         values_clear >/dev/null || { bad=1; fail "$name at $f: $(values_clear)"; }
     done
@@ -94,20 +93,9 @@ done
 
 # ---- Lecture mode: the panel unfolded, every section open, scrolled top to bottom ----
 # The mouse off the panel, over the scene, before the key.
-xdotool mousemove --window "$wid" 20 "$(($(rv size | cut -d' ' -f2) / 2))"
-frames 2
-# A key pressed while Xvfb is loaded is at times not delivered (seen once in 40 runs): pressed
-# again only after 15 s without an answer, far longer than the program takes to take it.
-lecture_on() {
-    local i
-    for i in 1 2 3; do
-        xdotool key --clearmodifiers l
-        wait_until "$pid" 15 value_is lecture 1 && return 0
-        [ $i -lt 3 ] && echo "L not taken in 15 s: pressed again"
-    done
-    return 1
-}
-lecture_on || abort "L did not start lecture mode"
+move 20 "$(($(rv size | cut -d' ' -f2) / 2))" || abort "the mouse did not reach the scene"
+key l || abort "L did not reach the program"
+wait_for "lecture mode" value_is lecture 1 || abort "L did not start lecture mode"
 screen=$(xdotool getdisplaygeometry)
 full() { [ "$(rv size)" = "$screen" ]; }
 wait_for "full screen at $screen" full || abort "lecture mode is $(rv size), not the screen's $screen"
@@ -115,19 +103,26 @@ frames 3
 hud_once "the lecture HUD"
 read -r W H <<<"$screen"
 
-# Clicks the widget NAME's left part (a header's or the title bar's arrow).
-click_arrow() {
+# Control NAME's box the same in two frames in a row (snap.txt the later): a click aimed at it
+# lands on it.
+steady() {
+    local was f
     snap
     widget "$1" || return 1
-    xdotool mousemove --window "$wid" "$(awk "BEGIN { print int($X0 + ($Y1 - $Y0) / 2) }")" "$CY"
-    frames 2
-    xdotool click 1
-    frames 3
+    was="$X0 $Y0 $X1 $Y1" f=$(awk '$1 == "frame" { print $2 }' snap.txt)
+    await "the frame after $f" frame_at_least $((f + 1)) || return 1
+    snap
+    widget "$1" && [ "$X0 $Y0 $X1 $Y1" = "$was" ]
+}
+# Clicks the widget NAME's left part (a header's or the title bar's arrow), where it stays.
+click_arrow() {
+    await "$1 to stay in place" steady "$1" || return 1
+    move "$(awk "BEGIN { print int($X0 + ($Y1 - $Y0) / 2) }")" "$CY" || return 1
+    click 1
 }
 click_arrow panel_title || abort "no title bar for the panel"
 wait_for "the panel to unfold" has_widget panel || abort "the title bar's arrow did not unfold the panel"
-frames 2
-snap
+wait_for "the unfolded panel to stay in place" steady panel
 widget panel
 if awk "BEGIN { exit !($X0 >= 0 && $Y0 >= 0 && $X1 <= $W && $Y1 <= $H) }"; then
     ok "the unfolded panel ($X0 $Y0 $X1 $Y1) lies inside the ${W}x$H window"
@@ -143,45 +138,55 @@ shown() {
     local v0=$X0 w0=$Y0 v1=$X1 w1=$Y1
     widget "$1" && awk "BEGIN { exit !($X0 >= $v0 && $Y0 >= $w0 && $X1 <= $v1 + 0.5 && $Y1 <= $w1 + 0.5) }"
 }
+# One turn of the wheel (4 up, 5 down) over the panel, taken; snap.txt is the frame after it.
 wheel() {
-    xdotool mousemove --window "$wid" "$(awk "BEGIN { print int(($PX0 + $PX1) / 2) }")" \
-        "$(awk "BEGIN { print int(($PY0 + $PY1) / 2) }")"
-    frames 1
-    xdotool click "$1"
-    frames 3
+    move "$(awk "BEGIN { print int(($PX0 + $PX1) / 2) }")" "$(awk "BEGIN { print int(($PY0 + $PY1) / 2) }")" ||
+        abort "the mouse did not reach the panel"
+    click "$1" || abort "the wheel did not reach the program"
     snap
 }
-# Scrolls until header NAME shows, then opens it; true when control INSIDE then appears.
+# Turns are counted only to end a scroll that never stops: the panel is a few screens tall.
+turns=0
+turned() {
+    turns=$((turns + 1))
+    [ $turns -le 100 ] || abort "the panel still scrolls after 100 turns of the wheel"
+}
+# The top of control NAME in snap.txt.
+top_of() { awk -v n="$1" '$1 == "widget" && $2 == n { print $4 }' snap.txt; }
+# Scrolls down until header NAME shows, then opens it; true when control INSIDE then appears. Each
+# turn and click is one the program took (the readout counts it), so a click is made again only
+# after one that the program took and that missed (the panel moved under it).
 open_section() {
-    local i
-    for i in $(seq 1 20); do
-        snap
-        shown "$1" && break
+    local i last=""
+    snap
+    until shown "$1"; do
+        # The end of the scroll reached: a turn taken that moved nothing.
+        [ "$(top_of "$1")" = "$last" ] && break
+        last=$(top_of "$1")
+        turned
         wheel 5
     done
     shown "$1" || { fail "the $1 header cannot be scrolled into view"; return 1; }
     has_widget "$2" && return 0
-    # A click that misses (the panel still settling from the wheel on a slow frame) is clicked
-    # again from a fresh look; one that opened the section shows its control within the frames.
     for i in 1 2 3; do
-        click_arrow "$1"
-        frames 5
+        click_arrow "$1" || { fail "the $1 header did not stay in place to be clicked"; return 1; }
         has_widget "$2" && return 0
+        echo "the click on the $1 header was taken at frame $TAKEN and did not open it: clicked again"
         snap
         shown "$1" || wheel 5
     done
-    fail "the $1 section did not open in 3 clicks"
+    fail "the $1 section did not open in 3 clicks taken"
     return 1
 }
 open_section Scene seed && open_section Presets preset && open_section Diagnostics check_forces &&
     ok "every section opened"
 # Back to the top: until the first header stays where it is for two turns of the wheel.
 last="" still=0
-for i in $(seq 1 40); do
+while [ $still -lt 2 ]; do
+    turned
     wheel 4
-    now=$(awk '$1 == "widget" && $2 == "Simulation" { print $4 }' snap.txt)
+    now=$(top_of Simulation)
     if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; fi
-    [ $still -ge 2 ] && break
     last=$now
 done
 # Down to the end: each control seen inside the panel at some place of the scroll (the timeline's
@@ -190,12 +195,13 @@ snap
 all=$(awk '$1 == "widget" { print $2 }' snap.txt | grep -v -x -e panel -e panel_title -e panel_view -e 'timeline.*' |
     sort -u)
 seen="" last="" still=0
-for i in $(seq 1 40); do
+while :; do
     for name in $all; do shown "$name" && seen="$seen $name"; done
-    now=$(awk '$1 == "widget" && $2 == "check_forces" { print $4 }' snap.txt)
+    now=$(top_of check_forces)
     if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; fi
     [ $still -ge 2 ] && break
     last=$now
+    turned
     wheel 5
 done
 missing=""

@@ -1,19 +1,25 @@
 # What the window tests share (window_controls.sh, presets_window.sh, panel_layout.sh), sourced
 # after checks.sh. The test runs the program in a window on Xvfb as $pid, its output in app.log,
-# and the program rewrites the readout file $readout every frame.
+# and the program rewrites the readout file $readout every frame. A wait is for what the readout
+# says, never for a time or a number of frames taken as a time: a machine shared with other work
+# draws a frame in milliseconds or in seconds, and X delivers what a test sends when it can.
 #   require_window           exits 77 (skipped) without xdotool or a display
 #   enter_out DIR            require_window, then works in DIR made afresh, the readout file
 #                            $readout there and no program yet ($pid empty)
 #   finish / abort WHY       end the test (the program with it); abort counts WHY as a failure
 #                            and shows the program's last words
 #   rv KEY                   the readout's value of KEY
-#   wait_for WHAT CMD...     polls CMD up to 60 s (a loaded machine draws slowly); a timeout is a
-#                            failure, the program's end aborts
-#   frames N                 waits until N more frames were drawn: the program has seen what was
-#                            sent before
+#   wait_for WHAT CMD...     polls CMD until it holds; gives up (a failure) once both 60 s and 20
+#                            frames have passed without it, or no frame came for 120 s: the
+#                            program had the time and the frames to answer; its end aborts
+#   await WHAT CMD...        the same, its giving up not counted: 1
+#   frames N                 waits until N more frames were drawn (however long they take)
 #   value_is KEY VALUE       the readout's KEY holds VALUE
 #   widget NAME              the box of a control: X0 Y0 X1 Y1, its middle CX CY
-#   move X Y                 the mouse to window pixel X, Y
+#   move X Y                 the mouse to window pixel X, Y; waits until the UI sees it there
+#   click BUTTON             clicks (1 left, 4 and 5 the wheel) where the mouse is; waits until
+#                            the program has the press and a frame after it (TAKEN, the frame
+#                            that took it): what the click did shows in the readout
 #   key KEY                  presses a key or chord, waits until the program has it
 
 require_window() {
@@ -49,26 +55,56 @@ abort() {
 
 rv() { readout_value "$readout" "$1"; }
 
-wait_for() {
+# One wait (wait_for, await): gives up when the program has had 60 s and 20 frames, or drew
+# nothing for 120 s; 2 when it ended.
+waiting() {
+    local start=$SECONDS f0 f last at=$SECONDS
+    f0=$(rv frame) last=$f0
+    until "$@"; do
+        kill -0 "$pid" 2>/dev/null || return 2
+        f=$(rv frame)
+        [ "$f" != "$last" ] && last=$f at=$SECONDS
+        if [ $((SECONDS - start)) -ge 60 ] && [ $((${f:-0} - ${f0:-0})) -ge 20 ]; then return 1; fi
+        [ $((SECONDS - at)) -ge 120 ] && return 1
+        sleep 0.02
+    done
+    return 0
+}
+
+await() {
     local what=$1
     shift
-    wait_until "$pid" 60 "$@"
+    waiting "$@"
     case $? in
     0) return 0 ;;
-    1)
-        fail "timed out waiting for $what"
-        return 1
-        ;;
+    1) return 1 ;;
     *) abort "the program ended while waiting for $what" ;;
     esac
 }
 
+wait_for() {
+    await "$@" && return 0
+    fail "timed out waiting for $1 (at frame $(rv frame))"
+    return 1
+}
+
 frame_at_least() { local f; f=$(rv frame); [ -n "$f" ] && [ "$f" -ge "$1" ]; }
 
+# N frames, however long they take: given up only when the program draws none for 120 s.
 frames() {
-    local now
-    now=$(rv frame)
-    wait_for "$1 frames" frame_at_least $((now + $1))
+    local now start=$SECONDS at=$SECONDS last
+    now=$(rv frame) last=$now
+    until frame_at_least $((now + $1)); do
+        kill -0 "$pid" 2>/dev/null || abort "the program ended while waiting for $1 frames"
+        local f
+        f=$(rv frame)
+        [ "$f" != "$last" ] && last=$f at=$SECONDS
+        if [ $((SECONDS - at)) -ge 120 ]; then
+            fail "no frame drawn for 120 s (frame $f)"
+            return 1
+        fi
+        sleep 0.02
+    done
 }
 
 value_is() { [ "$(rv "$1")" = "$2" ]; }
@@ -90,21 +126,50 @@ widget() {
     CX=$(calc "int(($X0 + $X1) / 2)")
     CY=$(calc "int(($Y0 + $Y1) / 2)")
 }
-move() { xdotool mousemove --window "$wid" "$1" "$2"; }
+# Where the UI saw the mouse in the last frame is X, Y.
+mouse_is() { awk -v a="$(rv mouse_at)" -v x="$1" -v y="$2" 'BEGIN { split(a, m, " "); exit !(m[1] == x && m[2] == y) }'; }
+move() {
+    xdotool mousemove --window "$wid" "$1" "$2"
+    wait_for "the mouse at $1 $2 (the UI sees it at $(rv mouse_at))" mouse_is "$1" "$2"
+}
+
+count_above() { local n; n=$(rv "$1"); [ -n "$n" ] && [ "$n" -gt "$2" ]; }
+# A click is taken in the frame whose readout first counts it (the press and the UI's answer to it
+# in one frame); a frame later its release is taken too, and the next click is a click of its own.
+click() {
+    local count=mouse_presses before
+    case $1 in 4 | 5) count=wheel_turns ;; esac
+    before=$(rv $count)
+    xdotool click "$1"
+    wait_for "the click $1 to reach the program" count_above $count "$before" || return 1
+    TAKEN=$(rv frame)
+    frames 1
+}
 
 # Presses a key (or a chord) and waits until the program has seen it: a key that never arrives
 # fails here, with where the keyboard was, rather than as a control that did not answer.
 key_arrived() { local k; k=$(rv keys_pressed); [ -n "$k" ] && [ "$k" -gt "$1" ]; }
+# A key goes to the window that has X's focus: the window gets it first if it lost it (a window
+# that goes full screen is mapped again). A key the program never counted, given the time and the
+# frames to take it, is sent again once: the readout says the first never arrived.
 key() {
-    local before taken
+    local before taken try
     before=$(rv keys_pressed) taken=$(rv keys_captured)
-    xdotool key --clearmodifiers "$1"
-    # A chord's modifiers are let go for certain: one held on would turn every later key into a
-    # chord the program ignores.
-    case "$1" in *+*) xdotool keyup ctrl shift alt ;; esac
-    if ! wait_for "the key $1 to reach the program" key_arrived "$before"; then
-        echo "  window focused $(rv focused), X focus on $(xdotool getwindowfocus 2>&1) (the program's is $wid)"
-    fi
+    for try in 1 2; do
+        if [ -n "${wid:-}" ] && [ "$(xdotool getwindowfocus 2>/dev/null)" != "$wid" ]; then
+            timeout 10 xdotool windowfocus --sync "$wid" 2>/dev/null
+        fi
+        xdotool key --clearmodifiers "$1"
+        # A chord's modifiers are let go for certain: one held on would turn every later key into a
+        # chord the program ignores.
+        case "$1" in *+*) xdotool keyup ctrl shift alt ;; esac
+        await "the key $1" key_arrived "$before" && break
+        echo "the key $1 did not reach the program: window focused $(rv focused), X focus on $(xdotool getwindowfocus 2>&1) (the program's is ${wid:-unknown})"
+        if [ $try -eq 2 ]; then
+            fail "the key $1 never reached the program"
+            return 1
+        fi
+    done
     frames 3
     if [ "$(rv keys_captured)" != "$taken" ]; then
         fail "the panel took the key $1 meant for the program (a control held the keyboard)"
