@@ -11,6 +11,8 @@
 #   pericentre, where the encounter heats the disks.
 # Every wait is for a condition, never a sleep.
 # usage: heating_window.sh APP MEASURE OUT_DIR   (under xvfb-run)
+# STARBURST_TEST_BACKEND=cuda runs the same on a GPU machine (NVIDIA's GLX on Xvfb).
+backend=${STARBURST_TEST_BACKEND:-cpu}
 set -u
 if [ $# -ne 3 ]; then
     echo "usage: heating_window.sh APP MEASURE OUT_DIR" >&2
@@ -28,7 +30,7 @@ samples_at_least() { local s; s=$(rv heating_samples_0); [ -n "$s" ] && [ "$s" -
 # |a - b| <= tol
 close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= t) }'; }
 
-STARBURST_READOUT=$readout "$app" --backend cpu --scene disk -n $n --seed $seed --steps-per-frame 8 --size 1000x700 \
+STARBURST_READOUT=$readout "$app" --backend "$backend" --scene disk -n $n --seed $seed --steps-per-frame 8 --size 1000x700 \
     >app.log 2>&1 &
 pid=$!
 focus_window
@@ -104,7 +106,7 @@ pid=
 # encounter's: shown in Diagnostics in plain words, never flagged.
 readout=$PWD/collision.readout
 rm -f "$readout"
-STARBURST_READOUT=$readout "$app" --backend cpu --scene collision -n $n --steps-per-frame 24 --size 1000x700 \
+STARBURST_READOUT=$readout "$app" --backend "$backend" --scene collision -n $n --steps-per-frame 24 --size 1000x700 \
     >app.log 2>&1 &
 pid=$!
 focus_window

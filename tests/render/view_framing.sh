@@ -10,6 +10,8 @@
 # never moving out, and the user's zoom kept.
 # Every wait is for a condition, never a sleep.
 # usage: view_framing.sh APP CHECKER OUT_DIR   (under xvfb-run, on a screen of 1920x1080 or more)
+# STARBURST_TEST_BACKEND=cuda runs the same on a GPU machine (NVIDIA's GLX on Xvfb).
+backend=${STARBURST_TEST_BACKEND:-cpu}
 set -u
 if [ $# -ne 3 ]; then
     echo "usage: view_framing.sh APP CHECKER OUT_DIR" >&2
@@ -28,7 +30,7 @@ run() { # NAME SIZE [OPTIONS...]
     local name=$1 size=$2
     shift 2
     rm -f readout.txt
-    STARBURST_READOUT=readout.txt timeout 120 "$app" --backend cpu -n 2048 --frames 6 --size "$size" \
+    STARBURST_READOUT=readout.txt timeout 120 "$app" --backend "$backend" -n 2048 --frames 6 --size "$size" \
         --screenshot "$name.png" "$@" >"$name.log" 2>&1
     local status=$?
     cp readout.txt "$name.readout" 2>/dev/null
@@ -81,7 +83,7 @@ fi
 readout=$PWD/live.readout
 pid=
 rm -f "$readout"
-STARBURST_READOUT=$readout "$app" --backend cpu -n 2048 --size 1280x720 >live.log 2>&1 &
+STARBURST_READOUT=$readout "$app" --backend "$backend" -n 2048 --size 1280x720 >live.log 2>&1 &
 pid=$!
 focus_window
 frames 3
@@ -149,7 +151,7 @@ fi
 printf '[Far pair]\nscene = collision\nseparation = 45\npericentre = 3\n' >far.ini
 readout=$PWD/pair.readout
 rm -f "$readout"
-STARBURST_READOUT=$readout "$app" --backend cpu -n 1024 --presets far.ini --preset "Far pair" --steps-per-frame 50 \
+STARBURST_READOUT=$readout "$app" --backend "$backend" -n 1024 --presets far.ini --preset "Far pair" --steps-per-frame 50 \
     --size 1280x720 >pair.log 2>&1 &
 pid=$!
 focus_window
