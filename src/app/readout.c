@@ -86,6 +86,7 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
     put_text(f, "scalebar_text", u->readout.scalebar_text);
     atomic_file_printf(f, "scalebar_box %.1f %.1f %.1f %.1f\n", (double)u->readout.scalebar_box[0], (double)u->readout.scalebar_box[1],
                        (double)u->readout.scalebar_box[2], (double)u->readout.scalebar_box[3]);
+    atomic_file_printf(f, "panel_scroll %.1f %.1f\n", (double)u->readout.panel_scroll[0], (double)u->readout.panel_scroll[1]);
     for (int i = 0; i < u->readout.widget_count; i++) {
         const UiWidget *w = &u->readout.widgets[i];
         char name[sizeof w->name];

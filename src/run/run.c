@@ -52,23 +52,40 @@ static void hdf5_series_settings(Run *r)
                 "is read back in step, v - a(x) lead, by its first force evaluation");
 }
 
-/* --open's series of TIPSY files runs with the settings saved beside its first (snap.tipsy.ini,
- * as a save writes them): dt, softening and the physical scale, where it has them; without them
- * the defaults, said in one line. HDF5 snapshots: hdf5_series_settings. */
-static void series_settings(Run *r)
+/* The scale a series runs on, one rule for run_make and run_open_units: HDF5 in the units it was
+ * written in (none: model units), a TIPSY on its .ini's scale (none for a run in model units), a
+ * TIPSY without a readable .ini on open_units. For a TIPSY, *rc is state_read_settings' answer,
+ * its settings in saved and what is wrong with them in why; for HDF5 *rc is 2. */
+static Units open_scale(const SnapshotSeries *s, const Units *open_units, SavedRun *saved, int *rc, char *why,
+                        size_t whylen)
+{
+    const char *first = series_path(s, 0);
+    if (snapshot_hdf5_is(first)) {
+        *rc = 2;
+        return series_units(s);
+    }
+    *rc = state_read_settings(first, saved, why, whylen);
+    return *rc == 0 ? saved->units : *open_units;
+}
+
+/* --open's series on its scale (open_scale), with its settings: a TIPSY series those saved beside
+ * its first (snap.tipsy.ini, as a save writes them), dt and softening where it has them; without
+ * them the defaults, said in one line. HDF5 snapshots: hdf5_series_settings. */
+static void series_settings(Run *r, const Units *open_units)
 {
     SnapshotSeries *s = r->series;
     const char *first = series_path(s, 0);
-    if (snapshot_hdf5_is(first)) {
+    SavedRun saved;
+    char err[512];
+    int rc;
+    const Units u = open_scale(s, open_units, &saved, &rc, err, sizeof err);
+    if (rc == 2) {
         hdf5_series_settings(r);
         return;
     }
-    SavedRun saved;
-    char err[512];
-    const int rc = state_read_settings(first, &saved, err, sizeof err);
+    series_set_units(s, &u); /* a run without a scale stays in model units */
     if (rc == 0) {
         series_set_settings(s, saved.params.dt, saved.params.softening);
-        series_set_units(s, &saved.units); /* a run without a scale stays in model units */
         run_say(r, RUN_SAY_CONSOLE, "--open: dt %g and softening %g%s from %s.ini", saved.params.dt,
                 saved.params.softening, units_physical(&saved.units) ? ", with the run's units," : "", first);
         return;
@@ -85,13 +102,9 @@ int run_open_units(const char *path, const Units *open_units, Units *out, char *
     SnapshotSeries *s = series_open(path, err, errlen);
     if (!s) return -1;
     SavedRun saved;
-    char ignored[512];
-    /* As run_make takes them: HDF5 in the units it was written in, TIPSY on its .ini's scale (none
-     * for a run in model units), a TIPSY without one on open_units. */
-    if (snapshot_hdf5_is(series_path(s, 0))) *out = series_units(s);
-    else if (state_read_settings(series_path(s, 0), &saved, ignored, sizeof ignored) == 0)
-        *out = saved.units; /* series_settings says what is wrong with an ini that does not read */
-    else *out = *open_units;
+    char ignored[512]; /* series_settings says what is wrong with an .ini that does not read */
+    int rc;
+    *out = open_scale(s, open_units, &saved, &rc, ignored, sizeof ignored);
     series_close(s);
     return 0;
 }
@@ -131,9 +144,7 @@ Run *run_make(const RunDesc *d, char *err, size_t errlen)
             free(r);
             return NULL;
         }
-        /* HDF5 snapshots are read back in the units they were written in (none: model units). */
-        if (!snapshot_hdf5_is(series_path(r->series, 0))) series_set_units(r->series, &d->open_units);
-        series_settings(r);
+        series_settings(r, &d->open_units);
         r->source.from_series = true;
         r->source.scene.kind = SCENE_TIPSY;
     }

@@ -234,6 +234,7 @@ typedef struct UiReadout {
     UiWidget widgets[UI_MAX_WIDGETS];
     int widget_count;
     float mouse_at[2]; /* where the UI saw the mouse this frame, window pixels; -1 -1 when away */
+    float panel_scroll[2]; /* the panel's scroll from its top and the most it scrolls, pixels; -1 -1 folded */
     char hud[512];
     float scalebar_px;
     char scalebar_text[24];

@@ -496,6 +496,8 @@ static void panel(UiModel *m)
     // The title bar (its arrow folds and unfolds the panel), the whole panel, and the part of it
     // where the controls show (cut to the screen).
     const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    m->readout.panel_scroll[0] = open ? ImGui::GetScrollY() : -1.0f;
+    m->readout.panel_scroll[1] = open ? ImGui::GetScrollMaxY() : -1.0f;
     ui_note_rect(m, "panel title", at, ImVec2(at.x + size.x, at.y + ImGui::GetFrameHeight()));
     if (open) {
         ui_note_rect(m, "panel", at, ImVec2(at.x + size.x, at.y + size.y));
@@ -541,6 +543,7 @@ extern "C" void ui_frame(UiModel *m)
     if (!ui.created) return;
     m->readout.widget_count = 0;
     m->readout.hud[0] = '\0';
+    m->readout.panel_scroll[0] = m->readout.panel_scroll[1] = -1.0f; /* no panel drawn */
     set_mode(m->controls.lecture);
     ImGui_ImplOpenGL3_NewFrame();
     if (ui.glfw) {

@@ -70,7 +70,8 @@ hud_once() {
     if [ -z "$repeated" ]; then ok "$1: the HUD says each word once: $hud"; else fail "$1: the HUD repeats '$repeated': $hud"; fi
 }
 
-STARBURST_READOUT=$readout "$app" --backend cpu -n 1024 >app.log 2>&1 &
+# STARBURST_TEST_BACKEND=cuda runs the same on a GPU machine (NVIDIA's GLX on Xvfb).
+STARBURST_READOUT=$readout "$app" --backend "${STARBURST_TEST_BACKEND:-cpu}" -n 1024 >app.log 2>&1 &
 pid=$!
 focus_window
 frames 3
@@ -147,22 +148,20 @@ wheel() {
 }
 # Turns are counted only to end a scroll that never stops: the panel is a few screens tall.
 turns=0
+# The panel's scroll in snap.txt: at its top, at its end (the readout's "panel_scroll Y MAX").
+scroll_at() { awk -v w="$1" '$1 == "panel_scroll" { exit !(w == "top" ? $2 <= 0 : $2 >= $3) }' snap.txt; }
 turned() {
     turns=$((turns + 1))
     [ $turns -le 100 ] || abort "the panel still scrolls after 100 turns of the wheel"
 }
-# The top of control NAME in snap.txt.
-top_of() { awk -v n="$1" '$1 == "widget" && $2 == n { print $4 }' snap.txt; }
 # Scrolls down until header NAME shows, then opens it; true when control INSIDE then appears. Each
 # turn and click is one the program took (the readout counts it), so a click is made again only
 # after one that the program took and that missed (the panel moved under it).
 open_section() {
-    local i last=""
+    local i
     snap
     until shown "$1"; do
-        # The end of the scroll reached: a turn taken that moved nothing.
-        [ "$(top_of "$1")" = "$last" ] && break
-        last=$(top_of "$1")
+        scroll_at end && break
         turned
         wheel 5
     done
@@ -180,27 +179,21 @@ open_section() {
 }
 open_section Scene seed && open_section Presets preset && open_section Diagnostics check_forces &&
     ok "every section opened"
-# Back to the top: until the first header stays where it is for two turns of the wheel.
-last="" still=0
-while [ $still -lt 2 ]; do
+# Back to the top.
+snap
+until scroll_at top; do
     turned
     wheel 4
-    now=$(top_of Simulation)
-    if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; fi
-    last=$now
 done
 # Down to the end: each control seen inside the panel at some place of the scroll (the timeline's
 # slider lies under the view, outside it).
 snap
 all=$(awk '$1 == "widget" { print $2 }' snap.txt | grep -v -x -e panel -e panel_title -e panel_view -e 'timeline.*' |
     sort -u)
-seen="" last="" still=0
+seen=""
 while :; do
     for name in $all; do shown "$name" && seen="$seen $name"; done
-    now=$(top_of check_forces)
-    if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; fi
-    [ $still -ge 2 ] && break
-    last=$now
+    scroll_at end && break
     turned
     wheel 5
 done

@@ -148,27 +148,35 @@ if run "pair-start" 1280x720 --preset "Milky Way + Andromeda"; then
 fi
 # The approach itself on a pair that meets sooner (45 disk scale lengths apart, pericentre in
 # about 370 Myr), so that it is seen within a test's time.
+# The approach takes some 1,500 steps (0.25 Myr each): 50 a frame on the CPU (a few frames a
+# second), 2 on the GPU (hundreds), so that it spans tens of frames of either and is sampled as it
+# happens; the sampling ends by simulated time, at twice that. The run is
+# paused for its first screenshot, so that it shows the start however fast the frames come.
 printf '[Far pair]\nscene = collision\nseparation = 45\npericentre = 3\n' >far.ini
+case $backend in cpu) pace=50 ;; *) pace=2 ;; esac
 readout=$PWD/pair.readout
 rm -f "$readout"
-STARBURST_READOUT=$readout "$app" --backend "$backend" -n 1024 --presets far.ini --preset "Far pair" --steps-per-frame 50 \
-    --size 1280x720 >pair.log 2>&1 &
+STARBURST_READOUT=$readout "$app" --backend "$backend" -n 1024 --presets far.ini --preset "Far pair" \
+    --steps-per-frame $pace --size 1280x720 >pair.log 2>&1 &
 pid=$!
 focus_window
+key space
+wait_for "the pause" value_is paused 1
 wait_for "the pair framed" value_is pair_view 1 || abort "pair_view is '$(rv pair_view)' for the far pair"
-d0=$(rv camera_distance)
+d0=$(rv camera_distance) t0=$(rv time_text)
 SHOT=
 shoot
+key space
+wait_for "the run going on" value_is paused 0
 # The size of the larger galaxy in a screenshot's check: "sizes A B px".
 larger() { sed -n 's/.*sizes \([0-9]*\) \([0-9]*\) px.*/\1 \2/p' <<<"$1" | awk '{ print ($1 > $2 ? $1 : $2) }'; }
 said=$("$checker" "$SHOT" --clusters 2 --block 4 --threshold 30 --sizes)
-echo "the start: $said"
+echo "the start, at $t0: $said"
 s0=$(larger "$said")
 # Followed in: the distance falls with the pair's extent, never jumping back out.
 last=$d0 jumps=0 samples=0
 closer() { awk -v d="$(rv camera_distance)" -v d0="$d0" 'BEGIN { exit !(d < d0 / 2.5) }'; }
-for _ in $(seq 1 200); do
-    closer && break
+while ! closer && [ "$(rv step)" -lt 3000 ]; do
     frames 1 || break
     now=$(rv camera_distance)
     samples=$((samples + 1))
