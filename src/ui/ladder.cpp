@@ -135,6 +135,8 @@ void ui_ladder_window(UiModel *m)
     const ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
     if (ImGui::Begin("Kernel ladder", nullptr, flags)) {
+        const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+        ui_note_rect(m, "ladder window", at, ImVec2(at.x + size.x, at.y + size.y)); // its controls are not the panel's
         ImGui::PushItemWidth(px(180.0f));
         ui_ladder_contents(m, fminf(fmaxf(io.DisplaySize.x * 0.3f, px(140.0f)), px(260.0f)));
         ImGui::PopItemWidth();

@@ -37,7 +37,7 @@ focus_window
 
 if value_is heating_disks 1; then ok "one disk watched"; else abort "heating_disks is '$(rv heating_disks)', not 1"; fi
 wait_for "two samples after the start" samples_at_least 3 || abort "heating samples: $(rv heating_samples_0)"
-cp "$readout" snap.txt
+snap
 bad=""
 for k in heating_rmsz0_0 heating_rmsz_0 heating_sigmar0_0 heating_sigmar_0 heating_q0_0 heating_q_0 heating_time heating_cost; do
     positive "$k" || bad="$bad $k=$(readout_value snap.txt "$k")"
@@ -65,8 +65,7 @@ fi
 widget_box() { awk -v n="$1" '$1 == "widget" && $2 == n { print int(($3 + $5) / 2), int(($4 + $6) / 2); exit }' "$readout"; }
 read -r cx cy <<<"$(widget_box Diagnostics)"
 if [ -n "${cx:-}" ]; then
-    xdotool mousemove --window "$wid" "$cx" "$cy"
-    frames 2
+    move "$cx" "$cy"
     # Down and up in frames of their own: ImGui takes a press and release within one frame as none.
     xdotool mousedown 1
     frames 2
@@ -116,8 +115,7 @@ if wait_for "the disks flagged before the encounter" flagged_early; then
 fi
 # Diagnostics open, to see the line that says what the drift is.
 read -r cx cy <<<"$(widget_box Diagnostics)"
-xdotool mousemove --window "$wid" "$cx" "$cy"
-frames 2
+move "$cx" "$cy"
 xdotool mousedown 1
 frames 2
 xdotool mouseup 1

@@ -18,8 +18,7 @@ app=$(realpath "$1") out=$2
 . "$(dirname "$(realpath "$0")")/window_checks.sh"
 enter_out "$out"
 
-# Snapshot of the readout, so that every check of one step reads the same frame.
-snap() { cp "$readout" snap.txt; }
+# Every check of one step reads the same frame: a snapshot of the readout (snap).
 has_widget() { awk -v n="$1" '$1 == "widget" && $2 == n { found = 1 } END { exit !found }' "$readout"; }
 # The box of control NAME in the last snapshot: X0 Y0 X1 Y1, and its centre CX CY.
 widget() {
@@ -186,10 +185,15 @@ until scroll_at top; do
     wheel 4
 done
 # Down to the end: each control seen inside the panel at some place of the scroll (the timeline's
-# slider lies under the view, outside it).
+# slider lies under the view, outside it; on a GPU the kernel ladder's window, bottom left, holds
+# controls of its own).
 snap
-all=$(awk '$1 == "widget" { print $2 }' snap.txt | grep -v -x -e panel -e panel_title -e panel_view -e 'timeline.*' |
-    sort -u)
+all=$(awk '$1 == "widget" && $2 == "ladder_window" { lx0 = $3; ly0 = $4; lx1 = $5; ly1 = $6; ladder = 1 }
+        $1 == "widget" { name[++n] = $2; x0[n] = $3; y0[n] = $4; x1[n] = $5; y1[n] = $6 }
+        END {
+            for (i = 1; i <= n; i++)
+                if (!(ladder && x0[i] >= lx0 && y0[i] >= ly0 && x1[i] <= lx1 && y1[i] <= ly1)) print name[i]
+        }' snap.txt | grep -v -x -e panel -e panel_title -e panel_view -e ladder_window -e 'timeline.*' | sort -u)
 seen=""
 while :; do
     for name in $all; do shown "$name" && seen="$seen $name"; done

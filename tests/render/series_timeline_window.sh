@@ -43,7 +43,7 @@ done
 
 # A readout taken whole (the program replaces the file every frame): SEEN_* from one frame.
 seen() {
-    cp "$readout" seen.txt 2>/dev/null || return 1
+    snap seen.txt
     SEEN_FRAME=$(readout_value seen.txt frame) SEEN_READ=$(readout_value seen.txt series_read)
     SEEN_TEXT=$(readout_value seen.txt series_text) SEEN_KEYFRAMES=$(readout_value seen.txt timeline_count)
     SEEN_ALL=$(readout_value seen.txt series_count)

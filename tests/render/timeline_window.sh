@@ -81,8 +81,7 @@ esac
 # ---- The slider, dragged across its range ----
 widget timeline
 dt=$(rv dt)
-xdotool mousemove --window "$wid" "$(calc "int($X1 - 3)")" "$CY"
-frames 2
+move "$(calc "int($X1 - 3)")" "$CY"
 xdotool mousedown 1
 wait_for "the pause at the press" value_is paused 1
 count=$(rv timeline_count)

@@ -28,7 +28,6 @@ half_place() { awk -v f="$1" 'BEGIN { d = index(f, ".") ? length(f) - index(f, "
 # A copy of the readout as one frame wrote it: the figures of one check come from one frame (the
 # program rewrites the file every frame, and a clock read a frame after its countdown is ahead by
 # that frame's steps).
-snap() { cp "$readout" snap.txt; }
 sv() { readout_value snap.txt "$1"; }
 # One step while paused ('.'), taken: the readout's step count moved on.
 stepped() { [ "$(rv step)" -gt "$1" ]; }

@@ -197,8 +197,10 @@ else
     fail "the larger galaxy spans '$s1' px, '$s0' px at the start"
 fi
 # The user's zoom: the view is theirs, and stays where they put it while the pair goes on.
-xdotool mousemove --window "$wid" 300 360
-xdotool click 5
+# The mouse over the scene as the UI sees it before the wheel turns (a turn over the panel is the
+# panel's), and the turn taken.
+move 300 360 || abort "the mouse did not reach the scene"
+click 5 || abort "the wheel did not reach the program"
 wait_for "the pair no longer framed" value_is pair_view 0
 frames 2
 mine=$(rv camera_distance) t_mine=$(rv time)

@@ -9,6 +9,7 @@
 #   finish / abort WHY       end the test (the program with it); abort counts WHY as a failure
 #                            and shows the program's last words
 #   rv KEY                   the readout's value of KEY
+#   snap [FILE]              a copy of the readout as one frame wrote it, in FILE (snap.txt)
 #   wait_for WHAT CMD...     polls CMD until it holds; gives up (a failure) once both 60 s and 20
 #                            frames have passed without it, or no frame came for 120 s: the
 #                            program had the time and the frames to answer; its end aborts
@@ -54,6 +55,16 @@ abort() {
 }
 
 rv() { readout_value "$readout" "$1"; }
+
+# The program replaces the readout every frame (a rename): a copy that met a replacement is made
+# again, so the copy is always one frame's whole readout.
+snap() {
+    local to=${1:-snap.txt}
+    until cp "$readout" "$to" 2>/dev/null && [ -s "$to" ]; do
+        kill -0 "$pid" 2>/dev/null || abort "the program ended while its readout was read"
+        sleep 0.01
+    done
+}
 
 # One wait (wait_for, await): gives up when the program has had 60 s and 20 frames, or drew
 # nothing for 120 s; 2 when it ended.
