@@ -140,15 +140,28 @@ static void app_update_rates(App *a, double t, int steps)
     }
 }
 
+/* Who draws n bodies: as asked, or (auto) CUDA from APP_DRAW_CUDA_MIN bodies where the simulation
+ * runs on CUDA. */
+static RenderDraw app_drawer(const App *a, int n)
+{
+    if (a->set.draw == APP_DRAW_GL) return RENDER_DRAW_GL;
+    if (a->set.draw == APP_DRAW_CUDA) return RENDER_DRAW_CUDA;
+    return n >= APP_DRAW_CUDA_MIN && sim_backend(run_sim(a->run)) == SIM_BACKEND_CUDA ? RENDER_DRAW_CUDA
+                                                                                      : RENDER_DRAW_GL;
+}
+
 /* The bodies as the vertex buffer holds them after the advance (point sprites, HDR, tonemap), and
- * the tree's boxes, into the window or the headless framebuffer. */
+ * the tree's boxes, into the window or the headless framebuffer. Where CUDA was asked to draw and
+ * cannot, GL draws, said once. */
 static void app_draw(App *a)
 {
     int w, h;
     render_context_size(a->ctx, &w, &h);
     if (w <= 0 || h <= 0) return; /* minimised */
+    const int n = sim_count(run_sim(a->run));
     RenderView v = {
-        .n = sim_count(run_sim(a->run)),
+        .n = n,
+        .draw = app_drawer(a, n),
         .width = w,
         .height = h,
         .framebuffer = render_context_framebuffer(a->ctx),
@@ -164,6 +177,10 @@ static void app_draw(App *a)
     const bool framed = app_view_region(a, w, h, &region);
     camera_matrices_in(&a->camera, w, h, framed ? &region : NULL, v.view, v.proj);
     renderer_draw(a->renderer, &v);
+    if (v.draw == RENDER_DRAW_CUDA && renderer_drawn_by(a->renderer) != RENDER_DRAW_CUDA && !a->draw_note_said) {
+        a->draw_note_said = true;
+        app_say(a, "starburst: %s\n", renderer_draw_note(a->renderer));
+    }
 }
 
 /* The panel and HUD over the frame, from the UI model; its buttons raise the next frame's requests. */
@@ -209,6 +226,7 @@ static void app_write_readout(App *a)
         .alarm = a->msg.alarm,
         .notice = a->msg.notice,
         .force = sim_force(run_sim(a->run)),
+        .drawn_by = renderer_draw_name(renderer_drawn_by(a->renderer)),
         .tree_boxes = a->ui.controls.show_tree ? a->tree.drawn : 0,
         .tree_capped = a->ui.controls.show_tree && a->tree.capped,
         .screenshot = a->rec.screenshot[0] ? a->rec.screenshot : NULL,

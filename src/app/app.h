@@ -10,6 +10,11 @@
 #include "scene/scene.h"
 #include "sim/sim.h"
 
+/* AppOptions.draw: who draws the bodies (render/renderer.h's RenderDraw), or auto: CUDA from
+ * APP_DRAW_CUDA_MIN bodies where the simulation runs on CUDA, GL below (docs/PERFORMANCE.md). */
+enum { APP_DRAW_AUTO = 0, APP_DRAW_GL, APP_DRAW_CUDA };
+#define APP_DRAW_CUDA_MIN 65536
+
 typedef struct AppOptions {
     SceneDesc scene;
     bool scene_given; /* --scene named one */
@@ -27,6 +32,7 @@ typedef struct AppOptions {
     int width, height;
     float point_size, exposure;
     ColorMode color_mode;
+    int draw; /* APP_DRAW_* */
     bool auto_rotate;
     bool show_halo;          /* draw the dark-matter halo bodies */
     bool lecture;            /* full screen, large type, the kernel ladder on stage */

@@ -25,6 +25,15 @@ static const char *precision_choice(int v)
     return names[v];
 }
 
+#define OPTION_TEXT_OF(x) #x
+#define OPTION_TEXT(x) OPTION_TEXT_OF(x)
+
+static const char *draw_choice(int v)
+{
+    static const char *const names[] = {[APP_DRAW_AUTO] = "auto", [APP_DRAW_GL] = "gl", [APP_DRAW_CUDA] = "cuda"};
+    return names[v];
+}
+
 /* AppOptions.follow: 0 nothing, 1 galaxy A, 2 galaxy B, 3 the whole system. */
 static const char *follow_choice(int v)
 {
@@ -222,6 +231,10 @@ static const AppOption table[] = {
      .help = "what the colours show (default component)",
      .value = CHOICE(color_choice, COLOR_BY_COMPONENT, COLOR_MODE_COUNT, "colour mode"), .app = APP(color_mode, INT),
      .preset = PRE(color_mode, INT), .preset_bit = PRESET_COLOR},
+    {"--draw", .arg = "D",
+     .help = "who draws the bodies: gl (point sprites), cuda (splatted by a kernel,\n"
+             "the same picture), auto (default: CUDA from " OPTION_TEXT(APP_DRAW_CUDA_MIN) " bodies on CUDA)",
+     .value = CHOICE(draw_choice, APP_DRAW_AUTO, APP_DRAW_CUDA + 1, "drawing"), .app = APP(draw, INT)},
     {"--auto-rotate", .key = "auto_rotate", .help = "turn the camera slowly", .value = FLAG,
      .app = APP(auto_rotate, BOOL), .preset = PRE(auto_rotate, BOOL), .preset_bit = PRESET_AUTO_ROTATE},
     {.key = "camera_yaw", .value = NUMBER(-360, 360, "degrees"), .preset = PRE(camera_yaw, FLOAT),

@@ -44,7 +44,7 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
     atomic_file_printf(f, "dt %.9g\nsoftening %.9g\ndamping %.9g\ntheta %.9g\n", r->params.dt, r->params.softening,
                        r->params.damping, r->params.theta);
     atomic_file_printf(f, "force %s\nforce_choice %s\n", sim_force_name(r->force), sim_force_name((SimForce)u->controls.force));
-    atomic_file_printf(f, "bodies %d\n", r->bodies);
+    atomic_file_printf(f, "bodies %d\ndrawn_by %s\n", r->bodies, r->drawn_by ? r->drawn_by : "gl");
     put_text(f, "backend", r->backend);
     atomic_file_printf(f, "size %d %d\nfullscreen %d\nfollow %d\nrecording %d\n", r->width, r->height, r->fullscreen, r->follow,
             r->recording);

@@ -19,6 +19,7 @@ typedef struct ReadoutState {
     SimParams params; /* what the simulation received in the last advance */
     int bodies;
     const char *backend;
+    const char *drawn_by; /* who drew the bodies: "gl", "cuda" */
     int width, height;
     bool fullscreen;
     int follow;

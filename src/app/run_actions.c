@@ -118,6 +118,7 @@ void app_resolve_settings(const AppOptions *o, AppSettings *s)
         .point_size = o->point_size > 0 ? o->point_size : (float)params_get(PARAM_POINT_SIZE)->fallback,
         .exposure = o->exposure > 0 ? o->exposure : (float)params_get(PARAM_EXPOSURE)->fallback,
         .color_mode = (int)o->color_mode,
+        .draw = o->draw,
         .auto_rotate = o->auto_rotate,
         .show_halo = o->show_halo,
     };

@@ -69,6 +69,7 @@ typedef struct AppSettings {
     int steps_per_frame;
     float point_size, exposure;
     int color_mode;
+    int draw; /* APP_DRAW_* */
     bool auto_rotate, show_halo;
 } AppSettings;
 
@@ -176,6 +177,7 @@ typedef struct App {
     RenderContext *ctx;
     Renderer *renderer;
     int renderer_capacity;
+    bool draw_note_said; /* why CUDA does not draw, said once */
     Camera camera;
     UiModel ui;
     bool ui_attached;

@@ -44,6 +44,8 @@ static void bench_usage(FILE *f)
           "  --frames F             timed frames per loop row (default 300)\n"
           "  --size WxH             loop resolution (default 1920x1080)\n"
           "  --window               time the loop in a GLFW window (vsync off) instead of headless\n"
+          "  --draw D[,D]           who draws the bodies in the loop, a row each: gl (point sprites),\n"
+          "                         cuda (splatted by a kernel); default gl, and cuda with the CUDA backend\n"
           "  --backend B            backend of the loop and the tree: auto (default), cuda, cpu (with\n"
           "                         --force tree or fmm: the CPU's, 16K to 256K bodies)\n"
           "  --kernels-only, --loop-only\n"
@@ -171,6 +173,19 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
                 return -1;
             }
             b->tree.backend = b->loop.backend;
+        } else if (!strcmp(opt, "--draw")) {
+            NEXT();
+            char list[32];
+            snprintf(list, sizeof list, "%s", argv[++i]);
+            b->loop.draws_count = 0;
+            for (char *save = NULL, *d = strtok_r(list, ",", &save); d; d = strtok_r(NULL, ",", &save)) {
+                const RenderDraw w = !strcmp(d, "gl") ? RENDER_DRAW_GL : !strcmp(d, "cuda") ? RENDER_DRAW_CUDA : RENDER_DRAW_COUNT;
+                if (w == RENDER_DRAW_COUNT || b->loop.draws_count == RENDER_DRAW_COUNT) {
+                    snprintf(err, errlen, "bench: --draw: '%s' is not a list of gl, cuda", argv[i]);
+                    return -1;
+                }
+                b->loop.draws[b->loop.draws_count++] = w;
+            }
         } else if (!strcmp(opt, "--sweep")) {
             b->kernels.sweep = true;
         } else if (!strcmp(opt, "--window")) {

@@ -58,15 +58,24 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
     table = bench_table_open(stdout, title, csv_path, err, sizeof err);
     if (!table) goto done;
     BenchProgress progress;
-    bench_progress_begin(&progress, stderr, o->steps_count);
-    for (int i = 0; i < o->steps_count; i++) {
-        const int k = o->steps_per_frame[i];
-        char what[64];
-        snprintf(what, sizeof what, "whole loop N=%d, %d %s", n, k, k == 1 ? "step/frame" : "steps/frame");
+    /* Who draws: as asked, else GL, and CUDA too where the simulation runs on it. */
+    RenderDraw draws[RENDER_DRAW_COUNT] = {RENDER_DRAW_GL, RENDER_DRAW_CUDA};
+    int draws_count = sim_backend(s) == SIM_BACKEND_CUDA ? 2 : 1;
+    if (o->draws_count > 0) {
+        draws_count = o->draws_count;
+        memcpy(draws, o->draws, sizeof draws);
+    }
+    bench_progress_begin(&progress, stderr, o->steps_count * draws_count);
+    for (int i = 0; i < o->steps_count * draws_count; i++) {
+        const int k = o->steps_per_frame[i / draws_count];
+        const RenderDraw draw = draws[i % draws_count];
+        char what[96];
+        snprintf(what, sizeof what, "whole loop N=%d, %d %s, drawn by %s", n, k, k == 1 ? "step/frame" : "steps/frame",
+                 renderer_draw_name(draw));
         bench_progress_step(&progress, what);
         RenderView v = {.n = n, .width = width, .height = height, .framebuffer = render_context_framebuffer(ctx),
                         .point_size = 1, .exposure = 1, .speed_scale = 1, .show_halo = 1,
-                        .focus_distance = cam.distance};
+                        .focus_distance = cam.distance, .draw = draw};
         camera_matrices(&cam, (float)width / (float)height, v.view, v.proj);
         double map_ms = 0, draw_ms = 0, t0 = 0;
         const int warmup = frames / 10 + 5;
@@ -88,14 +97,22 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
             if (f > warmup) {
                 GLuint64 ns = 0;
                 glGetQueryObjectui64v(query[(f - 1) & 1], GL_QUERY_RESULT, &ns);
-                draw_ms += 1e-6 * (double)ns;
+                /* The splat's kernels run on CUDA's clock, outside GL's query: the last frame's. */
+                draw_ms += 1e-6 * (double)ns + renderer_splat_ms(r);
             }
             render_context_swap(ctx);
         }
         glFinish();
         GLuint64 last = 0;
         glGetQueryObjectui64v(query[(warmup + frames - 1) & 1], GL_QUERY_RESULT, &last);
-        draw_ms += 1e-6 * (double)last;
+        draw_ms += 1e-6 * (double)last + renderer_splat_ms(r);
+        /* Asked of CUDA and drawn by GL: the row says so rather than time GL under CUDA's name. */
+        if (draw == RENDER_DRAW_CUDA && renderer_drawn_by(r) != RENDER_DRAW_CUDA) {
+            bench_progress_clear(&progress);
+            fprintf(stderr, "bench: %s\n", renderer_draw_note(r));
+            glDeleteQueries(2, query);
+            continue;
+        }
         glDeleteQueries(2, query);
         double secs = clock_seconds() - t0;
         bench_progress_clear(&progress);
@@ -107,7 +124,8 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
         }
         double frame_ms = 1e3 * secs / frames;
         char shape[64], note[128];
-        snprintf(shape, sizeof shape, "%d %s", k, k == 1 ? "step/frame" : "steps/frame");
+        snprintf(shape, sizeof shape, "%d %s, %s draws", k, k == 1 ? "step/frame" : "steps/frame",
+                 draw == RENDER_DRAW_CUDA ? "CUDA" : "GL");
         snprintf(note, sizeof note, "%.0f steps/s, %.0f frames/s, map+unmap %.1f%% of a frame, drawing %.2f ms (GPU)",
                  k * frames / secs, frames / secs, 100 * map_ms / (1e3 * secs), draw_ms / frames);
         bench_table_row(table, &(BenchRow){.name = o->window ? "loop-window" : "loop-headless",

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "bench/bench.h"
+#include "render/renderer.h"
 #include "sim/sim.h"
 
 typedef struct BenchLoopOptions {
@@ -17,6 +18,10 @@ typedef struct BenchLoopOptions {
     SimBackend backend;
     SimForce force;              /* SIM_FORCE_AUTO (0): the backend's choice for n */
     float theta;                 /* the tree's and fmm's opening angle; 0 = the default */
+    /* Who draws the bodies, a row each (per steps-per-frame value); none = GL, and CUDA too
+     * where the simulation runs on it. */
+    RenderDraw draws[RENDER_DRAW_COUNT];
+    int draws_count;
 } BenchLoopOptions;
 
 /* Prints a table with one row per steps-per-frame value (its ms column is per frame), and a

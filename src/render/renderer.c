@@ -13,6 +13,9 @@
 #include <string.h>
 
 #include "render/renderer.h"
+#ifdef STARBURST_HAVE_CUDA
+#include "render/splat.h"
+#endif
 
 /* Generated at build time from shaders/. */
 const char *shader_embedded(const char *name);
@@ -64,6 +67,12 @@ struct Renderer {
     int hdr_width, hdr_height;
     float mass_ref;
     float max_point_size;
+#ifdef STARBURST_HAVE_CUDA
+    Splat *splat; /* made at the first frame CUDA draws */
+#endif
+    bool splat_tried;     /* a splat was made, or could not be (draw_note says why) */
+    RenderDraw drawn_by;  /* the last frame's */
+    char draw_note[256];
 };
 
 /* Copies a GL info log into err after `prefix`, its lines joined so that err stays one line. */
@@ -336,6 +345,9 @@ Renderer *renderer_create(const RendererDesc *desc, char *err, size_t errlen)
 void renderer_destroy(Renderer *r)
 {
     if (!r) return;
+#ifdef STARBURST_HAVE_CUDA
+    splat_destroy(r->splat);
+#endif
     delete_programs(r);
     GLuint buffers[] = {r->position_vbo, r->speed_vbo, r->tag_vbo, r->cube_vbo, r->box_vbo};
     glDeleteBuffers(5, buffers);
@@ -429,36 +441,99 @@ static float sprite_growth(int n)
     return fminf(powf(REFERENCE_BODIES / (float)n, 0.25f), SMALL_N_GROWTH_MAX);
 }
 
+/* What the sprites take for n bodies in view v: the shader's uniforms. */
+typedef struct SpriteLook {
+    float size, focus, brightness, speed_scale;
+    int color_mode, show_halo;
+} SpriteLook;
+
+static SpriteLook sprite_look(const Renderer *r, const RenderView *v, int n)
+{
+    /* The eye's distance to the origin: the column of the view matrix that moves it. */
+    float focus = v->focus_distance;
+    if (!(focus > 0)) focus = sqrtf(v->view[12] * v->view[12] + v->view[13] * v->view[13] + v->view[14] * v->view[14]);
+    return (SpriteLook){
+        .size = positive_or(v->point_size, 1) * sprite_growth(n) * BASE_SPRITE_PX * (float)v->height / 1080.0f,
+        .focus = positive_or(focus, 1),
+        .brightness = BASE_BRIGHTNESS * sqrtf(REFERENCE_BODIES / (float)n),
+        .speed_scale = positive_or(v->speed_scale, 1),
+        .color_mode = v->color_mode == COLOR_BY_SPEED ? 1 : 0,
+        .show_halo = v->show_halo ? 1 : 0,
+    };
+}
+
+/* The bodies splatted by CUDA into the HDR texture; false (GL draws, draw_note says why) where
+ * CUDA cannot. */
+static bool splat_bodies_cuda(Renderer *r, const RenderView *v, int n)
+{
+#ifdef STARBURST_HAVE_CUDA
+    char why[256];
+    if (!r->splat && !r->splat_tried) {
+        r->splat_tried = true;
+        r->splat = splat_create(r->position_vbo, r->speed_vbo, r->tag_vbo, why, sizeof why);
+        if (!r->splat) snprintf(r->draw_note, sizeof r->draw_note, "drawing by CUDA: %.200s: GL draws", why);
+    }
+    if (!r->splat) return false;
+    const SpriteLook look = sprite_look(r, v, n > 0 ? n : 1);
+    SplatParams p = {.width = v->width,
+                     .height = v->height,
+                     .size = look.size,
+                     .max_size = r->max_point_size,
+                     .focus = look.focus,
+                     .mass_ref = r->mass_ref,
+                     .brightness = look.brightness,
+                     .color_mode = look.color_mode,
+                     .speed_scale = look.speed_scale,
+                     .show_halo = look.show_halo};
+    memcpy(p.view, v->view, sizeof p.view);
+    memcpy(p.proj, v->proj, sizeof p.proj);
+    if (splat_draw(r->splat, r->hdr_texture, n, &p, why, sizeof why) == 0) return true;
+    snprintf(r->draw_note, sizeof r->draw_note, "drawing by CUDA failed (%.200s): GL draws", why);
+    splat_destroy(r->splat);
+    r->splat = NULL;
+    return false;
+#else
+    (void)v;
+    (void)n;
+    if (!r->splat_tried) snprintf(r->draw_note, sizeof r->draw_note, "drawing by CUDA: this build has no CUDA: GL draws");
+    r->splat_tried = true;
+    return false;
+#endif
+}
+
 void renderer_draw(Renderer *r, const RenderView *v)
 {
     if (v->width <= 0 || v->height <= 0) return;
     if (!ensure_hdr_target(r, v->width, v->height)) return;
     int n = v->n < r->max_bodies ? v->n : r->max_bodies;
 
-    glBindFramebuffer(GL_FRAMEBUFFER, r->hdr_fbo);
-    glViewport(0, 0, v->width, v->height);
     glDisable(GL_DEPTH_TEST);
     glDisable(GL_CULL_FACE);
     glDisable(GL_SCISSOR_TEST);
-    glClearColor(0, 0, 0, 0);
-    glClear(GL_COLOR_BUFFER_BIT);
+    r->drawn_by = RENDER_DRAW_GL;
+    if (v->draw == RENDER_DRAW_CUDA && splat_bodies_cuda(r, v, n)) {
+        r->drawn_by = RENDER_DRAW_CUDA;
+        n = 0; /* the light is in the texture */
+    } else {
+        glBindFramebuffer(GL_FRAMEBUFFER, r->hdr_fbo);
+        glViewport(0, 0, v->width, v->height);
+        glClearColor(0, 0, 0, 0);
+        glClear(GL_COLOR_BUFFER_BIT);
+    }
     if (n > 0) {
-        /* The eye's distance to the origin: the column of the view matrix that moves it. */
-        float focus = v->focus_distance;
-        if (!(focus > 0)) focus = sqrtf(v->view[12] * v->view[12] + v->view[13] * v->view[13] + v->view[14] * v->view[14]);
+        const SpriteLook look = sprite_look(r, v, n);
         const BodiesProgram *b = &r->bodies;
         glUseProgram(b->id);
         glUniformMatrix4fv(b->view, 1, GL_FALSE, v->view);
         glUniformMatrix4fv(b->proj, 1, GL_FALSE, v->proj);
-        glUniform1f(b->size,
-                    positive_or(v->point_size, 1) * sprite_growth(n) * BASE_SPRITE_PX * (float)v->height / 1080.0f);
+        glUniform1f(b->size, look.size);
         glUniform1f(b->max_size, r->max_point_size);
-        glUniform1f(b->focus, positive_or(focus, 1));
+        glUniform1f(b->focus, look.focus);
         glUniform1f(b->mass_ref, r->mass_ref);
-        glUniform1f(b->brightness, BASE_BRIGHTNESS * sqrtf(REFERENCE_BODIES / (float)n));
-        glUniform1i(b->color_mode, v->color_mode == COLOR_BY_SPEED ? 1 : 0);
-        glUniform1f(b->speed_scale, positive_or(v->speed_scale, 1));
-        glUniform1i(b->show_halo, v->show_halo ? 1 : 0);
+        glUniform1f(b->brightness, look.brightness);
+        glUniform1i(b->color_mode, look.color_mode);
+        glUniform1f(b->speed_scale, look.speed_scale);
+        glUniform1i(b->show_halo, look.show_halo);
         glEnable(GL_PROGRAM_POINT_SIZE);
         glEnable(GL_BLEND);
         glBlendEquation(GL_FUNC_ADD);
@@ -484,6 +559,20 @@ void renderer_draw(Renderer *r, const RenderView *v)
     glBindVertexArray(0);
     glUseProgram(0);
     glBindTexture(GL_TEXTURE_2D, 0);
+}
+
+const char *renderer_draw_name(RenderDraw d) { return d == RENDER_DRAW_CUDA ? "cuda" : "gl"; }
+RenderDraw renderer_drawn_by(const Renderer *r) { return r->drawn_by; }
+const char *renderer_draw_note(const Renderer *r) { return r->draw_note; }
+
+double renderer_splat_ms(const Renderer *r)
+{
+#ifdef STARBURST_HAVE_CUDA
+    return r->drawn_by == RENDER_DRAW_CUDA && r->splat ? splat_gpu_ms(r->splat) : 0;
+#else
+    (void)r;
+    return 0;
+#endif
 }
 
 const char *renderer_color_mode_name(ColorMode m)

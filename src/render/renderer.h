@@ -30,6 +30,15 @@ typedef struct RendererDesc {
     const char *shader_dir;  /* NULL = the shaders embedded at build time */
 } RendererDesc;
 
+/* Who puts the bodies' light into the HDR target: GL's point sprites, or a CUDA kernel that
+ * splats the same sprites (render/splat.h; a build with CUDA and a GL context on NVIDIA's driver,
+ * else GL draws and renderer_draw_note says why). The tonemap is GL's either way. */
+typedef enum RenderDraw {
+    RENDER_DRAW_GL = 0,
+    RENDER_DRAW_CUDA,
+    RENDER_DRAW_COUNT
+} RenderDraw;
+
 /* Zero fields mean "default" where a default is named. */
 typedef struct RenderView {
     int n;                    /* bodies to draw */
@@ -46,6 +55,7 @@ typedef struct RenderView {
     float speed_scale;        /* speed mapped to the top of the colour ramp; 0 = 1 */
     int show_halo;            /* draw halo (dark) bodies */
     int show_boxes;           /* draw the boxes of renderer_set_boxes over the bodies */
+    RenderDraw draw;          /* RENDER_DRAW_GL by default */
 } RenderView;
 
 /* A wire cube: its centre, half side and level (0 is the brightest; deeper ones fade). */
@@ -71,6 +81,14 @@ void renderer_set_boxes(Renderer *r, const RenderBox *boxes, int count);
  * Leaves v->framebuffer bound with the viewport covering it, blending off, no program or VAO. */
 void renderer_draw(Renderer *r, const RenderView *v);
 const char *renderer_color_mode_name(ColorMode m);
+/* "gl", "cuda". */
+const char *renderer_draw_name(RenderDraw d);
+/* Who drew the last frame's bodies; where CUDA was asked and could not, the line that says why
+ * ("" otherwise). */
+RenderDraw renderer_drawn_by(const Renderer *r);
+const char *renderer_draw_note(const Renderer *r);
+/* The GPU time of the last CUDA splat, ms (read a frame late); 0 when GL drew. */
+double renderer_splat_ms(const Renderer *r);
 
 #ifdef __cplusplus
 }

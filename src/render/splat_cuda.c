@@ -1,0 +1,139 @@
+/* The bodies drawn by CUDA into the HDR texture (render/splat.h). The three vertex buffers are
+ * registered once, read-only; the texture is registered for surface writes, and again whenever
+ * the renderer makes it anew (a resize). A frame maps all four in one call, splats the bodies into
+ * an accumulation buffer of float4 (zeroed by the previous resolve), resolves it into the
+ * texture's level 0 and unmaps, which orders the work before GL's use of the texture. */
+#include <GL/glew.h>
+
+#include <cuda_gl_interop.h>
+#include <cuda_runtime_api.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cuda_check.h"
+#include "render/splat.h"
+
+enum { RES_POS, RES_SPEED, RES_TAG, RES_TEXTURE, RES_COUNT };
+
+struct Splat {
+    cudaGraphicsResource_t res[RES_COUNT];
+    unsigned int texture; /* the registered texture, and its size */
+    int width, height;
+    float *accum;          /* width x height float4 */
+    cudaStream_t stream;
+    cudaEvent_t begin, end; /* around the last draw */
+    bool timed;             /* begin and end hold a draw not yet read */
+    cudaSurfaceObject_t surface; /* the last draw's, destroyed once that draw has ended */
+    double gpu_ms;
+    CudaStatus status;
+};
+
+static bool failed(const Splat *s) { return s->status.message[0] != '\0'; }
+
+static int report(const Splat *s, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s", s->status.message);
+    return -1;
+}
+
+Splat *splat_create(unsigned int position_vbo, unsigned int speed_vbo, unsigned int tag_vbo, char *err, size_t errlen)
+{
+    Splat *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    const unsigned int vbo[3] = {position_vbo, speed_vbo, tag_vbo};
+    bool ok = CUDA_CHECK(&s->status, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) &&
+              CUDA_CHECK(&s->status, cudaEventCreate(&s->begin)) && CUDA_CHECK(&s->status, cudaEventCreate(&s->end));
+    for (int i = 0; ok && i < 3; i++)
+        ok = CUDA_CHECK(&s->status,
+                        cudaGraphicsGLRegisterBuffer(&s->res[i], vbo[i], cudaGraphicsRegisterFlagsReadOnly));
+    if (!ok) {
+        snprintf(err, errlen, "%s", s->status.message);
+        splat_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+void splat_destroy(Splat *s)
+{
+    if (!s) return;
+    if (s->stream) cudaStreamSynchronize(s->stream);
+    if (s->surface) cudaDestroySurfaceObject(s->surface);
+    for (int i = 0; i < RES_COUNT; i++)
+        if (s->res[i]) cudaGraphicsUnregisterResource(s->res[i]);
+    cudaFree(s->accum);
+    if (s->begin) cudaEventDestroy(s->begin);
+    if (s->end) cudaEventDestroy(s->end);
+    if (s->stream) cudaStreamDestroy(s->stream);
+    free(s);
+}
+
+/* The texture registered for surface writes and the accumulation buffer at its size. */
+static bool ensure_texture(Splat *s, unsigned int texture, int width, int height)
+{
+    if (s->res[RES_TEXTURE] && s->texture == texture && s->width == width && s->height == height) return true;
+    if (s->res[RES_TEXTURE]) cudaGraphicsUnregisterResource(s->res[RES_TEXTURE]);
+    s->res[RES_TEXTURE] = NULL;
+    cudaFree(s->accum);
+    s->accum = NULL;
+    const size_t bytes = (size_t)width * (size_t)height * 4 * sizeof(float);
+    if (!CUDA_CHECK(&s->status, cudaGraphicsGLRegisterImage(&s->res[RES_TEXTURE], texture, GL_TEXTURE_2D,
+                                                            cudaGraphicsRegisterFlagsSurfaceLoadStore)) ||
+        !CUDA_CHECK(&s->status, cudaMalloc((void **)&s->accum, bytes)) ||
+        !CUDA_CHECK(&s->status, cudaMemsetAsync(s->accum, 0, bytes, s->stream)))
+        return false;
+    s->texture = texture;
+    s->width = width;
+    s->height = height;
+    return true;
+}
+
+/* The device pointer of mapped buffer i, refused when it holds less than need bytes. */
+static bool mapped(Splat *s, int i, size_t need, void **ptr)
+{
+    size_t size = 0;
+    if (!CUDA_CHECK(&s->status, cudaGraphicsResourceGetMappedPointer(ptr, &size, s->res[i]))) return false;
+    if (size >= need) return true;
+    snprintf(s->status.message, sizeof s->status.message, "splat: a vertex buffer holds %zu bytes, %zu needed", size,
+             need);
+    return false;
+}
+
+int splat_draw(Splat *s, unsigned int texture, int n, const SplatParams *p, char *err, size_t errlen)
+{
+    if (failed(s)) return report(s, err, errlen);
+    /* The last draw ended (GL has long since drawn its texture): its time, and its surface gone. */
+    if (s->timed) {
+        float ms = 0;
+        if (cudaEventSynchronize(s->end) == cudaSuccess && cudaEventElapsedTime(&ms, s->begin, s->end) == cudaSuccess)
+            s->gpu_ms = ms;
+        s->timed = false;
+    }
+    if (s->surface) cudaDestroySurfaceObject(s->surface);
+    s->surface = 0;
+    if (!ensure_texture(s, texture, p->width, p->height)) return report(s, err, errlen);
+    if (!CUDA_CHECK(&s->status, cudaEventRecord(s->begin, s->stream)) ||
+        !CUDA_CHECK(&s->status, cudaGraphicsMapResources(RES_COUNT, s->res, s->stream)))
+        return report(s, err, errlen);
+    void *pos = NULL, *speed = NULL, *tag = NULL;
+    cudaArray_t array = NULL;
+    const size_t count = n > 0 ? (size_t)n : 0;
+    bool ok = mapped(s, RES_POS, count * 4 * sizeof(float), &pos) && mapped(s, RES_SPEED, count * sizeof(float), &speed) &&
+              mapped(s, RES_TAG, count, &tag) &&
+              CUDA_CHECK(&s->status, cudaGraphicsSubResourceGetMappedArray(&array, s->res[RES_TEXTURE], 0, 0));
+    if (ok) {
+        struct cudaResourceDesc desc = {.resType = cudaResourceTypeArray, .res.array.array = array};
+        ok = CUDA_CHECK(&s->status, cudaCreateSurfaceObject(&s->surface, &desc)) &&
+             CUDA_CHECK(&s->status, splat_bodies(pos, speed, tag, n, p, s->accum, s->stream)) &&
+             CUDA_CHECK(&s->status, splat_resolve(s->accum, p->width, p->height, s->surface, s->stream));
+    }
+    ok = CUDA_CHECK(&s->status, cudaGraphicsUnmapResources(RES_COUNT, s->res, s->stream)) && ok;
+    if (ok && CUDA_CHECK(&s->status, cudaEventRecord(s->end, s->stream))) s->timed = true;
+    return ok ? 0 : report(s, err, errlen);
+}
+
+double splat_gpu_ms(const Splat *s) { return s->gpu_ms; }
