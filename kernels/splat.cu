@@ -3,8 +3,6 @@
 // light, the colour of its tag or speed) and adds the Gaussian of shaders/bodies.frag to every
 // pixel whose centre lies inside the sprite's square, as GL's point rasterisation covers it.
 // Light adds up, so the order of the bodies does not matter and nothing is sorted.
-#include <cuda_fp16.h>
-
 #include "splat_kernels.h"
 
 namespace {
@@ -85,16 +83,122 @@ __global__ void splat_kernel(const float4 *__restrict__ pos, const float *__rest
     }
 }
 
-__global__ void resolve_kernel(float4 *accum, int width, int height, cudaSurfaceObject_t surface)
+// A level from the one above: each texel the mean of the texels above it, weighted by how much of
+// each its footprint covers (aw / w texels wide, 2 for an even size): the light of an odd size's
+// last row and column is kept, as a box filter over the footprint keeps it.
+__device__ void footprint(int x, int above, int below, int *first, int *last, float *w_first, float *w_last,
+                          float *inv)
+{
+    const float s = float(above) / float(below);
+    const float a = float(x) * s, b = float(x + 1) * s;
+    *first = int(floorf(a));
+    *last = min(int(ceilf(b)) - 1, above - 1);
+    *w_first = fminf(float(*first + 1), b) - a;
+    *w_last = *last > *first ? b - float(*last) : 0.0f;
+    *inv = 1.0f / s;
+}
+
+__global__ void halve_kernel(const float4 *__restrict__ above, int aw, int ah, float4 *below, int w, int h)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= width || y >= height) return;
-    const int k = y * width + x;
-    const float4 a = accum[k];
-    accum[k] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    const ushort4 h = make_ushort4(__half_as_ushort(__float2half_rn(a.x)), __half_as_ushort(__float2half_rn(a.y)),
-                                   __half_as_ushort(__float2half_rn(a.z)), __half_as_ushort(__float2half_rn(1.0f)));
-    surf2Dwrite(h, surface, x * (int)sizeof(ushort4), y);
+    if (x >= w || y >= h) return;
+    int x0, x1, y0, y1;
+    float wx0, wx1, wy0, wy1, ix, iy;
+    footprint(x, aw, w, &x0, &x1, &wx0, &wx1, &ix);
+    footprint(y, ah, h, &y0, &y1, &wy0, &wy1, &iy);
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int j = y0; j <= y1; j++) {
+        const float wy = j == y0 ? wy0 : j == y1 ? wy1 : 1.0f;
+        for (int i = x0; i <= x1; i++) {
+            const float wt = wy * (i == x0 ? wx0 : i == x1 ? wx1 : 1.0f);
+            const float4 t = above[j * aw + i];
+            sum.x += wt * t.x;
+            sum.y += wt * t.y;
+            sum.z += wt * t.z;
+        }
+    }
+    const float k = ix * iy;
+    below[y * w + x] = make_float4(k * sum.x, k * sum.y, k * sum.z, 0.0f);
+}
+
+__device__ float3 texel(const float4 *level, int w, int h, int x, int y)
+{
+    x = min(max(x, 0), w - 1);
+    y = min(max(y, 0), h - 1);
+    const float4 t = level[y * w + x];
+    return make_float3(t.x, t.y, t.z);
+}
+
+__device__ float3 lerp3(float3 a, float3 b, float f)
+{
+    return make_float3(a.x + (b.x - a.x) * f, a.y + (b.y - a.y) * f, a.z + (b.z - a.z) * f);
+}
+
+// textureLod(level, uv) with GL_LINEAR and GL_CLAMP_TO_EDGE.
+__device__ float3 bilinear(const float4 *level, int w, int h, float u, float v)
+{
+    const float px = u * float(w) - 0.5f, py = v * float(h) - 0.5f;
+    const float fx = floorf(px), fy = floorf(py);
+    const int x = int(fx), y = int(fy);
+    const float ax = px - fx, ay = py - fy;
+    return lerp3(lerp3(texel(level, w, h, x, y), texel(level, w, h, x + 1, y), ax),
+                 lerp3(texel(level, w, h, x, y + 1), texel(level, w, h, x + 1, y + 1), ax), ay);
+}
+
+// smooth_lod of tonemap.frag: a cubic B-spline from four bilinear taps.
+__device__ float3 smooth_level(const float4 *level, int w, int h, float u, float v)
+{
+    const float sx = float(w), sy = float(h);
+    const float px = u * sx - 0.5f, py = v * sy - 0.5f;
+    const float ix = floorf(px), iy = floorf(py), fx = px - ix, fy = py - iy;
+    const float fx2 = fx * fx, fx3 = fx2 * fx, fy2 = fy * fy, fy3 = fy2 * fy;
+    const float w0x = (1 - 3 * fx + 3 * fx2 - fx3) / 6, w1x = (4 - 6 * fx2 + 3 * fx3) / 6;
+    const float w2x = (1 + 3 * fx + 3 * fx2 - 3 * fx3) / 6, w3x = fx3 / 6;
+    const float w0y = (1 - 3 * fy + 3 * fy2 - fy3) / 6, w1y = (4 - 6 * fy2 + 3 * fy3) / 6;
+    const float w2y = (1 + 3 * fy + 3 * fy2 - 3 * fy3) / 6, w3y = fy3 / 6;
+    const float g0x = w0x + w1x, g1x = w2x + w3x, g0y = w0y + w1y, g1y = w2y + w3y;
+    const float t0x = (ix - 0.5f + w1x / g0x) / sx, t1x = (ix + 1.5f + w3x / g1x) / sx;
+    const float t0y = (iy - 0.5f + w1y / g0y) / sy, t1y = (iy + 1.5f + w3y / g1y) / sy;
+    const float3 a = bilinear(level, w, h, t0x, t0y), b = bilinear(level, w, h, t1x, t0y);
+    const float3 c = bilinear(level, w, h, t0x, t1y), d = bilinear(level, w, h, t1x, t1y);
+    return make_float3(g0y * (g0x * a.x + g1x * b.x) + g1y * (g0x * c.x + g1x * d.x),
+                       g0y * (g0x * a.y + g1x * b.y) + g1y * (g0x * c.y + g1x * d.y),
+                       g0y * (g0x * a.z + g1x * b.z) + g1y * (g0x * c.z + g1x * d.z));
+}
+
+__device__ unsigned char unorm8(float c) { return (unsigned char)__float2int_rn(fminf(fmaxf(c, 0.0f), 1.0f) * 255.0f); }
+
+// tonemap.frag's main for the pixel (x, y), rows from the bottom as GL's.
+__global__ void tonemap_kernel(SplatPyramid q, float exposure, float glow_gain, cudaSurfaceObject_t surface)
+{
+    const int w = q.width[0], h = q.height[0];
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    const float u = (float(x) + 0.5f) / float(w), v = (float(y) + 0.5f) / float(h);
+    float4 *level0 = reinterpret_cast<float4 *>(q.level[0]);
+    const float4 hdr = level0[y * w + x];
+    level0[y * w + x] = make_float4(0.0f, 0.0f, 0.0f, 0.0f); // black for the next frame's splat
+    const float3 l2 = bilinear(reinterpret_cast<const float4 *>(q.level[2]), q.width[2], q.height[2], u, v);
+    const float3 l4 = smooth_level(reinterpret_cast<const float4 *>(q.level[4]), q.width[4], q.height[4], u, v);
+    const float3 l6 = smooth_level(reinterpret_cast<const float4 *>(q.level[6]), q.width[6], q.height[6], u, v);
+    float c[3];
+    const float gl[3] = {0.5f * l2.x + 0.3f * l4.x + 0.2f * l6.x, 0.5f * l2.y + 0.3f * l4.y + 0.2f * l6.y,
+                         0.5f * l2.z + 0.3f * l4.z + 0.2f * l6.z};
+    const float hd[3] = {hdr.x, hdr.y, hdr.z};
+    for (int k = 0; k < 3; k++) c[k] = exposure * (hd[k] + glow_gain * gl[k]);
+    const float WHITE = 20.0f; // as tonemap.frag
+    const float l = 0.2126f * c[0] + 0.7152f * c[1] + 0.0722f * c[2];
+    const float scale = (1.0f + l / (WHITE * WHITE)) / (1.0f + l);
+    for (int k = 0; k < 3; k++) c[k] *= scale;
+    const float over = fmaxf(fmaxf(c[0], fmaxf(c[1], c[2])) - 1.0f, 0.0f);
+    // gl_FragCoord is the pixel's centre.
+    const float fx = float(x) + 0.5f, fy = float(y) + 0.5f;
+    const float inner = 0.06711056f * fx + 0.00583715f * fy;
+    const float noise = 52.9829189f * (inner - floorf(inner));
+    const float dither = ((noise - floorf(noise)) - 0.5f) / 255.0f;
+    unsigned char out[3];
+    for (int k = 0; k < 3; k++) out[k] = unorm8(powf(fminf(c[k] + 0.5f * over, 1.0f), 1.0f / 2.2f) + dither);
+    surf2Dwrite(make_uchar4(out[0], out[1], out[2], 255), surface, x * (int)sizeof(uchar4), y);
 }
 
 } // namespace
@@ -109,11 +213,18 @@ extern "C" cudaError_t splat_bodies(const float *pos, const float *speed, const 
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t splat_resolve(float *accum, int width, int height, cudaSurfaceObject_t surface,
+extern "C" cudaError_t splat_tonemap(const SplatPyramid *q, const SplatParams *p, cudaSurfaceObject_t surface,
                                      cudaStream_t stream)
 {
-    if (width <= 0 || height <= 0) return cudaSuccess;
-    const dim3 block(32, 8), grid((width + 31) / 32, (height + 7) / 8);
-    resolve_kernel<<<grid, block, 0, stream>>>(reinterpret_cast<float4 *>(accum), width, height, surface);
+    if (q->width[0] <= 0 || q->height[0] <= 0) return cudaSuccess;
+    const dim3 block(32, 8);
+    for (int k = 1; k < SPLAT_LEVELS; k++) {
+        const dim3 grid((q->width[k] + 31) / 32, (q->height[k] + 7) / 8);
+        halve_kernel<<<grid, block, 0, stream>>>(reinterpret_cast<const float4 *>(q->level[k - 1]), q->width[k - 1],
+                                                 q->height[k - 1], reinterpret_cast<float4 *>(q->level[k]), q->width[k],
+                                                 q->height[k]);
+    }
+    const dim3 grid((q->width[0] + 31) / 32, (q->height[0] + 7) / 8);
+    tonemap_kernel<<<grid, block, 0, stream>>>(*q, p->exposure, p->glow, surface);
     return cudaGetLastError();
 }

@@ -1,8 +1,11 @@
 /* Bodies drawn by CUDA: each body's sprite splatted into an HDR accumulation buffer, the same
  * light, colour and footprint as the point sprite of shaders/bodies.vert and bodies.frag (a
- * Gaussian across a square of gl_PointSize pixels, zero at its rim, light adding up), then the
- * buffer resolved into the renderer's RGBA16F texture, which GL tonemaps as before. Nothing here
- * includes src/: the renderer fills SplatParams from its own uniforms. */
+ * Gaussian across a square of gl_PointSize pixels, zero at its rim, light adding up); then the
+ * buffer's mip levels (2x2 boxes, as glGenerateMipmap) and the tonemap of shaders/tonemap.frag
+ * (exposure, the glow of levels 2, 4 and 6, Reinhard on luminance, gamma, dither), written as
+ * RGBA8 into a texture that GL copies to the screen: none of the drawing goes through GL's
+ * rasteriser, of which datacenter GPUs have little. Nothing here includes src/: the renderer fills
+ * SplatParams from its own uniforms. */
 #ifndef STARBURST_SPLAT_KERNELS_H
 #define STARBURST_SPLAT_KERNELS_H
 
@@ -23,7 +26,18 @@ typedef struct SplatParams {
     int color_mode;   /* 0 component, 1 speed */
     float speed_scale;
     int show_halo;
+    float exposure, glow; /* the tonemap's u_exposure and u_glow */
 } SplatParams;
+
+/* The mip levels the tonemap reads: 1 to SPLAT_LEVELS - 1 below the full size. */
+#define SPLAT_LEVELS 7
+
+/* The accumulation buffer and its mip levels: level k is max(width >> k, 1) x max(height >> k, 1)
+ * float4, level 0 the splat's target. */
+typedef struct SplatPyramid {
+    float *level[SPLAT_LEVELS];
+    int width[SPLAT_LEVELS], height[SPLAT_LEVELS];
+} SplatPyramid;
 
 /* accum: width x height float4 (RGBA, row 0 at the bottom as GL's), zero on entry; each body's
  * sprite added to it. pos: n float4 (x, y, z, mass); speed: n floats; tag: n bytes (galaxy << 2 |
@@ -31,8 +45,10 @@ typedef struct SplatParams {
 cudaError_t splat_bodies(const float *pos, const float *speed, const unsigned char *tag, int n, const SplatParams *p,
                          float *accum, cudaStream_t stream);
 
-/* accum written into level 0 of the surface (RGBA16F) and zeroed for the next frame. */
-cudaError_t splat_resolve(float *accum, int width, int height, cudaSurfaceObject_t surface, cudaStream_t stream);
+/* The pyramid's levels from its level 0, then the tonemapped image into the surface (RGBA8,
+ * level 0's size), level 0 zeroed for the next frame. */
+cudaError_t splat_tonemap(const SplatPyramid *pyramid, const SplatParams *p, cudaSurfaceObject_t surface,
+                          cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 /* Two passes: bodies as additive Gaussian sprites into an RGBA16F target the size of the view,
- * then one full-screen triangle that tonemaps it into the caller's framebuffer. The boxes go on
- * top, after the tonemap: lines of a fixed brightness whatever the exposure, instanced (a cube's
- * 12 edges, one instance a box). */
+ * then one full-screen triangle that tonemaps it into the caller's framebuffer; or, drawn by CUDA
+ * (render/splat.h), both passes in CUDA into an RGBA8 texture that GL copies to the framebuffer.
+ * The boxes go on top, after the tonemap: lines of a fixed brightness whatever the exposure,
+ * instanced (a cube's 12 edges, one instance a box). */
 #include <GL/glew.h>
 
 #include <errno.h>
@@ -65,6 +66,8 @@ struct Renderer {
     int box_count, box_capacity;
     GLuint hdr_fbo, hdr_texture;
     int hdr_width, hdr_height;
+    GLuint ldr_fbo, ldr_texture; /* CUDA's tonemapped image (RGBA8), copied to the view's framebuffer */
+    int ldr_width, ldr_height;
     float mass_ref;
     float max_point_size;
 #ifdef STARBURST_HAVE_CUDA
@@ -355,6 +358,8 @@ void renderer_destroy(Renderer *r)
     glDeleteVertexArrays(3, vaos);
     if (r->hdr_fbo) glDeleteFramebuffers(1, &r->hdr_fbo);
     if (r->hdr_texture) glDeleteTextures(1, &r->hdr_texture);
+    if (r->ldr_fbo) glDeleteFramebuffers(1, &r->ldr_fbo);
+    if (r->ldr_texture) glDeleteTextures(1, &r->ldr_texture);
     free(r->shader_dir);
     free(r);
 }
@@ -433,6 +438,29 @@ static bool ensure_hdr_target(Renderer *r, int width, int height)
     return ok;
 }
 
+#ifdef STARBURST_HAVE_CUDA
+/* (Re)creates the texture CUDA tonemaps into, at the view's size; false when the GL cannot. */
+static bool ensure_ldr_target(Renderer *r, int width, int height)
+{
+    if (r->ldr_fbo && r->ldr_width == width && r->ldr_height == height) return true;
+    if (!r->ldr_fbo) {
+        glGenFramebuffers(1, &r->ldr_fbo);
+        glGenTextures(1, &r->ldr_texture);
+    }
+    glBindTexture(GL_TEXTURE_2D, r->ldr_texture);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glBindFramebuffer(GL_FRAMEBUFFER, r->ldr_fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, r->ldr_texture, 0);
+    bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+    r->ldr_width = ok ? width : 0;
+    r->ldr_height = ok ? height : 0;
+    return ok;
+}
+#endif
+
 static float positive_or(float x, float fallback) { return x > 0 ? x : fallback; }
 
 static float sprite_growth(int n)
@@ -462,8 +490,8 @@ static SpriteLook sprite_look(const Renderer *r, const RenderView *v, int n)
     };
 }
 
-/* The bodies splatted by CUDA into the HDR texture; false (GL draws, draw_note says why) where
- * CUDA cannot. */
+/* The bodies splatted and tonemapped by CUDA into the LDR texture; false (GL draws, draw_note
+ * says why) where CUDA cannot. */
 static bool splat_bodies_cuda(Renderer *r, const RenderView *v, int n)
 {
 #ifdef STARBURST_HAVE_CUDA
@@ -484,10 +512,16 @@ static bool splat_bodies_cuda(Renderer *r, const RenderView *v, int n)
                      .brightness = look.brightness,
                      .color_mode = look.color_mode,
                      .speed_scale = look.speed_scale,
-                     .show_halo = look.show_halo};
+                     .show_halo = look.show_halo,
+                     .exposure = positive_or(v->exposure, 1),
+                     .glow = GLOW};
     memcpy(p.view, v->view, sizeof p.view);
     memcpy(p.proj, v->proj, sizeof p.proj);
-    if (splat_draw(r->splat, r->hdr_texture, n, &p, why, sizeof why) == 0) return true;
+    if (!ensure_ldr_target(r, v->width, v->height)) {
+        snprintf(r->draw_note, sizeof r->draw_note, "drawing by CUDA: no %dx%d RGBA8 texture: GL draws", v->width, v->height);
+        return false;
+    }
+    if (splat_draw(r->splat, r->ldr_texture, n, &p, why, sizeof why) == 0) return true;
     snprintf(r->draw_note, sizeof r->draw_note, "drawing by CUDA failed (%.200s): GL draws", why);
     splat_destroy(r->splat);
     r->splat = NULL;
@@ -501,10 +535,20 @@ static bool splat_bodies_cuda(Renderer *r, const RenderView *v, int n)
 #endif
 }
 
+/* The boxes over the image in v's framebuffer, and GL left as renderer_draw promises. */
+static void finish_frame(Renderer *r, const RenderView *v)
+{
+    glBindFramebuffer(GL_FRAMEBUFFER, v->framebuffer);
+    glViewport(0, 0, v->width, v->height);
+    if (v->show_boxes && r->box_count > 0) draw_boxes(r, v);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    glBindTexture(GL_TEXTURE_2D, 0);
+}
+
 void renderer_draw(Renderer *r, const RenderView *v)
 {
     if (v->width <= 0 || v->height <= 0) return;
-    if (!ensure_hdr_target(r, v->width, v->height)) return;
     int n = v->n < r->max_bodies ? v->n : r->max_bodies;
 
     glDisable(GL_DEPTH_TEST);
@@ -512,14 +556,19 @@ void renderer_draw(Renderer *r, const RenderView *v)
     glDisable(GL_SCISSOR_TEST);
     r->drawn_by = RENDER_DRAW_GL;
     if (v->draw == RENDER_DRAW_CUDA && splat_bodies_cuda(r, v, n)) {
+        /* CUDA's image copied as it is: no GL drawing but the copy. */
         r->drawn_by = RENDER_DRAW_CUDA;
-        n = 0; /* the light is in the texture */
-    } else {
-        glBindFramebuffer(GL_FRAMEBUFFER, r->hdr_fbo);
-        glViewport(0, 0, v->width, v->height);
-        glClearColor(0, 0, 0, 0);
-        glClear(GL_COLOR_BUFFER_BIT);
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, r->ldr_fbo);
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, v->framebuffer);
+        glBlitFramebuffer(0, 0, v->width, v->height, 0, 0, v->width, v->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+        finish_frame(r, v);
+        return;
     }
+    if (!ensure_hdr_target(r, v->width, v->height)) return;
+    glBindFramebuffer(GL_FRAMEBUFFER, r->hdr_fbo);
+    glViewport(0, 0, v->width, v->height);
+    glClearColor(0, 0, 0, 0);
+    glClear(GL_COLOR_BUFFER_BIT);
     if (n > 0) {
         const SpriteLook look = sprite_look(r, v, n);
         const BodiesProgram *b = &r->bodies;
@@ -555,20 +604,18 @@ void renderer_draw(Renderer *r, const RenderView *v)
     glUniform1f(r->tonemap.glow, GLOW);
     glBindVertexArray(r->empty_vao);
     glDrawArrays(GL_TRIANGLES, 0, 3);
-    if (v->show_boxes && r->box_count > 0) draw_boxes(r, v);
-    glBindVertexArray(0);
-    glUseProgram(0);
-    glBindTexture(GL_TEXTURE_2D, 0);
+    finish_frame(r, v);
 }
 
 const char *renderer_draw_name(RenderDraw d) { return d == RENDER_DRAW_CUDA ? "cuda" : "gl"; }
 RenderDraw renderer_drawn_by(const Renderer *r) { return r->drawn_by; }
 const char *renderer_draw_note(const Renderer *r) { return r->draw_note; }
 
-double renderer_splat_ms(const Renderer *r)
+double renderer_splat_ms(const Renderer *r, double *kernel_ms)
 {
+    if (kernel_ms) *kernel_ms = 0;
 #ifdef STARBURST_HAVE_CUDA
-    return r->drawn_by == RENDER_DRAW_CUDA && r->splat ? splat_gpu_ms(r->splat) : 0;
+    return r->drawn_by == RENDER_DRAW_CUDA && r->splat ? splat_gpu_ms(r->splat, kernel_ms) : 0;
 #else
     (void)r;
     return 0;

@@ -1,8 +1,8 @@
-/* The bodies drawn by CUDA into the HDR texture (render/splat.h). The three vertex buffers are
+/* The bodies drawn by CUDA into an RGBA8 texture (render/splat.h). The three vertex buffers are
  * registered once, read-only; the texture is registered for surface writes, and again whenever
  * the renderer makes it anew (a resize). A frame maps all four in one call, splats the bodies into
- * an accumulation buffer of float4 (zeroed by the previous resolve), resolves it into the
- * texture's level 0 and unmaps, which orders the work before GL's use of the texture. */
+ * level 0 of the pyramid (zeroed by the previous tonemap), builds its levels, tonemaps into the
+ * texture and unmaps, which orders the work before GL's use of the texture. */
 #include <GL/glew.h>
 
 #include <cuda_gl_interop.h>
@@ -20,12 +20,13 @@ struct Splat {
     cudaGraphicsResource_t res[RES_COUNT];
     unsigned int texture; /* the registered texture, and its size */
     int width, height;
-    float *accum;          /* width x height float4 */
+    SplatPyramid pyramid; /* its levels in one allocation, at level[0] */
     cudaStream_t stream;
-    cudaEvent_t begin, end; /* around the last draw */
+    cudaEvent_t begin, end;     /* around the last draw, its maps included */
+    cudaEvent_t k_begin, k_end; /* around its kernels alone */
     bool timed;             /* begin and end hold a draw not yet read */
     cudaSurfaceObject_t surface; /* the last draw's, destroyed once that draw has ended */
-    double gpu_ms;
+    double gpu_ms, kernel_ms;
     CudaStatus status;
 };
 
@@ -46,7 +47,8 @@ Splat *splat_create(unsigned int position_vbo, unsigned int speed_vbo, unsigned 
     }
     const unsigned int vbo[3] = {position_vbo, speed_vbo, tag_vbo};
     bool ok = CUDA_CHECK(&s->status, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) &&
-              CUDA_CHECK(&s->status, cudaEventCreate(&s->begin)) && CUDA_CHECK(&s->status, cudaEventCreate(&s->end));
+              CUDA_CHECK(&s->status, cudaEventCreate(&s->begin)) && CUDA_CHECK(&s->status, cudaEventCreate(&s->end)) &&
+              CUDA_CHECK(&s->status, cudaEventCreate(&s->k_begin)) && CUDA_CHECK(&s->status, cudaEventCreate(&s->k_end));
     for (int i = 0; ok && i < 3; i++)
         ok = CUDA_CHECK(&s->status,
                         cudaGraphicsGLRegisterBuffer(&s->res[i], vbo[i], cudaGraphicsRegisterFlagsReadOnly));
@@ -65,27 +67,39 @@ void splat_destroy(Splat *s)
     if (s->surface) cudaDestroySurfaceObject(s->surface);
     for (int i = 0; i < RES_COUNT; i++)
         if (s->res[i]) cudaGraphicsUnregisterResource(s->res[i]);
-    cudaFree(s->accum);
+    cudaFree(s->pyramid.level[0]);
     if (s->begin) cudaEventDestroy(s->begin);
     if (s->end) cudaEventDestroy(s->end);
+    if (s->k_begin) cudaEventDestroy(s->k_begin);
+    if (s->k_end) cudaEventDestroy(s->k_end);
     if (s->stream) cudaStreamDestroy(s->stream);
     free(s);
 }
 
-/* The texture registered for surface writes and the accumulation buffer at its size. */
+/* The texture registered for surface writes and the pyramid at its size, level 0 zeroed. */
 static bool ensure_texture(Splat *s, unsigned int texture, int width, int height)
 {
     if (s->res[RES_TEXTURE] && s->texture == texture && s->width == width && s->height == height) return true;
     if (s->res[RES_TEXTURE]) cudaGraphicsUnregisterResource(s->res[RES_TEXTURE]);
     s->res[RES_TEXTURE] = NULL;
-    cudaFree(s->accum);
-    s->accum = NULL;
-    const size_t bytes = (size_t)width * (size_t)height * 4 * sizeof(float);
+    cudaFree(s->pyramid.level[0]);
+    s->pyramid = (SplatPyramid){0};
+    size_t floats = 0, at[SPLAT_LEVELS];
+    for (int k = 0; k < SPLAT_LEVELS; k++) {
+        s->pyramid.width[k] = width >> k > 0 ? width >> k : 1;
+        s->pyramid.height[k] = height >> k > 0 ? height >> k : 1;
+        at[k] = floats;
+        floats += 4 * (size_t)s->pyramid.width[k] * (size_t)s->pyramid.height[k];
+    }
+    float *all = NULL;
     if (!CUDA_CHECK(&s->status, cudaGraphicsGLRegisterImage(&s->res[RES_TEXTURE], texture, GL_TEXTURE_2D,
                                                             cudaGraphicsRegisterFlagsSurfaceLoadStore)) ||
-        !CUDA_CHECK(&s->status, cudaMalloc((void **)&s->accum, bytes)) ||
-        !CUDA_CHECK(&s->status, cudaMemsetAsync(s->accum, 0, bytes, s->stream)))
+        !CUDA_CHECK(&s->status, cudaMalloc((void **)&all, floats * sizeof(float))) ||
+        !CUDA_CHECK(&s->status, cudaMemsetAsync(all, 0, floats * sizeof(float), s->stream))) {
+        cudaFree(all);
         return false;
+    }
+    for (int k = 0; k < SPLAT_LEVELS; k++) s->pyramid.level[k] = all + at[k];
     s->texture = texture;
     s->width = width;
     s->height = height;
@@ -111,6 +125,7 @@ int splat_draw(Splat *s, unsigned int texture, int n, const SplatParams *p, char
         float ms = 0;
         if (cudaEventSynchronize(s->end) == cudaSuccess && cudaEventElapsedTime(&ms, s->begin, s->end) == cudaSuccess)
             s->gpu_ms = ms;
+        if (cudaEventElapsedTime(&ms, s->k_begin, s->k_end) == cudaSuccess) s->kernel_ms = ms;
         s->timed = false;
     }
     if (s->surface) cudaDestroySurfaceObject(s->surface);
@@ -128,12 +143,18 @@ int splat_draw(Splat *s, unsigned int texture, int n, const SplatParams *p, char
     if (ok) {
         struct cudaResourceDesc desc = {.resType = cudaResourceTypeArray, .res.array.array = array};
         ok = CUDA_CHECK(&s->status, cudaCreateSurfaceObject(&s->surface, &desc)) &&
-             CUDA_CHECK(&s->status, splat_bodies(pos, speed, tag, n, p, s->accum, s->stream)) &&
-             CUDA_CHECK(&s->status, splat_resolve(s->accum, p->width, p->height, s->surface, s->stream));
+             CUDA_CHECK(&s->status, cudaEventRecord(s->k_begin, s->stream)) &&
+             CUDA_CHECK(&s->status, splat_bodies(pos, speed, tag, n, p, s->pyramid.level[0], s->stream)) &&
+             CUDA_CHECK(&s->status, splat_tonemap(&s->pyramid, p, s->surface, s->stream)) &&
+             CUDA_CHECK(&s->status, cudaEventRecord(s->k_end, s->stream));
     }
     ok = CUDA_CHECK(&s->status, cudaGraphicsUnmapResources(RES_COUNT, s->res, s->stream)) && ok;
     if (ok && CUDA_CHECK(&s->status, cudaEventRecord(s->end, s->stream))) s->timed = true;
     return ok ? 0 : report(s, err, errlen);
 }
 
-double splat_gpu_ms(const Splat *s) { return s->gpu_ms; }
+double splat_gpu_ms(const Splat *s, double *kernel_ms)
+{
+    if (kernel_ms) *kernel_ms = s->kernel_ms;
+    return s->gpu_ms;
+}
