@@ -77,7 +77,7 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
                         .point_size = 1, .exposure = 1, .speed_scale = 1, .show_halo = 1,
                         .focus_distance = cam.distance, .draw = draw};
         camera_matrices(&cam, (float)width / (float)height, v.view, v.proj);
-        double map_ms = 0, draw_ms = 0, t0 = 0;
+        double map_ms = 0, draw_ms = 0, gl_ms = 0, kernel_ms = 0, t0 = 0;
         const int warmup = frames / 10 + 5;
         /* The drawing's GPU time: two timer queries in turn, each read a frame after it ran. */
         GLuint query[2];
@@ -86,7 +86,7 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
             if (f == warmup) {
                 glFinish();
                 t0 = clock_seconds();
-                map_ms = draw_ms = 0;
+                map_ms = draw_ms = gl_ms = kernel_ms = 0;
             }
             render_context_poll(ctx);
             sim_advance(s, &p, k);
@@ -97,15 +97,21 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
             if (f > warmup) {
                 GLuint64 ns = 0;
                 glGetQueryObjectui64v(query[(f - 1) & 1], GL_QUERY_RESULT, &ns);
-                /* The splat's kernels run on CUDA's clock, outside GL's query: the last frame's. */
-                draw_ms += 1e-6 * (double)ns + renderer_splat_ms(r);
+                /* CUDA's drawing runs on its own clock, outside GL's query: the last frame's. */
+                double kernels = 0;
+                draw_ms += 1e-6 * (double)ns + renderer_splat_ms(r, &kernels);
+                gl_ms += 1e-6 * (double)ns;
+                kernel_ms += kernels;
             }
             render_context_swap(ctx);
         }
         glFinish();
         GLuint64 last = 0;
         glGetQueryObjectui64v(query[(warmup + frames - 1) & 1], GL_QUERY_RESULT, &last);
-        draw_ms += 1e-6 * (double)last + renderer_splat_ms(r);
+        double kernels = 0;
+        draw_ms += 1e-6 * (double)last + renderer_splat_ms(r, &kernels);
+        gl_ms += 1e-6 * (double)last;
+        kernel_ms += kernels;
         /* Asked of CUDA and drawn by GL: the row says so rather than time GL under CUDA's name. */
         if (draw == RENDER_DRAW_CUDA && renderer_drawn_by(r) != RENDER_DRAW_CUDA) {
             bench_progress_clear(&progress);
@@ -123,11 +129,14 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
             goto done;
         }
         double frame_ms = 1e3 * secs / frames;
-        char shape[64], note[128];
+        char shape[64], note[256];
         snprintf(shape, sizeof shape, "%d %s, %s draws", k, k == 1 ? "step/frame" : "steps/frame",
                  draw == RENDER_DRAW_CUDA ? "CUDA" : "GL");
-        snprintf(note, sizeof note, "%.0f steps/s, %.0f frames/s, map+unmap %.1f%% of a frame, drawing %.2f ms (GPU)",
-                 k * frames / secs, frames / secs, 100 * map_ms / (1e3 * secs), draw_ms / frames);
+        int used = snprintf(note, sizeof note, "%.0f steps/s, %.0f frames/s, map+unmap %.1f%% of a frame, drawing %.2f ms (GPU)",
+                            k * frames / secs, frames / secs, 100 * map_ms / (1e3 * secs), draw_ms / frames);
+        if (draw == RENDER_DRAW_CUDA && used > 0 && (size_t)used < sizeof note)
+            snprintf(note + used, sizeof note - (size_t)used, ": splat kernels %.2f, GL (mip levels, tonemap) %.2f", kernel_ms / frames,
+                     gl_ms / frames);
         bench_table_row(table, &(BenchRow){.name = o->window ? "loop-window" : "loop-headless",
                                            .n = n,
                                            .shape = shape,

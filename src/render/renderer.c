@@ -565,10 +565,11 @@ const char *renderer_draw_name(RenderDraw d) { return d == RENDER_DRAW_CUDA ? "c
 RenderDraw renderer_drawn_by(const Renderer *r) { return r->drawn_by; }
 const char *renderer_draw_note(const Renderer *r) { return r->draw_note; }
 
-double renderer_splat_ms(const Renderer *r)
+double renderer_splat_ms(const Renderer *r, double *kernel_ms)
 {
+    if (kernel_ms) *kernel_ms = 0;
 #ifdef STARBURST_HAVE_CUDA
-    return r->drawn_by == RENDER_DRAW_CUDA && r->splat ? splat_gpu_ms(r->splat) : 0;
+    return r->drawn_by == RENDER_DRAW_CUDA && r->splat ? splat_gpu_ms(r->splat, kernel_ms) : 0;
 #else
     (void)r;
     return 0;

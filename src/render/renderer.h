@@ -87,8 +87,9 @@ const char *renderer_draw_name(RenderDraw d);
  * ("" otherwise). */
 RenderDraw renderer_drawn_by(const Renderer *r);
 const char *renderer_draw_note(const Renderer *r);
-/* The GPU time of the last CUDA splat, ms (read a frame late); 0 when GL drew. */
-double renderer_splat_ms(const Renderer *r);
+/* The GPU time of the last CUDA drawing, ms (read a frame late), the mapping of the buffers
+ * included; its kernels' alone in *kernel_ms (NULL: not wanted). 0 when GL drew. */
+double renderer_splat_ms(const Renderer *r, double *kernel_ms);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
-/* The bodies drawn by CUDA (kernels/splat_kernels.h) into the renderer's HDR texture, through CUDA-GL
- * interop: the renderer's position, speed and tag buffers and its texture registered once (the
- * texture again when it is made anew), mapped for each frame's splat. Built only with CUDA; the
- * renderer asks splat_available first. */
+/* The bodies drawn by CUDA (kernels/splat_kernels.h) into the renderer's HDR texture, through
+ * CUDA-GL interop: the renderer's position, speed and tag buffers and its texture registered once
+ * (the texture again when it is made anew), mapped for each frame's splat; GL tonemaps the texture
+ * as it does GL's sprites. Built only with CUDA. */
 #ifndef STARBURST_SPLAT_H
 #define STARBURST_SPLAT_H
 
@@ -20,12 +20,13 @@ typedef struct Splat Splat;
  * not on NVIDIA's driver). */
 Splat *splat_create(unsigned int position_vbo, unsigned int speed_vbo, unsigned int tag_vbo, char *err, size_t errlen);
 void splat_destroy(Splat *s);
-/* Draws n bodies into level 0 of texture (RGBA16F, width x height; registered anew when the
+/* Draws n bodies into level 0 of texture (RGBA16F, p's width x height; registered anew when the
  * texture, or its size, is not the last one's), replacing what it held. 0, or -1 with err (the
  * first failure, kept: later draws fail the same way). */
 int splat_draw(Splat *s, unsigned int texture, int n, const SplatParams *p, char *err, size_t errlen);
-/* The last draw's GPU time, ms (CUDA events, read at the next draw; 0 before). */
-double splat_gpu_ms(const Splat *s);
+/* The last draw's GPU time, ms (CUDA events, read at the next draw; 0 before), the mapping of the
+ * buffers included; its kernels' alone in *kernel_ms (NULL: not wanted). */
+double splat_gpu_ms(const Splat *s, double *kernel_ms);
 
 #ifdef __cplusplus
 }

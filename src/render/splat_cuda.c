@@ -22,10 +22,11 @@ struct Splat {
     int width, height;
     float *accum;          /* width x height float4 */
     cudaStream_t stream;
-    cudaEvent_t begin, end; /* around the last draw */
+    cudaEvent_t begin, end;     /* around the last draw, its maps included */
+    cudaEvent_t k_begin, k_end; /* around its kernels alone */
     bool timed;             /* begin and end hold a draw not yet read */
     cudaSurfaceObject_t surface; /* the last draw's, destroyed once that draw has ended */
-    double gpu_ms;
+    double gpu_ms, kernel_ms;
     CudaStatus status;
 };
 
@@ -46,7 +47,8 @@ Splat *splat_create(unsigned int position_vbo, unsigned int speed_vbo, unsigned 
     }
     const unsigned int vbo[3] = {position_vbo, speed_vbo, tag_vbo};
     bool ok = CUDA_CHECK(&s->status, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) &&
-              CUDA_CHECK(&s->status, cudaEventCreate(&s->begin)) && CUDA_CHECK(&s->status, cudaEventCreate(&s->end));
+              CUDA_CHECK(&s->status, cudaEventCreate(&s->begin)) && CUDA_CHECK(&s->status, cudaEventCreate(&s->end)) &&
+              CUDA_CHECK(&s->status, cudaEventCreate(&s->k_begin)) && CUDA_CHECK(&s->status, cudaEventCreate(&s->k_end));
     for (int i = 0; ok && i < 3; i++)
         ok = CUDA_CHECK(&s->status,
                         cudaGraphicsGLRegisterBuffer(&s->res[i], vbo[i], cudaGraphicsRegisterFlagsReadOnly));
@@ -68,6 +70,8 @@ void splat_destroy(Splat *s)
     cudaFree(s->accum);
     if (s->begin) cudaEventDestroy(s->begin);
     if (s->end) cudaEventDestroy(s->end);
+    if (s->k_begin) cudaEventDestroy(s->k_begin);
+    if (s->k_end) cudaEventDestroy(s->k_end);
     if (s->stream) cudaStreamDestroy(s->stream);
     free(s);
 }
@@ -111,6 +115,7 @@ int splat_draw(Splat *s, unsigned int texture, int n, const SplatParams *p, char
         float ms = 0;
         if (cudaEventSynchronize(s->end) == cudaSuccess && cudaEventElapsedTime(&ms, s->begin, s->end) == cudaSuccess)
             s->gpu_ms = ms;
+        if (cudaEventElapsedTime(&ms, s->k_begin, s->k_end) == cudaSuccess) s->kernel_ms = ms;
         s->timed = false;
     }
     if (s->surface) cudaDestroySurfaceObject(s->surface);
@@ -128,12 +133,18 @@ int splat_draw(Splat *s, unsigned int texture, int n, const SplatParams *p, char
     if (ok) {
         struct cudaResourceDesc desc = {.resType = cudaResourceTypeArray, .res.array.array = array};
         ok = CUDA_CHECK(&s->status, cudaCreateSurfaceObject(&s->surface, &desc)) &&
+             CUDA_CHECK(&s->status, cudaEventRecord(s->k_begin, s->stream)) &&
              CUDA_CHECK(&s->status, splat_bodies(pos, speed, tag, n, p, s->accum, s->stream)) &&
-             CUDA_CHECK(&s->status, splat_resolve(s->accum, p->width, p->height, s->surface, s->stream));
+             CUDA_CHECK(&s->status, splat_resolve(s->accum, p->width, p->height, s->surface, s->stream)) &&
+             CUDA_CHECK(&s->status, cudaEventRecord(s->k_end, s->stream));
     }
     ok = CUDA_CHECK(&s->status, cudaGraphicsUnmapResources(RES_COUNT, s->res, s->stream)) && ok;
     if (ok && CUDA_CHECK(&s->status, cudaEventRecord(s->end, s->stream))) s->timed = true;
     return ok ? 0 : report(s, err, errlen);
 }
 
-double splat_gpu_ms(const Splat *s) { return s->gpu_ms; }
+double splat_gpu_ms(const Splat *s, double *kernel_ms)
+{
+    if (kernel_ms) *kernel_ms = s->kernel_ms;
+    return s->gpu_ms;
+}
