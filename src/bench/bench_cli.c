@@ -27,7 +27,10 @@ static void bench_usage(FILE *f)
           f);
     char theta[160];
     params_help_text(PARAM_THETA, theta, sizeof theta);
-    fprintf(f, "  --theta X              the tree's opening angle (%s)\n", theta);
+    fprintf(f, "  --theta X[,X...]       the tree's opening angle (%s); up to %d of them: a\n"
+               "                         table each, then the fastest that holds the median error to %.0e and\n"
+               "                         the 99th percentile to %.0e at each N (the loop takes the first)\n",
+            theta, BENCH_TREE_MAX_THETAS, BENCH_TREE_GOAL_MEDIAN, BENCH_TREE_GOAL_P99);
     fputs("  --samples S            bodies in the tree's f64 force check (default 1000)\n"
           "  --kernel K[,K...]      naive, registers, tiled, tiled-unrolled, mtpb, symmetric, mtpb-f64\n"
           "                         (default all)\n"
@@ -115,13 +118,29 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
             force = v;
         } else if (!strcmp(opt, "--theta")) {
             NEXT();
-            double v;
-            char why[200];
-            if (params_parse(PARAM_THETA, "--theta", argv[++i], &v, why, sizeof why) != 0) {
-                snprintf(err, errlen, "bench: %s", why);
+            char list[128], why[200];
+            snprintf(list, sizeof list, "%s", argv[++i]);
+            int c = 0;
+            for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                double v;
+                if (params_parse(PARAM_THETA, "--theta", t, &v, why, sizeof why) != 0) {
+                    snprintf(err, errlen, "bench: %s", why);
+                    return -1;
+                }
+                if (c == BENCH_TREE_MAX_THETAS) {
+                    snprintf(err, errlen, "bench: --theta: '%s' names more than %d angles", argv[i],
+                             BENCH_TREE_MAX_THETAS);
+                    return -1;
+                }
+                b->thetas[c++] = (float)v;
+            }
+            if (c == 0) {
+                snprintf(err, errlen, "bench: --theta: empty list");
                 return -1;
             }
-            b->tree.theta = (float)v;
+            b->tree.theta = b->thetas[0];
+            b->tree.thetas = c > 1 ? b->thetas : NULL;
+            b->tree.thetas_count = c > 1 ? c : 0;
         } else if (!strcmp(opt, "--kernel")) {
             NEXT();
             snprintf(b->kernel_text, sizeof b->kernel_text, "%s", argv[++i]);

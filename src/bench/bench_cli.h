@@ -20,6 +20,7 @@ typedef struct BenchCli {
     const char *kernel_names[8];
     char kernel_text[256];
     int steps[8];
+    float thetas[BENCH_TREE_MAX_THETAS];
 } BenchCli;
 
 /* argv[0] is "bench". 0: run; 1: help printed; -1: one line in err. */

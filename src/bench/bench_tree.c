@@ -316,8 +316,9 @@ static int measure_direct(Context *c, const Bodies *b, const SceneInfo *info, Be
     return rc;
 }
 
-/* One N: three cells (the tree, its f64 check, the direct sum). 0, or -1 on an error. */
-static int measure(Context *c, int n, BenchTreeRow *row)
+/* One N: three cells (the tree, its f64 check and, with_direct, the direct sum). 0, or -1 on an
+ * error. */
+static int measure(Context *c, int n, BenchTreeRow *row, bool with_direct)
 {
     memset(row, 0, sizeof *row);
     row->n = n;
@@ -337,7 +338,7 @@ static int measure(Context *c, int n, BenchTreeRow *row)
         return -1;
     }
     int rc = measure_tree(c, &b, &info, row);
-    if (rc == 0) {
+    if (rc == 0 && with_direct) {
         cell(c, c->backend == SIM_BACKEND_CUDA ? "symmetric" : "direct", n);
         rc = measure_direct(c, &b, &info, row);
     }
@@ -381,6 +382,35 @@ static void print_crossover(Context *c, const BenchTreeRow *rows, int count)
     else
         fprintf(c->out, "%s (src/sim/sim.h) is %s.\n", cuda ? "SIM_TREE_MIN_BODIES_CUDA" : "SIM_TREE_MIN_BODIES_CPU",
                 grouped(cuda ? SIM_TREE_MIN_BODIES_CUDA : SIM_TREE_MIN_BODIES_CPU, a, sizeof a));
+}
+
+/* For each N, every angle's step and errors, and the fastest angle that meets the goal. */
+static void print_front(Context *c, const float *thetas, int tcount, BenchTreeRow rows[][BENCH_TREE_MAX_NS],
+                        int count)
+{
+    bench_progress_clear(&c->progress);
+    fprintf(c->out, "\nAccuracy front: the fastest angle whose median error is at most %.0e and 99th percentile at\n"
+                    "most %.0e.\n",
+            BENCH_TREE_GOAL_MEDIAN, BENCH_TREE_GOAL_P99);
+    for (int i = 0; i < count; i++) {
+        char n[16];
+        fprintf(c->out, "%9s ", grouped(rows[0][i].n, n, sizeof n));
+        int best = -1;
+        for (int t = 0; t < tcount; t++) {
+            const BenchTreeRow *r = &rows[t][i];
+            if (!(r->step_ms > 0 && r->error.samples > 0)) {
+                fprintf(c->out, " theta %.2f: not measured;", (double)thetas[t]);
+                continue;
+            }
+            const bool meets = r->error.median <= BENCH_TREE_GOAL_MEDIAN && r->error.p99 <= BENCH_TREE_GOAL_P99;
+            fprintf(c->out, " theta %.2f: %.2f ms, %.2e / %.2e%s;", (double)thetas[t], r->step_ms, r->error.median,
+                    r->error.p99, meets ? "" : " (misses)");
+            if (meets && (best < 0 || r->step_ms < rows[best][i].step_ms)) best = t;
+        }
+        if (best >= 0) fprintf(c->out, " fastest that meets: theta %.2f\n", (double)thetas[best]);
+        else fprintf(c->out, " none meets\n");
+    }
+    fflush(c->out);
 }
 
 static int by_int(const void *a, const void *b)
@@ -433,17 +463,28 @@ int bench_tree_run(const BenchTreeOptions *o)
                                   "err_p99,err_max,samples,theta,backend,upward_ms,downward_ms,body_group,force,"
                                   "note\n");
     }
-    BenchTreeRow rows[BENCH_TREE_MAX_NS];
-    bench_progress_begin(&c.progress, o->progress ? o->progress : stderr, 3 * count);
+    /* The angles: a table each, the direct sum timed in the first (it has no angle) and shown again
+     * in the others. */
+    float one = c.theta;
+    const float *thetas = o->thetas_count > 1 ? o->thetas : &one;
+    const int tcount = o->thetas_count > 1 ? o->thetas_count : 1;
+    static BenchTreeRow rows[BENCH_TREE_MAX_THETAS][BENCH_TREE_MAX_NS];
+    bench_progress_begin(&c.progress, o->progress ? o->progress : stderr, (2 * tcount + 1) * count);
     int rc = 0;
-    for (int i = 0; i < count && rc == 0; i++) {
-        rc = measure(&c, ns[i], &rows[i]);
-        if (rc == 0) {
-            if (!c.titled) print_title(&c, "(no simulation created)");
-            print_row(&c, &rows[i]);
+    for (int t = 0; t < tcount && rc == 0; t++) {
+        c.theta = params_theta(thetas[t]);
+        c.titled = false;
+        for (int i = 0; i < count && rc == 0; i++) {
+            rc = measure(&c, ns[i], &rows[t][i], t == 0);
+            if (rc == 0 && t > 0) rows[t][i].direct_ms = rows[0][i].direct_ms;
+            if (rc == 0) {
+                if (!c.titled) print_title(&c, "(no simulation created)");
+                print_row(&c, &rows[t][i]);
+            }
         }
+        if (rc == 0) print_crossover(&c, rows[t], count);
     }
-    if (rc == 0) print_crossover(&c, rows, count);
+    if (rc == 0 && tcount > 1) print_front(&c, thetas, tcount, rows, count);
     bench_progress_clear(&c.progress);
     if (c.csv) {
         if (rc == 0 && atomic_file_commit(c.csv, why, sizeof why) != 0) {

@@ -15,6 +15,11 @@
 #define BENCH_TREE_MAX_NS 16
 /* The f64 check's sample of bodies, spread over the system. */
 #define BENCH_TREE_SAMPLES 1000
+/* The accuracy the tree is held to (median and 99th percentile of |a - a_f64| / |a_f64|). */
+#define BENCH_TREE_GOAL_MEDIAN 1e-4
+#define BENCH_TREE_GOAL_P99 1e-3
+/* Opening angles one run compares at most. */
+#define BENCH_TREE_MAX_THETAS 4
 /* A direct step predicted (from the rate at the N before) to take longer is not timed. */
 #define BENCH_TREE_DIRECT_MAX_S 60.0
 
@@ -25,6 +30,10 @@ typedef struct BenchTreeOptions {
     SimBackend backend; /* auto: CUDA where a device is usable; else the bench refuses (status 2) */
     SimForce force;     /* the method timed: SIM_FORCE_TREE (0 = the tree) or SIM_FORCE_FMM */
     float theta;        /* 0 = the default (params_theta) */
+    /* More opening angles: a table each, then the accuracy front (the fastest angle that meets
+     * BENCH_TREE_GOAL_MEDIAN and BENCH_TREE_GOAL_P99 at each N); theta is ignored. */
+    const float *thetas;
+    int thetas_count;
     int samples;        /* bodies in the f64 check; 0 = BENCH_TREE_SAMPLES */
     int repeats;        /* timed steps per cell, the median reported; 0 = 10 */
     const char *csv_path; /* NULL = no CSV */

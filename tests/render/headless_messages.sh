@@ -1,9 +1,9 @@
 #!/bin/bash
 # What a headless run says into a log: progress as lines of their own (no \r: that is for a
 # terminal), no word about presets it was not asked for, an exit summary whose rate leaves out the
-# time the process was stopped (SIGSTOP / SIGCONT, as ctrl+Z and fg do), and a recording that
-# fails on a full disk said once. Every wait is for a condition (a line in the log, the readout,
-# the process's state in /proc), never a fixed sleep.
+# time the process was stopped (SIGSTOP / SIGCONT, as ctrl+Z and fg do), a recording that fails
+# on a full disk said once, and CUDA asked to draw where it cannot said once. Every wait is for a
+# condition (a line in the log, the readout, the process's state in /proc), never a fixed sleep.
 # usage: headless_messages.sh APP OUT_DIR
 set -u
 . "$(dirname "$0")/checks.sh"
@@ -103,5 +103,22 @@ if [ "$rc" -eq 1 ] && [ "$said" -eq 1 ]; then
 else
     fail "recording onto $how: exit $rc, the failure said $said times:"
     cat -v full.log
+fi
+
+# --draw cuda: where CUDA can draw (a CUDA build, a GL context on NVIDIA's driver) the readout says
+# so; elsewhere GL draws the same frames and one line says why, once.
+STARBURST_READOUT=draw.readout timeout 120 "$app" --headless --backend cpu -n 512 --size 320x240 --frames 20 \
+    --draw cuda --screenshot draw.png >draw.log 2>&1
+rc=$?
+drawn=$(awk '$1 == "drawn_by" { print $2 }' draw.readout 2>/dev/null)
+said=$(grep -c "drawing by CUDA" draw.log)
+if [ "$rc" -ne 0 ] || [ ! -s draw.png ]; then
+    fail "--draw cuda: exit $rc, screenshot $(ls -s draw.png 2>&1): $(tail -n 3 draw.log)"
+elif [ "$drawn" = cuda ] && [ "$said" -eq 0 ]; then
+    ok "--draw cuda: CUDA draws here"
+elif [ "$drawn" = gl ] && [ "$said" -eq 1 ] && grep -q "drawing by CUDA.*: GL draws" draw.log; then
+    ok "--draw cuda where CUDA cannot draw: GL draws, said once: $(grep "drawing by CUDA" draw.log)"
+else
+    fail "--draw cuda: drawn by '$drawn', the reason said $said times: $(cat -v draw.log | tail -n 3)"
 fi
 finish

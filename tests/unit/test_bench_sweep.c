@@ -67,6 +67,28 @@ static void sweep_option_times_kernels_only(void **state)
     assert_true(b.run_loop);
 }
 
+/* --draw: who draws in the loop's rows, a row each, as named; anything else refused in one line. */
+static void draw_option_names_the_loops_drawers(void **state)
+{
+    BenchCli b;
+    char err[256] = "";
+    assert_int_equal(parse(&b, "bench --loop-only --draw gl,cuda", err, sizeof err), 0);
+    assert_int_equal(b.loop.draws_count, 2);
+    assert_int_equal(b.loop.draws[0], RENDER_DRAW_GL);
+    assert_int_equal(b.loop.draws[1], RENDER_DRAW_CUDA);
+    assert_int_equal(parse(&b, "bench --loop-only --draw cuda", err, sizeof err), 0);
+    assert_int_equal(b.loop.draws_count, 1);
+    assert_int_equal(b.loop.draws[0], RENDER_DRAW_CUDA);
+    assert_int_equal(parse(&b, "bench --loop-only", err, sizeof err), 0);
+    assert_int_equal(b.loop.draws_count, 0); /* the loop's own choice: GL, and CUDA on the CUDA backend */
+    assert_int_equal(parse(&b, "bench --draw vulkan", err, sizeof err), -1);
+    assert_string_equal(err, "bench: --draw: 'vulkan' is not a list of gl, cuda");
+    assert_int_equal(parse(&b, "bench --draw gl,cuda,gl", err, sizeof err), -1);
+    assert_non_null(strstr(err, "'gl,cuda,gl'"));
+    assert_int_equal(parse(&b, "bench --draw", err, sizeof err), -1);
+    assert_string_equal(err, "bench: --draw needs a value");
+}
+
 static void chart_through_its_own_context(void **state)
 {
     char err[512];
@@ -106,6 +128,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(paths_sit_beside_the_csv),
         cmocka_unit_test(sweep_option_times_kernels_only),
+        cmocka_unit_test(draw_option_names_the_loops_drawers),
         cmocka_unit_test(chart_through_its_own_context),
     };
     return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));

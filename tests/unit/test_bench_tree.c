@@ -91,6 +91,7 @@ static void bad_tree_options_are_refused_in_one_line(void **state)
         "bench --force quadtree",  "bench --force",           "bench --theta 0",
         "bench --theta 2",         "bench --theta x",         "bench --theta 0.4x",
         "bench --samples 0",       "bench --samples many",    "bench --force tree --sweep",
+        "bench --theta 0.4,0.5,2", "bench --theta 0.3,0.4,0.5,0.6,0.7", "bench --theta ,",
         "bench --force tree --kernel mtpb", "bench --kernels-only --force tree",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -121,6 +122,59 @@ static void loop_only_takes_the_force(void **state)
     assert_int_equal(b.loop.force, SIM_FORCE_TREE);
     assert_int_equal(parse(&b, "bench --loop-only", err, sizeof err), 0);
     assert_int_equal(b.loop.force, SIM_FORCE_AUTO);
+}
+
+/* Several angles: a table each, the direct sum timed once and shown in each, then the front: at
+ * each N every angle's step and errors, and the fastest angle that meets the goal. The errors grow
+ * with the angle. */
+static void angles_give_a_table_each_and_the_front(void **state)
+{
+    BenchCli cli;
+    char err[256] = "";
+    assert_int_equal(parse(&cli, "bench --force tree --theta 0.3,0.9 -n 2048", err, sizeof err), 0);
+    assert_int_equal(cli.tree.thetas_count, 2);
+    assert_true(cli.tree.thetas[0] == 0.3f && cli.tree.thetas[1] == 0.9f);
+    assert_int_equal(parse(&cli, "bench --force tree --theta 0.5", err, sizeof err), 0);
+    assert_int_equal(cli.tree.thetas_count, 0);
+    assert_true(cli.tree.theta == 0.5f);
+
+    const int ns[] = {2048};
+    const float thetas[] = {0.3f, 0.9f};
+    FILE *out = tmpfile(), *progress = tmpfile();
+    assert_non_null(out);
+    assert_non_null(progress);
+    const BenchTreeOptions o = {.ns = ns, .ns_count = 1, .backend = SIM_BACKEND_CPU, .samples = 100, .repeats = 3,
+                                .thetas = thetas, .thetas_count = 2, .out = out, .progress = progress};
+    assert_int_equal(bench_tree_run(&o), 0);
+    char *table = written_to(out), *lines = written_to(progress);
+    print_message("%s", table);
+    const char *first = strstr(table, "theta 0.30)"), *second = strstr(table, "theta 0.90)");
+    assert_true(first && second && first < second);
+    const char *front = strstr(table, "Accuracy front");
+    assert_true(front && front > second);
+    double ms[2], med[2], p99[2];
+    const char *at = strstr(front, "theta 0.30: ");
+    assert_non_null(at);
+    assert_int_equal(sscanf(at, "theta 0.30: %lf ms, %le / %le", &ms[0], &med[0], &p99[0]), 3);
+    at = strstr(front, "theta 0.90: ");
+    assert_non_null(at);
+    assert_int_equal(sscanf(at, "theta 0.90: %lf ms, %le / %le", &ms[1], &med[1], &p99[1]), 3);
+    assert_true(med[0] < med[1] && p99[0] < p99[1]);
+    assert_true(ms[0] > 0 && ms[1] > 0);
+    /* The verdict follows the figures printed. */
+    const bool meets0 = med[0] <= BENCH_TREE_GOAL_MEDIAN && p99[0] <= BENCH_TREE_GOAL_P99;
+    const bool meets1 = med[1] <= BENCH_TREE_GOAL_MEDIAN && p99[1] <= BENCH_TREE_GOAL_P99;
+    const char *want = meets1 && (!meets0 || ms[1] < ms[0]) ? "fastest that meets: theta 0.90"
+                       : meets0                            ? "fastest that meets: theta 0.30"
+                                                           : "none meets";
+    assert_non_null(strstr(front, want));
+    /* The direct sum once: five cells (two trees, two checks, one direct). */
+    assert_non_null(strstr(lines, "/5 "));
+    assert_null(strstr(lines, "/6 "));
+    free(table);
+    free(lines);
+    fclose(out);
+    fclose(progress);
 }
 
 static BenchTreeRow row(int n, double tree_ms, double direct_ms)
@@ -220,6 +274,7 @@ int main(void)
         cmocka_unit_test(crossover_is_where_the_tree_stays_faster),
         cmocka_unit_test(default_counts_per_backend),
         cmocka_unit_test(cpu_run_prints_a_row_per_n),
+        cmocka_unit_test(angles_give_a_table_each_and_the_front),
     };
     return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }
