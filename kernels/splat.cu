@@ -78,7 +78,7 @@ __global__ void splat_kernel(const float4 *__restrict__ pos, const float *__rest
             const float r2 = dx * dx + dy * dy;
             if (r2 > 1.0f) continue;
             const float g = light * (__expf(-4.0f * r2) - rim) / (1.0f - rim);
-            add_light(accum, py * p.width + px, c.x * g, c.y * g, c.z * g);
+            add_light(accum, py * p.pitch + px, c.x * g, c.y * g, c.z * g);
         }
     }
 }
@@ -173,7 +173,7 @@ __global__ void tonemap_kernel(SplatPyramid q, float exposure, float glow_gain, 
 {
     const int w = q.width[0], h = q.height[0];
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= w || y >= h) return;
+    if (x >= q.view_width || y >= q.view_height) return;
     const float u = (float(x) + 0.5f) / float(w), v = (float(y) + 0.5f) / float(h);
     float4 *level0 = reinterpret_cast<float4 *>(q.level[0]);
     const float4 hdr = level0[y * w + x];
@@ -224,7 +224,7 @@ extern "C" cudaError_t splat_tonemap(const SplatPyramid *q, const SplatParams *p
                                                  q->height[k - 1], reinterpret_cast<float4 *>(q->level[k]), q->width[k],
                                                  q->height[k]);
     }
-    const dim3 grid((q->width[0] + 31) / 32, (q->height[0] + 7) / 8);
+    const dim3 grid((q->view_width + 31) / 32, (q->view_height + 7) / 8);
     tonemap_kernel<<<grid, block, 0, stream>>>(*q, p->exposure, p->glow, surface);
     return cudaGetLastError();
 }

@@ -27,16 +27,22 @@ typedef struct SplatParams {
     float speed_scale;
     int show_halo;
     float exposure, glow; /* the tonemap's u_exposure and u_glow */
+    int pitch;            /* texels a row of the accumulation buffer: its padded width (SPLAT_PAD) */
 } SplatParams;
+
+/* The buffer and its levels are padded to a multiple of this in each direction, so that every level
+ * the tonemap reads halves evenly (a 2 x 2 box, in GL's glGenerateMipmap as here). */
+#define SPLAT_PAD 64
 
 /* The mip levels the tonemap reads: 1 to SPLAT_LEVELS - 1 below the full size. */
 #define SPLAT_LEVELS 7
 
-/* The accumulation buffer and its mip levels: level k is max(width >> k, 1) x max(height >> k, 1)
- * float4, level 0 the splat's target. */
+/* The accumulation buffer and its mip levels: level 0 is the view padded to SPLAT_PAD, level k
+ * half the one above; the view (view_width x view_height) lies at level 0's bottom left. */
 typedef struct SplatPyramid {
     float *level[SPLAT_LEVELS];
     int width[SPLAT_LEVELS], height[SPLAT_LEVELS];
+    int view_width, view_height;
 } SplatPyramid;
 
 /* accum: width x height float4 (RGBA, row 0 at the bottom as GL's), zero on entry; each body's
@@ -45,8 +51,8 @@ typedef struct SplatPyramid {
 cudaError_t splat_bodies(const float *pos, const float *speed, const unsigned char *tag, int n, const SplatParams *p,
                          float *accum, cudaStream_t stream);
 
-/* The pyramid's levels from its level 0, then the tonemapped image into the surface (RGBA8,
- * level 0's size), level 0 zeroed for the next frame. */
+/* The pyramid's levels from its level 0, then the tonemapped view into the surface (RGBA8, the
+ * view's size), level 0 zeroed for the next frame. */
 cudaError_t splat_tonemap(const SplatPyramid *pyramid, const SplatParams *p, cudaSurfaceObject_t surface,
                           cudaStream_t stream);
 

@@ -8,6 +8,7 @@ in vec2 v_uv;
 out vec4 frag;
 
 uniform sampler2D u_hdr;
+uniform vec2 u_uv_scale; // the view's share of the target, which is padded so that its levels halve evenly
 uniform float u_exposure;
 uniform float u_glow;
 
@@ -33,8 +34,9 @@ vec3 smooth_lod(vec2 uv, int lod)
 
 void main()
 {
-    vec3 hdr = textureLod(u_hdr, v_uv, 0.0).rgb;
-    vec3 glow = 0.5 * textureLod(u_hdr, v_uv, 2.0).rgb + 0.3 * smooth_lod(v_uv, 4) + 0.2 * smooth_lod(v_uv, 6);
+    vec2 uv = v_uv * u_uv_scale;
+    vec3 hdr = textureLod(u_hdr, uv, 0.0).rgb;
+    vec3 glow = 0.5 * textureLod(u_hdr, uv, 2.0).rgb + 0.3 * smooth_lod(uv, 4) + 0.2 * smooth_lod(uv, 6);
     vec3 x = u_exposure * (hdr + u_glow * glow);
     float l = dot(x, vec3(0.2126, 0.7152, 0.0722));
     vec3 c = x * ((1.0 + l / (WHITE * WHITE)) / (1.0 + l));

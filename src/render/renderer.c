@@ -34,6 +34,8 @@ const char *shader_embedded(const char *name);
  * (the CPU's) reads as a galaxy, not as scattered dots. Capped for very small systems. */
 #define SMALL_N_GROWTH_MAX 3.0f
 #define GLOW 0.3f
+/* The HDR target's sides are multiples of this (2^6: the coarsest level the glow reads is 6). */
+#define HDR_PAD 64
 /* Light of a box's lines at level 0 on the tonemapped image; each level below has BOX_FADE of the
  * one above, so the many small cells of a dense core stay a haze instead of a white block. */
 #define BOX_GAIN 0.2f
@@ -46,7 +48,7 @@ typedef struct BodiesProgram {
 
 typedef struct TonemapProgram {
     GLuint id;
-    GLint hdr, exposure, glow;
+    GLint hdr, exposure, glow, uv_scale;
 } TonemapProgram;
 
 typedef struct BoxesProgram {
@@ -65,7 +67,8 @@ struct Renderer {
     GLuint box_vao, cube_vbo, box_vbo;
     int box_count, box_capacity;
     GLuint hdr_fbo, hdr_texture;
-    int hdr_width, hdr_height;
+    int hdr_width, hdr_height; /* the view's size; the texture is padded to HDR_PAD */
+    int hdr_padded_width, hdr_padded_height;
     GLuint ldr_fbo, ldr_texture; /* CUDA's tonemapped image (RGBA8), copied to the view's framebuffer */
     int ldr_width, ldr_height;
     float mass_ref;
@@ -205,6 +208,7 @@ static int build_programs(const Renderer *r, BodiesProgram *b, TonemapProgram *t
     t->hdr = glGetUniformLocation(t->id, "u_hdr");
     t->exposure = glGetUniformLocation(t->id, "u_exposure");
     t->glow = glGetUniformLocation(t->id, "u_glow");
+    t->uv_scale = glGetUniformLocation(t->id, "u_uv_scale");
     x->view = glGetUniformLocation(x->id, "u_view");
     x->proj = glGetUniformLocation(x->id, "u_proj");
     x->gain = glGetUniformLocation(x->id, "u_gain");
@@ -415,7 +419,10 @@ void renderer_upload(Renderer *r, const float *pos4, const uint8_t *tags, int n)
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
-/* (Re)creates the HDR target at the view's size; false when the GL cannot. */
+/* (Re)creates the HDR target for the view's size, padded to a multiple of HDR_PAD in each
+ * direction: every mip level the glow reads then halves evenly, a 2 x 2 box on every GL (NVIDIA's
+ * and Mesa's filters differ on odd sizes), the same levels as the CUDA drawing's; false when the GL
+ * cannot. */
 static bool ensure_hdr_target(Renderer *r, int width, int height)
 {
     if (r->hdr_fbo && r->hdr_width == width && r->hdr_height == height) return true;
@@ -423,8 +430,11 @@ static bool ensure_hdr_target(Renderer *r, int width, int height)
         glGenFramebuffers(1, &r->hdr_fbo);
         glGenTextures(1, &r->hdr_texture);
     }
+    const int pw = (width + HDR_PAD - 1) / HDR_PAD * HDR_PAD, ph = (height + HDR_PAD - 1) / HDR_PAD * HDR_PAD;
+    r->hdr_padded_width = pw;
+    r->hdr_padded_height = ph;
     glBindTexture(GL_TEXTURE_2D, r->hdr_texture);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16F, width, height, 0, GL_RGBA, GL_HALF_FLOAT, NULL);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16F, pw, ph, 0, GL_RGBA, GL_HALF_FLOAT, NULL);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
@@ -587,8 +597,12 @@ void renderer_draw(Renderer *r, const RenderView *v)
         glEnable(GL_BLEND);
         glBlendEquation(GL_FUNC_ADD);
         glBlendFunc(GL_ONE, GL_ONE);
+        /* Sprites are not cut by the viewport: the scissor keeps their light out of the padding. */
+        glEnable(GL_SCISSOR_TEST);
+        glScissor(0, 0, v->width, v->height);
         glBindVertexArray(r->vao);
         glDrawArrays(GL_POINTS, 0, n);
+        glDisable(GL_SCISSOR_TEST);
         glDisable(GL_BLEND);
         glDisable(GL_PROGRAM_POINT_SIZE);
     }
@@ -602,6 +616,8 @@ void renderer_draw(Renderer *r, const RenderView *v)
     glUniform1i(r->tonemap.hdr, 0);
     glUniform1f(r->tonemap.exposure, positive_or(v->exposure, 1));
     glUniform1f(r->tonemap.glow, GLOW);
+    glUniform2f(r->tonemap.uv_scale, (float)v->width / (float)r->hdr_padded_width,
+                (float)v->height / (float)r->hdr_padded_height);
     glBindVertexArray(r->empty_vao);
     glDrawArrays(GL_TRIANGLES, 0, 3);
     finish_frame(r, v);

@@ -85,9 +85,12 @@ static bool ensure_texture(Splat *s, unsigned int texture, int width, int height
     cudaFree(s->pyramid.level[0]);
     s->pyramid = (SplatPyramid){0};
     size_t floats = 0, at[SPLAT_LEVELS];
+    const int pw = (width + SPLAT_PAD - 1) / SPLAT_PAD * SPLAT_PAD, ph = (height + SPLAT_PAD - 1) / SPLAT_PAD * SPLAT_PAD;
+    s->pyramid.view_width = width;
+    s->pyramid.view_height = height;
     for (int k = 0; k < SPLAT_LEVELS; k++) {
-        s->pyramid.width[k] = width >> k > 0 ? width >> k : 1;
-        s->pyramid.height[k] = height >> k > 0 ? height >> k : 1;
+        s->pyramid.width[k] = pw >> k;
+        s->pyramid.height[k] = ph >> k;
         at[k] = floats;
         floats += 4 * (size_t)s->pyramid.width[k] * (size_t)s->pyramid.height[k];
     }
@@ -117,8 +120,10 @@ static bool mapped(Splat *s, int i, size_t need, void **ptr)
     return false;
 }
 
-int splat_draw(Splat *s, unsigned int texture, int n, const SplatParams *p, char *err, size_t errlen)
+int splat_draw(Splat *s, unsigned int texture, int n, const SplatParams *given, char *err, size_t errlen)
 {
+    SplatParams padded = *given;
+    const SplatParams *p = &padded;
     if (failed(s)) return report(s, err, errlen);
     /* The last draw ended (GL has long since drawn its texture): its time, and its surface gone. */
     if (s->timed) {
@@ -131,6 +136,7 @@ int splat_draw(Splat *s, unsigned int texture, int n, const SplatParams *p, char
     if (s->surface) cudaDestroySurfaceObject(s->surface);
     s->surface = 0;
     if (!ensure_texture(s, texture, p->width, p->height)) return report(s, err, errlen);
+    padded.pitch = s->pyramid.width[0];
     if (!CUDA_CHECK(&s->status, cudaEventRecord(s->begin, s->stream)) ||
         !CUDA_CHECK(&s->status, cudaGraphicsMapResources(RES_COUNT, s->res, s->stream)))
         return report(s, err, errlen);
