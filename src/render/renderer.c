@@ -71,6 +71,12 @@ struct Renderer {
     int hdr_padded_width, hdr_padded_height;
     GLuint ldr_fbo, ldr_texture; /* CUDA's tonemapped image (RGBA8), copied to the view's framebuffer */
     int ldr_width, ldr_height;
+    /* The view's framebuffer as CUDA may write it: its RGBA8 renderbuffer of the view's size (a
+     * headless context's), found for framebuffer direct_fbo at direct_width x direct_height; 0 =
+     * none (a window's, or another kind): CUDA's image is copied. */
+    GLuint direct_fbo, direct_renderbuffer;
+    int direct_width, direct_height;
+    bool direct_known;
     float mass_ref;
     float max_point_size;
 #ifdef STARBURST_HAVE_CUDA
@@ -500,10 +506,42 @@ static SpriteLook sprite_look(const Renderer *r, const RenderView *v, int n)
     };
 }
 
-/* The bodies splatted and tonemapped by CUDA into the LDR texture; false (GL draws, draw_note
- * says why) where CUDA cannot. */
-static bool splat_bodies_cuda(Renderer *r, const RenderView *v, int n)
+#ifdef STARBURST_HAVE_CUDA
+/* The renderbuffer of v's framebuffer that CUDA can write as the view's image, or 0. */
+static GLuint direct_target(Renderer *r, const RenderView *v)
 {
+    if (r->direct_known && r->direct_fbo == v->framebuffer && r->direct_width == v->width &&
+        r->direct_height == v->height)
+        return r->direct_renderbuffer;
+    r->direct_known = true;
+    r->direct_fbo = v->framebuffer;
+    r->direct_width = v->width;
+    r->direct_height = v->height;
+    r->direct_renderbuffer = 0;
+    if (v->framebuffer == 0) return 0;
+    GLint type = 0, name = 0, format = 0, w = 0, h = 0;
+    glBindFramebuffer(GL_FRAMEBUFFER, v->framebuffer);
+    glGetFramebufferAttachmentParameteriv(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE,
+                                          &type);
+    glGetFramebufferAttachmentParameteriv(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME,
+                                          &name);
+    if (type != GL_RENDERBUFFER || name <= 0) return 0;
+    glBindRenderbuffer(GL_RENDERBUFFER, (GLuint)name);
+    glGetRenderbufferParameteriv(GL_RENDERBUFFER, GL_RENDERBUFFER_INTERNAL_FORMAT, &format);
+    glGetRenderbufferParameteriv(GL_RENDERBUFFER, GL_RENDERBUFFER_WIDTH, &w);
+    glGetRenderbufferParameteriv(GL_RENDERBUFFER, GL_RENDERBUFFER_HEIGHT, &h);
+    glBindRenderbuffer(GL_RENDERBUFFER, 0);
+    if (format == GL_RGBA8 && w == v->width && h == v->height && splat_can_write_renderbuffer((GLuint)name))
+        r->direct_renderbuffer = (GLuint)name;
+    return r->direct_renderbuffer;
+}
+#endif
+
+/* The bodies splatted and tonemapped by CUDA into the view's framebuffer (*direct) where CUDA can
+ * write it, else into the LDR texture; false (GL draws, draw_note says why) where CUDA cannot. */
+static bool splat_bodies_cuda(Renderer *r, const RenderView *v, int n, bool *direct)
+{
+    *direct = false;
 #ifdef STARBURST_HAVE_CUDA
     char why[256];
     if (!r->splat && !r->splat_tried) {
@@ -527,11 +565,18 @@ static bool splat_bodies_cuda(Renderer *r, const RenderView *v, int n)
                      .glow = GLOW};
     memcpy(p.view, v->view, sizeof p.view);
     memcpy(p.proj, v->proj, sizeof p.proj);
-    if (!ensure_ldr_target(r, v->width, v->height)) {
-        snprintf(r->draw_note, sizeof r->draw_note, "drawing by CUDA: no %dx%d RGBA8 texture: GL draws", v->width, v->height);
-        return false;
+    const GLuint renderbuffer = direct_target(r, v);
+    if (renderbuffer) {
+        *direct = true;
+        if (splat_draw_renderbuffer(r->splat, renderbuffer, n, &p, why, sizeof why) == 0) return true;
+    } else {
+        if (!ensure_ldr_target(r, v->width, v->height)) {
+            snprintf(r->draw_note, sizeof r->draw_note, "drawing by CUDA: no %dx%d RGBA8 texture: GL draws", v->width,
+                     v->height);
+            return false;
+        }
+        if (splat_draw(r->splat, r->ldr_texture, n, &p, why, sizeof why) == 0) return true;
     }
-    if (splat_draw(r->splat, r->ldr_texture, n, &p, why, sizeof why) == 0) return true;
     snprintf(r->draw_note, sizeof r->draw_note, "drawing by CUDA failed (%.200s): GL draws", why);
     splat_destroy(r->splat);
     r->splat = NULL;
@@ -565,12 +610,15 @@ void renderer_draw(Renderer *r, const RenderView *v)
     glDisable(GL_CULL_FACE);
     glDisable(GL_SCISSOR_TEST);
     r->drawn_by = RENDER_DRAW_GL;
-    if (v->draw == RENDER_DRAW_CUDA && splat_bodies_cuda(r, v, n)) {
-        /* CUDA's image copied as it is: no GL drawing but the copy. */
+    bool direct = false;
+    if (v->draw == RENDER_DRAW_CUDA && splat_bodies_cuda(r, v, n, &direct)) {
+        /* CUDA's image in the framebuffer already, or copied as it is: no GL drawing but the copy. */
         r->drawn_by = RENDER_DRAW_CUDA;
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, r->ldr_fbo);
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, v->framebuffer);
-        glBlitFramebuffer(0, 0, v->width, v->height, 0, 0, v->width, v->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+        if (!direct) {
+            glBindFramebuffer(GL_READ_FRAMEBUFFER, r->ldr_fbo);
+            glBindFramebuffer(GL_DRAW_FRAMEBUFFER, v->framebuffer);
+            glBlitFramebuffer(0, 0, v->width, v->height, 0, 0, v->width, v->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+        }
         finish_frame(r, v);
         return;
     }

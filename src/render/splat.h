@@ -24,6 +24,12 @@ void splat_destroy(Splat *s);
  * when the texture, or its size, is not the last one's), replacing what it held. 0, or -1 with err
  * (the first failure, kept: later draws fail the same way). */
 int splat_draw(Splat *s, unsigned int texture, int n, const SplatParams *p, char *err, size_t errlen);
+/* The same into a renderbuffer (RGBA8, the view's size): a headless framebuffer's, drawn into
+ * without a copy. */
+int splat_draw_renderbuffer(Splat *s, unsigned int renderbuffer, int n, const SplatParams *p, char *err,
+                            size_t errlen);
+/* Whether CUDA can write into renderbuffer (registered and let go at once; nothing is kept). */
+bool splat_can_write_renderbuffer(unsigned int renderbuffer);
 /* The last draw's GPU time, ms (CUDA events, read at the next draw; 0 before), the mapping of the
  * buffers included; its kernels' alone in *kernel_ms (NULL: not wanted). */
 double splat_gpu_ms(const Splat *s, double *kernel_ms);

@@ -18,7 +18,7 @@ enum { RES_POS, RES_SPEED, RES_TAG, RES_TEXTURE, RES_COUNT };
 
 struct Splat {
     cudaGraphicsResource_t res[RES_COUNT];
-    unsigned int texture; /* the registered texture, and its size */
+    unsigned int texture, target; /* the registered image (GL_TEXTURE_2D or GL_RENDERBUFFER), and its size */
     int width, height;
     SplatPyramid pyramid; /* its levels in one allocation, at level[0] */
     cudaStream_t stream;
@@ -77,9 +77,11 @@ void splat_destroy(Splat *s)
 }
 
 /* The texture registered for surface writes and the pyramid at its size, level 0 zeroed. */
-static bool ensure_texture(Splat *s, unsigned int texture, int width, int height)
+static bool ensure_texture(Splat *s, unsigned int texture, unsigned int target, int width, int height)
 {
-    if (s->res[RES_TEXTURE] && s->texture == texture && s->width == width && s->height == height) return true;
+    if (s->res[RES_TEXTURE] && s->texture == texture && s->target == target && s->width == width &&
+        s->height == height)
+        return true;
     if (s->res[RES_TEXTURE]) cudaGraphicsUnregisterResource(s->res[RES_TEXTURE]);
     s->res[RES_TEXTURE] = NULL;
     cudaFree(s->pyramid.level[0]);
@@ -95,7 +97,7 @@ static bool ensure_texture(Splat *s, unsigned int texture, int width, int height
         floats += 4 * (size_t)s->pyramid.width[k] * (size_t)s->pyramid.height[k];
     }
     float *all = NULL;
-    if (!CUDA_CHECK(&s->status, cudaGraphicsGLRegisterImage(&s->res[RES_TEXTURE], texture, GL_TEXTURE_2D,
+    if (!CUDA_CHECK(&s->status, cudaGraphicsGLRegisterImage(&s->res[RES_TEXTURE], texture, target,
                                                             cudaGraphicsRegisterFlagsSurfaceLoadStore)) ||
         !CUDA_CHECK(&s->status, cudaMalloc((void **)&all, floats * sizeof(float))) ||
         !CUDA_CHECK(&s->status, cudaMemsetAsync(all, 0, floats * sizeof(float), s->stream))) {
@@ -104,6 +106,7 @@ static bool ensure_texture(Splat *s, unsigned int texture, int width, int height
     }
     for (int k = 0; k < SPLAT_LEVELS; k++) s->pyramid.level[k] = all + at[k];
     s->texture = texture;
+    s->target = target;
     s->width = width;
     s->height = height;
     return true;
@@ -120,7 +123,8 @@ static bool mapped(Splat *s, int i, size_t need, void **ptr)
     return false;
 }
 
-int splat_draw(Splat *s, unsigned int texture, int n, const SplatParams *given, char *err, size_t errlen)
+static int draw_into(Splat *s, unsigned int texture, unsigned int target, int n, const SplatParams *given, char *err,
+                     size_t errlen)
 {
     SplatParams padded = *given;
     const SplatParams *p = &padded;
@@ -135,7 +139,7 @@ int splat_draw(Splat *s, unsigned int texture, int n, const SplatParams *given, 
     }
     if (s->surface) cudaDestroySurfaceObject(s->surface);
     s->surface = 0;
-    if (!ensure_texture(s, texture, p->width, p->height)) return report(s, err, errlen);
+    if (!ensure_texture(s, texture, target, p->width, p->height)) return report(s, err, errlen);
     padded.pitch = s->pyramid.width[0];
     if (!CUDA_CHECK(&s->status, cudaEventRecord(s->begin, s->stream)) ||
         !CUDA_CHECK(&s->status, cudaGraphicsMapResources(RES_COUNT, s->res, s->stream)))
@@ -157,6 +161,29 @@ int splat_draw(Splat *s, unsigned int texture, int n, const SplatParams *given, 
     ok = CUDA_CHECK(&s->status, cudaGraphicsUnmapResources(RES_COUNT, s->res, s->stream)) && ok;
     if (ok && CUDA_CHECK(&s->status, cudaEventRecord(s->end, s->stream))) s->timed = true;
     return ok ? 0 : report(s, err, errlen);
+}
+
+int splat_draw(Splat *s, unsigned int texture, int n, const SplatParams *p, char *err, size_t errlen)
+{
+    return draw_into(s, texture, GL_TEXTURE_2D, n, p, err, errlen);
+}
+
+int splat_draw_renderbuffer(Splat *s, unsigned int renderbuffer, int n, const SplatParams *p, char *err,
+                            size_t errlen)
+{
+    return draw_into(s, renderbuffer, GL_RENDERBUFFER, n, p, err, errlen);
+}
+
+bool splat_can_write_renderbuffer(unsigned int renderbuffer)
+{
+    cudaGraphicsResource_t res = NULL;
+    if (cudaGraphicsGLRegisterImage(&res, renderbuffer, GL_RENDERBUFFER, cudaGraphicsRegisterFlagsSurfaceLoadStore) !=
+        cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    cudaGraphicsUnregisterResource(res);
+    return true;
 }
 
 double splat_gpu_ms(const Splat *s, double *kernel_ms)

@@ -2,10 +2,11 @@
  * pixel by pixel after the tonemap, in one headless context on NVIDIA's driver: a galaxy
  * collision at 16K bodies, with the halo shown and coloured by speed, a million bodies, sixteen
  * million, none, and bodies outside the view (behind the eye, beyond the edges, their sprites cut
- * by the edge). The two paths differ where light adds up in a different order and precision (GL
- * blends in half floats, the splat adds in floats and rounds once) and where a pixel's centre lies
- * on a sprite's edge: the tolerances of assert_same_picture are for those. Skips where CUDA or a GL context on the
- * NVIDIA driver is missing. */
+ * by the edge); CUDA's image written in place into the headless framebuffer and copied into one
+ * whose colour is a texture. The two paths differ where light adds up in a different order and
+ * precision (GL blends in half floats, the splat adds in floats and rounds once) and where a
+ * pixel's centre lies on a sprite's edge: the tolerances of assert_same_picture are for those.
+ * Skips where CUDA or a GL context on the NVIDIA driver is missing. */
 #include <GL/glew.h>
 
 #include <math.h>
@@ -63,12 +64,14 @@ static void fixture_close(Fixture *f)
     render_context_destroy(f->ctx);
 }
 
-/* Draws v by GL and by CUDA, each into its image; the CUDA draw must have been CUDA's. */
-static void draw_both(Fixture *f, RenderView v)
+/* Draws v by GL and by CUDA, each into its image, in the headless context's framebuffer (an RGBA8
+ * renderbuffer CUDA writes into) or in fbo (its colour a texture: CUDA's image is copied there);
+ * the CUDA draw must have been CUDA's. */
+static void draw_both_into(Fixture *f, RenderView v, GLuint fbo)
 {
     v.width = WIDTH;
     v.height = HEIGHT;
-    v.framebuffer = render_context_framebuffer(f->ctx);
+    v.framebuffer = fbo ? fbo : render_context_framebuffer(f->ctx);
     uint8_t *out[2] = {f->gl, f->cuda};
     for (int k = 0; k < 2; k++) {
         v.draw = k ? RENDER_DRAW_CUDA : RENDER_DRAW_GL;
@@ -87,6 +90,8 @@ static void draw_both(Fixture *f, RenderView v)
         assert_int_equal(glGetError(), GL_NO_ERROR);
     }
 }
+
+static void draw_both(Fixture *f, RenderView v) { draw_both_into(f, v, 0); }
 
 /* How the two images differ: the mean of |difference| over every colour channel (8-bit levels),
  * the share of pixels any channel of which is off by more than 3 levels, the largest difference,
@@ -273,11 +278,46 @@ static void test_outside_view(void **state)
     fixture_close(&f);
 }
 
+/* Into a framebuffer whose colour is a texture, CUDA's image is copied, not written in place: the
+ * same picture as GL's, and bit for bit the image written in place into the headless framebuffer. */
+static void test_copied_into_a_texture(void **state)
+{
+    Fixture f;
+    fixture_open(&f, 16384);
+    Bodies b;
+    SceneInfo info;
+    char err[256];
+    if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = 16384}, &b, &info, err, sizeof err) != 0) fail_msg("%s", err);
+    renderer_upload(f.r, b.pos, b.tag, b.n);
+    RenderView v = scene_view(info.extent, b.n);
+    draw_both(&f, v);
+    uint8_t *in_place = malloc((size_t)WIDTH * HEIGHT * 4);
+    assert_non_null(in_place);
+    memcpy(in_place, f.cuda, (size_t)WIDTH * HEIGHT * 4);
+    GLuint fbo, texture;
+    glGenTextures(1, &texture);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, WIDTH, HEIGHT, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    glGenFramebuffers(1, &fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+    assert_int_equal(glCheckFramebufferStatus(GL_FRAMEBUFFER), GL_FRAMEBUFFER_COMPLETE);
+    draw_both_into(&f, v, fbo);
+    assert_same_picture(&f, "16,384 bodies into a texture's framebuffer", 5000);
+    assert_memory_equal(in_place, f.cuda, (size_t)WIDTH * HEIGHT * 4);
+    glDeleteFramebuffers(1, &fbo);
+    glDeleteTextures(1, &texture);
+    free(in_place);
+    bodies_free(&b);
+    fixture_close(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_none),          cmocka_unit_test(test_collision_16k),   cmocka_unit_test(test_outside_view),
         cmocka_unit_test(test_million),       cmocka_unit_test(test_sixteen_million),
+        cmocka_unit_test(test_copied_into_a_texture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
