@@ -425,6 +425,28 @@ void renderer_upload(Renderer *r, const float *pos4, const uint8_t *tags, int n)
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
+/* Makes *texture (width x height of format, filtered by filter, level 0 the one that counts) the
+ * colour of *fbo, both generated at their first use; true when the framebuffer is complete. */
+static bool texture_target(GLuint *fbo, GLuint *texture, GLenum format, GLenum type, GLint filter, int width,
+                           int height)
+{
+    if (!*fbo) {
+        glGenFramebuffers(1, fbo);
+        glGenTextures(1, texture);
+    }
+    glBindTexture(GL_TEXTURE_2D, *texture);
+    glTexImage2D(GL_TEXTURE_2D, 0, (GLint)format, width, height, 0, GL_RGBA, type, NULL);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter == GL_NEAREST ? GL_NEAREST : GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    if (filter == GL_LINEAR_MIPMAP_LINEAR) glGenerateMipmap(GL_TEXTURE_2D);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, *texture, 0);
+    return glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+}
+
 /* (Re)creates the HDR target for the view's size, padded to a multiple of HDR_PAD in each
  * direction: every mip level the glow reads then halves evenly, a 2 x 2 box on every GL (NVIDIA's
  * and Mesa's filters differ on odd sizes), the same levels as the CUDA drawing's; false when the GL
@@ -432,23 +454,10 @@ void renderer_upload(Renderer *r, const float *pos4, const uint8_t *tags, int n)
 static bool ensure_hdr_target(Renderer *r, int width, int height)
 {
     if (r->hdr_fbo && r->hdr_width == width && r->hdr_height == height) return true;
-    if (!r->hdr_fbo) {
-        glGenFramebuffers(1, &r->hdr_fbo);
-        glGenTextures(1, &r->hdr_texture);
-    }
-    const int pw = (width + HDR_PAD - 1) / HDR_PAD * HDR_PAD, ph = (height + HDR_PAD - 1) / HDR_PAD * HDR_PAD;
-    r->hdr_padded_width = pw;
-    r->hdr_padded_height = ph;
-    glBindTexture(GL_TEXTURE_2D, r->hdr_texture);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16F, pw, ph, 0, GL_RGBA, GL_HALF_FLOAT, NULL);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    glGenerateMipmap(GL_TEXTURE_2D);
-    glBindFramebuffer(GL_FRAMEBUFFER, r->hdr_fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, r->hdr_texture, 0);
-    bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+    r->hdr_padded_width = (width + HDR_PAD - 1) / HDR_PAD * HDR_PAD;
+    r->hdr_padded_height = (height + HDR_PAD - 1) / HDR_PAD * HDR_PAD;
+    const bool ok = texture_target(&r->hdr_fbo, &r->hdr_texture, GL_RGBA16F, GL_HALF_FLOAT, GL_LINEAR_MIPMAP_LINEAR,
+                                   r->hdr_padded_width, r->hdr_padded_height);
     r->hdr_width = ok ? width : 0;
     r->hdr_height = ok ? height : 0;
     return ok;
@@ -459,18 +468,8 @@ static bool ensure_hdr_target(Renderer *r, int width, int height)
 static bool ensure_ldr_target(Renderer *r, int width, int height)
 {
     if (r->ldr_fbo && r->ldr_width == width && r->ldr_height == height) return true;
-    if (!r->ldr_fbo) {
-        glGenFramebuffers(1, &r->ldr_fbo);
-        glGenTextures(1, &r->ldr_texture);
-    }
-    glBindTexture(GL_TEXTURE_2D, r->ldr_texture);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glBindTexture(GL_TEXTURE_2D, 0);
-    glBindFramebuffer(GL_FRAMEBUFFER, r->ldr_fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, r->ldr_texture, 0);
-    bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+    const bool ok =
+        texture_target(&r->ldr_fbo, &r->ldr_texture, GL_RGBA8, GL_UNSIGNED_BYTE, GL_NEAREST, width, height);
     r->ldr_width = ok ? width : 0;
     r->ldr_height = ok ? height : 0;
     return ok;

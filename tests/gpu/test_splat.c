@@ -156,16 +156,24 @@ static RenderView scene_view(float extent, int n)
     return v;
 }
 
+/* The collision of n bodies in the renderer, and the view that frames it. */
+static RenderView upload_collision(Fixture *f, int n)
+{
+    Bodies b;
+    SceneInfo info;
+    char err[256];
+    if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = n}, &b, &info, err, sizeof err) != 0) fail_msg("%s", err);
+    renderer_upload(f->r, b.pos, b.tag, b.n);
+    const RenderView v = scene_view(info.extent, b.n);
+    bodies_free(&b);
+    return v;
+}
+
 static void test_collision_16k(void **state)
 {
     Fixture f;
     fixture_open(&f, 16384);
-    Bodies b;
-    SceneInfo info;
-    char err[256];
-    if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = 16384}, &b, &info, err, sizeof err) != 0) fail_msg("%s", err);
-    renderer_upload(f.r, b.pos, b.tag, b.n);
-    RenderView v = scene_view(info.extent, b.n);
+    RenderView v = upload_collision(&f, 16384);
     draw_both(&f, v);
     assert_same_picture(&f, "16,384 bodies", 5000);
     v.show_halo = 1;
@@ -176,7 +184,6 @@ static void test_collision_16k(void **state)
     v.exposure = 3;
     draw_both(&f, v);
     assert_same_picture(&f, "16,384 bodies, sprites 4 times as large, exposure 3", 20000);
-    bodies_free(&b);
     fixture_close(&f);
 }
 
@@ -185,18 +192,12 @@ static void test_million(void **state)
     const int n = 1 << 20;
     Fixture f;
     fixture_open(&f, n);
-    Bodies b;
-    SceneInfo info;
-    char err[256];
-    if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = n}, &b, &info, err, sizeof err) != 0) fail_msg("%s", err);
-    renderer_upload(f.r, b.pos, b.tag, b.n);
-    RenderView v = scene_view(info.extent, b.n);
+    RenderView v = upload_collision(&f, n);
     draw_both(&f, v);
     assert_same_picture(&f, "1,048,576 bodies", 5000);
     v.show_halo = 1;
     draw_both(&f, v);
     assert_same_picture(&f, "1,048,576 bodies, the halo shown", 5000);
-    bodies_free(&b);
     fixture_close(&f);
 }
 
@@ -284,12 +285,7 @@ static void test_copied_into_a_texture(void **state)
 {
     Fixture f;
     fixture_open(&f, 16384);
-    Bodies b;
-    SceneInfo info;
-    char err[256];
-    if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = 16384}, &b, &info, err, sizeof err) != 0) fail_msg("%s", err);
-    renderer_upload(f.r, b.pos, b.tag, b.n);
-    RenderView v = scene_view(info.extent, b.n);
+    const RenderView v = upload_collision(&f, 16384);
     draw_both(&f, v);
     uint8_t *in_place = malloc((size_t)WIDTH * HEIGHT * 4);
     assert_non_null(in_place);
@@ -308,7 +304,6 @@ static void test_copied_into_a_texture(void **state)
     glDeleteFramebuffers(1, &fbo);
     glDeleteTextures(1, &texture);
     free(in_place);
-    bodies_free(&b);
     fixture_close(&f);
 }
 
