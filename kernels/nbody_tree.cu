@@ -96,6 +96,9 @@ constexpr int SMALL_GROUPS_BELOW = 1 << 18;
  * at the far angle 0.28: 8.7e-5 with groups of 32, 1.12e-4 with 16; at 0.26, 1.01e-4; at 0.2,
  * 9.0e-5). */
 constexpr float SMALL_GROUP_FAR = 0.7f;
+/* The error-based test's geometric fallback for a group with no previous accelerations: the
+ * default angle. */
+constexpr float REL_FALLBACK = 0.4f;
 static_assert(STACK_CALM > 32, "stack too small for the walk");
 
 struct Root {
@@ -531,6 +534,18 @@ struct FarField {
 };
 constexpr int LOCAL_FLOATS = FMM_NL + 4;
 
+/* The error-based opening test (nbody_tree_forces_rel): beyond the geometric one (r_open at the
+ * widest angle allowed, theta_max), a cell is accepted only where its quadrupole's truncation,
+ * estimated as M b^3 / d^5 with b = r_open theta_max (the cell's side plus theta_max delta) and d
+ * the group box's distance from its centre of mass, stays within alpha times the smallest |a| of
+ * the group's previous accelerations: M r_open^3 <= k |a|min d^5, k = alpha / theta_max^3. k = 0:
+ * the geometric test alone. A group without a previous |a| (zero or not finite) takes the
+ * geometric test at r_open times fallback. */
+struct Opening {
+    float k;
+    float fallback;
+};
+
 /* Far cells, one a lane: lane j of each tile of 32 adds cell list[j]'s local expansion to its own L
  * (so the lanes' partial expansions depend on the list alone). */
 __device__ __forceinline__ void sum_far(const float4 *__restrict__ com, const float4 *__restrict__ q0,
@@ -552,8 +567,8 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
                                            int first, int members, const int2 *__restrict__ range,
                                            const int2 *__restrict__ kids, const float4 *__restrict__ com,
                                            const float4 *__restrict__ q0, const float4 *__restrict__ q1, float eps2,
-                                           FarField far, float4 *__restrict__ acc, WalkShared &sh, int warp,
-                                           int lane, long long (&sums)[3])
+                                           FarField far, Opening op, float4 *__restrict__ acc, WalkShared &sh,
+                                           int warp, int lane, long long (&sums)[3])
 {
     /* Lanes past the group's bodies hold its first body again: in the box, summed, not written. */
     Own own;
@@ -566,6 +581,20 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
     own.y = p.y;
     own.z = p.z;
     own.ax = own.ay = own.az = 0.0f;
+    /* The error-based test's bound: k times the group's smallest previous |a| (read before this
+     * group writes its own), or the geometric test at r_open times op.fallback. */
+    float err_bound = 0.0f, open_scale = 1.0f;
+    if (op.k > 0.0f) {
+        const float4 prev = acc[perm[first + (slot < members ? slot : 0)]];
+        float amin = sqrtf(prev.x * prev.x + prev.y * prev.y + prev.z * prev.z);
+        if (!(amin < INFINITY)) amin = 0.0f; /* NaN or infinite: no previous |a| */
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) amin = fminf(amin, __shfl_xor_sync(0xffffffffu, amin, o));
+        if (amin > 0.0f)
+            err_bound = op.k * amin;
+        else
+            open_scale = op.fallback;
+    }
     float lo[3] = {p.x, p.y, p.z}, hi[3] = {p.x, p.y, p.z};
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1)
@@ -614,8 +643,10 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
             /* Distances, not their squares (a tiny cube's would underflow to 0), and a tie opens:
              * where l is below the coordinates' rounding, r_open rounds to delta, which a cell
              * holding the group's own bodies can equal. */
+            const float dist = sqrtf(dx * dx + dy * dy + dz * dz);
             if (remote) {
-            } else if (!(sqrtf(dx * dx + dy * dy + dz * dz) <= open)) {
+            } else if (!(dist <= open * open_scale) &&
+                       (err_bound == 0.0f || cm.w * open * open * open <= err_bound * (dist * dist) * (dist * dist) * dist)) {
                 accept = true;
             } else {
                 const int2 kd = kids[c];
@@ -712,7 +743,7 @@ __global__ void __launch_bounds__(32 * WALK_WARPS)
     walk(const float4 *__restrict__ spos, const int *__restrict__ perm, const int2 *__restrict__ groups,
          const int *__restrict__ ngroups, int *__restrict__ next_group, const int2 *__restrict__ range,
          const int2 *__restrict__ kids, const float4 *__restrict__ com, const float4 *__restrict__ q0,
-         const float4 *__restrict__ q1, float eps2, FarField far, float4 *__restrict__ acc,
+         const float4 *__restrict__ q1, float eps2, FarField far, Opening op, float4 *__restrict__ acc,
          unsigned long long *__restrict__ counts)
 {
     __shared__ WalkShared sh;
@@ -725,7 +756,8 @@ __global__ void __launch_bounds__(32 * WALK_WARPS)
         g = __shfl_sync(0xffffffffu, g, 0);
         if (g >= total_groups) break;
         const int2 grp = groups[g];
-        walk_group<FMM>(spos, perm, g, grp.x, grp.y, range, kids, com, q0, q1, eps2, far, acc, sh, warp, lane, sums);
+        walk_group<FMM>(spos, perm, g, grp.x, grp.y, range, kids, com, q0, q1, eps2, far, op, acc, sh, warp, lane,
+                        sums);
     }
     if (lane == 0)
         for (int k = 0; k < (FMM ? 3 : 2); k++) atomicAdd(&counts[k], (unsigned long long)sums[k]);
@@ -808,7 +840,7 @@ struct GraphArgs {
     const float4 *pos;
     float4 *acc;
     int n;
-    float eps2, theta, theta_fmm;
+    float eps2, theta, theta_fmm, alpha;
     bool fmm;
     cudaStream_t stream;
 };
@@ -816,7 +848,7 @@ struct GraphArgs {
 bool same_args(const GraphArgs &a, const GraphArgs &b)
 {
     return a.pos == b.pos && a.acc == b.acc && a.n == b.n && a.eps2 == b.eps2 && a.theta == b.theta &&
-           a.theta_fmm == b.theta_fmm && a.fmm == b.fmm && a.stream == b.stream;
+           a.theta_fmm == b.theta_fmm && a.alpha == b.alpha && a.fmm == b.fmm && a.stream == b.stream;
 }
 
 } // namespace
@@ -1013,7 +1045,7 @@ bool mark(NbodyTree *t, int k, cudaStream_t stream, bool capturing, CudaStatus *
 
 /* The launches of a force call, on stream (eps2 already bounded below); capturing: into a graph. */
 cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, bool fmm, float theta_fmm,
-                         float4 *acc, cudaStream_t stream, bool capturing)
+                         float alpha, float4 *acc, cudaStream_t stream, bool capturing)
 {
     CudaStatus st = {};
     if (!mark(t, 0, stream, capturing, &st)) return st.error;
@@ -1081,14 +1113,18 @@ cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, flo
         !CUDA_CHECK(&st, cudaMemsetAsync(next_group, 0, sizeof(int), stream)))
         return st.error;
     const FarField far = {t->rho, gmax < GROUP ? SMALL_GROUP_FAR * theta_fmm : theta_fmm, t->local};
+    /* alpha > 0: theta is the widest angle; a group without a previous |a| opens at REL_FALLBACK. */
+    const float widest = std::min(theta, 1.0f);
+    const Opening op = {alpha > 0.0f && !fmm && widest > 0.0f ? alpha / (widest * widest * widest) : 0.0f,
+                        std::max(1.0f, widest / REL_FALLBACK)};
     if (fmm)
         walk<true><<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group,
                                                                    t->range, t->kids, t->com, t->q0, t->q1, eps2, far,
-                                                                   acc, t->counts);
+                                                                   op, acc, t->counts);
     else
         walk<false><<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group,
                                                                     t->range, t->kids, t->com, t->q0, t->q1, eps2,
-                                                                    far, acc, t->counts);
+                                                                    far, op, acc, t->counts);
     if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 4, stream, capturing, &st)) return st.error;
     if (fmm)
         downward<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(t->spos, perm, t->groups, ngroups, t->local, acc);
@@ -1109,7 +1145,7 @@ bool capture(NbodyTree *t, const GraphArgs &a)
         t->graph_off = true;
         return false;
     }
-    const cudaError_t e = tree_enqueue(t, a.pos, a.n, a.eps2, a.theta, a.fmm, a.theta_fmm, a.acc, a.stream, true);
+    const cudaError_t e = tree_enqueue(t, a.pos, a.n, a.eps2, a.theta, a.fmm, a.theta_fmm, a.alpha, a.acc, a.stream, true);
     const cudaError_t end = cudaStreamEndCapture(a.stream, &g);
     if (e == cudaSuccess && end == cudaSuccess && cudaGraphInstantiate(&t->graph, g, 0) == cudaSuccess) {
         t->graph_args = a;
@@ -1126,16 +1162,17 @@ bool capture(NbodyTree *t, const GraphArgs &a)
  * its own a call that repeats the one before is captured as a graph and replayed from then on;
  * on the legacy stream (0), which cannot be captured, each call launches its kernels. */
 cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, bool fmm, float theta_fmm,
-                        float4 *acc, cudaStream_t stream)
+                        float alpha, float4 *acc, cudaStream_t stream)
 {
-    if (!t || n < 0 || n > t->max_n || !(theta >= 0.0f) || (fmm && (!t->rho || !(theta_fmm >= 0.0f))))
+    if (!t || n < 0 || n > t->max_n || !(theta >= 0.0f) || (fmm && (!t->rho || !(theta_fmm >= 0.0f))) ||
+        !(alpha >= 0.0f))
         return cudaErrorInvalidValue;
     t->n = n;
     t->timed = false;
     t->fmm_ran = fmm;
     if (n == 0) return cudaSuccess;
     if (!(eps2 >= NBODY_MIN_EPS2)) eps2 = NBODY_MIN_EPS2;
-    const GraphArgs a = {pos, acc, n, eps2, theta, theta_fmm, fmm, stream};
+    const GraphArgs a = {pos, acc, n, eps2, theta, theta_fmm, alpha, fmm, stream};
     const bool repeat = same_args(a, t->last_args);
     t->last_args = a;
     if (stream && !t->graph_off) {
@@ -1146,7 +1183,7 @@ cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, floa
             return e;
         }
     }
-    const cudaError_t e = tree_enqueue(t, pos, n, eps2, theta, fmm, theta_fmm, acc, stream, false);
+    const cudaError_t e = tree_enqueue(t, pos, n, eps2, theta, fmm, theta_fmm, alpha, acc, stream, false);
     t->timed = e == cudaSuccess;
     return e;
 }
@@ -1156,19 +1193,25 @@ cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, floa
 extern "C" cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, float4 *acc,
                                          cudaStream_t stream)
 {
-    return tree_forces(t, pos, n, eps2, theta, false, 0.0f, acc, stream);
+    return tree_forces(t, pos, n, eps2, theta, false, 0.0f, 0.0f, acc, stream);
+}
+
+extern "C" cudaError_t nbody_tree_forces_rel(NbodyTree *t, const float4 *pos, int n, float eps2, float theta_max,
+                                             float alpha, float4 *acc, cudaStream_t stream)
+{
+    return tree_forces(t, pos, n, eps2, theta_max, false, 0.0f, alpha, acc, stream);
 }
 
 extern "C" cudaError_t nbody_fmm_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta,
                                         float4 *acc, cudaStream_t stream)
 {
-    return tree_forces(t, pos, n, eps2, theta, true, fmm_theta(theta), acc, stream);
+    return tree_forces(t, pos, n, eps2, theta, true, fmm_theta(theta), 0.0f, acc, stream);
 }
 
 extern "C" cudaError_t nbody_fmm_forces_at(NbodyTree *t, const float4 *pos, int n, float eps2, float theta,
                                            float theta_fmm, float4 *acc, cudaStream_t stream)
 {
-    return tree_forces(t, pos, n, eps2, theta, true, theta_fmm, acc, stream);
+    return tree_forces(t, pos, n, eps2, theta, true, theta_fmm, 0.0f, acc, stream);
 }
 
 namespace {

@@ -13,7 +13,10 @@
  * `test_cuda_tree --quick` checks 8K bodies where the others check 64K and leaves out the million (for
  * the sanitizers); `test_cuda_tree --bench [N ...]` runs only the timing: ms per call at 64K,
  * 256K, 1M, 4M and 8M bodies (or the N given) of the collision scene, the median of 10 calls
- * after 3 of warm-up, with the build and walk split. */
+ * after 3 of warm-up, with the build and walk split; `test_cuda_tree --front [N ...]` the front of
+ * time against error, the geometric test over theta and the error-based one
+ * (nbody_tree_forces_rel) over its alpha and widest angle, on the collision scene (1M, or the N
+ * given) and galaxy_20K. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -193,6 +196,112 @@ static void test_repeat(void **state)
     bodies_free(&b);
 }
 
+/* One opening test: geometric at theta (alpha 0), or error-based at alpha with theta the widest. */
+typedef struct Opening {
+    float theta, alpha;
+} Opening;
+
+static void opening_call(Run *r, float eps, Opening o)
+{
+    cuda_ok(CUDA_CHECK(&cuda, nbody_tree_forces_rel(r->tree, r->pos, r->n, eps * eps, o.theta, o.alpha, r->acc, 0)));
+}
+
+/* The median ms of TREE_TIMED calls after TREE_WARM, each starting from the last one's
+ * accelerations (as a run's steps do), and the last call's stats. */
+static float opening_ms(Run *r, float eps, Opening o, NbodyTreeStats *s)
+{
+    float t[TREE_TIMED];
+    cudaEvent_t start, stop;
+    cuda_ok(CUDA_CHECK(&cuda, cudaEventCreate(&start)));
+    cuda_ok(CUDA_CHECK(&cuda, cudaEventCreate(&stop)));
+    for (int i = 0; i < TREE_WARM + TREE_TIMED; i++) {
+        cuda_ok(CUDA_CHECK(&cuda, cudaEventRecord(start, 0)));
+        opening_call(r, eps, o);
+        cuda_ok(CUDA_CHECK(&cuda, cudaEventRecord(stop, 0)));
+        cuda_ok(CUDA_CHECK(&cuda, cudaEventSynchronize(stop)));
+        if (i >= TREE_WARM) cuda_ok(CUDA_CHECK(&cuda, cudaEventElapsedTime(&t[i - TREE_WARM], start, stop)));
+    }
+    nbody_tree_stats(r->tree, s);
+    cuda_ok(CUDA_CHECK(&cuda, cudaEventDestroy(start)));
+    cuda_ok(CUDA_CHECK(&cuda, cudaEventDestroy(stop)));
+    return median_of(t, TREE_TIMED);
+}
+
+/* The errors of one call at o that starts from the geometric default's accelerations. */
+static Errors opening_errors(Run *r, float eps, Opening o, const Reference *ref, const char *what)
+{
+    run_forces(r, TREE, eps, params_theta(0), 0, NULL);
+    opening_call(r, eps, o);
+    cuda_ok(CUDA_CHECK(&cuda, cudaDeviceSynchronize()));
+    cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(r->host, r->acc, (size_t)r->n * sizeof(float4), cudaMemcpyDeviceToHost)));
+    return errors_of(what, r->host, ref);
+}
+
+/* The error-based opening test at the widest angle and alpha tree.h names: within the limits on
+ * the Plummer sphere, the collision scene, galaxy_20K and the clustered set, starting from the
+ * geometric default's accelerations as a run's step does from its last; with no previous
+ * accelerations (NaN, or all zero) it falls back to the geometric test at the default angle and
+ * stays within them; the same bits from the same input; and fewer terms than the geometric
+ * default on the collision scene. */
+static void check_rel(const char *what, const Bodies *b, float eps, bool fewer)
+{
+    const Opening rel = {NBODY_TREE_REL_THETA, NBODY_TREE_REL_ALPHA};
+    Reference ref;
+    reference_build(&ref, b, eps, SAMPLE);
+    Run r;
+    run_open(&r, b, false);
+    NbodyTreeStats geo, s;
+    run_forces(&r, TREE, eps, params_theta(0), 0, &geo);
+    const Errors e = opening_errors(&r, eps, rel, &ref, what);
+    nbody_tree_stats(r.tree, &s);
+    print_message("%-22s N = %7d theta_max %.2f alpha %.1e: median %.2e  p99 %.2e  worst %.2e | %.0f body + %.0f "
+                  "cell terms a body (theta %.2f: %.0f + %.0f)\n",
+                  what, b->n, (double)rel.theta, (double)rel.alpha, e.median, e.p99, e.worst, s.body_body,
+                  s.body_cell, (double)params_theta(0), geo.body_body, geo.body_cell);
+    check_limits(what, b->n, e);
+    if (fewer && !(s.body_body + s.body_cell < geo.body_body + geo.body_cell))
+        fail_msg("%s: %.0f terms a body, not fewer than theta %.2f's %.0f", what, s.body_body + s.body_cell,
+                 (double)params_theta(0), geo.body_body + geo.body_cell);
+    /* The same bits from the same accelerations in. */
+    float *first = malloc((size_t)b->n * sizeof(float4));
+    assert_non_null(first);
+    memcpy(first, r.host, (size_t)b->n * sizeof(float4));
+    (void)opening_errors(&r, eps, rel, &ref, what);
+    assert_memory_equal(first, r.host, (size_t)b->n * sizeof(float4));
+    free(first);
+    /* No previous accelerations: NaN (0xff bytes), then zeros. */
+    for (int fill = 0; fill < 2; fill++) {
+        cuda_ok(CUDA_CHECK(&cuda, cudaMemset(r.acc, fill ? 0 : 0xff, (size_t)r.n * sizeof(float4))));
+        opening_call(&r, eps, rel);
+        cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(r.host, r.acc, (size_t)r.n * sizeof(float4), cudaMemcpyDeviceToHost)));
+        const Errors f = errors_of(what, r.host, &ref);
+        print_message("%-22s   no previous accelerations (%s): median %.2e  p99 %.2e\n", what, fill ? "zero" : "NaN",
+                      f.median, f.p99);
+        check_limits(what, b->n, f);
+    }
+    run_close(&r);
+    reference_free(&ref);
+}
+
+static void test_error_opening(void **state)
+{
+    gpu_require_cuda();
+    Bodies b;
+    float eps;
+    scene_bodies(&b, SCENE_PLUMMER, BIG, &eps);
+    check_rel("plummer", &b, eps, false);
+    bodies_free(&b);
+    scene_bodies(&b, SCENE_COLLISION, BIG, &eps);
+    check_rel("collision", &b, eps, true);
+    bodies_free(&b);
+    gpu_galaxy(&b, 20000);
+    check_rel("galaxy_20K", &b, 0.1f, false);
+    bodies_free(&b);
+    clustered(&b, BIG, 5);
+    check_rel("clustered", &b, 1e-4f, false);
+    bodies_free(&b);
+}
+
 static void check_small(const char *what, const Bodies *b, float eps)
 {
     NbodyTreeStats s;
@@ -258,6 +367,52 @@ static void test_bench(void **state)
     }
 }
 
+/* The front, time against error: the geometric test over theta, and the error-based one over
+ * alpha at three widest angles, on the collision scene at each N (default 1M) and on galaxy_20K. */
+static void test_front(void **state)
+{
+    gpu_require_cuda();
+    static const int defaults[] = {1 << 20};
+    const int *ns = bench_count ? bench_ns : defaults;
+    const int sizes = bench_count ? bench_count : 1;
+    static const Opening geometric[] = {{0.35f, 0}, {0.4f, 0}, {0.45f, 0}, {0.5f, 0}, {0.55f, 0}, {0.6f, 0}};
+    static const float widest[] = {0.6f, 0.75f, 1.0f};
+    static const float alphas[] = {1e-4f, 2e-4f, 3e-4f, 5e-4f, 7e-4f, 1e-3f};
+    print_message("%-12s %9s %6s %8s %8s %9s %9s %8s %8s\n", "input", "N", "theta", "alpha", "call_ms", "median",
+                  "p99", "body/b", "cell/b");
+    for (int k = 0; k <= sizes; k++) {
+        Bodies b;
+        float eps;
+        const char *what = k < sizes ? "collision" : "galaxy_20K";
+        if (k < sizes) {
+            scene_bodies(&b, SCENE_COLLISION, ns[k], &eps);
+        } else {
+            gpu_galaxy(&b, 20000);
+            eps = 0.1f;
+        }
+        Reference ref;
+        reference_build(&ref, &b, eps, SAMPLE);
+        Run r;
+        run_open(&r, &b, false);
+        const int rows = (int)(sizeof geometric / sizeof geometric[0] + sizeof widest / sizeof widest[0] *
+                                                                             (sizeof alphas / sizeof alphas[0]));
+        for (int row = 0; row < rows; row++) {
+            const int g = (int)(sizeof geometric / sizeof geometric[0]);
+            const int na = (int)(sizeof alphas / sizeof alphas[0]);
+            const Opening o = row < g ? geometric[row] : (Opening){widest[(row - g) / na], alphas[(row - g) % na]};
+            const Errors e = opening_errors(&r, eps, o, &ref, what);
+            NbodyTreeStats s;
+            const float ms = opening_ms(&r, eps, o, &s);
+            print_message("%-12s %9d %6.2f %8.1e %8.3f %9.2e %9.2e %8.0f %8.0f%s\n", what, b.n, (double)o.theta,
+                          (double)o.alpha, (double)ms, e.median, e.p99, s.body_body, s.body_cell,
+                          within_limits(e) ? "" : "  (misses)");
+        }
+        run_close(&r);
+        reference_free(&ref);
+        bodies_free(&b);
+    }
+}
+
 #endif
 
 int main(int argc, char **argv)
@@ -268,8 +423,11 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_random_ball), cmocka_unit_test(test_plummer),   cmocka_unit_test(test_collision),
         cmocka_unit_test(test_galaxy),      cmocka_unit_test(test_clustered), cmocka_unit_test(test_theta),
         cmocka_unit_test(test_repeat),      cmocka_unit_test(test_degenerate), cmocka_unit_test(test_million),
+        cmocka_unit_test(test_error_opening),
     };
     const struct CMUnitTest timing[] = {cmocka_unit_test(test_bench)};
+    const struct CMUnitTest fronts[] = {cmocka_unit_test(test_front)};
+    if (front) return test_exit_status(cmocka_run_group_tests_name("tree_front", fronts, NULL, NULL));
     if (bench) return test_exit_status(cmocka_run_group_tests_name("tree_bench", timing, NULL, NULL));
     return test_exit_status(cmocka_run_group_tests_name("tree", checks, NULL, NULL));
 #else

@@ -32,7 +32,7 @@
 
 /* The command line: --quick (8K bodies where the others check 64K, and no million), --long (the
  * long runs, where a test has them), --bench [N ...] (the timing alone, at the sizes given). */
-static int quick, long_run, bench;
+static int quick, long_run, bench, front;
 static int bench_ns[12], bench_count;
 /* The size of most checks: 64K bodies, 8K with --quick. */
 #define BIG (quick ? 8192 : 65536)
@@ -43,6 +43,7 @@ static inline void tree_options(int argc, char **argv)
         if (strcmp(argv[a], "--quick") == 0) quick = 1;
         if (strcmp(argv[a], "--long") == 0) long_run = 1;
         if (strcmp(argv[a], "--bench") == 0) bench = 1;
+        if (strcmp(argv[a], "--front") == 0) bench = front = 1;
         if (bench && bench_count < 12 && atoi(argv[a]) > 0) bench_ns[bench_count++] = atoi(argv[a]);
     }
 }
