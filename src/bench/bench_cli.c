@@ -29,7 +29,8 @@ static void bench_usage(FILE *f)
     params_help_text(PARAM_THETA, theta, sizeof theta);
     fprintf(f, "  --theta X[,X...]       the tree's opening angle (%s); up to %d of them: a\n"
                "                         table each, then the fastest that holds the median error to %.0e and\n"
-               "                         the 99th percentile to %.0e at each N (the loop takes the first)\n",
+               "                         the 99th percentile to %.0e at each N (the loop takes the first);\n"
+               "                         with --csv FILE.csv, charted as FILE-front.png\n",
             theta, BENCH_TREE_MAX_THETAS, BENCH_TREE_GOAL_MEDIAN, BENCH_TREE_GOAL_P99);
     fputs("  --samples S            bodies in the tree's f64 force check (default 1000)\n"
           "  --kernel K[,K...]      naive, registers, tiled, tiled-unrolled, mtpb, symmetric, mtpb-f64\n"
@@ -264,12 +265,14 @@ int bench_cli_run(BenchCli *b)
         if (status != 0) return status;
     }
     if (b->run_tree) {
-        char csv[4096], png[4096];
-        if (b->csv_path && !bench_sweep_paths(b->csv_path, "tree", csv, png, sizeof csv)) {
+        char csv[4096], png[4096], front_csv[4096], front_png[4096];
+        if (b->csv_path && (!bench_sweep_paths(b->csv_path, "tree", csv, png, sizeof csv) ||
+                            !bench_sweep_paths(b->csv_path, "front", front_csv, front_png, sizeof front_csv))) {
             fprintf(stderr, "bench: --csv: the path '%s' is too long\n", b->csv_path);
             return 1;
         }
         b->tree.csv_path = b->csv_path ? csv : NULL;
+        b->tree.front_png = b->csv_path ? front_png : NULL;
         status = bench_tree_run(&b->tree);
         if (status != 0) return status;
     }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench.h"
 #include "bench/bench_progress.h"
 #include "fmm_expansion.h"
 #include "scene/scene.h"
@@ -413,6 +414,54 @@ static void print_front(Context *c, const float *thetas, int tcount, BenchTreeRo
     fflush(c->out);
 }
 
+/* The front as a chart: for each N (the first CHART_MAX_SERIES) its measured angles as points of
+ * median error against ms a step, in order of time; the goal's median dashed. 0, or -1 with one
+ * line on stderr. */
+static int chart_front(Context *c, const float *thetas, int tcount, BenchTreeRow rows[][BENCH_TREE_MAX_NS],
+                       int count, const char *png)
+{
+    static double x[CHART_MAX_SERIES][BENCH_TREE_MAX_THETAS], y[CHART_MAX_SERIES][BENCH_TREE_MAX_THETAS];
+    static char names[CHART_MAX_SERIES][48];
+    char subtitle[160], n[16];
+    snprintf(subtitle, sizeof subtitle, "%s, %s backend, angles %.2f to %.2f: each point an angle",
+             c->force == SIM_FORCE_FMM ? "fast multipole method" : "Barnes-Hut tree", sim_backend_name(c->backend),
+             (double)thetas[0], (double)thetas[tcount - 1]);
+    Chart ch = {.title = "Time against force error",
+                .subtitle = subtitle,
+                .x = {"ms a step", CHART_LOG10},
+                .y = {"median relative force error", CHART_LOG10},
+                .reference = BENCH_TREE_GOAL_MEDIAN,
+                .reference_label = "goal"};
+    for (int i = 0; i < count && ch.series_count < CHART_MAX_SERIES; i++) {
+        const int k = ch.series_count;
+        int m = 0;
+        for (int t = 0; t < tcount; t++) {
+            const BenchTreeRow *r = &rows[t][i];
+            if (!(r->step_ms > 0 && r->error.samples > 0)) continue;
+            int at = m++; /* insertion by time */
+            while (at > 0 && x[k][at - 1] > r->step_ms) {
+                x[k][at] = x[k][at - 1];
+                y[k][at] = y[k][at - 1];
+                at--;
+            }
+            x[k][at] = r->step_ms;
+            y[k][at] = r->error.median;
+        }
+        if (m == 0) continue;
+        snprintf(names[k], sizeof names[k], "N = %s", grouped(rows[0][i].n, n, sizeof n));
+        ch.series[k] = (ChartSeries){names[k], x[k], y[k], m, 0};
+        ch.series_count++;
+    }
+    char err[512];
+    if (bench_chart_png(&ch, png, err, sizeof err) != 0) {
+        bench_progress_clear(&c->progress);
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    fprintf(c->out, "The front charted: %s\n", png);
+    return 0;
+}
+
 static int by_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
@@ -484,7 +533,10 @@ int bench_tree_run(const BenchTreeOptions *o)
         }
         if (rc == 0) print_crossover(&c, rows[t], count);
     }
-    if (rc == 0 && tcount > 1) print_front(&c, thetas, tcount, rows, count);
+    if (rc == 0 && tcount > 1) {
+        print_front(&c, thetas, tcount, rows, count);
+        if (o->front_png && chart_front(&c, thetas, tcount, rows, count, o->front_png) != 0) rc = -1;
+    }
     bench_progress_clear(&c.progress);
     if (c.csv) {
         if (rc == 0 && atomic_file_commit(c.csv, why, sizeof why) != 0) {

@@ -37,6 +37,9 @@ typedef struct BenchTreeOptions {
     int samples;        /* bodies in the f64 check; 0 = BENCH_TREE_SAMPLES */
     int repeats;        /* timed steps per cell, the median reported; 0 = 10 */
     const char *csv_path; /* NULL = no CSV */
+    /* With more than one angle: the front charted as a PNG here (median error against ms a step,
+     * a line for each N, the goal dashed); NULL = no chart. */
+    const char *front_png;
     FILE *out;            /* the table; NULL = stdout */
     FILE *progress;       /* where the bench is (bench_progress.h); NULL = stderr */
 } BenchTreeOptions;

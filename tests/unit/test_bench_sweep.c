@@ -2,6 +2,7 @@
  * its charts through a headless context of their own (skipped where EGL cannot open one). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 #include "bench/bench.h"
 #include "bench/bench_cli.h"
+#include "bench/bench_tree.h"
 #include "render/context.h"
 
 /* Mesa's EGL driver keeps an allocation per display past its unloading, which LeakSanitizer
@@ -123,6 +125,54 @@ static void chart_through_its_own_context(void **state)
     rmdir(dir);
 }
 
+/* bench --theta A,B --csv F: the front charted as F-front.png, each N a line of its angles' median
+ * errors against their step times (here one N on the CPU tree). */
+static void front_charted(void **state)
+{
+    char why[512];
+    RenderContext *probe = render_context_create(&(RenderContextDesc){.headless = true}, why, sizeof why);
+    if (!probe) {
+        print_message("no headless GL context (%s): skipped\n", why);
+        test_skip();
+    }
+    render_context_destroy(probe);
+    char dir[] = "/tmp/starburst-front-XXXXXX", png[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(png, sizeof png, "%s/front.png", dir);
+    const int ns[] = {2048};
+    const float thetas[] = {0.3f, 0.9f};
+    FILE *out = tmpfile(), *progress = tmpfile();
+    assert_non_null(out);
+    assert_non_null(progress);
+    const BenchTreeOptions o = {.ns = ns, .ns_count = 1, .backend = SIM_BACKEND_CPU, .samples = 100, .repeats = 3,
+                                .thetas = thetas, .thetas_count = 2, .front_png = png, .out = out,
+                                .progress = progress};
+    assert_int_equal(bench_tree_run(&o), 0);
+    int w, h, comp;
+    unsigned char *img = stbi_load(png, &w, &h, &comp, 3);
+    assert_non_null(img);
+    assert_int_equal(w, BENCH_CHART_WIDTH);
+    assert_int_equal(h, BENCH_CHART_HEIGHT);
+    /* Its one line drawn in the first series' colour, and the goal's label. */
+    uint8_t rgb[3];
+    chart_color(0, rgb);
+    long drawn = 0;
+    for (long i = 0; i < (long)w * h; i++)
+        drawn += abs(img[3 * i] - rgb[0]) + abs(img[3 * i + 1] - rgb[1]) + abs(img[3 * i + 2] - rgb[2]) < 30;
+    print_message("the front charted in %s: %ld pixels of the series' colour\n", png, drawn);
+    assert_true(drawn > 50);
+    stbi_image_free(img);
+    fseek(out, 0, SEEK_SET);
+    char line[512];
+    bool said = false;
+    while (fgets(line, sizeof line, out)) said = said || strstr(line, "The front charted: ") != NULL;
+    assert_true(said);
+    fclose(out);
+    fclose(progress);
+    unlink(png);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -130,6 +180,7 @@ int main(void)
         cmocka_unit_test(sweep_option_times_kernels_only),
         cmocka_unit_test(draw_option_names_the_loops_drawers),
         cmocka_unit_test(chart_through_its_own_context),
+        cmocka_unit_test(front_charted),
     };
     return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }
