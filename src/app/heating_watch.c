@@ -4,8 +4,8 @@
  * disk is flagged. */
 #include "app/viewer.h"
 
-/* The series as the UI shows it: the last sample against the start, in model units, and the
- * thickness over time. */
+/* The series as the UI shows it: the last sample against the settled disk, in model units, and the
+ * thickness over the start's. */
 void app_heating_show(App *a)
 {
     const HeatingSeries *s = run_heating(a->run);
@@ -23,25 +23,30 @@ void app_heating_show(App *a)
                      .cost = run_heating_cost(a->run)};
     for (int g = 0; g < s->galaxies; g++) {
         const HeatingGalaxy *h = &s->galaxy[g];
-        const HeatingPoint *p0 = &h->history[0], *p = &h->history[h->count - 1];
+        const HeatingPoint *start = &h->history[0], *p0 = &h->base, *p = &h->history[h->count - 1];
         for (int i = 0; i < h->count; i++)
-            a->heat.plot[g][i] = p0->rms_z > 0 ? (float)(h->history[i].rms_z / p0->rms_z) : 1.0f;
+            a->heat.plot[g][i] = start->rms_z > 0 ? (float)(h->history[i].rms_z / start->rms_z) : 1.0f;
         u->disk[g] = (UiHeatingDisk){.rms_z = p->rms_z,
                                      .sigma_r = p->sigma_r,
                                      .toomre_q = p->toomre_q,
-                                     .rms_z0 = p0->rms_z,
-                                     .sigma_r0 = p0->sigma_r,
-                                     .toomre_q0 = p0->toomre_q,
+                                     .rms_z0 = start->rms_z,
+                                     .sigma_r0 = start->sigma_r,
+                                     .toomre_q0 = start->toomre_q,
+                                     .sigma_rb = p0->sigma_r,
+                                     .toomre_qb = p0->toomre_q,
                                      .ring = {h->ring[0], h->ring[1]},
                                      .thickness_drift = h->thickness_drift,
                                      .sigma_drift = h->sigma_drift,
+                                     .drift = h->drift,
+                                     .base = h->settled ? p0->time : -1,
                                      .peak_drift = h->peak_drift,
                                      .tidal = p->tidal,
                                      .encounter = h->encounter_time,
                                      .state = (int)h->state,
                                      .thickness = a->heat.plot[g],
                                      .count = h->count};
-        u->since = p0->time;
+        u->since = start->time;
+        u->settled = start->time + s->desc.settle;
         u->time = p->time;
     }
 }

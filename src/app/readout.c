@@ -32,6 +32,7 @@ static void put_heating(AtomicFile *f, const UiHeating *h)
         atomic_file_printf(f, "heating_drift_%d %.9g %.9g\nheating_state_%d %s\n", g, d->thickness_drift, d->sigma_drift, g,
                            heating_state_name((HeatingState)d->state));
         atomic_file_printf(f, "heating_tidal_%d %.9g\nheating_encounter_%d %.9g\n", g, d->tidal, g, d->encounter);
+        atomic_file_printf(f, "heating_base_%d %.9g\n", g, d->base);
     }
 }
 

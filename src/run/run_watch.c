@@ -19,6 +19,8 @@
 /* The disks' heating: model time between samples in rotation periods at the disk's half-mass
  * radius, and wall time between samples at least. */
 #define HEATING_PERIODS 0.5
+/* The disk settles in its first rotation (docs/HEATING.md): drifts are held against it after. */
+#define HEATING_SETTLE_PERIODS 1.0
 #define HEATING_SECONDS 1.0
 
 /* The baselines of a new run: its first state's spread and disks, no measurement of the run before. */
@@ -34,7 +36,8 @@ void run_watch_restart(Run *r)
     w->next_live = 0;
     heating_free(&w->heating);
     const HeatingDesc d = {.interval = r->info.scene.period > 0 ? HEATING_PERIODS * r->info.scene.period : 0,
-                           .pericentre_time = r->info.scene.pericentre_time};
+                           .pericentre_time = r->info.scene.pericentre_time,
+                           .settle = r->info.scene.period > 0 ? HEATING_SETTLE_PERIODS * r->info.scene.period : 0};
     const double t0 = clock_seconds();
     if (heating_start(&w->heating, &r->first, run_time(r), &d) != 0)
         run_say(r, RUN_SAY_SCREEN, "Disk heating: out of memory");

@@ -159,12 +159,13 @@ static void thin(HeatingSeries *s)
     s->interval *= 2;
 }
 
-/* The larger rise of thickness and sigma_R at p over the start. */
+/* The rise judged at p: of the thickness over the start, and once settled (p the base or later)
+ * of sigma_R over the base; the larger. */
 static double drift_at(const HeatingGalaxy *h, const HeatingPoint *p)
 {
-    const HeatingPoint *p0 = &h->history[0];
+    const HeatingPoint *p0 = &h->history[0], *b = &h->base;
     const double dz = p0->rms_z > 0 ? p->rms_z / p0->rms_z - 1 : 0;
-    const double ds = p0->sigma_r > 0 ? p->sigma_r / p0->sigma_r - 1 : 0;
+    const double ds = h->settled && p->time >= b->time && b->sigma_r > 0 ? p->sigma_r / b->sigma_r - 1 : 0;
     return fmax(dz, ds);
 }
 
@@ -175,8 +176,19 @@ static double drift_at(const HeatingGalaxy *h, const HeatingPoint *p)
  * flagged. */
 static void judge(const HeatingSeries *s, HeatingGalaxy *h)
 {
-    const HeatingPoint *p0 = &h->history[0], *p = &h->history[h->count - 1];
-    h->thickness_drift = p0->rms_z > 0 ? p->rms_z / p0->rms_z - 1 : 0;
+    /* The base: kept once taken (thinning the history must not move it), dropped by a run gone
+     * back before it, taken from the first sample at least settle after the start. */
+    const double t0 = h->history[0].time, settle = s->desc.settle > 0 ? s->desc.settle : 0;
+    const HeatingPoint *p = &h->history[h->count - 1];
+    if (h->settled && (p->time < h->base.time || h->base.time <= t0)) h->settled = false; /* the start may be new */
+    for (int i = 0; i < h->count && !h->settled; i++)
+        if (h->history[i].time >= t0 + settle) {
+            h->base = h->history[i];
+            h->settled = true;
+        }
+    if (!h->settled) h->base = h->history[0];
+    const HeatingPoint *start = &h->history[0], *p0 = &h->base;
+    h->thickness_drift = start->rms_z > 0 ? p->rms_z / start->rms_z - 1 : 0;
     h->sigma_drift = p0->sigma_r > 0 ? p->sigma_r / p0->sigma_r - 1 : 0;
     h->peak_drift = 0;
     h->encounter_time = -1;
@@ -186,7 +198,8 @@ static void judge(const HeatingSeries *s, HeatingGalaxy *h)
         if (q->tidal > HEATING_TIDAL_LIMIT || (pericentre > 0 && q->time >= pericentre)) h->encounter_time = q->time;
         else if (i > 0) h->peak_drift = fmax(h->peak_drift, drift_at(h, q));
     }
-    h->state = h->encounter_time >= 0 ? HEATING_TIDAL : drift_state(drift_at(h, p));
+    h->drift = drift_at(h, p);
+    h->state = h->encounter_time >= 0 ? HEATING_TIDAL : drift_state(h->drift);
 }
 
 /* Each galaxy judged, and the series' state the most telling of theirs. */

@@ -57,11 +57,12 @@ static void disk_lines(const UiHeating *h, int g)
         ImGui::SetTooltip("rms height of the disk's bodies above its plane; %s at the start", length_text(h, d->rms_z0, a, sizeof a));
     snprintf(line, sizeof line, "%ssigma_R %s (%+.0f %%), Q %.2f", h->disks > 1 ? "  " : "",
              speed_text(h, d->sigma_r, a, sizeof a), 100.0 * d->sigma_drift, d->toomre_q);
-    colored_text(flagged ? drift_color(h, d->sigma_drift) : nullptr, line);
+    colored_text(flagged && d->base >= 0 ? drift_color(h, d->sigma_drift) : nullptr, line);
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("radial velocity dispersion and Toomre's Q at R %s to %s; at the start %s and Q %.2f",
+        ImGui::SetTooltip("radial velocity dispersion and Toomre's Q at R %s to %s; %s %s and Q %.2f",
                           length_text(h, d->ring[0], a, sizeof a), length_text(h, d->ring[1], b, sizeof b),
-                          speed_text(h, d->sigma_r0, c, sizeof c), d->toomre_q0);
+                          d->base >= 0 ? "once settled" : "at the start", speed_text(h, d->sigma_rb, c, sizeof c),
+                          d->toomre_qb);
 }
 
 // The thickness of each disk over the start's; the scale holds 1 to 1.1 at least, so that a steady
@@ -88,7 +89,7 @@ static void thickness_plot(const UiHeating *h)
 // What the drift means, in one line.
 static void verdict(const UiHeating *h)
 {
-    char t[32], line[320];
+    char t[32], c[32], line[320];
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + px(260.0f));
     switch (h->state) {
     case UI_HEATING_WARM:
@@ -114,8 +115,14 @@ static void verdict(const UiHeating *h)
         break;
     }
     default:
-        ImGui::TextDisabled("Steady: within %.0f %% of the start (%s).", 100.0 * h->warn,
-                            time_text(h, h->since, t, sizeof t));
+        if (h->time < h->settled)
+            ImGui::TextDisabled("Steady: thickness within %.0f %% of the start (%s); sigma_R is judged from %s on, "
+                                "once the disk has settled in its first rotation.",
+                                100.0 * h->warn, time_text(h, h->since, t, sizeof t),
+                                time_text(h, h->settled, c, sizeof c));
+        else
+            ImGui::TextDisabled("Steady: thickness within %.0f %% of the start (%s), sigma_R of the settled disk.",
+                                100.0 * h->warn, time_text(h, h->since, t, sizeof t));
         break;
     }
     ImGui::PopTextWrapPos();
@@ -139,8 +146,7 @@ bool ui_heating_flag(const UiModel *m, char *buf, size_t len, ImVec4 *color)
     double drift = 0;
     for (int g = 0; g < h->disks; g++) {
         const UiHeatingDisk *d = &h->disk[g];
-        const double now = d->thickness_drift > d->sigma_drift ? d->thickness_drift : d->sigma_drift;
-        if (d->state == UI_HEATING_WARM || d->state == UI_HEATING_HOT) drift = now > drift ? now : drift;
+        if (d->state == UI_HEATING_WARM || d->state == UI_HEATING_HOT) drift = d->drift > drift ? d->drift : drift;
     }
     snprintf(buf, len, "disk heated %+.0f %%", 100.0 * drift);
     *color = h->state == UI_HEATING_HOT ? alarm_color : warning_color;

@@ -79,7 +79,7 @@ typedef struct UiForceError {
     double rms, p999, worst, median, p99;
 } UiForceError;
 
-/* The disks' heating against the run's start (src/app/heating_watch.c, sim/heating.h), in model units:
+/* The disks' heating against the settled disk (src/app/heating_watch.c, sim/heating.h), in model units:
  * thickness (rms z) and sigma_R in an annulus, their drift, and a state numbered as HeatingState. */
 typedef enum UiHeatingState {
     UI_HEATING_NONE = 0, UI_HEATING_STEADY, UI_HEATING_WARM, UI_HEATING_HOT, UI_HEATING_TIDAL
@@ -88,8 +88,11 @@ typedef enum UiHeatingState {
 typedef struct UiHeatingDisk {
     double rms_z, sigma_r, toomre_q;     /* the last sample */
     double rms_z0, sigma_r0, toomre_q0;  /* the start */
+    double sigma_rb, toomre_qb;          /* the settled disk (the start while it settles) */
     double ring[2];                      /* the annulus of sigma_R and Q */
-    double thickness_drift, sigma_drift; /* last over start, less 1 */
+    double thickness_drift, sigma_drift; /* last over the start and the settled disk, less 1 */
+    double drift;                        /* judged: thickness, and sigma_R once settled */
+    double base;                         /* model time of the settled disk; -1 while it settles */
     double peak_drift;                   /* the largest before the encounter */
     double tidal;                        /* the other galaxy's tide at the last sample (heating_tidal) */
     double encounter;                    /* model time from which the encounter heats it; -1 none */
@@ -103,6 +106,7 @@ typedef struct UiHeating {
     UiHeatingDisk disk[2];
     int state;          /* the most telling of the disks' */
     double since, time; /* model times of the start and the last sample */
+    double settled;     /* model time from which drifts are judged (the disks settle till then) */
     double tidal_limit; /* the tide from which growth is the encounter's */
     double kpc, kms, myr; /* one model length, speed and time; 0 = model units only */
     double warn, hot;   /* the drifts flagged amber and red */

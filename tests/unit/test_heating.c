@@ -2,12 +2,18 @@
  * thickened or warmed by hand is flagged at the level its drift reaches, the figures are
  * structure_measure's in the annulus fixed at the start, an encounter's pericentre turns later
  * drift into tidal heating, a run gone back forgets what came after, a full history is thinned,
- * and a sample of every k-th body measures what the whole does. */
+ * and a sample of every k-th body measures what the whole does.
+ *
+ * `test_heating --series N disk|collision T [SEED [cpu|cuda]]` runs the scene (on the CPU unless
+ * cuda is named) to model time T
+ * instead and prints its disks' thickness, sigma_R and Q, their drifts, the tide and the state
+ * every quarter rotation (the settling of a disk, docs/HEATING.md). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +21,7 @@
 
 #include "scene/scene.h"
 #include "sim/heating.h"
+#include "sim/sim.h"
 #include "sim/structure.h"
 #include "util/clock.h"
 
@@ -260,6 +267,65 @@ static void run_gone_back(void **state)
     bodies_free(&b);
 }
 
+/* A disk that settles: sigma_R's rise within desc.settle of the start is not judged, and from then
+ * on sigma_R is held against the first sample after it; the thickness is held against the start
+ * all along (a disk thickened while it settles is flagged); thinning keeps the base where it was;
+ * a run gone back before the base settles again. */
+static void settling_is_not_flagged(void **state)
+{
+    (void)state;
+    Bodies b;
+    SceneInfo info;
+    build(SCENE_DISK, N_DISK, &b, &info);
+    HeatingSeries s;
+    assert_int_equal(heating_start(&s, &b, 0, &(HeatingDesc){.interval = 1, .settle = 2}), 0);
+    const HeatingGalaxy *h = &s.galaxy[0];
+    assert_false(h->settled);
+    heat_disk(&b, 1.0, 1.3); /* sigma_R +30 %: hot against the start */
+    assert_int_equal(heating_sample(&s, &b, 1.0), 0);
+    print_message("settling, t 1: sigma_R %+.3f against the start: %s\n", h->sigma_drift, heating_state_name(h->state));
+    assert_true(h->sigma_drift > HEATING_HOT_DRIFT);
+    assert_false(h->settled);
+    assert_int_equal(s.state, HEATING_STEADY);
+    assert_true(h->peak_drift < HEATING_WARM_DRIFT);
+    /* Settled at t 2: sigma_R's base from then on. */
+    assert_int_equal(heating_sample(&s, &b, 2.0), 0);
+    assert_true(h->settled && h->base.time == 2.0);
+    assert_true(h->sigma_drift == 0 && fabs(h->thickness_drift) < 0.01);
+    assert_int_equal(s.state, HEATING_STEADY);
+    heat_disk(&b, 1.0, 1.15);
+    assert_int_equal(heating_sample(&s, &b, 3.0), 0);
+    print_message("settled at t 2, v_R x1.15 by t 3: thickness %+.3f, sigma_R %+.3f: %s\n", h->thickness_drift,
+                  h->sigma_drift, heating_state_name(h->state));
+    assert_true(fabs(h->sigma_drift - 0.15) < 0.02 && h->drift == h->sigma_drift);
+    assert_int_equal(s.state, HEATING_WARM);
+    assert_true(fabs(h->peak_drift - h->sigma_drift) < 1e-12);
+    /* Thinned: the base stays the t 2 sample. */
+    const HeatingPoint base = h->base;
+    for (int i = 4; s.interval == 1; i++) assert_int_equal(heating_sample(&s, &b, i), 0);
+    assert_int_equal(heating_sample(&s, &b, 1000.0), 0);
+    assert_true(s.interval == 2 && h->base.time == base.time && h->base.sigma_r == base.sigma_r);
+    assert_int_equal(s.state, HEATING_WARM);
+    /* Back before the base: settling again, sigma_R not judged. */
+    assert_int_equal(heating_sample(&s, &b, 1.5), 0);
+    assert_false(h->settled);
+    assert_int_equal(s.state, HEATING_STEADY);
+    heating_free(&s);
+    bodies_free(&b);
+
+    /* Thickened while it settles: flagged against the start. */
+    build(SCENE_DISK, N_DISK, &b, &info);
+    assert_int_equal(heating_start(&s, &b, 0, &(HeatingDesc){.interval = 1, .settle = 2}), 0);
+    heat_disk(&b, 1.3, 1.0);
+    assert_int_equal(heating_sample(&s, &b, 1.0), 0);
+    print_message("thickened x1.3 while settling: thickness %+.3f: %s\n", s.galaxy[0].thickness_drift,
+                  heating_state_name(s.galaxy[0].state));
+    assert_false(s.galaxy[0].settled);
+    assert_int_equal(s.state, HEATING_HOT);
+    heating_free(&s);
+    bodies_free(&b);
+}
+
 /* A full history drops every other sample and samples half as often; the start stays. */
 static void full_history_is_thinned(void **state)
 {
@@ -323,12 +389,62 @@ static void no_disk_no_series(void **state)
     bodies_free(&b);
 }
 
-int main(void)
+/* The series of a run (the usage above); 0, or 1 with one line on stderr. */
+static int print_series(int n, const char *kind, double t_end, unsigned long long seed, SimBackend backend)
 {
+    const SceneKind k = strcmp(kind, "collision") == 0 ? SCENE_COLLISION : SCENE_DISK;
+    Bodies b, now;
+    SceneInfo info;
+    char err[256] = "";
+    if (scene_build(&(SceneDesc){.kind = k, .n = n, .seed = seed}, &b, &info, err, sizeof err) != 0) {
+        fprintf(stderr, "test_heating: %s\n", err);
+        return 1;
+    }
+    Sim *sim = sim_create(&(SimDesc){.backend = backend}, &b, err, sizeof err);
+    if (!sim || bodies_alloc(&now, b.n) != 0) {
+        fprintf(stderr, "test_heating: %s\n", sim ? "out of memory" : err);
+        return 1;
+    }
+    const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
+    HeatingSeries s;
+    const HeatingDesc d = {.interval = 0.25 * info.period, .pericentre_time = info.pericentre_time,
+                           .settle = info.period};
+    if (heating_start(&s, &b, 0, &d) != 0) return 1;
+    printf("%s, %d bodies, seed %llu, %s backend: rotation period %.3f, dt %.4f, pericentre %.2f, settled from %.2f\n", kind,
+           b.n, seed, sim_backend_name(backend), info.period, info.dt, info.pericentre_time, d.settle);
+    const int steps = (int)(d.interval / info.dt + 0.5);
+    for (double t = 0; t < t_end;) {
+        sim_advance(sim, &p, steps);
+        t += steps * info.dt;
+        sim_read(sim, &now);
+        heating_sample(&s, &now, t);
+        for (int g = 0; g < s.galaxies; g++) {
+            const HeatingGalaxy *h = &s.galaxy[g];
+            const HeatingPoint *q = &h->history[h->count - 1];
+            printf("t %6.2f galaxy %d: rms z %.4f (%+.3f of the start), sigma_R %.4f (%+.3f of the %s), Q %.2f, "
+                   "tide %.3f: %s\n",
+                   t, h->galaxy, q->rms_z, h->thickness_drift, q->sigma_r, h->sigma_drift,
+                   h->settled ? "settled disk" : "start", q->toomre_q, q->tidal, heating_state_name(h->state));
+        }
+        fflush(stdout);
+    }
+    heating_free(&s);
+    sim_destroy(sim);
+    bodies_free(&now);
+    bodies_free(&b);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 5 && strcmp(argv[1], "--series") == 0)
+        return print_series(atoi(argv[2]), argv[3], atof(argv[4]), argc > 5 ? strtoull(argv[5], NULL, 10) : 0,
+                            argc > 6 && strcmp(argv[6], "cuda") == 0 ? SIM_BACKEND_CUDA : SIM_BACKEND_CPU);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(untouched_disk_is_steady),  cmocka_unit_test(heated_disk_is_flagged),
         cmocka_unit_test(pericentre_turns_drift_tidal),
         cmocka_unit_test(tide_falls_with_distance), cmocka_unit_test(tide_turns_drift_tidal), cmocka_unit_test(run_gone_back),
+        cmocka_unit_test(settling_is_not_flagged),
         cmocka_unit_test(full_history_is_thinned),   cmocka_unit_test(a_sample_measures_the_whole),
         cmocka_unit_test(no_disk_no_series),
     };
