@@ -325,6 +325,7 @@ static void app_init_ui_model(App *a, const AppOptions *o)
     u->controls.threads_per_body = o->threads_per_body;
     u->controls.block_size = o->block_size;
     u->controls.visible = !o->no_ui;
+    u->controls.paused = o->paused;
     u->controls.preset = -1;
     u->controls.cycle_seconds = o->cycle_seconds > 0 ? o->cycle_seconds : 30;
     u->controls.cycling = o->cycle_seconds > 0;

@@ -28,7 +28,7 @@ typedef struct AppOptions {
     SimForce force; /* direct, tree or auto (0) */
     float theta;    /* tree opening angle; 0 = the default (params_theta) */
     /* Display. */
-    bool headless, fullscreen, vsync, no_ui;
+    bool headless, fullscreen, vsync, no_ui, paused;
     int width, height;
     float point_size, exposure;
     ColorMode color_mode;

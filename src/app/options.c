@@ -223,6 +223,8 @@ static const AppOption table[] = {
      .app = APP(measure_ladder, BOOL)},
     {"--no-vsync", .help = "draw as fast as possible", .value = FLAG, .app = APP(vsync, NOT)},
     {"--no-ui", .help = "hide the control panel, the HUD and the scale bar", .value = FLAG, .app = APP(no_ui, BOOL)},
+    {"--paused", .help = "open the run paused (space runs it, '.' takes one step)", .value = FLAG,
+     .app = APP(paused, BOOL)},
     {.arg = "X", .help = "sprite size", .value = PARAM(PARAM_POINT_SIZE), .app = APP(point_size, FLOAT),
      .preset = PRE(point_size, FLOAT), .preset_bit = PRESET_POINT_SIZE},
     {.arg = "X", .help = "tonemap exposure", .value = PARAM(PARAM_EXPOSURE), .app = APP(exposure, FLOAT),

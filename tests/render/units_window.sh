@@ -4,10 +4,10 @@
 # dt the simulation runs; the readout's Myr and model figures agree with one scale; the scale bar
 # is drawn (its pixels in a screenshot, its length the view's height at that scale) while the UI
 # shows, and gone when H hides the UI; past the first pericentre the countdown comes from the
-# bodies and says the galaxies recede. The run is paused at once and stepped with '.', so what is
-# read does not hang on the frame rate or the steps a frame (the CUDA backend runs 4 to the CPU's
-# 1); every figure of a check is read from one frame's readout. Every wait is for what the readout
-# says, never a sleep.
+# bodies and says the galaxies recede (a save taken headless past it, opened --paused). The run is
+# paused at once and stepped with '.', so what is read does not hang on the frame rate or the
+# steps a frame (the CUDA backend runs 4 to the CPU's 1); every figure of a check is read from one
+# frame's readout. Every wait is for what the readout says, never a sleep.
 # usage: units_window.sh APP OUT_DIR   (under xvfb-run)
 set -u
 . "$(dirname "$0")/checks.sh"
@@ -147,20 +147,25 @@ frames 3
 is "$(rv scalebar_px) > 0" && ok "H again: the bar is back" || fail "the bar did not come back"
 
 # ---- Past the first pericentre the bodies give the orbit: the galaxies recede ----
+# The run to a quarter rotation past the first pericentre is a count of steps, taken headless and
+# saved; the save opens paused in the window, so that what is read is that moment's, however fast
+# the frames come (the receding lasts a few hundred frames of a GPU's).
 kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+past_steps=$(awk -v p="$peri_model" 'BEGIN { printf "%d", (p + 3.5) / 0.1 + 0.5 }')
+"$app" --headless --backend "${STARBURST_TEST_BACKEND:-cpu}" -n 512 --dt 0.1 --steps-per-frame "$past_steps" \
+    --frames 1 --save past.tipsy >>app.log 2>&1 || abort "the headless run to $past_steps steps did not save"
 rm -f "$readout"
-STARBURST_READOUT=$readout "$app" --backend "${STARBURST_TEST_BACKEND:-cpu}" -n 512 --size 800x600 --dt 0.1 \
-    --steps-per-frame 4 >>app.log 2>&1 &
+STARBURST_READOUT=$readout "$app" --backend "${STARBURST_TEST_BACKEND:-cpu}" --load past.tipsy --paused \
+    --size 800x600 >>app.log 2>&1 &
 pid=$!
 wait_for "the first frame" test -s "$readout" || abort "no readout from the program"
-# Watched until they recede, or until twice the first pericentre's time has run (the run's model
-# time, however many frames and seconds that takes).
+focus_window
+value_is paused 1 || fail "--paused: the run opened going (paused '$(rv paused)')"
+step || abort "'.' did not step the paused run"
 receding() { [[ "$(rv orbit_text)" =~ [0-9.]+\ kpc\ apart,\ receding ]]; }
-past() { is "$(rv time) > 2 * $peri_model"; }
-until receding || past; do frames 1 || break; done
-if receding; then
-    ok "after the pericentre, at $(rv time_text): $(rv orbit_text)"
+if await "the orbit line from the bodies" receding; then
+    ok "after the pericentre, at $(rv time_text) (step $(rv step)): $(rv orbit_text)"
 else
-    fail "no receding pair by $(rv time_text): $(rv orbit_text)"
+    fail "no receding pair at $(rv time_text) (step $(rv step)): '$(rv orbit_text)'"
 fi
 finish
