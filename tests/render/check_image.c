@@ -8,7 +8,10 @@
  * the light between them, each at least 10%, and the next one less than 10%. With --region X0 Y0
  * X1 Y1 (pixels, the top-left corner first), the K clusters' centres lie inside that rectangle and
  * at least 95% of the lit pixels with them. With --sizes, the line also gives each of the K
- * clusters' size: the longer side of its lit blocks' bounding box, in pixels. Prints one line of what it measured; exits 0 when the
+ * clusters' size: the longer side of its lit blocks' bounding box, in pixels; and each one's
+ * spread: the rms distance from its centre of the lit pixels nearer to it than to the other
+ * centres, stars apart from the dense part counted too, so that it grows with the view's nearness
+ * however the light spreads. Prints one line of what it measured; exits 0 when the
  * image passes, 1 when it does not, 2 on bad usage. */
 #include <stb_image.h>
 
@@ -180,7 +183,6 @@ int main(int argc, char **argv)
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++)
             if (lum[(size_t)y * w + x] > threshold) count[(y / block) * bw + x / block]++;
-    free(lum);
     /* A block is lit when at least 1/12 of it is: denser than scattered single stars. */
     int dense = block * block / 12 > 2 ? block * block / 12 : 2;
     unsigned char *on = calloc(blocks, 1), *grown = calloc(blocks, 1);
@@ -283,7 +285,26 @@ int main(int argc, char **argv)
             const int wide = comps[i].x1 - comps[i].x0 + 1, high = comps[i].y1 - comps[i].y0 + 1;
             printf(" %d", comps[i].x1 < 0 ? 0 : (wide > high ? wide : high) * block);
         }
+        printf(" px, spreads");
+        const int k = ncomp < clusters ? ncomp : clusters;
+        double *sum = calloc((size_t)k + 1, sizeof *sum);
+        long *n = calloc((size_t)k + 1, sizeof *n);
+        for (size_t p = 0; p < pixels && k > 0; p++) {
+            if (!(lum[p] > threshold)) continue;
+            const double x = (double)(p % (size_t)w) + 0.5, y = (double)(p / (size_t)w) + 0.5;
+            int near = 0;
+            double best = INFINITY;
+            for (int i = 0; i < k; i++) {
+                const double d2 = (x - comps[i].cx) * (x - comps[i].cx) + (y - comps[i].cy) * (y - comps[i].cy);
+                if (d2 < best) best = d2, near = i;
+            }
+            sum[near] += best;
+            n[near]++;
+        }
+        for (int i = 0; i < k; i++) printf(" %.1f", n[i] > 0 ? sqrt(sum[i] / (double)n[i]) : 0.0);
         printf(" px");
+        free(sum);
+        free(n);
     }
     const double inside = lit > 0 ? (double)lit_inside / (double)lit : 0;
     bool centres_inside = true;
@@ -304,6 +325,7 @@ int main(int argc, char **argv)
     if (why) printf(": FAIL: %s (want %d)\n", why, clusters);
     else printf(": OK (%d cluster%s)\n", clusters, clusters == 1 ? "" : "s");
 
+    free(lum);
     free(comps);
     free(label);
     free(stack);
