@@ -204,11 +204,11 @@ if closer 2.5; then ok "followed in: camera distance $d0, then $(rv camera_dista
 else fail "not followed in: camera distance $d0, then $(rv camera_distance) at $(rv time_text)"; fi
 if [ "$jumps" -eq 0 ]; then ok "the distance never moved out over $samples samples"; else fail "the distance moved out $jumps times in $samples samples"; fi
 echo "closer: $said1"
-# Drawn larger with the view: the spread grown at least 1.5 times, and by no less than 0.7 of the
-# view's nearness (the light of a far view's crowded core counts for less, so that the spread
-# grows somewhat less than the view; a galaxy drawn out by the tide grows more).
+# Drawn larger with the view: the spread grown by no less than 0.7 of the view's nearness (1.8
+# and more). It grows somewhat less than the view (0.85-0.92 of it, CPU, loaded): the light of a
+# far view's crowded core counts for less, its stars' sprites overlapping.
 if [ -n "$s0" ] && [ -n "$s1" ] && awk -v a="$s1" -v b="$s0" -v d0="$d0" -v d1="$d1" \
-    'BEGIN { exit !(a >= 1.5 * b && a / b >= 0.7 * d0 / d1) }'; then
+    'BEGIN { exit !(a / b >= 0.7 * d0 / d1) }'; then
     ok "the larger galaxy spreads $s1 px, $s0 px at the start, the view $(awk -v a="$d0" -v b="$d1" 'BEGIN { printf "%.2f", a / b }') times closer"
 else
     fail "the larger galaxy spreads '$s1' px, '$s0' px at the start, the camera at distance '${d1:-}' from $d0"
