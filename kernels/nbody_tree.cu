@@ -96,9 +96,6 @@ constexpr int SMALL_GROUPS_BELOW = 1 << 18;
  * at the far angle 0.28: 8.7e-5 with groups of 32, 1.12e-4 with 16; at 0.26, 1.01e-4; at 0.2,
  * 9.0e-5). */
 constexpr float SMALL_GROUP_FAR = 0.7f;
-/* The error-based test's geometric fallback for a group with no previous accelerations: the
- * default angle. */
-constexpr float REL_FALLBACK = 0.4f;
 static_assert(STACK_CALM > 32, "stack too small for the walk");
 
 struct Root {
@@ -534,13 +531,8 @@ struct FarField {
 };
 constexpr int LOCAL_FLOATS = FMM_NL + 4;
 
-/* The error-based opening test (nbody_tree_forces_rel): beyond the geometric one (r_open at the
- * widest angle allowed, theta_max), a cell is accepted only where its quadrupole's truncation,
- * estimated as M b^3 / d^5 with b = r_open theta_max (the cell's side plus theta_max delta) and d
- * the group box's distance from its centre of mass, stays within alpha times the smallest |a| of
- * the group's previous accelerations: M r_open^3 <= k |a|min d^5, k = alpha / theta_max^3. k = 0:
- * the geometric test alone. A group without a previous |a| (zero or not finite) takes the
- * geometric test at r_open times fallback. */
+/* The error-based opening test (tree_geometry.h): k = alpha / theta_max^3 (0: the geometric test
+ * alone), and the scale of r_open for a group without a previous |a| (the fallback angle's). */
 struct Opening {
     float k;
     float fallback;
@@ -645,8 +637,7 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
              * holding the group's own bodies can equal. */
             const float dist = sqrtf(dx * dx + dy * dy + dz * dz);
             if (remote) {
-            } else if (!(dist <= open * open_scale) &&
-                       (err_bound == 0.0f || cm.w * open * open * open <= err_bound * (dist * dist) * (dist * dist) * dist)) {
+            } else if (!(dist <= open * open_scale) && nbody_rel_accepts(cm.w, open, dist, err_bound)) {
                 accept = true;
             } else {
                 const int2 kd = kids[c];
@@ -1113,10 +1104,8 @@ cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, flo
         !CUDA_CHECK(&st, cudaMemsetAsync(next_group, 0, sizeof(int), stream)))
         return st.error;
     const FarField far = {t->rho, gmax < GROUP ? SMALL_GROUP_FAR * theta_fmm : theta_fmm, t->local};
-    /* alpha > 0: theta is the widest angle; a group without a previous |a| opens at REL_FALLBACK. */
-    const float widest = std::min(theta, 1.0f);
-    const Opening op = {alpha > 0.0f && !fmm && widest > 0.0f ? alpha / (widest * widest * widest) : 0.0f,
-                        std::max(1.0f, widest / REL_FALLBACK)};
+    /* alpha > 0: theta is the widest angle (tree_geometry.h's error-based test). */
+    const Opening op = {fmm ? 0.0f : nbody_rel_k(alpha, theta), nbody_rel_fallback(theta)};
     if (fmm)
         walk<true><<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group,
                                                                    t->range, t->kids, t->com, t->q0, t->q1, eps2, far,

@@ -48,14 +48,9 @@ void nbody_tree_destroy(NbodyTree *t);
 cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, float4 *acc,
                               cudaStream_t stream);
 
-/* The same with an error-based opening test: a cell that passes the geometric test at theta_max
- * is accepted only where its quadrupole's truncation error, estimated as M b^3 / d^5 (b its size,
- * d the group's distance from its centre of mass), stays within alpha times the smallest |a| of
- * the group's bodies in acc as it holds on entry (the previous call's accelerations, read before
- * they are replaced). A group whose previous |a| is zero or not finite takes the geometric test at
- * the default angle 0.4. alpha 0: nbody_tree_forces at theta_max. */
-#define NBODY_TREE_REL_THETA 0.6f  /* the widest angle of the error-based test, */
-#define NBODY_TREE_REL_ALPHA 5e-4f  /* and its alpha: docs/TREE.md's front */
+/* The same with the error-based opening test (tree_geometry.h) at theta_max and alpha: |a|min is
+ * the smallest of the group's bodies in acc as it holds on entry (the previous call's
+ * accelerations, read before they are replaced). alpha 0: nbody_tree_forces at theta_max. */
 cudaError_t nbody_tree_forces_rel(NbodyTree *t, const float4 *pos, int n, float eps2, float theta_max, float alpha,
                                   float4 *acc, cudaStream_t stream);
 

@@ -38,6 +38,38 @@ extern "C" {
  * ones included, share a leaf at the deepest level, so the split always ends. */
 #define NBODY_TREE_LEVELS 21
 
+/* The error-based opening test (nbody_tree_forces_rel; tree_cpu_forces with alpha > 0): a cell
+ * that passes the geometric test at the widest angle theta_max (its opening distance r_open = l /
+ * theta_max + delta) is accepted only where its quadrupole's truncation, estimated as M b^3 / d^5
+ * with b = r_open theta_max and d the group box's distance from its centre of mass, stays within
+ * alpha times the smallest |a| of the group's previous accelerations: M r_open^3 <= bound d^5,
+ * bound = k |a|min, k = alpha / theta_max^3. A group without a previous |a| (zero or not finite:
+ * the first call) takes the geometric test at NBODY_TREE_REL_FALLBACK instead. The defaults are
+ * the front's (docs/TREE.md): the largest alpha at which every test input holds the error limits. */
+#define NBODY_TREE_REL_THETA 0.6f
+#define NBODY_TREE_REL_ALPHA 5e-4f
+#define NBODY_TREE_REL_FALLBACK 0.4f
+
+/* k = alpha / theta_max^3 (theta_max capped at 1), or 0 for the geometric test alone. */
+NBODY_TREE_FN float nbody_rel_k(float alpha, float theta_max)
+{
+    const float widest = theta_max < 1.0f ? theta_max : 1.0f;
+    return alpha > 0.0f && widest > 0.0f ? alpha / (widest * widest * widest) : 0.0f;
+}
+
+/* A group without a previous |a| opens at r_open times this: the fallback angle's distance. */
+NBODY_TREE_FN float nbody_rel_fallback(float theta_max)
+{
+    const float widest = theta_max < 1.0f ? theta_max : 1.0f;
+    return widest / NBODY_TREE_REL_FALLBACK > 1.0f ? widest / NBODY_TREE_REL_FALLBACK : 1.0f;
+}
+
+/* The error part of the test: bound 0 (geometric alone) or M r_open^3 <= bound d^5. */
+NBODY_TREE_FN int nbody_rel_accepts(float mass, float open, float dist, float bound)
+{
+    return bound == 0.0f || mass * open * open * open <= bound * (dist * dist) * (dist * dist) * dist;
+}
+
 /* One cell: the cube of side 2 * half about (x, y, z), its level (the root is 0), its bodies. */
 typedef struct NbodyTreeBox {
     float x, y, z, half;

@@ -32,7 +32,11 @@ static void bench_usage(FILE *f)
                "                         the 99th percentile to %.0e at each N (the loop takes the first);\n"
                "                         with --csv FILE.csv, charted as FILE-front.png\n",
             theta, BENCH_TREE_MAX_THETAS, BENCH_TREE_GOAL_MEDIAN, BENCH_TREE_GOAL_P99);
-    fputs("  --samples S            bodies in the tree's f64 force check (default 1000)\n"
+    fputs("  --alpha A              the tree's opening test by estimated error (0 to 0.1; default 0, the\n"
+          "                         geometric test alone): a cell within theta is taken only where its\n"
+          "                         quadrupole's error stays within A times the smallest previous |a| of\n"
+          "                         the bodies it acts on (kernels/tree_geometry.h); the fmm ignores it\n"
+          "  --samples S            bodies in the tree's f64 force check (default 1000)\n"
           "  --kernel K[,K...]      naive, registers, tiled, tiled-unrolled, mtpb, symmetric, mtpb-f64\n"
           "                         (default all)\n"
           "  --repeats R            timed launches per cell (default 10)\n"
@@ -142,6 +146,16 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
             b->tree.theta = b->thetas[0];
             b->tree.thetas = c > 1 ? b->thetas : NULL;
             b->tree.thetas_count = c > 1 ? c : 0;
+        } else if (!strcmp(opt, "--alpha")) {
+            NEXT();
+            char *end;
+            errno = 0;
+            const double v = strtod(argv[++i], &end);
+            if (end == argv[i] || *end || errno || !(v >= 0 && v <= 0.1)) {
+                snprintf(err, errlen, "bench: --alpha: '%s' is not a number from 0 to 0.1", argv[i]);
+                return -1;
+            }
+            b->tree.alpha = (float)v;
         } else if (!strcmp(opt, "--kernel")) {
             NEXT();
             snprintf(b->kernel_text, sizeof b->kernel_text, "%s", argv[++i]);
@@ -236,6 +250,7 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
                         : !strcmp(force, "tree") ? SIM_FORCE_TREE
                                                  : SIM_FORCE_DIRECT;
         b->loop.theta = b->tree.theta;
+        b->loop.alpha = b->tree.alpha;
         return 0;
     }
     if (force && !strcmp(force, "direct")) b->run_tree = false;

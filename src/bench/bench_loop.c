@@ -48,7 +48,7 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
     if (!s) goto done;
     Camera cam;
     camera_init(&cam, info.extent);
-    const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1, .theta = o->theta};
+    const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1, .theta = o->theta, .alpha = o->alpha};
     char title[256];
     snprintf(title, sizeof title, "Whole loop: %d bodies, %dx%d, %s, %s backend (%s) on %s, GL on %s", n, width,
              height, o->window ? "GLFW window, vsync off" : "headless (EGL)", sim_backend_name(sim_backend(s)),

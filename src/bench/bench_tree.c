@@ -32,7 +32,7 @@ typedef struct Context {
     const BenchTreeOptions *o;
     SimBackend backend; /* resolved: CUDA or CPU */
     SimForce force;     /* tree or fmm */
-    float theta;
+    float theta, alpha;
     int samples, repeats;
     FILE *out;
     BenchProgress progress;
@@ -183,15 +183,18 @@ static void print_title(Context *c, const char *device)
         fflush(c->out);
         return;
     }
+    char opening[96] = "";
+    if (c->alpha > 0)
+        snprintf(opening, sizeof opening, " at most, opened by estimated error within %.2g |a|", (double)c->alpha);
     fprintf(c->out,
-            "\nBarnes-Hut tree (quadrupoles, theta %.2f) against the direct sum (%s): %s backend on %s.\n"
+            "\nBarnes-Hut tree (quadrupoles, theta %.2f%s) against the direct sum (%s): %s backend on %s.\n"
             "Collision scene, the tree rebuilt every step. ms/step: a whole step through the sim API (drift, tree\n"
             "build, walk, kick), the median of up to %d timed steps after a warm-up, on the %s%s.\n"
             "build, walk: the tree's parts of that step (box, keys, sort, cells, multipoles; the walk and its sums).\n"
             "inter/body: body-body + body-cell interactions a body. direct ms/step: a whole step of the direct sum\n"
             "at the same N in this run, timed in full; speedup = direct / tree. err: |a - a_f64| / |a_f64| per body\n"
             "against the f64 direct sum on %d bodies spread over the system (on the CPU, %d threads).\n",
-            c->theta, c->backend == SIM_BACKEND_CUDA ? "the symmetric kernel" : "OpenMP, all pairs",
+            c->theta, opening, c->backend == SIM_BACKEND_CUDA ? "the symmetric kernel" : "OpenMP, all pairs",
             sim_backend_name(c->backend), device, c->repeats,
             c->backend == SIM_BACKEND_CUDA ? "GPU's clock (CUDA events)" : "wall clock",
             c->backend == SIM_BACKEND_CUDA ? "; a direct step of over 1 s: 1 step, no warm-up" : "", c->samples,
@@ -262,7 +265,8 @@ static int measure_tree(Context *c, Bodies *b, const SceneInfo *info, BenchTreeR
         return -1;
     }
     print_title(c, sim_device_name(s));
-    const SimParams p = {.dt = info->dt, .softening = info->softening, .damping = 1, .theta = c->theta};
+    const SimParams p = {.dt = info->dt, .softening = info->softening, .damping = 1, .theta = c->theta,
+                         .alpha = c->alpha};
     int rc = time_steps(s, &p, 1, c->repeats, 3, 0, &row->step_ms, row);
     if (rc == 0) {
         char what[64];
@@ -474,6 +478,7 @@ int bench_tree_run(const BenchTreeOptions *o)
                  .backend = o->backend,
                  .force = o->force == SIM_FORCE_FMM ? SIM_FORCE_FMM : SIM_FORCE_TREE,
                  .theta = params_theta(o->theta),
+                 .alpha = o->alpha > 0 ? o->alpha : 0,
                  .samples = o->samples > 0 ? o->samples : BENCH_TREE_SAMPLES,
                  .repeats = o->repeats > 0 ? o->repeats : 10,
                  .out = o->out ? o->out : stdout};

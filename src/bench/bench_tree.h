@@ -30,6 +30,7 @@ typedef struct BenchTreeOptions {
     SimBackend backend; /* auto: CUDA where a device is usable; else the bench refuses (status 2) */
     SimForce force;     /* the method timed: SIM_FORCE_TREE (0 = the tree) or SIM_FORCE_FMM */
     float theta;        /* 0 = the default (params_theta) */
+    float alpha;        /* > 0: the error-based opening test, theta its widest angle (SimParams) */
     /* More opening angles: a table each, then the accuracy front (the fastest angle that meets
      * BENCH_TREE_GOAL_MEDIAN and BENCH_TREE_GOAL_P99 at each N); theta is ignored. */
     const float *thetas;

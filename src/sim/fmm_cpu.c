@@ -203,7 +203,7 @@ static void group_forces(const TreeCpuView *v, int gi, TreeCpuLists *l, FarList 
             far->qxx[nf] = q[0], far->qyy[nf] = q[1], far->qzz[nf] = q[2];
             far->qxy[nf] = q[3], far->qxz[nf] = q[4], far->qyz[nf] = q[5], far->t[nf] = v->trace[i];
             nf++;
-        } else if (tree_cpu_accepts(v, i, g, lo, hi)) {
+        } else if (tree_cpu_accepts(v, i, g, lo, hi, (TreeCpuOpening){1.0f, 0.0f})) {
             tree_cpu_list_cell(l, v, i, eps2);
         } else if (c->nchild == 0) {
             tree_cpu_list_leaf(l, v, i);

@@ -103,6 +103,8 @@ typedef struct SimParams {
     float damping; /* velocity factor per step; 1 = conservative */
     float theta;   /* tree opening angle; 0 = the parameter table's default
                       (params_theta, util/params.h); ignored by the direct sum */
+    float alpha;   /* > 0: the tree's error-based opening test (kernels/tree_geometry.h), theta its
+                      widest angle; 0: the geometric test alone. The fmm ignores it. */
 } SimParams;
 
 typedef struct SimStats {
@@ -142,7 +144,8 @@ int sim_load(Sim *s, const Bodies *b, char *err, size_t errlen);
 /* Total energy with softening eps (O(N^2), in double on the backend that holds the data). */
 SimEnergy sim_energy(Sim *s, float softening);
 /* Writes the accelerations of the current positions (3n floats) with the active kernel and force
- * method (the tree with the last advance's theta). */
+ * method (the tree with the last advance's theta and alpha; the error-based test reads the run's
+ * stored accelerations as the previous ones). */
 void sim_accelerations(Sim *s, float softening, float *acc3);
 
 /* The error that stopped the simulation (a failing CUDA call, say), or NULL while it runs. After

@@ -25,8 +25,9 @@ typedef struct SimCpu {
     float acc_softening;    /* softening the stored accelerations were computed with */
     SimForce force;         /* resolved: direct, tree or fmm */
     float theta;            /* the tree's (and the fmm's) opening angle of the last advance */
-    SimForce acc_force;     /* method and angle the stored accelerations were computed with */
-    float acc_theta;
+    float alpha;            /* and the tree's error-based test's alpha (0: the geometric test alone) */
+    SimForce acc_force;     /* method, angle and alpha the stored accelerations were computed with */
+    float acc_theta, acc_alpha;
     TreeCpu *tree;
     FmmCpu *fmm;
     TreeCpuStats tree_stats; /* of the last tree or fmm evaluation; zero after the direct sum */
@@ -66,7 +67,7 @@ static void force_rows(const float *x, const float *y, const float *z, const flo
 static void cpu_forces(SimCpu *c, float eps, float *acc3)
 {
     if (c->force == SIM_FORCE_TREE &&
-        tree_cpu_forces(c->tree, c->pos, c->n, eps, c->theta, c->threads, acc3, &c->tree_stats) == 0)
+        tree_cpu_forces(c->tree, c->pos, c->n, eps, c->theta, c->alpha, c->threads, acc3, &c->tree_stats) == 0)
         return;
     if (c->force == SIM_FORCE_FMM && fmm_cpu_forces(c->fmm, c->pos, c->n, eps, c->theta, fmm_theta(c->theta),
                                                     c->threads, acc3, &c->tree_stats) == 0)
@@ -124,6 +125,8 @@ static int cpu_load(void *impl, const Bodies *b, char *err, size_t errlen)
     memcpy(c->vel, b->vel, 4 * (size_t)c->n * sizeof(float));
     memcpy(c->tag, b->tag, (size_t)c->n);
     c->acc_softening = NAN; /* recomputed by the next advance */
+    /* Other bodies' accelerations are no estimate of these (the error-based test reads them). */
+    memset(c->acc, 0, 3 * (size_t)c->n * sizeof(float));
     memset(&c->tree_stats, 0, sizeof c->tree_stats);
     c->finite = true;
     cpu_publish(c);
@@ -176,15 +179,17 @@ static void cpu_advance(void *impl, const SimParams *p, int steps)
     const int n = c->n;
     const float dt = p->dt, damping = p->damping;
     c->theta = params_theta(p->theta);
+    c->alpha = p->alpha > 0 ? p->alpha : 0;
     /* The stored accelerations are those of the current positions unless the softening or the
      * force method changed. */
     if (!(c->acc_softening == p->softening) || c->acc_force != c->force ||
-        (c->force != SIM_FORCE_DIRECT && c->acc_theta != c->theta)) {
+        (c->force != SIM_FORCE_DIRECT && (c->acc_theta != c->theta || c->acc_alpha != c->alpha))) {
         cpu_forces(c, p->softening, c->acc);
         c->acc_softening = p->softening;
     }
     c->acc_force = c->force;
     c->acc_theta = c->theta;
+    c->acc_alpha = c->alpha;
     for (int s = 0; s < steps; s++) {
         /* Drift, with the opening half kick on the first step. */
         const float open = s == 0 ? 0.5f * dt : 0.0f;
@@ -245,7 +250,10 @@ static SimEnergy cpu_energy(void *impl, float softening)
 
 static void cpu_accelerations(void *impl, float softening, float *acc3)
 {
-    cpu_forces(impl, softening, acc3);
+    SimCpu *c = impl;
+    /* The error-based test reads the previous accelerations: the run's stored ones. */
+    if (c->alpha > 0) memcpy(acc3, c->acc, 3 * (size_t)c->n * sizeof(float));
+    cpu_forces(c, softening, acc3);
 }
 
 static int cpu_set_kernel(void *impl, SimKernel k, int q, int block, char *err, size_t errlen)

@@ -45,7 +45,8 @@ typedef struct SimCuda {
     int *nonfinite;      /* device flag, set by a drift or kick that writes NaN or Inf */
     SimForce force;      /* direct (the kernel above), tree or fmm */
     NbodyTree *tree;     /* the tree's (or the FMM's) memory, while one of them is the method */
-    float acc_theta;     /* opening angle of the stored accelerations (tree) */
+    float acc_theta;     /* opening angle of the stored accelerations (tree), */
+    float acc_alpha;     /* and the error-based test's alpha (0: geometric) */
     int diverged;        /* the flag after the last advance */
     long fail_after;     /* STARBURST_CUDA_FAIL_AFTER: advances before a failure is injected; 0 = never */
     cudaEvent_t steps_begin, steps_end; /* around the steps of an advance, on the GPU's clock */
@@ -136,12 +137,14 @@ static NbodyTree *sc_tree_create(SimForce f, int n, char *err, size_t errlen)
 /* The accelerations of f->pos into f->acc, and the kick where f->vel is given: one fused launch of
  * the direct kernel, or the tree's (the FMM's) force call and then the kick. False after a failure
  * (kept). */
-static bool sc_launch(SimCuda *c, const NbodyForces *f, float theta)
+static bool sc_launch(SimCuda *c, const NbodyForces *f, float theta, float alpha)
 {
     if (!sc_treelike(c->force)) return CUDA_CHECK(&c->status, nbody_forces_launch(f, c->stream));
     const float eps2 = (float)f->eps2, th = sc_theta(theta);
-    const cudaError_t e = c->force == SIM_FORCE_FMM ? nbody_fmm_forces(c->tree, f->pos, f->n, eps2, th, f->acc, c->stream)
-                                                    : nbody_tree_forces(c->tree, f->pos, f->n, eps2, th, f->acc, c->stream);
+    const cudaError_t e =
+        c->force == SIM_FORCE_FMM ? nbody_fmm_forces(c->tree, f->pos, f->n, eps2, th, f->acc, c->stream)
+        : alpha > 0               ? nbody_tree_forces_rel(c->tree, f->pos, f->n, eps2, th, alpha, f->acc, c->stream)
+                                  : nbody_tree_forces(c->tree, f->pos, f->n, eps2, th, f->acc, c->stream);
     return CUDA_CHECK(&c->status, e) && (!f->vel || CUDA_CHECK(&c->status, nbody_kick_launch(f, c->stream)));
 }
 
@@ -230,8 +233,10 @@ static bool sc_upload(SimCuda *c, const Bodies *b)
     float *speed;
     if (!sc_map(c, &pos, &speed)) return false;
     size_t bytes = (size_t)c->n * sizeof(float4);
+    /* Other bodies' accelerations are no estimate of these (the error-based test reads them). */
     bool ok = CUDA_CHECK(&c->status, cudaMemcpyAsync(pos, b->pos, bytes, cudaMemcpyHostToDevice, c->stream)) &&
-              CUDA_CHECK(&c->status, cudaMemcpyAsync(c->vel, b->vel, bytes, cudaMemcpyHostToDevice, c->stream));
+              CUDA_CHECK(&c->status, cudaMemcpyAsync(c->vel, b->vel, bytes, cudaMemcpyHostToDevice, c->stream)) &&
+              CUDA_CHECK(&c->status, cudaMemsetAsync(c->acc, 0, bytes, c->stream));
     if (ok && speed) ok = CUDA_CHECK(&c->status, nbody_speed_launch(c->vel, speed, c->n, c->stream));
     sc_unmap(c);
     ok = CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream)) && ok;
@@ -426,12 +431,15 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
         bool ok = true;
         /* The stored accelerations are those of the current positions unless softening (or the
          * tree's opening angle) changed. */
-        const bool theta_changed = sc_treelike(c->force) && c->acc_theta != sc_theta(p->theta);
+        const float alpha = p->alpha > 0 ? p->alpha : 0;
+        const bool theta_changed =
+            sc_treelike(c->force) && (c->acc_theta != sc_theta(p->theta) || c->acc_alpha != alpha);
         if (!(c->acc_softening == p->softening) || theta_changed) {
-            ok = sc_launch(c, &f, p->theta);
+            ok = sc_launch(c, &f, p->theta, alpha);
             if (ok) {
                 c->acc_softening = p->softening;
                 c->acc_theta = sc_theta(p->theta);
+                c->acc_alpha = alpha;
             }
         }
         f.vel = c->vel;
@@ -452,7 +460,7 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
             f.half_kick = 0.5f * p->dt;
             f.next_kick = last ? 0.0f : 0.5f * p->dt;
             f.speed = last ? speed : NULL;
-            if (ok) ok = sc_launch(c, &f, p->theta);
+            if (ok) ok = sc_launch(c, &f, p->theta, alpha);
         }
         bool timed = ok && CUDA_CHECK(&c->status, cudaEventRecord(c->steps_end, c->stream));
         if (ok)
@@ -528,9 +536,12 @@ static void cuda_accelerations(void *impl, float softening, float *acc3)
     if (ok && !sc_failed(c) && sc_map(c, &pos, &speed)) {
         NbodyForces f = sc_forces(c, pos, softening);
         f.acc = c->scratch;
-        /* Poisoned with NaN so an element the kernel skips cannot pass for a result. */
-        ok = CUDA_CHECK(&c->status, cudaMemsetAsync(c->scratch, 0xff, bytes, c->stream)) &&
-             sc_launch(c, &f, c->acc_theta) &&
+        /* Poisoned with NaN so an element the kernel skips cannot pass for a result; the tree's
+         * error-based test reads the previous accelerations there instead: the run's stored ones. */
+        const bool rel = c->force == SIM_FORCE_TREE && c->acc_alpha > 0;
+        ok = CUDA_CHECK(&c->status, rel ? cudaMemcpyAsync(c->scratch, c->acc, bytes, cudaMemcpyDeviceToDevice, c->stream)
+                                        : cudaMemsetAsync(c->scratch, 0xff, bytes, c->stream)) &&
+             sc_launch(c, &f, c->acc_theta, c->acc_alpha) &&
              CUDA_CHECK(&c->status, cudaMemcpyAsync(host, c->scratch, bytes, cudaMemcpyDeviceToHost, c->stream));
         sc_unmap(c);
         ok = CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream)) && ok;

@@ -367,18 +367,20 @@ void tree_cpu_sum_group(const TreeCpuLists *l, const TreeCpuView *v, const TreeC
 
 /* Walks the tree for group g, evaluates its lists and writes its bodies' accelerations. work[0]
  * gets the body-body interactions evaluated, work[1] the body-cell ones. */
-static void walk_group(const TreeCpuView *v, const Node *g, Lists *l, float eps2, float *acc3, long long work[2])
+static void walk_group(const TreeCpuView *v, const Node *g, Lists *l, float eps2, float rel_k, float fallback,
+                       float *acc3, long long work[2])
 {
     const int gn = g->end - g->begin;
     float lo[3], hi[3];
     tree_cpu_group_box(v, g, lo, hi);
+    const TreeCpuOpening op = tree_cpu_opening(v, g, rel_k, fallback, acc3);
     int stack[TREE_CPU_STACK], top = 0;
     l->nb = l->nc = 0;
     stack[top++] = 0;
     while (top > 0) {
         const int i = stack[--top];
         const Node *c = &v->node[i];
-        if (tree_cpu_accepts(v, i, g, lo, hi)) tree_cpu_list_cell(l, v, i, eps2);
+        if (tree_cpu_accepts(v, i, g, lo, hi, op)) tree_cpu_list_cell(l, v, i, eps2);
         else if (c->nchild == 0) tree_cpu_list_leaf(l, v, i);
         else
             for (int k = c->nchild - 1; k >= 0; k--) stack[top++] = c->child + k;
@@ -448,8 +450,8 @@ TreeCpuView tree_cpu_view(const TreeCpu *t)
 
 TreeCpuLists *tree_cpu_lists(TreeCpu *t, int thread) { return &t->lists[thread]; }
 
-int tree_cpu_forces(TreeCpu *t, const float *pos4, int n, float eps, float theta, int threads, float *acc3,
-                    TreeCpuStats *stats)
+int tree_cpu_forces(TreeCpu *t, const float *pos4, int n, float eps, float theta, float alpha, int threads,
+                    float *acc3, TreeCpuStats *stats)
 {
     if (n < 1) {
         memset(stats, 0, sizeof *stats);
@@ -461,9 +463,11 @@ int tree_cpu_forces(TreeCpu *t, const float *pos4, int n, float eps, float theta
     const TreeCpuView v = tree_cpu_view(t);
     const float eps2 = eps * eps;
     const int ngroups = t->ngroups;
+    const float rel_k = nbody_rel_k(alpha, theta), fallback = nbody_rel_fallback(theta);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int g = 0; g < ngroups; g++)
-        walk_group(&v, &t->node[t->group[g]], &t->lists[omp_get_thread_num()], eps2, acc3, t->group_work + 2 * g);
+        walk_group(&v, &t->node[t->group[g]], &t->lists[omp_get_thread_num()], eps2, rel_k, fallback, acc3,
+                   t->group_work + 2 * g);
     for (int g = 0; g < ngroups; g++) {
         stats->body_body += t->group_work[2 * g];
         stats->body_cell += t->group_work[2 * g + 1];

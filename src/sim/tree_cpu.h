@@ -4,11 +4,13 @@
 #ifndef STARBURST_TREE_CPU_H
 #define STARBURST_TREE_CPU_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/sim.h"
+#include "tree_geometry.h"
 
 typedef struct TreeCpu TreeCpu;
 
@@ -44,11 +46,13 @@ typedef struct TreeCpuStats {
 } TreeCpuStats;
 
 /* Accelerations of n bodies (pos4: x, y, z, mass) into acc3 (3n floats, in the bodies' order),
- * with Plummer softening eps and opening angle theta, on `threads` OpenMP threads. The result
- * does not depend on `threads`. *stats gets what the call did. Returns 0, or -1 when out of
- * memory (acc3 untouched). */
-int tree_cpu_forces(TreeCpu *t, const float *pos4, int n, float eps, float theta, int threads, float *acc3,
-                    TreeCpuStats *stats);
+ * with Plummer softening eps and opening angle theta, on `threads` OpenMP threads. With alpha > 0
+ * the opening test is the error-based one (tree_geometry.h), theta its widest angle, and acc3
+ * holds on entry the previous accelerations (each group reads its own before it replaces them;
+ * zeros: none). The result does not depend on `threads`. *stats gets what the call did. Returns
+ * 0, or -1 when out of memory (acc3 untouched). */
+int tree_cpu_forces(TreeCpu *t, const float *pos4, int n, float eps, float theta, float alpha, int threads,
+                    float *acc3, TreeCpuStats *stats);
 
 /* A cell of the tree: the range of sorted bodies it holds, its children (nchild 0: a leaf),
  * its level and the centre of its cube. The root is node 0; nodes are in breadth-first order. */
@@ -106,17 +110,46 @@ static inline void tree_cpu_group_box(const TreeCpuView *v, const TreeCpuNode *g
     }
 }
 
+/* A group's opening test: the opening distance's square scaled by scale2, and the error-based
+ * test's bound k |a|min (0: the geometric test alone). */
+typedef struct TreeCpuOpening {
+    float scale2, bound;
+} TreeCpuOpening;
+
+/* Group g's test for k = nbody_rel_k(alpha, theta) (0: geometric), from its bodies' previous
+ * accelerations in acc3: with no previous |a| (a body's zero or not finite), the geometric test
+ * at the fallback angle (scale: nbody_rel_fallback). */
+static inline TreeCpuOpening tree_cpu_opening(const TreeCpuView *v, const TreeCpuNode *g, float k, float scale,
+                                              const float *acc3)
+{
+    TreeCpuOpening op = {1.0f, 0.0f};
+    if (k == 0.0f) return op;
+    float amin = INFINITY;
+    for (int j = g->begin; j < g->end; j++) {
+        const float *a = acc3 + 3 * (size_t)v->idx[j];
+        float m = sqrtf(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+        if (!(m < INFINITY)) m = 0.0f; /* NaN or infinite: no previous |a| */
+        amin = m < amin ? m : amin;
+    }
+    if (amin > 0.0f && amin < INFINITY) op.bound = k * amin;
+    else op.scale2 = scale * scale;
+    return op;
+}
+
 /* Whether node's multipoles serve every body of group g (box lo..hi): the node does not hold the
- * group and the box's nearest point lies beyond the opening distance. */
+ * group, the box's nearest point lies beyond the opening distance (scaled by op), and the
+ * error-based test, where op has a bound, holds at that point. */
 static inline bool tree_cpu_accepts(const TreeCpuView *v, int node, const TreeCpuNode *g, const float lo[3],
-                                    const float hi[3])
+                                    const float hi[3], TreeCpuOpening op)
 {
     const TreeCpuNode *c = &v->node[node];
     if (c->begin <= g->begin && g->end <= c->end) return false; /* a cell that holds the group */
     /* The box's nearest point to the centre of mass. */
     const float d0 = tree_cpu_gap(lo[0], hi[0], v->cx[node]), d1 = tree_cpu_gap(lo[1], hi[1], v->cy[node]),
                 d2 = tree_cpu_gap(lo[2], hi[2], v->cz[node]);
-    return d0 * d0 + d1 * d1 + d2 * d2 > v->open2[node];
+    const float dist2 = d0 * d0 + d1 * d1 + d2 * d2;
+    if (!(dist2 > v->open2[node] * op.scale2)) return false;
+    return op.bound == 0.0f || nbody_rel_accepts(v->mass[node], sqrtf(v->open2[node]), sqrtf(dist2), op.bound);
 }
 
 /* Appends a node's multipoles, or a leaf's bodies, to the lists. */

@@ -1,6 +1,7 @@
 /* The CPU tree force (Barnes-Hut with quadrupoles): its error against the f64 direct sum on
  * several systems, the error falling with theta, bit-for-bit repeats on any number of threads,
- * degenerate inputs, energy over a long run, and the force-method API. Built with sanitizers
+ * degenerate inputs, energy over a long run, the force-method API, and the opening test by
+ * estimated error. Built with sanitizers
  * (STARBURST_SANITIZED) the systems are smaller. */
 #include <math.h>
 #include <setjmp.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "force_checks.h"
+#include "sim/tree_cpu.h"
 
 /* Energy run: bodies and the bound on |dE/E0| over 1000 steps. */
 #define ENERGY_N 8192
@@ -64,6 +66,100 @@ static void error_falls_with_theta(void **state)
 {
     const float thetas[] = {1.0f, 0.8f, 0.5f, 0.3f};
     check_error_falls(SIM_FORCE_TREE, thetas, 4);
+}
+
+/* The error-based opening test (kernels/tree_geometry.h) at the widest angle and alpha it names,
+ * through the sim API as a run takes it: a first step from no previous accelerations (the
+ * geometric fallback), then the accelerations from that step's. Within the limits; the same bits
+ * again and on 1 or 2 threads; with fewer, the terms a body against the geometric default. */
+static Errors rel_errors(const Bodies *b, float eps, int threads, float *acc, double *terms)
+{
+    Sim *s = make_sim(b, SIM_FORCE_TREE, threads);
+    const SimParams p = {.dt = 0, .softening = eps, .damping = 1, .theta = NBODY_TREE_REL_THETA,
+                         .alpha = NBODY_TREE_REL_ALPHA};
+    sim_advance(s, &p, 1); /* the fallback's accelerations, then a call from them */
+    sim_advance(s, &p, 1);
+    *terms = sim_stats(s).interactions_per_body;
+    sim_accelerations(s, eps, acc);
+    sim_destroy(s);
+    return errors_of(b, acc, eps, 2000 / SCALE);
+}
+
+static void check_rel(const Bodies *b, float eps, bool fewer, const char *what)
+{
+    const size_t bytes = 3 * (size_t)b->n * sizeof(float);
+    float *acc = malloc(bytes), *again = malloc(bytes), *one = malloc(bytes);
+    assert_non_null(acc), assert_non_null(again), assert_non_null(one);
+    double terms, terms_again;
+    const Errors e = rel_errors(b, eps, 2, acc, &terms);
+    Sim *g = make_sim(b, SIM_FORCE_TREE, 2);
+    sim_advance(g, &(SimParams){.dt = 0, .softening = eps, .damping = 1}, 1);
+    const double geo = sim_stats(g).interactions_per_body;
+    sim_destroy(g);
+    print_message("%-10s N %6d theta_max %.2f alpha %.1e: median %.2e  p99 %.2e  worst %.2e  %.0f terms a body "
+                  "(theta %.2f: %.0f)\n",
+                  what, b->n, (double)NBODY_TREE_REL_THETA, (double)NBODY_TREE_REL_ALPHA, e.median, e.p99, e.worst,
+                  terms, (double)params_theta(0), geo);
+    if (!(e.median <= MEDIAN_MAX) || !(e.p99 <= P99_MAX))
+        fail_msg("%s: median %.3g (<= %.0e), p99 %.3g (<= %.0e)", what, e.median, MEDIAN_MAX, e.p99, P99_MAX);
+    if (fewer && !(terms < geo)) fail_msg("%s: %.0f terms a body, not fewer than theta 0.4's %.0f", what, terms, geo);
+    (void)rel_errors(b, eps, 2, again, &terms_again);
+    (void)rel_errors(b, eps, 1, one, &terms_again);
+    assert_memory_equal(acc, again, bytes);
+    assert_memory_equal(acc, one, bytes);
+    free(acc), free(again), free(one);
+}
+
+static void error_opening(void **state)
+{
+    Bodies b;
+    SceneInfo info;
+    build_scene(SCENE_PLUMMER, 16384 / SCALE, &b, &info);
+    check_rel(&b, info.softening, false, "plummer");
+    bodies_free(&b);
+    build_scene(SCENE_COLLISION, 16384 / SCALE, &b, &info);
+    check_rel(&b, info.softening, true, "collision");
+    bodies_free(&b);
+    clustered(&b, 16384 / SCALE);
+    check_rel(&b, 1e-4f, false, "clustered");
+    bodies_free(&b);
+    float eps;
+    if (load_galaxy_20k(&b, &eps)) {
+        check_rel(&b, eps, false, "galaxy_20K");
+        bodies_free(&b);
+    }
+}
+
+/* No previous accelerations, zeros or NaN: the geometric test at the fallback angle, the same
+ * bits from either, within the limits; and alpha 0 is the geometric test at theta. */
+static void error_opening_fallback(void **state)
+{
+    Bodies b;
+    SceneInfo info;
+    build_scene(SCENE_COLLISION, 8192 / SCALE, &b, &info);
+    const size_t bytes = 3 * (size_t)b.n * sizeof(float);
+    float *zero = calloc(3 * (size_t)b.n, sizeof(float)), *nan_in = malloc(bytes), *geo = malloc(bytes);
+    assert_non_null(zero), assert_non_null(nan_in), assert_non_null(geo);
+    for (size_t i = 0; i < 3 * (size_t)b.n; i++) nan_in[i] = NAN;
+    nan_in[0] = INFINITY;
+    TreeCpu *t = tree_cpu_create();
+    assert_non_null(t);
+    TreeCpuStats st;
+    const float eps = info.softening;
+    assert_int_equal(tree_cpu_forces(t, b.pos, b.n, eps, NBODY_TREE_REL_THETA, NBODY_TREE_REL_ALPHA, 2, zero, &st), 0);
+    assert_int_equal(tree_cpu_forces(t, b.pos, b.n, eps, NBODY_TREE_REL_THETA, NBODY_TREE_REL_ALPHA, 2, nan_in, &st), 0);
+    assert_memory_equal(zero, nan_in, bytes);
+    const Errors e = errors_of(&b, zero, eps, 2000 / SCALE);
+    print_message("no previous accelerations: median %.2e  p99 %.2e  worst %.2e\n", e.median, e.p99, e.worst);
+    if (!(e.median <= MEDIAN_MAX) || !(e.p99 <= P99_MAX)) fail_msg("fallback: median %.3g, p99 %.3g", e.median, e.p99);
+    /* alpha 0 at theta 0.4: the default geometric test's bits, whatever acc3 held. */
+    assert_int_equal(tree_cpu_forces(t, b.pos, b.n, eps, 0.4f, 0, 2, zero, &st), 0);
+    for (size_t i = 0; i < 3 * (size_t)b.n; i++) geo[i] = NAN;
+    assert_int_equal(tree_cpu_forces(t, b.pos, b.n, eps, 0.4f, 0, 2, geo, &st), 0);
+    assert_memory_equal(zero, geo, bytes);
+    tree_cpu_destroy(t);
+    free(zero), free(nan_in), free(geo);
+    bodies_free(&b);
 }
 
 static void degenerate_inputs(void **state) { check_degenerate_inputs(SIM_FORCE_TREE); }
@@ -172,6 +268,8 @@ int main(void)
         cmocka_unit_test(accuracy_galaxy),
         cmocka_unit_test(accuracy_clustered),
         cmocka_unit_test(error_falls_with_theta),
+        cmocka_unit_test(error_opening),
+        cmocka_unit_test(error_opening_fallback),
         cmocka_unit_test(bit_for_bit),
         cmocka_unit_test(tree_follows_direct),
         cmocka_unit_test(energy_over_1000_steps),
