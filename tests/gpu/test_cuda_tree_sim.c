@@ -1,7 +1,8 @@
 /* The tree as the CUDA backend's force method, through the sim API: its forces against the f64
  * sum and against the CPU backend's tree on the same collision, a run that repeats bit for bit,
- * a live switch between direct and tree, and energy and momentum over 1000 steps of a million-body
- * collision with the tree and with the fmm. */
+ * a live switch between direct and tree, the opening test by estimated error on both backends, and
+ * energy and momentum over 1000 steps of a million-body collision with the tree (either test) and
+ * with the fmm. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 
 #include "gpu_common.h"
 #include "scene/scene.h"
+#include "tree_geometry.h"
 #include "util/params.h"
 
 #define SAMPLES 2000
@@ -108,6 +110,56 @@ static void gpu_and_cpu_trees_meet_the_f64_sum(void **state)
     bodies_free(&b);
 }
 
+/* The opening test by estimated error (SimParams.alpha, kernels/tree_geometry.h) through the sim
+ * API on both backends, as a run takes it: a step's call from the previous step's accelerations.
+ * Within the limits on either, fewer terms a body than the geometric default on the GPU, and each
+ * tree within its error of the other. */
+static void the_error_based_opening_runs_on_both_backends(void **state)
+{
+    gpu_require_cuda();
+    Bodies b;
+    SceneInfo info;
+    const int n = 65536;
+    collision(&b, &info, n);
+    const int step = n / SAMPLES, count = (n + step - 1) / step;
+    int *targets = malloc((size_t)count * sizeof *targets);
+    double *ref = malloc(3 * (size_t)count * sizeof *ref), *as_ref = malloc(3 * (size_t)count * sizeof *as_ref);
+    float *gpu = malloc(3 * (size_t)n * sizeof *gpu), *cpu = malloc(3 * (size_t)n * sizeof *cpu);
+    assert_true(targets && ref && as_ref && gpu && cpu);
+    for (int k = 0; k < count; k++) targets[k] = k * step;
+    sim_reference_subset(b.pos, n, info.softening, targets, count, ref);
+    const SimParams geo = {.dt = 0, .softening = info.softening, .damping = 1};
+    const SimParams rel = {.dt = 0, .softening = info.softening, .damping = 1, .theta = NBODY_TREE_REL_THETA,
+                           .alpha = NBODY_TREE_REL_ALPHA};
+    Sim *g = make(&b, SIM_BACKEND_CUDA, SIM_FORCE_TREE), *c = make(&b, SIM_BACKEND_CPU, SIM_FORCE_TREE);
+    sim_advance(g, &geo, 1);
+    const double geo_terms = sim_stats(g).interactions_per_body;
+    sim_advance(g, &rel, 2); /* the accelerations change with alpha, then a step from them */
+    sim_advance(c, &rel, 2);
+    assert_null(sim_error(g));
+    const double gpu_terms = sim_stats(g).interactions_per_body, cpu_terms = sim_stats(c).interactions_per_body;
+    sim_accelerations(g, info.softening, gpu);
+    sim_accelerations(c, info.softening, cpu);
+    double gm, g99, cm, c99, xm, x99;
+    errors(gpu, ref, n, &gm, &g99);
+    errors(cpu, ref, n, &cm, &c99);
+    for (int k = 0; k < count; k++)
+        for (int d = 0; d < 3; d++) as_ref[3 * k + d] = cpu[3 * targets[k] + d];
+    errors(gpu, as_ref, n, &xm, &x99);
+    print_message("collision N = %d, theta_max %.2f alpha %.1e: GPU median %.2e p99 %.2e, %.0f terms a body "
+                  "(theta %.2f: %.0f); CPU median %.2e p99 %.2e, %.0f terms; GPU against CPU median %.2e p99 %.2e\n",
+                  n, (double)NBODY_TREE_REL_THETA, (double)NBODY_TREE_REL_ALPHA, gm, g99, gpu_terms,
+                  (double)params_theta(0), geo_terms, cm, c99, cpu_terms, xm, x99);
+    assert_true(gm <= 1e-4 && g99 <= 1e-3);
+    assert_true(cm <= 1e-4 && c99 <= 1e-3);
+    assert_true(gpu_terms < geo_terms);
+    assert_true(xm <= 2e-4 && x99 <= 2e-3);
+    sim_destroy(g);
+    sim_destroy(c);
+    free(targets), free(ref), free(as_ref), free(gpu), free(cpu);
+    bodies_free(&b);
+}
+
 static void a_tree_run_repeats_and_switches_live(void **state)
 {
     gpu_require_cuda();
@@ -176,10 +228,13 @@ static void a_million_body_collision_keeps_its_energy(void **state)
     assert_int_equal(bodies_alloc(&now, n), 0);
     double p0[3], scale;
     momentum(&b, p0, &scale);
-    const SimForce methods[] = {SIM_FORCE_TREE, SIM_FORCE_FMM};
-    for (int m = 0; m < 2; m++) {
+    /* The tree, the fmm, and the tree opened by estimated error. */
+    const SimForce methods[] = {SIM_FORCE_TREE, SIM_FORCE_FMM, SIM_FORCE_TREE};
+    const char *names[] = {"tree", "fmm", "tree, opened by estimated error"};
+    for (int m = 0; m < 3; m++) {
         Sim *s = make(&b, SIM_BACKEND_CUDA, methods[m]);
-        const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
+        const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1,
+                             .theta = m == 2 ? NBODY_TREE_REL_THETA : 0, .alpha = m == 2 ? NBODY_TREE_REL_ALPHA : 0};
         SimEnergy e0 = sim_energy(s, info.softening);
         const double E0 = e0.kinetic + e0.potential;
         double worst = 0, drift = 0;
@@ -197,7 +252,7 @@ static void a_million_body_collision_keeps_its_energy(void **state)
         const SimStats st = sim_stats(s);
         print_message("N = %d, %s, 1000 steps of dt %.3g: worst |dE/E0| %.2e, worst |P - P0| / sum m|v| %.2e; "
                       "the last 100 steps %.2f ms each on the GPU\n",
-                      n, sim_force_name(methods[m]), info.dt, worst, drift, st.gpu_ms / 100);
+                      n, names[m], info.dt, worst, drift, st.gpu_ms / 100);
         assert_true(worst <= 1e-3);
         assert_true(drift <= 1e-3);
         sim_destroy(s);
@@ -210,6 +265,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gpu_and_cpu_trees_meet_the_f64_sum),
+        cmocka_unit_test(the_error_based_opening_runs_on_both_backends),
         cmocka_unit_test(a_tree_run_repeats_and_switches_live),
         cmocka_unit_test(a_million_body_collision_keeps_its_energy),
     };
