@@ -351,11 +351,17 @@ __global__ void group_emit(const int2 *__restrict__ range, const int2 *__restric
  * com = (x, y, z, mass); q0 = (Qxx, Qyy, Qzz, Qxy), q1 = (Qxz, Qyz, r_open, T) with the traceless
  * Q = sum m (3 d d - |d|^2 I) and T = sum m |d|^2, d from the centre of mass, and
  * r_open = l max(1/theta, 1) + delta. */
+/* REFIT: over the cells of the last build, whose bodies may have moved out of their cubes; each
+ * cell's box (ext: low x y z, high x y z) gets its bodies' bounding box (a leaf's from its bodies,
+ * a split cell's from its children's), and its opening distance is the improved test's for that
+ * box instead of the cube: its longest side / theta + the centre of mass's distance from the box's
+ * centre. */
+template <bool REFIT>
 __global__ void multipoles(const int2 *__restrict__ range, const int2 *__restrict__ kids,
                            const float4 *__restrict__ spos, const unsigned long long *__restrict__ keys,
                            const Root *__restrict__ root, const int2 *__restrict__ levels, int level,
                            float open_factor, float4 *__restrict__ com, float4 *__restrict__ q0,
-                           float4 *__restrict__ q1, float *__restrict__ rho)
+                           float4 *__restrict__ q1, float *__restrict__ rho, float *__restrict__ ext)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     const int2 lv = levels[level];
@@ -418,9 +424,28 @@ __global__ void multipoles(const int2 *__restrict__ range, const int2 *__restric
         }
         rho[c] = fminf(reach, 0.8660254f * l + delta);
     }
+    float open = l * open_factor + delta;
+    if (REFIT) {
+        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (int j = start; j < end; j++) {
+            if (leaf) {
+                const float4 p = spos[j];
+                lo[0] = fminf(lo[0], p.x), lo[1] = fminf(lo[1], p.y), lo[2] = fminf(lo[2], p.z);
+                hi[0] = fmaxf(hi[0], p.x), hi[1] = fmaxf(hi[1], p.y), hi[2] = fmaxf(hi[2], p.z);
+            } else {
+                const float *e = ext + 6 * (size_t)j;
+                for (int k = 0; k < 3; k++) lo[k] = fminf(lo[k], e[k]), hi[k] = fmaxf(hi[k], e[3 + k]);
+            }
+        }
+        float *e = ext + 6 * (size_t)c;
+        for (int k = 0; k < 3; k++) e[k] = lo[k], e[3 + k] = hi[k];
+        const float side = fmaxf(hi[0] - lo[0], fmaxf(hi[1] - lo[1], hi[2] - lo[2]));
+        const float bx = 0.5f * (lo[0] + hi[0]), by = 0.5f * (lo[1] + hi[1]), bz = 0.5f * (lo[2] + hi[2]);
+        open = side * open_factor + sqrtf((cx - bx) * (cx - bx) + (cy - by) * (cy - by) + (cz - bz) * (cz - bz));
+    }
     com[c] = make_float4(cx, cy, cz, m);
     q0[c] = make_float4(qxx, qyy, qzz, qxy);
-    q1[c] = make_float4(qxz, qyz, l * open_factor + delta, trace);
+    q1[c] = make_float4(qxz, qyz, open, trace);
 }
 
 /* The direct kernel's softened pair term. */
@@ -786,7 +811,7 @@ long long max_cells(int n) { return (long long)n + (long long)LEVELS * (n / (LEA
 /* One allocation, carved into the arrays below: sizes in a fixed order, each 256-byte aligned. */
 struct Layout {
     size_t keys, index, spos, box, root, range, kids, com, q0, q1, nkids, offset, groups, count, counts, temp;
-    size_t levels;
+    size_t levels, ext;
     size_t rho, local; /* the FMM's: 0 for the tree */
     size_t total;
 };
@@ -816,11 +841,13 @@ cudaError_t layout_for(int n, bool fmm, Layout *l)
     l->count = align_up(3 * sizeof(int)); /* next level's cells, groups, groups taken */
     l->counts = align_up(3 * sizeof(unsigned long long));
     l->levels = align_up((LEVELS + 2) * sizeof(int2));
+    l->ext = align_up(6 * cells * sizeof(float)); /* the refit's box of each cell */
     l->rho = fmm ? align_up(cells * sizeof(float)) : 0;
     l->local = fmm ? align_up((size_t)n * LOCAL_FLOATS * sizeof(float)) : 0; /* a group at most a body */
     l->temp = align_up(sort_bytes > scan_bytes ? sort_bytes : scan_bytes);
     l->total = l->keys + l->index + l->spos + l->box + l->root + l->range + l->kids + l->com + l->q0 + l->q1 +
-               l->nkids + l->offset + l->groups + l->count + l->counts + l->temp + l->levels + l->rho + l->local;
+               l->nkids + l->offset + l->groups + l->count + l->counts + l->temp + l->levels + l->ext + l->rho +
+               l->local;
     return cudaSuccess;
 }
 
@@ -832,14 +859,15 @@ struct GraphArgs {
     float4 *acc;
     int n;
     float eps2, theta, theta_fmm, alpha;
-    bool fmm;
+    bool fmm, refit;
     cudaStream_t stream;
 };
 
 bool same_args(const GraphArgs &a, const GraphArgs &b)
 {
     return a.pos == b.pos && a.acc == b.acc && a.n == b.n && a.eps2 == b.eps2 && a.theta == b.theta &&
-           a.theta_fmm == b.theta_fmm && a.alpha == b.alpha && a.fmm == b.fmm && a.stream == b.stream;
+           a.theta_fmm == b.theta_fmm && a.alpha == b.alpha && a.fmm == b.fmm && a.refit == b.refit &&
+           a.stream == b.stream;
 }
 
 } // namespace
@@ -863,6 +891,14 @@ struct NbodyTree {
     void *temp;
     size_t temp_bytes;
     int2 *levels;      /* each level's first cell and count, on the device */
+    float *ext;        /* the refit's box of each cell: low x y z, high x y z */
+    /* Refit: every rebuild_every-th call rebuilds the tree, the calls between recompute the
+     * multipoles over its cells (the same bodies at new places: n and pos as at the build, perm
+     * the build's order); since_build counts them, built says a build is there to refit. */
+    int rebuild_every, since_build, built_n;
+    const float4 *built_pos;
+    const int *perm;
+    bool built;
     int2 *host_levels; /* pinned: the last call's, copied back within it */
     /* start, levels built, multipoles (the upward pass), groups, walk, downward pass */
     cudaEvent_t events[EVENTS];
@@ -986,6 +1022,8 @@ NbodyTree *tree_create(int max_n, bool fmm, char *err, size_t errlen)
     at += l.counts;
     t->levels = (int2 *)at;
     at += l.levels;
+    t->ext = (float *)at;
+    at += l.ext;
     if (fmm) {
         t->rho = (float *)at;
         at += l.rho;
@@ -1006,6 +1044,7 @@ NbodyTree *tree_create(int max_n, bool fmm, char *err, size_t errlen)
         return NULL;
     }
     t->walk_blocks = sms * (per_sm > 0 ? per_sm : 1);
+    t->rebuild_every = 1;
     /* STARBURST_NO_GRAPHS=1: every call launches its kernels (to time the graphs against). */
     const char *no_graphs = getenv("STARBURST_NO_GRAPHS");
     t->graph_off = no_graphs && *no_graphs && strcmp(no_graphs, "0") != 0;
@@ -1036,10 +1075,37 @@ bool mark(NbodyTree *t, int k, cudaStream_t stream, bool capturing, CudaStatus *
 
 /* The launches of a force call, on stream (eps2 already bounded below); capturing: into a graph. */
 cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, bool fmm, float theta_fmm,
-                         float alpha, float4 *acc, cudaStream_t stream, bool capturing)
+                         float alpha, bool refit, float4 *acc, cudaStream_t stream, bool capturing)
 {
     CudaStatus st = {};
     if (!mark(t, 0, stream, capturing, &st)) return st.error;
+    const float open_factor = theta < 1.0f ? 1.0f / theta : 1.0f; /* theta 0: infinity, every cell opens */
+    const int gmax = n < SMALL_GROUPS_BELOW ? SMALL_GROUP : GROUP;
+    const FarField far = {t->rho, gmax < GROUP ? SMALL_GROUP_FAR * theta_fmm : theta_fmm, t->local};
+    /* alpha > 0: theta is the widest angle (tree_geometry.h's error-based test). */
+    const Opening op = {fmm ? 0.0f : nbody_rel_k(alpha, theta), nbody_rel_fallback(theta)};
+    int *ngroups = t->count + 1, *next_group = t->count + 2;
+    if (refit) {
+        /* The last build's cells, order and groups; the bodies where they are now. */
+        gather<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(pos, t->perm, n, t->spos);
+        if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 1, stream, capturing, &st)) return st.error;
+        for (int level = LEVELS; level >= 0; level--)
+            multipoles<true><<<blocks_for(t->level_size[level], THREADS), THREADS, 0, stream>>>(
+                t->range, t->kids, t->spos, t->sorted_keys, t->root, t->levels, level, open_factor, t->com, t->q0,
+                t->q1, nullptr, t->ext);
+        if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 2, stream, capturing, &st) ||
+            !mark(t, 3, stream, capturing, &st) ||
+            !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 3 * sizeof(unsigned long long), stream)) ||
+            !CUDA_CHECK(&st, cudaMemsetAsync(next_group, 0, sizeof(int), stream)))
+            return st.error;
+        walk<false><<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, t->perm, t->groups, ngroups, next_group,
+                                                                    t->range, t->kids, t->com, t->q0, t->q1, eps2,
+                                                                    far, op, acc, t->counts);
+        if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 4, stream, capturing, &st) ||
+            !mark(t, 5, stream, capturing, &st))
+            return st.error;
+        return cudaSuccess;
+    }
     const int boxes = min(BOX_BLOCKS, blocks_for(n, THREADS));
     box_partial<<<boxes, THREADS, 0, stream>>>(pos, n, t->box);
     box_final<<<1, 32, 0, stream>>>(t->box, boxes, n, t->root, t->range, t->kids, t->levels);
@@ -1078,16 +1144,13 @@ cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, flo
     if (!CUDA_CHECK(&st, cudaMemcpyAsync(t->host_levels, t->levels, (LEVELS + 2) * sizeof(int2),
                                          cudaMemcpyDeviceToHost, stream)))
         return st.error;
-    const float open_factor = theta < 1.0f ? 1.0f / theta : 1.0f; /* theta 0: infinity, every cell opens */
     if (!mark(t, 1, stream, capturing, &st)) return st.error;
     for (int level = LEVELS; level >= 0; level--)
-        multipoles<<<blocks_for(t->level_size[level], THREADS), THREADS, 0, stream>>>(
+        multipoles<false><<<blocks_for(t->level_size[level], THREADS), THREADS, 0, stream>>>(
             t->range, t->kids, t->spos, keys, t->root, t->levels, level, open_factor, t->com, t->q0, t->q1,
-            fmm ? t->rho : nullptr);
+            fmm ? t->rho : nullptr, nullptr);
     if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 2, stream, capturing, &st)) return st.error;
     /* The walk's groups, numbered over every cell of the tree. */
-    int *ngroups = t->count + 1, *next_group = t->count + 2;
-    const int gmax = n < SMALL_GROUPS_BELOW ? SMALL_GROUP : GROUP;
     long long most = 0; /* the most cells this tree can have */
     for (int level = 0; level <= LEVELS; level++) most += t->level_size[level];
     const int cells = (int)std::min(most, t->max_cells);
@@ -1103,9 +1166,6 @@ cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, flo
         !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 3 * sizeof(unsigned long long), stream)) ||
         !CUDA_CHECK(&st, cudaMemsetAsync(next_group, 0, sizeof(int), stream)))
         return st.error;
-    const FarField far = {t->rho, gmax < GROUP ? SMALL_GROUP_FAR * theta_fmm : theta_fmm, t->local};
-    /* alpha > 0: theta is the widest angle (tree_geometry.h's error-based test). */
-    const Opening op = {fmm ? 0.0f : nbody_rel_k(alpha, theta), nbody_rel_fallback(theta)};
     if (fmm)
         walk<true><<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group,
                                                                    t->range, t->kids, t->com, t->q0, t->q1, eps2, far,
@@ -1119,6 +1179,7 @@ cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, flo
         downward<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(t->spos, perm, t->groups, ngroups, t->local, acc);
     if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 5, stream, capturing, &st)) return st.error;
     t->sorted_keys = keys;
+    t->perm = perm;
     return cudaSuccess;
 }
 
@@ -1134,7 +1195,8 @@ bool capture(NbodyTree *t, const GraphArgs &a)
         t->graph_off = true;
         return false;
     }
-    const cudaError_t e = tree_enqueue(t, a.pos, a.n, a.eps2, a.theta, a.fmm, a.theta_fmm, a.alpha, a.acc, a.stream, true);
+    const cudaError_t e =
+        tree_enqueue(t, a.pos, a.n, a.eps2, a.theta, a.fmm, a.theta_fmm, a.alpha, a.refit, a.acc, a.stream, true);
     const cudaError_t end = cudaStreamEndCapture(a.stream, &g);
     if (e == cudaSuccess && end == cudaSuccess && cudaGraphInstantiate(&t->graph, g, 0) == cudaSuccess) {
         t->graph_args = a;
@@ -1161,19 +1223,31 @@ cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, floa
     t->fmm_ran = fmm;
     if (n == 0) return cudaSuccess;
     if (!(eps2 >= NBODY_MIN_EPS2)) eps2 = NBODY_MIN_EPS2;
-    const GraphArgs a = {pos, acc, n, eps2, theta, theta_fmm, alpha, fmm, stream};
+    /* A refit only where the last build holds these bodies, and the build not rebuild_every old. */
+    const bool refit = !fmm && t->rebuild_every > 1 && t->built && n == t->built_n && pos == t->built_pos &&
+                       t->since_build < t->rebuild_every;
+    const GraphArgs a = {pos, acc, n, eps2, theta, theta_fmm, alpha, fmm, refit, stream};
     const bool repeat = same_args(a, t->last_args);
     t->last_args = a;
+    cudaError_t e = cudaSuccess;
+    bool launched = false;
     if (stream && !t->graph_off) {
         const bool captured = t->graph && same_args(a, t->graph_args);
         if (captured || (repeat && capture(t, a))) {
-            const cudaError_t e = cudaGraphLaunch(t->graph, stream);
-            t->timed = e == cudaSuccess;
-            return e;
+            e = cudaGraphLaunch(t->graph, stream);
+            launched = true;
         }
     }
-    const cudaError_t e = tree_enqueue(t, pos, n, eps2, theta, fmm, theta_fmm, alpha, acc, stream, false);
+    if (!launched) e = tree_enqueue(t, pos, n, eps2, theta, fmm, theta_fmm, alpha, refit, acc, stream, false);
     t->timed = e == cudaSuccess;
+    /* The build's state: what a later call may refit (a failed call leaves none). */
+    t->built = e == cudaSuccess && !fmm;
+    if (!refit) {
+        t->built_n = n;
+        t->built_pos = pos;
+        t->since_build = 0;
+    }
+    t->since_build++;
     return e;
 }
 
@@ -1183,6 +1257,13 @@ extern "C" cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n,
                                          cudaStream_t stream)
 {
     return tree_forces(t, pos, n, eps2, theta, false, 0.0f, 0.0f, acc, stream);
+}
+
+extern "C" void nbody_tree_set_rebuild(NbodyTree *t, int every)
+{
+    if (!t) return;
+    t->rebuild_every = every > 1 ? every : 1;
+    t->built = false; /* the next call builds */
 }
 
 extern "C" cudaError_t nbody_tree_forces_rel(NbodyTree *t, const float4 *pos, int n, float eps2, float theta_max,

@@ -54,6 +54,14 @@ cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2
 cudaError_t nbody_tree_forces_rel(NbodyTree *t, const float4 *pos, int n, float eps2, float theta_max, float alpha,
                                   float4 *acc, cudaStream_t stream);
 
+/* Refit: from now on every `every`-th call rebuilds the tree (box, keys, sort, cells, groups) and
+ * the calls between refit it: the multipoles recomputed over the last build's cells for the
+ * bodies where they are now, each cell's opening distance taken from its bodies' bounding box
+ * instead of its cube. Only the tree's calls refit (the fmm rebuilds), and only for the
+ * same n and pos as the build. every <= 1: every call rebuilds (the default). The next call
+ * rebuilds in any case: call it again where the bodies are replaced. */
+void nbody_tree_set_rebuild(NbodyTree *t, int every);
+
 /* The last call's tree and counts. Waits for that call to finish. */
 void nbody_tree_stats(const NbodyTree *t, NbodyTreeStats *out);
 

@@ -36,6 +36,8 @@ static void bench_usage(FILE *f)
           "                         geometric test alone): a cell within theta is taken only where its\n"
           "                         quadrupole's error stays within A times the smallest previous |a| of\n"
           "                         the bodies it acts on (kernels/tree_geometry.h); the fmm ignores it\n"
+          "  --rebuild K            the GPU tree rebuilt every K steps and refitted between (default 1:\n"
+          "                         rebuilt every step); a step's time is then a whole cycle's mean\n"
           "  --samples S            bodies in the tree's f64 force check (default 1000)\n"
           "  --kernel K[,K...]      naive, registers, tiled, tiled-unrolled, mtpb, symmetric, mtpb-f64\n"
           "                         (default all)\n"
@@ -156,6 +158,11 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
                 return -1;
             }
             b->tree.alpha = (float)v;
+        } else if (!strcmp(opt, "--rebuild")) {
+            NEXT();
+            int k;
+            if (int_list(opt, argv[++i], &k, 1, 1, 1000, err, errlen) != 1) return -1;
+            b->tree.rebuild_every = k;
         } else if (!strcmp(opt, "--kernel")) {
             NEXT();
             snprintf(b->kernel_text, sizeof b->kernel_text, "%s", argv[++i]);
@@ -251,6 +258,7 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
                                                  : SIM_FORCE_DIRECT;
         b->loop.theta = b->tree.theta;
         b->loop.alpha = b->tree.alpha;
+        b->loop.rebuild_every = b->tree.rebuild_every;
         return 0;
     }
     if (force && !strcmp(force, "direct")) b->run_tree = false;

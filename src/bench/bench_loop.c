@@ -48,11 +48,17 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
     if (!s) goto done;
     Camera cam;
     camera_init(&cam, info.extent);
-    const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1, .theta = o->theta, .alpha = o->alpha};
+    const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1, .theta = o->theta, .alpha = o->alpha,
+                         .rebuild_every = o->rebuild_every};
     char title[256];
     snprintf(title, sizeof title, "Whole loop: %d bodies, %dx%d, %s, %s backend (%s) on %s, GL on %s", n, width,
              height, o->window ? "GLFW window, vsync off" : "headless (EGL)", sim_backend_name(sim_backend(s)),
              sim_force_name(sim_force(s)), sim_device_name(s), render_context_renderer(ctx));
+    if (o->alpha > 0)
+        snprintf(title + strlen(title), sizeof title - strlen(title), "; the tree opened by estimated error, alpha %.2g",
+                 (double)o->alpha);
+    if (o->rebuild_every > 1)
+        snprintf(title + strlen(title), sizeof title - strlen(title), ", rebuilt every %d steps", o->rebuild_every);
     strncat(title, "; ms per frame", sizeof title - strlen(title) - 1);
     fprintf(stdout, "\n");
     table = bench_table_open(stdout, title, csv_path, err, sizeof err);

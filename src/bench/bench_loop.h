@@ -19,6 +19,7 @@ typedef struct BenchLoopOptions {
     SimForce force;              /* SIM_FORCE_AUTO (0): the backend's choice for n */
     float theta;                 /* the tree's and fmm's opening angle; 0 = the default */
     float alpha;                 /* > 0: the tree's error-based opening test (SimParams) */
+    int rebuild_every;           /* > 1: the GPU tree refitted between builds (SimParams) */
     /* Who draws the bodies, a row each (per steps-per-frame value); none = GL, and CUDA too
      * where the simulation runs on it. */
     RenderDraw draws[RENDER_DRAW_COUNT];

@@ -31,6 +31,7 @@ typedef struct BenchTreeOptions {
     SimForce force;     /* the method timed: SIM_FORCE_TREE (0 = the tree) or SIM_FORCE_FMM */
     float theta;        /* 0 = the default (params_theta) */
     float alpha;        /* > 0: the error-based opening test, theta its widest angle (SimParams) */
+    int rebuild_every;  /* > 1: the GPU tree rebuilt every this many steps, refitted between */
     /* More opening angles: a table each, then the accuracy front (the fastest angle that meets
      * BENCH_TREE_GOAL_MEDIAN and BENCH_TREE_GOAL_P99 at each N); theta is ignored. */
     const float *thetas;

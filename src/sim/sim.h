@@ -105,6 +105,8 @@ typedef struct SimParams {
                       (params_theta, util/params.h); ignored by the direct sum */
     float alpha;   /* > 0: the tree's error-based opening test (kernels/tree_geometry.h), theta its
                       widest angle; 0: the geometric test alone. The fmm ignores it. */
+    int rebuild_every; /* the GPU tree: rebuilt every this many force calls, refitted between
+                          (nbody_tree_set_rebuild); 0 or 1: rebuilt every call. The CPU ignores it. */
 } SimParams;
 
 typedef struct SimStats {

@@ -47,6 +47,7 @@ typedef struct SimCuda {
     NbodyTree *tree;     /* the tree's (or the FMM's) memory, while one of them is the method */
     float acc_theta;     /* opening angle of the stored accelerations (tree), */
     float acc_alpha;     /* and the error-based test's alpha (0: geometric) */
+    int rebuild;         /* the tree's rebuild_every as last set (0: not set since the tree was made) */
     int diverged;        /* the flag after the last advance */
     long fail_after;     /* STARBURST_CUDA_FAIL_AFTER: advances before a failure is injected; 0 = never */
     cudaEvent_t steps_begin, steps_end; /* around the steps of an advance, on the GPU's clock */
@@ -243,6 +244,7 @@ static bool sc_upload(SimCuda *c, const Bodies *b)
     if (!ok) return false;
     memcpy(c->tags, b->tag, (size_t)c->n);
     c->acc_softening = NAN;
+    c->rebuild = 0; /* other bodies: the next call builds (set again, which drops the last build) */
     return true;
 }
 
@@ -429,6 +431,11 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
     if (mapped) {
         NbodyForces f = sc_forces(c, pos, p->softening);
         bool ok = true;
+        const int rebuild = p->rebuild_every > 1 ? p->rebuild_every : 1;
+        if (c->tree && c->rebuild != rebuild) {
+            nbody_tree_set_rebuild(c->tree, rebuild);
+            c->rebuild = rebuild;
+        }
         /* The stored accelerations are those of the current positions unless softening (or the
          * tree's opening angle) changed. */
         const float alpha = p->alpha > 0 ? p->alpha : 0;
@@ -647,6 +654,7 @@ static int cuda_set_force(void *impl, SimForce f, char *err, size_t errlen)
         nbody_tree_destroy(c->tree);
         c->tree = NULL;
         if (!(c->tree = sc_tree_create(f, c->n, err, errlen))) return -1;
+        c->rebuild = 0;
     }
     if (!sc_treelike(f)) {
         nbody_tree_destroy(c->tree);

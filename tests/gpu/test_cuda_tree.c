@@ -3,8 +3,8 @@
  * opening angle, on a Plummer sphere, the collision scene, the galaxy model and a clustered set
  * (and on a uniform random ball at theta 0.35: see BALL_THETA); errors that fall with theta; the
  * same bits from two calls and two trees; and inputs that break naive trees (one body, all bodies
- * at one point, coincident pairs, one body 1e6 away, a million bodies). Large N is checked on a
- * sample of the bodies.
+ * at one point, coincident pairs, one body 1e6 away, a million bodies); the error-based opening
+ * test; the refit between builds. Large N is checked on a sample of the bodies.
  *
  * The default theta, 0.4, is the largest of 0.5, 0.45, 0.4 that meets both limits on the galaxy
  * inputs: at 0.45 the collision scene's and the galaxy's medians pass 1e-4 (every check prints its
@@ -302,6 +302,111 @@ static void test_error_opening(void **state)
     bodies_free(&b);
 }
 
+/* Refit (nbody_tree_set_rebuild): a tree rebuilt every REFIT_EVERY calls, over the states of a run
+ * (the bodies kicked and drifted by the tree's own forces between calls), stays within the limits
+ * at every call of the cycle, with the geometric default and with the error-based test; its
+ * refits give other bits than a fresh build at the same places (they do refit) and the call after
+ * the cycle a fresh build's bits (it does rebuild); and bodies moved far after a build (each by up
+ * to 5 % of the system's size) still get forces within the limits from the refit. */
+#define REFIT_EVERY 8
+#define REFIT_DT 0.1f
+
+static void copy_acc(Run *to, const Run *from)
+{
+    cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(to->acc, from->acc, (size_t)from->n * sizeof(float4), cudaMemcpyDeviceToDevice)));
+}
+
+static void upload(Run *r, const Bodies *b)
+{
+    cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(r->pos, b->pos, (size_t)b->n * sizeof(float4), cudaMemcpyHostToDevice)));
+}
+
+static Errors refit_call(Run *r, const Bodies *b, float eps, Opening o, float *host)
+{
+    opening_call(r, eps, o);
+    cuda_ok(CUDA_CHECK(&cuda, cudaDeviceSynchronize()));
+    cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(host, r->acc, (size_t)r->n * sizeof(float4), cudaMemcpyDeviceToHost)));
+    Reference ref;
+    reference_build(&ref, b, eps, SAMPLE);
+    const Errors e = errors_of("refit", host, &ref);
+    reference_free(&ref);
+    return e;
+}
+
+static void check_refit(const char *what, const Bodies *start, float eps, Opening o)
+{
+    const int n = start->n;
+    Bodies b;
+    assert_int_equal(bodies_alloc(&b, n), 0);
+    memcpy(b.pos, start->pos, 4 * (size_t)n * sizeof(float));
+    memcpy(b.vel, start->vel, 4 * (size_t)n * sizeof(float));
+    Run r, fresh;
+    run_open(&r, &b, false);
+    run_open(&fresh, &b, false);
+    nbody_tree_set_rebuild(r.tree, REFIT_EVERY);
+    cuda_ok(CUDA_CHECK(&cuda, cudaMemset(r.acc, 0, (size_t)n * sizeof(float4))));
+    float *mine = malloc((size_t)n * sizeof(float4)), *built = malloc((size_t)n * sizeof(float4));
+    assert_non_null(mine), assert_non_null(built);
+    double worst_median = 0, worst_p99 = 0;
+    int differ = 0;
+    for (int call = 0; call <= REFIT_EVERY; call++) {
+        upload(&r, &b);
+        upload(&fresh, &b);
+        copy_acc(&fresh, &r); /* the same previous accelerations for both */
+        const Errors e = refit_call(&r, &b, eps, o, mine);
+        (void)refit_call(&fresh, &b, eps, o, built);
+        check_limits(what, n, e);
+        worst_median = fmax(worst_median, e.median), worst_p99 = fmax(worst_p99, e.p99);
+        const bool same = memcmp(mine, built, (size_t)n * sizeof(float4)) == 0;
+        if (call == 0 || call == REFIT_EVERY) {
+            if (!same) fail_msg("%s: call %d rebuilds, but its bits are not a fresh build's", what, call);
+        } else {
+            differ += !same;
+        }
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < 3; k++) {
+                b.vel[4 * i + k] += mine[4 * i + k] * REFIT_DT;
+                b.pos[4 * i + k] += b.vel[4 * i + k] * REFIT_DT;
+            }
+    }
+    if (differ == 0) fail_msg("%s: no refit gave other bits than a fresh build", what);
+    /* Moved far: after the rebuild above, each body by up to 5 % of the system's size. */
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) lo[k] = fminf(lo[k], b.pos[4 * i + k]), hi[k] = fmaxf(hi[k], b.pos[4 * i + k]);
+    const float size = fmaxf(hi[0] - lo[0], fmaxf(hi[1] - lo[1], hi[2] - lo[2]));
+    uint64_t seed = 5;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) b.pos[4 * i + k] += (float)(0.05 * size * (2 * rng_uniform(&seed) - 1));
+    upload(&r, &b);
+    NbodyTreeStats s;
+    const Errors far = refit_call(&r, &b, eps, o, mine);
+    nbody_tree_stats(r.tree, &s);
+    print_message("%-22s N = %7d %s: over a cycle of %d calls (dt %.2f) median <= %.2e, p99 <= %.2e; %d of %d "
+                  "refits other bits than a build; moved by up to %.3g: median %.2e p99 %.2e, %.0f + %.0f terms a body\n",
+                  what, n, o.alpha > 0 ? "error-based" : "geometric", REFIT_EVERY, (double)REFIT_DT, worst_median,
+                  worst_p99, differ, REFIT_EVERY - 1, 0.05 * size, far.median, far.p99, s.body_body, s.body_cell);
+    check_limits(what, n, far);
+    free(mine), free(built);
+    run_close(&r), run_close(&fresh);
+    bodies_free(&b);
+}
+
+static void test_refit(void **state)
+{
+    gpu_require_cuda();
+    const Opening geo = {params_theta(0), 0}, rel = {NBODY_TREE_REL_THETA, NBODY_TREE_REL_ALPHA};
+    Bodies b;
+    float eps;
+    scene_bodies(&b, SCENE_COLLISION, BIG, &eps);
+    check_refit("collision", &b, eps, geo);
+    check_refit("collision", &b, eps, rel);
+    bodies_free(&b);
+    scene_bodies(&b, SCENE_PLUMMER, BIG, &eps);
+    check_refit("plummer", &b, eps, rel);
+    bodies_free(&b);
+}
+
 static void check_small(const char *what, const Bodies *b, float eps)
 {
     NbodyTreeStats s;
@@ -424,6 +529,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_galaxy),      cmocka_unit_test(test_clustered), cmocka_unit_test(test_theta),
         cmocka_unit_test(test_repeat),      cmocka_unit_test(test_degenerate), cmocka_unit_test(test_million),
         cmocka_unit_test(test_error_opening),
+        cmocka_unit_test(test_refit),
     };
     const struct CMUnitTest timing[] = {cmocka_unit_test(test_bench)};
     const struct CMUnitTest fronts[] = {cmocka_unit_test(test_front)};
