@@ -1,4 +1,6 @@
-/* The tree code: Barnes-Hut with quadrupoles, built afresh on every call from sorted Morton keys.
+/* The tree code: Barnes-Hut with quadrupoles, built afresh on every call from sorted Morton keys
+ * (or, with nbody_tree_set_rebuild, on every k-th, the calls between refitting the last build's
+ * cells: multipoles<true>).
  *
  * The idea. Bodies sorted by 63-bit Morton key (21 levels of octants) lie so that every cell of
  * the octree is a run of consecutive bodies sharing a key prefix. The tree is built level by
@@ -8,7 +10,8 @@
  * and traceless quadrupole go bottom-up, level by level. Then groups of up to NBODY_TREE_GROUP
  * bodies, cut from the tree (groups_of), walk it together: a cell is accepted for the whole group
  * when the group's box stays at least l / theta + delta from the cell's centre of mass (delta: its
- * distance from the cell's geometric centre), else opened; the accepted cells and the bodies of
+ * distance from the cell's geometric centre), and, with alpha, where the error-based test of
+ * tree_geometry.h holds too; else opened; the accepted cells and the bodies of
  * opened leaves gather in lists in shared memory and are summed as dense tiles, the bodies with
  * the direct kernel's softened pair term. The keys, the cell limits and a cell's softened term
  * are the CPU tree's too: tree_geometry.h.
