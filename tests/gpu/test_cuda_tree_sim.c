@@ -67,6 +67,34 @@ static void errors(const float *acc3, const double *ref, int n, double *median, 
     free(e);
 }
 
+/* The GPU's and the CPU's accelerations of a sample of b's bodies (every n/SAMPLES-th), each
+ * against the f64 sum (median, p99), and the GPU's against the CPU's: the two trees group bodies
+ * differently, so each should be within its error of the other. */
+typedef struct TwoTrees {
+    double gm, g99, cm, c99, xm, x99;
+} TwoTrees;
+
+static TwoTrees compare_trees(Sim *g, Sim *c, const Bodies *b, float softening)
+{
+    const int n = b->n, step = n > SAMPLES ? n / SAMPLES : 1, count = (n + step - 1) / step;
+    int *targets = malloc((size_t)count * sizeof *targets);
+    double *ref = malloc(3 * (size_t)count * sizeof *ref), *as_ref = malloc(3 * (size_t)count * sizeof *as_ref);
+    float *gpu = malloc(3 * (size_t)n * sizeof *gpu), *cpu = malloc(3 * (size_t)n * sizeof *cpu);
+    assert_true(targets && ref && as_ref && gpu && cpu);
+    for (int k = 0; k < count; k++) targets[k] = k * step;
+    sim_reference_subset(b->pos, n, softening, targets, count, ref);
+    sim_accelerations(g, softening, gpu);
+    sim_accelerations(c, softening, cpu);
+    TwoTrees t;
+    errors(gpu, ref, n, &t.gm, &t.g99);
+    errors(cpu, ref, n, &t.cm, &t.c99);
+    for (int k = 0; k < count; k++)
+        for (int d = 0; d < 3; d++) as_ref[3 * k + d] = cpu[3 * targets[k] + d];
+    errors(gpu, as_ref, n, &t.xm, &t.x99);
+    free(targets), free(ref), free(as_ref), free(gpu), free(cpu);
+    return t;
+}
+
 static void gpu_and_cpu_trees_meet_the_f64_sum(void **state)
 {
     gpu_require_cuda();
@@ -74,39 +102,16 @@ static void gpu_and_cpu_trees_meet_the_f64_sum(void **state)
     SceneInfo info;
     const int n = 65536;
     collision(&b, &info, n);
-    const int step = n / SAMPLES, count = (n + step - 1) / step;
-    int *targets = malloc((size_t)count * sizeof *targets);
-    double *ref = malloc(3 * (size_t)count * sizeof *ref);
-    float *gpu = malloc(3 * (size_t)n * sizeof *gpu), *cpu = malloc(3 * (size_t)n * sizeof *cpu);
-    assert_true(targets && ref && gpu && cpu);
-    for (int k = 0; k < count; k++) targets[k] = k * step;
-    sim_reference_subset(b.pos, n, info.softening, targets, count, ref);
     Sim *g = make(&b, SIM_BACKEND_CUDA, SIM_FORCE_TREE), *c = make(&b, SIM_BACKEND_CPU, SIM_FORCE_TREE);
-    sim_accelerations(g, info.softening, gpu);
-    sim_accelerations(c, info.softening, cpu);
-    double gm, g99, cm, c99;
-    errors(gpu, ref, n, &gm, &g99);
-    errors(cpu, ref, n, &cm, &c99);
+    const TwoTrees t = compare_trees(g, c, &b, info.softening);
     print_message("collision N = %d, theta %.2f: GPU tree median %.2e p99 %.2e; CPU tree median %.2e p99 %.2e\n", n,
-                  params_theta(0), gm, g99, cm, c99);
-    assert_true(gm <= 1e-4 && g99 <= 1e-3);
-    assert_true(cm <= 1e-4 && c99 <= 1e-3);
-    /* The two trees group bodies differently; each is within its error of the other. */
-    double *as_ref = malloc(3 * (size_t)count * sizeof *as_ref);
-    assert_non_null(as_ref);
-    for (int k = 0; k < count; k++)
-        for (int d = 0; d < 3; d++) as_ref[3 * k + d] = cpu[3 * targets[k] + d];
-    double xm, x99;
-    errors(gpu, as_ref, n, &xm, &x99);
-    print_message("GPU tree against the CPU tree: median %.2e p99 %.2e\n", xm, x99);
-    assert_true(xm <= 2e-4 && x99 <= 2e-3);
+                  params_theta(0), t.gm, t.g99, t.cm, t.c99);
+    assert_true(t.gm <= 1e-4 && t.g99 <= 1e-3);
+    assert_true(t.cm <= 1e-4 && t.c99 <= 1e-3);
+    print_message("GPU tree against the CPU tree: median %.2e p99 %.2e\n", t.xm, t.x99);
+    assert_true(t.xm <= 2e-4 && t.x99 <= 2e-3);
     sim_destroy(g);
     sim_destroy(c);
-    free(as_ref);
-    free(targets);
-    free(ref);
-    free(gpu);
-    free(cpu);
     bodies_free(&b);
 }
 
@@ -121,13 +126,6 @@ static void the_error_based_opening_runs_on_both_backends(void **state)
     SceneInfo info;
     const int n = 65536;
     collision(&b, &info, n);
-    const int step = n / SAMPLES, count = (n + step - 1) / step;
-    int *targets = malloc((size_t)count * sizeof *targets);
-    double *ref = malloc(3 * (size_t)count * sizeof *ref), *as_ref = malloc(3 * (size_t)count * sizeof *as_ref);
-    float *gpu = malloc(3 * (size_t)n * sizeof *gpu), *cpu = malloc(3 * (size_t)n * sizeof *cpu);
-    assert_true(targets && ref && as_ref && gpu && cpu);
-    for (int k = 0; k < count; k++) targets[k] = k * step;
-    sim_reference_subset(b.pos, n, info.softening, targets, count, ref);
     const SimParams geo = {.dt = 0, .softening = info.softening, .damping = 1};
     const SimParams rel = {.dt = 0, .softening = info.softening, .damping = 1, .theta = NBODY_TREE_REL_THETA,
                            .alpha = NBODY_TREE_REL_ALPHA};
@@ -138,25 +136,17 @@ static void the_error_based_opening_runs_on_both_backends(void **state)
     sim_advance(c, &rel, 2);
     assert_null(sim_error(g));
     const double gpu_terms = sim_stats(g).interactions_per_body, cpu_terms = sim_stats(c).interactions_per_body;
-    sim_accelerations(g, info.softening, gpu);
-    sim_accelerations(c, info.softening, cpu);
-    double gm, g99, cm, c99, xm, x99;
-    errors(gpu, ref, n, &gm, &g99);
-    errors(cpu, ref, n, &cm, &c99);
-    for (int k = 0; k < count; k++)
-        for (int d = 0; d < 3; d++) as_ref[3 * k + d] = cpu[3 * targets[k] + d];
-    errors(gpu, as_ref, n, &xm, &x99);
+    const TwoTrees t = compare_trees(g, c, &b, info.softening);
     print_message("collision N = %d, theta_max %.2f alpha %.1e: GPU median %.2e p99 %.2e, %.0f terms a body "
                   "(theta %.2f: %.0f); CPU median %.2e p99 %.2e, %.0f terms; GPU against CPU median %.2e p99 %.2e\n",
-                  n, (double)NBODY_TREE_REL_THETA, (double)NBODY_TREE_REL_ALPHA, gm, g99, gpu_terms,
-                  (double)params_theta(0), geo_terms, cm, c99, cpu_terms, xm, x99);
-    assert_true(gm <= 1e-4 && g99 <= 1e-3);
-    assert_true(cm <= 1e-4 && c99 <= 1e-3);
+                  n, (double)NBODY_TREE_REL_THETA, (double)NBODY_TREE_REL_ALPHA, t.gm, t.g99, gpu_terms,
+                  (double)params_theta(0), geo_terms, t.cm, t.c99, cpu_terms, t.xm, t.x99);
+    assert_true(t.gm <= 1e-4 && t.g99 <= 1e-3);
+    assert_true(t.cm <= 1e-4 && t.c99 <= 1e-3);
     assert_true(gpu_terms < geo_terms);
-    assert_true(xm <= 2e-4 && x99 <= 2e-3);
+    assert_true(t.xm <= 2e-4 && t.x99 <= 2e-3);
     sim_destroy(g);
     sim_destroy(c);
-    free(targets), free(ref), free(as_ref), free(gpu), free(cpu);
     bodies_free(&b);
 }
 
