@@ -334,7 +334,7 @@ static void app_init_ui_model(App *a, const AppOptions *o)
 
 /* Everything before the first frame; 0, or the exit status. The options are read here, and what
  * the viewer needs of them later is kept resolved in a->set. */
-static int app_start(App *a, const AppOptions *opt)
+static int app_start(App *a, AppOptions *opt)
 {
     char err[512] = "";
     app_resolve_settings(opt, &a->set);
@@ -512,7 +512,7 @@ static void app_destroy(App *a)
     render_context_destroy(a->ctx);
 }
 
-int app_run(const AppOptions *opt)
+int app_run(AppOptions *opt)
 {
     App app = {0};
     App *a = &app;
@@ -524,5 +524,6 @@ int app_run(const AppOptions *opt)
         status = app_finish(a, a->loop.status);
     }
     app_destroy(a);
+    app_options_free(opt); /* the series, where the run was not made */
     return stop_signal_finish(status, opt->save_path, opt->quiet);
 }

@@ -8,6 +8,7 @@
 
 #include "render/renderer.h"
 #include "scene/scene.h"
+#include "scene/snapshot.h"
 #include "sim/sim.h"
 
 /* AppOptions.draw: who draws the bodies (render/renderer.h's RenderDraw), or auto: CUDA from
@@ -46,6 +47,8 @@ typedef struct AppOptions {
                               for four frames) */
     const char *open_path; /* start from the first snapshot of a series: a TIPSY or HDF5 (SWIFT,
                               GADGET) file, a folder or a glob (scene/snapshot.h; R returns to it) */
+    SnapshotSeries *series; /* open_path's series, opened by app_parse_args for its scale: app_run
+                               hands it to the run, app_options_free closes it otherwise */
     /* Presets. */
     const char *preset;       /* start with this preset */
     const char *presets_path; /* NULL = assets/presets.ini */
@@ -71,7 +74,10 @@ void app_default_options(AppOptions *o);
  * line naming the bad value. */
 int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errlen);
 void app_print_usage(FILE *f);
-/* Runs the frame loop until the window closes or the frames are done; returns an exit status. */
-int app_run(const AppOptions *o);
+/* Closes what app_parse_args opened (the series of --open) where app_run did not take it. */
+void app_options_free(AppOptions *o);
+/* Runs the frame loop until the window closes or the frames are done; returns an exit status. The
+ * run it makes takes o->series over (o->series is NULL after). */
+int app_run(AppOptions *o);
 
 #endif

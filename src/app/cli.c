@@ -231,7 +231,7 @@ static int take_args(AppOptions *o, int argc, char **argv, const Units *scale, c
 /* The scale of the run the options start, read before anything opens: a saved run's from its .ini
  * (whose values are checked here, as the command line's are), a series' from its first file (as
  * run_make opens it), else the scene's. */
-static int run_scale(const AppOptions *o, Units *u, char *err, size_t errlen)
+static int run_scale(AppOptions *o, Units *u, char *err, size_t errlen)
 {
     char why[600];
     *u = (Units){0, 0, 0, 0};
@@ -249,7 +249,9 @@ static int run_scale(const AppOptions *o, Units *u, char *err, size_t errlen)
     }
     if (o->open_path) {
         const Units galaxy = scene_units(SCENE_COLLISION);
-        if (run_open_units(o->open_path, &galaxy, u, why, sizeof why) == 0) return 0;
+        series_close(o->series);
+        o->series = run_open_series(o->open_path, &galaxy, u, why, sizeof why);
+        if (o->series) return 0;
         snprintf(err, errlen, "--open: %s", why);
         return -1;
     }
@@ -262,6 +264,15 @@ int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errle
     int rc = take_args(o, argc, argv, NULL, err, errlen);
     if (rc != 0) return rc;
     if (check_start(o, err, errlen) != 0 || run_scale(o, &o->scale, err, errlen) != 0) return -1;
-    if (take_args(o, argc, argv, &o->scale, err, errlen) != 0) return -1;
-    return check_combination(o, err, errlen);
+    if (take_args(o, argc, argv, &o->scale, err, errlen) != 0 || check_combination(o, err, errlen) != 0) {
+        app_options_free(o);
+        return -1;
+    }
+    return 0;
+}
+
+void app_options_free(AppOptions *o)
+{
+    series_close(o->series);
+    o->series = NULL;
 }

@@ -256,6 +256,7 @@ int export_main(int argc, char **argv)
     app_default_options(&o);
     int rc = parse_export(argc, argv, &a, rest, &nrest, err, sizeof err);
     if (rc == 0 && app_parse_args(&o, nrest, rest, err, sizeof err) != 0) rc = -1;
+    app_options_free(&o); /* an export builds its bodies anew: a series opened for its scale is let go */
     free(rest);
     OptionValue span;
     if (rc == 0 && a.span_text && option_read(&span_spec, &o.scale, "--span", a.span_text, &span, err, sizeof err) != 0)

@@ -20,6 +20,7 @@ int main(int argc, char **argv)
     if (rc == 1) return 0;
     if (rc != 0 || app_check_paths(&o, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s\n", err);
+        app_options_free(&o);
         return 2;
     }
     return app_run(&o);

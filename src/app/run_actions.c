@@ -155,11 +155,12 @@ static int app_buffers(void *user, const Bodies *first, unsigned *position_vbo, 
 }
 
 /* The run as the options ask (a scene, --load or --open's series), on the backend found. */
-int app_make_run(App *a, const AppOptions *o, bool cuda, char *err, size_t errlen)
+int app_make_run(App *a, AppOptions *o, bool cuda, char *err, size_t errlen)
 {
     RunDesc d = {
         .source = {.scene = o->scene, .force = o->force},
         .open_path = o->open_path,
+        .series = o->series, /* opened once, by app_parse_args: the run takes it */
         .open_units = scene_units(SCENE_COLLISION),
         .backend = cuda ? SIM_BACKEND_CUDA : SIM_BACKEND_CPU,
         .kernel = o->kernel,
@@ -175,6 +176,7 @@ int app_make_run(App *a, const AppOptions *o, bool cuda, char *err, size_t errle
         d.source.from_save = true;
         snprintf(d.source.file, sizeof d.source.file, "%s", o->load_path);
     }
+    o->series = NULL;
     run_desc_defaults(&d);
     if (d.timeline_note[0]) app_say(a, "starburst: %s\n", d.timeline_note);
     a->run = run_make(&d, err, errlen);

@@ -263,7 +263,7 @@ SimParams app_scene_defaults(const App *a);
 void app_default_settings(App *a);
 void app_resolve_settings(const AppOptions *o, AppSettings *s);
 void app_say_gpu_only_options(const App *a, const AppOptions *o);
-int app_make_run(App *a, const AppOptions *o, bool cuda, char *err, size_t errlen);
+int app_make_run(App *a, AppOptions *o, bool cuda, char *err, size_t errlen);
 int app_build_run(App *a, char *err, size_t errlen);
 void app_run_built(App *a);
 int app_reset(App *a, char *err, size_t errlen);

@@ -52,7 +52,7 @@ static void hdf5_series_settings(Run *r)
                 "is read back in step, v - a(x) lead, by its first force evaluation");
 }
 
-/* The scale a series runs on, one rule for run_make and run_open_units: HDF5 in the units it was
+/* The scale a series runs on, one rule for run_make and run_open_series: HDF5 in the units it was
  * written in (none: model units), a TIPSY on its .ini's scale (none for a run in model units), a
  * TIPSY without a readable .ini on open_units. For a TIPSY, *rc is state_read_settings' answer,
  * its settings in saved and what is wrong with them in why; for HDF5 *rc is 2. */
@@ -97,16 +97,15 @@ static void series_settings(Run *r, const Units *open_units)
             params_get(PARAM_DT)->fallback, params_get(PARAM_SOFTENING)->fallback);
 }
 
-int run_open_units(const char *path, const Units *open_units, Units *out, char *err, size_t errlen)
+SnapshotSeries *run_open_series(const char *path, const Units *open_units, Units *scale, char *err, size_t errlen)
 {
     SnapshotSeries *s = series_open(path, err, errlen);
-    if (!s) return -1;
+    if (!s) return NULL;
     SavedRun saved;
     char ignored[512]; /* series_settings says what is wrong with an .ini that does not read */
     int rc;
-    *out = open_scale(s, open_units, &saved, &rc, ignored, sizeof ignored);
-    series_close(s);
-    return 0;
+    *scale = open_scale(s, open_units, &saved, &rc, ignored, sizeof ignored);
+    return s;
 }
 
 int run_in_step(Sim *sim, Bodies *b, double lead, float softening, char *err, size_t errlen)
@@ -128,17 +127,19 @@ Run *run_make(const RunDesc *d, char *err, size_t errlen)
 {
     Run *r = calloc(1, sizeof *r);
     if (!r) {
+        series_close(d->series);
         snprintf(err, errlen, "out of memory for the run");
         return NULL;
     }
     r->desc = *d;
+    r->desc.series = NULL;
     r->source = d->source;
     r->tl.view = -1;
     char why[256];
     r->watch.forces = force_watch_create(why, sizeof why);
     if (!r->watch.forces) run_say(r, RUN_SAY_CONSOLE, "no live force error: %s", why);
-    if (d->open_path) {
-        r->series = series_open(d->open_path, err, errlen);
+    if (d->series || d->open_path) {
+        r->series = d->series ? d->series : series_open(d->open_path, err, errlen);
         if (!r->series) {
             force_watch_destroy(r->watch.forces);
             free(r);

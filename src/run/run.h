@@ -49,6 +49,8 @@ typedef struct RunSource {
 typedef struct RunDesc {
     RunSource source;
     const char *open_path; /* a snapshot series (scene/snapshot.h), opened by run_make */
+    SnapshotSeries *series; /* open_path's series already opened (run_open_series), or NULL: run_make
+                               takes it over, whether it makes the run or not */
     Units open_units;      /* the scale a series with units of its own (HDF5) is converted onto; a
                               TIPSY series has the scale its first file's .ini gives, else none */
     SimBackend backend;    /* CPU or CUDA, as the app found them */
@@ -69,9 +71,10 @@ typedef struct RunDesc {
 /* Fills what d leaves to the defaults, once: the timeline's budget (above). */
 void run_desc_defaults(RunDesc *d);
 
-/* The physical scale the series at path runs on, as run_make opens it (open_units as RunDesc's), into
- * *out (all 0: none), before anything is built: 0, or -1 with err where the series does not open. */
-int run_open_units(const char *path, const Units *open_units, Units *out, char *err, size_t errlen);
+/* The series at path opened, and the physical scale it runs on as run_make opens it (open_units as
+ * RunDesc's) into *scale (all 0: none), before anything is built; NULL with err where it does not
+ * open. Hand it to run_make as RunDesc.series (its files are listed once), or series_close it. */
+SnapshotSeries *run_open_series(const char *path, const Units *open_units, Units *scale, char *err, size_t errlen);
 /* A run made from d (the series opened, nothing built yet: run_reset builds). NULL with err. */
 Run *run_make(const RunDesc *d, char *err, size_t errlen);
 void run_destroy(Run *r);

@@ -257,6 +257,7 @@ static void a_saved_run_or_a_series_gives_its_scale(void **state)
     app_default_options(&o);
     if (app_parse_args(&o, ARGS("--open", scaled, "--softening", "200pc"), err, sizeof err) != 0) fail_msg("%s", err);
     assert_float_equal(o.softening, (float)(0.2 / info.units.kpc), 1e-9);
+    app_options_free(&o);
 
     app_default_options(&o);
     assert_int_equal(app_parse_args(&o, ARGS("--open", plain, "--dt", "0.2Myr"), err, sizeof err), -1);
@@ -267,10 +268,15 @@ static void a_saved_run_or_a_series_gives_its_scale(void **state)
     app_default_options(&o);
     if (app_parse_args(&o, ARGS("--open", plain), err, sizeof err) != 0) fail_msg("%s", err);
     assert_false(units_physical(&o.scale));
-    /* The run opened on it shows what the parser read on. */
+    /* The run made on the series the parser opened takes it (its files listed once) and shows what
+     * the parser read on. */
+    assert_non_null(o.series);
+    const SnapshotSeries *parsed = o.series;
     const Units galaxy = scene_units(SCENE_COLLISION);
-    Run *run = run_make(&(RunDesc){.open_path = plain, .open_units = galaxy}, err, sizeof err);
+    Run *run = run_make(&(RunDesc){.open_path = plain, .series = o.series, .open_units = galaxy}, err, sizeof err);
+    o.series = NULL;
     if (!run) fail_msg("%s", err);
+    assert_ptr_equal(run_series(run), parsed);
     const Units shown = series_units(run_series(run));
     assert_false(units_physical(&shown));
     run_destroy(run);
