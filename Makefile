@@ -43,7 +43,7 @@ FUZZ_TARGET ?= tipsy
 # Extra libFuzzer flags: "-fork=1 -ignore_crashes=1" goes on past crashes inside libhdf5 itself
 # (see docs/RELIABILITY.md), leaving each in the artifacts to sort.
 FUZZ_FLAGS ?=
-FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_DEFAULT_SOURCE -Isrc
+FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_DEFAULT_SOURCE -Isrc -Ikernels
 FUZZ_CHECK = src/scene/body_check.c src/util/params.c src/util/units.c src/sim/bodies.c
 FUZZ_HDF5 = -I/usr/include/hdf5/serial -L/usr/lib/x86_64-linux-gnu/hdf5/serial -lhdf5
 FUZZ_LEN_tipsy = 2048

@@ -319,6 +319,7 @@ static void app_init_ui_model(App *a, const AppOptions *o)
     a->live.kernel_picked = o->kernel != SIM_KERNEL_DEFAULT;
     u->controls.force = (int)o->force;
     u->controls.theta = params_theta(o->theta);
+    app_set_alpha(a, o->alpha >= 0 ? o->alpha : o->theta > 0 ? 0.0f : params_alpha(-1));
     u->controls.tree_levels = 4;
     u->controls.lecture = o->lecture;
     a->lecture.shown = o->lecture; /* --lecture opens full screen already */
@@ -442,8 +443,12 @@ static int app_start(App *a, AppOptions *opt)
     /* The CPU backend has one kernel (OpenMP, all pairs): the ladder's names are the GPU's. A
      * tree run names the tree. */
     char kernel[48] = "";
-    if (sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM)
-        snprintf(kernel, sizeof kernel, ", %s, theta %.2f", sim_force_name(sim_force(run_sim(a->run))), a->ui.controls.theta);
+    if (sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM) {
+        char opening[32];
+        const SimParams now = app_ui_params(a);
+        app_describe_opening(sim_force(run_sim(a->run)), &now, opening, sizeof opening);
+        snprintf(kernel, sizeof kernel, ", %s, %s", sim_force_name(sim_force(run_sim(a->run))), opening);
+    }
     else if (a->ui.readout.cuda)
         snprintf(kernel, sizeof kernel, ", kernel %s", sim_kernel_name(sim_kernel(run_sim(a->run))));
     char params[96];

@@ -28,6 +28,8 @@ typedef struct AppOptions {
     int threads_per_body, block_size;
     SimForce force; /* direct, tree or auto (0) */
     float theta;    /* tree opening angle; 0 = the default (params_theta) */
+    float alpha;    /* the tree's error-based test (params_alpha); < 0 = the default, or 0 (by the
+                       angle) where theta is given */
     /* Display. */
     bool headless, fullscreen, vsync, no_ui, paused;
     int width, height;

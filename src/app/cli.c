@@ -15,6 +15,7 @@ void app_default_options(AppOptions *o)
     memset(o, 0, sizeof *o);
     o->scene.kind = SCENE_COLLISION;
     o->dt = o->softening = o->damping = -1;
+    o->alpha = -1;
     o->point_size = -1;
     o->exposure = -1;
     o->backend = SIM_BACKEND_AUTO;

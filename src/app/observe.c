@@ -80,8 +80,11 @@ void app_check_forces(App *a)
 void app_method_name(const App *a, char *buf, size_t len)
 {
     const Sim *sim = run_sim(a->run);
-    if (sim_force(sim) == SIM_FORCE_TREE || sim_force(sim) == SIM_FORCE_FMM)
-        snprintf(buf, len, "%s, theta %.2f", sim_force_name(sim_force(sim)), params_theta(a->live.params.theta));
+    if (sim_force(sim) == SIM_FORCE_TREE || sim_force(sim) == SIM_FORCE_FMM) {
+        char opening[32];
+        app_describe_opening(sim_force(sim), &a->live.params, opening, sizeof opening);
+        snprintf(buf, len, "%s, %s", sim_force_name(sim_force(sim)), opening);
+    }
     else if (a->ui.readout.cuda)
         snprintf(buf, len, "kernel %s", sim_kernel_name(sim_kernel(sim)));
     else

@@ -212,6 +212,11 @@ static const AppOption table[] = {
      .preset = PRE(force, INT), .preset_bit = PRESET_FORCE},
     {.arg = "X", .help = "tree opening angle, smaller is more exact", .value = PARAM(PARAM_THETA),
      .app = APP(theta, FLOAT), .preset = PRE(theta, FLOAT), .preset_bit = PRESET_THETA},
+    {.arg = "A",
+     .help = "the tree opened by estimated error: a cell is taken where its error\n"
+             "stays within A times the smallest |a| it acts on (0: by the angle\n"
+             "theta, as --theta alone asks)",
+     .value = PARAM(PARAM_ALPHA), .app = APP(alpha, FLOAT), .preset = PRE(alpha, FLOAT), .preset_bit = PRESET_ALPHA},
 
     HEADING("Display:"),
     {"--size", .arg = "WxH", .help = "window or image size (default 1280x720)",

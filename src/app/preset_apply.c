@@ -173,6 +173,8 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
     if (p->set & PRESET_SOFTENING) a->ui.controls.softening = p->softening;
     if (p->set & PRESET_DAMPING) a->ui.controls.damping = p->damping;
     if (p->set & PRESET_THETA) a->ui.controls.theta = p->theta;
+    /* A preset that names its theta alone runs the tree by that angle. */
+    if (p->set & (PRESET_ALPHA | PRESET_THETA)) app_set_alpha(a, p->set & PRESET_ALPHA ? p->alpha : 0.0f);
     if (p->set & PRESET_STEPS) a->ui.controls.steps_per_frame = p->steps_per_frame;
     if (p->set & PRESET_EXPOSURE) a->ui.controls.exposure = p->exposure;
     if (p->set & PRESET_POINT_SIZE) a->ui.controls.point_size = p->point_size;
@@ -242,6 +244,7 @@ void app_save_preset(App *a)
     p.softening = now.softening;
     p.damping = now.damping;
     p.theta = now.theta;
+    p.alpha = now.alpha;
     p.steps_per_frame = a->ui.controls.steps_per_frame;
     p.exposure = a->ui.controls.exposure;
     p.point_size = a->ui.controls.point_size;
@@ -252,7 +255,7 @@ void app_save_preset(App *a)
     p.camera_yaw = a->camera.yaw * 180 / (float)M_PI;
     p.camera_pitch = a->camera.pitch * 180 / (float)M_PI;
     p.camera_distance = a->camera.distance / home.distance;
-    p.set = PRESET_DT | PRESET_SOFTENING | PRESET_DAMPING | PRESET_THETA | PRESET_STEPS | PRESET_EXPOSURE |
+    p.set = PRESET_DT | PRESET_SOFTENING | PRESET_DAMPING | PRESET_THETA | PRESET_ALPHA | PRESET_STEPS | PRESET_EXPOSURE |
             PRESET_POINT_SIZE | PRESET_COLOR | PRESET_CAMERA | PRESET_AUTO_ROTATE;
     if (src->force != SIM_FORCE_AUTO) {
         p.force = src->force;

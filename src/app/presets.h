@@ -23,6 +23,7 @@ enum {
     PRESET_CUDA = 1 << 10, /* backend = cuda: offered only where the CUDA backend runs */
     PRESET_THETA = 1 << 11,
     PRESET_VELOCITY = 1 << 12, /* velocity_radial and velocity_tangential: the orbit from today's state */
+    PRESET_ALPHA = 1 << 13,
 };
 
 /* Where a preset's bodies come from: a built-in scene, or a file. */
@@ -42,6 +43,7 @@ typedef struct Preset {
     char cite[320];    /* source = the work it follows, as cited */
     float dt, softening, damping;
     float theta;       /* the tree's opening angle */
+    float alpha;       /* the tree's error-based test; 0: by the angle (theta alone given implies it) */
     int steps_per_frame;
     float exposure, point_size;
     int color_mode;    /* ColorMode */

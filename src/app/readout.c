@@ -42,8 +42,8 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
     if (!f) return -1;
     const UiModel *u = r->ui;
     atomic_file_printf(f, "frame %d\ntime %.9g\nstep %lld\nsteps_run %lld\n", r->frame, r->time, r->step, r->steps_run);
-    atomic_file_printf(f, "dt %.9g\nsoftening %.9g\ndamping %.9g\ntheta %.9g\n", r->params.dt, r->params.softening,
-                       r->params.damping, r->params.theta);
+    atomic_file_printf(f, "dt %.9g\nsoftening %.9g\ndamping %.9g\ntheta %.9g\nalpha %.9g\n", r->params.dt,
+                       r->params.softening, r->params.damping, r->params.theta, r->params.alpha);
     atomic_file_printf(f, "force %s\nforce_choice %s\n", sim_force_name(r->force), sim_force_name((SimForce)u->controls.force));
     atomic_file_printf(f, "bodies %d\ndrawn_by %s\n", r->bodies, r->drawn_by ? r->drawn_by : "gl");
     put_text(f, "backend", r->backend);

@@ -75,7 +75,8 @@ void app_take_requests(App *a, FramePlan *f)
     if (take(&u->actions.apply_force)) app_set_force(a, (SimForce)u->actions.force_wanted);
     if (take(&u->actions.edit_began))
         app_remember(a, &(SimParams){.dt = u->actions.before.dt, .softening = u->actions.before.softening,
-                                     .damping = u->actions.before.damping, .theta = u->actions.before.theta});
+                                     .damping = u->actions.before.damping, .theta = u->actions.before.theta,
+                                     .alpha = u->actions.before.alpha});
     if (take(&u->actions.defaults)) app_restore_defaults(a);
     if (take(&u->actions.undo)) app_undo(a);
     app_timeline_requests(a);

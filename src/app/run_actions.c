@@ -13,34 +13,49 @@
 #include "app/view.h"
 #include "util/params.h"
 
-/* "dt 0.0100, softening 0.0500, damping 1 (off)", and theta while the tree runs. */
+void app_describe_opening(SimForce f, const SimParams *p, char *buf, size_t len)
+{
+    if (f == SIM_FORCE_TREE && p->alpha > 0) snprintf(buf, len, "alpha %.2g", (double)p->alpha);
+    else snprintf(buf, len, "theta %.2f", (double)params_theta(p->theta));
+}
+
+/* "dt 0.0100, softening 0.0500, damping 1 (off)", and the opening test while a tree runs. */
 void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len)
 {
-    char damping[32], theta[32] = "";
+    char damping[32], theta[40] = "";
     if (p->damping >= 1.0f) snprintf(damping, sizeof damping, "1 (off)");
     else snprintf(damping, sizeof damping, "%.6g", p->damping);
-    if (sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM)
-        snprintf(theta, sizeof theta, ", theta %.2f", p->theta);
+    const SimForce f = sim_force(run_sim(a->run));
+    if (f == SIM_FORCE_TREE || f == SIM_FORCE_FMM) {
+        char opening[32];
+        app_describe_opening(f, p, opening, sizeof opening);
+        snprintf(theta, sizeof theta, ", %s", opening);
+    }
     char both[96];
     snprintf(buf, len, "%s, damping %s%s", app_dt_softening(a, p->dt, p->softening, both, sizeof both), damping,
              theta);
 }
 
-/* The opening angle of the command line, else the default. */
+/* The opening angle and test of the command line, else the defaults. */
 static float app_theta_default(const App *a) { return params_theta(a->set.theta); }
+static float app_alpha_default(const App *a) { return params_alpha(a->set.alpha); }
 
-/* The parameters the scene starts with: its own, or a loaded run's; theta from the command line
- * where the run has none. */
+/* The parameters the scene starts with: its own, or a loaded run's; theta and alpha from the
+ * command line where the run has none (a run that saved its theta alone ran the tree by the angle). */
 SimParams app_scene_defaults(const App *a)
 {
     if (run_info(a->run)->loaded && run_info(a->run)->saved.params.dt > 0) {
         SimParams p = run_info(a->run)->saved.params;
         if (!(p.damping > 0)) p.damping = 1;
+        if (p.alpha < 0) p.alpha = p.theta > 0 ? 0.0f : app_alpha_default(a);
         if (!(p.theta > 0)) p.theta = app_theta_default(a);
         return p;
     }
-    return (SimParams){
-        .dt = run_info(a->run)->scene.dt, .softening = run_info(a->run)->scene.softening, .damping = 1.0f, .theta = app_theta_default(a)};
+    return (SimParams){.dt = run_info(a->run)->scene.dt,
+                       .softening = run_info(a->run)->scene.softening,
+                       .damping = 1.0f,
+                       .theta = app_theta_default(a),
+                       .alpha = app_alpha_default(a)};
 }
 
 /* Where nothing names them, the view and run settings the run starts with: the command line's,
@@ -54,6 +69,7 @@ void app_default_settings(App *a)
     UiModel *u = &a->ui;
     u->controls.damping = o->damping > 0 ? o->damping : scene.damping;
     u->controls.theta = o->theta > 0 ? o->theta : scene.theta;
+    app_set_alpha(a, o->alpha >= 0 ? o->alpha : scene.alpha);
     if (o->steps_per_frame > 0) u->controls.steps_per_frame = o->steps_per_frame;
     else if (run_info(a->run)->loaded && run_info(a->run)->saved.steps_per_frame > 0) u->controls.steps_per_frame = run_info(a->run)->saved.steps_per_frame;
     else if (a->ui.readout.cuda) u->controls.steps_per_frame = (int)params_get(PARAM_STEPS_PER_FRAME)->fallback;
@@ -114,6 +130,8 @@ void app_resolve_settings(const AppOptions *o, AppSettings *s)
         .softening = o->softening,
         .damping = o->damping,
         .theta = o->theta,
+        /* --theta alone asks for the tree by the angle. */
+        .alpha = o->alpha >= 0 ? o->alpha : o->theta > 0 ? 0.0f : -1.0f,
         .steps_per_frame = o->steps_per_frame,
         .point_size = o->point_size > 0 ? o->point_size : (float)params_get(PARAM_POINT_SIZE)->fallback,
         .exposure = o->exposure > 0 ? o->exposure : (float)params_get(PARAM_EXPOSURE)->fallback,
@@ -300,9 +318,11 @@ void app_set_force(App *a, SimForce f)
     a->ui.controls.force = (int)f;
     a->ui.readout.tree = sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
     a->ui.readout.fmm = sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
-    char method[64];
+    char method[64], opening[32];
+    const SimParams now = app_ui_params(a);
+    app_describe_opening(sim_force(run_sim(a->run)), &now, opening, sizeof opening);
     if (sim_force(run_sim(a->run)) == SIM_FORCE_TREE)
-        snprintf(method, sizeof method, "the tree (Barnes-Hut, theta %.2f)", a->ui.controls.theta);
+        snprintf(method, sizeof method, "the tree (Barnes-Hut, %s)", opening);
     else if (sim_force(run_sim(a->run)) == SIM_FORCE_FMM)
         snprintf(method, sizeof method, "the fast multipole method (theta %.2f)", a->ui.controls.theta);
     else
@@ -406,7 +426,8 @@ void app_restore_defaults(App *a)
     const SimParams now = app_ui_params(a), d = app_scene_defaults(a);
     char text[160];
     app_describe_params(a, &d, text, sizeof text);
-    if (now.dt == d.dt && now.softening == d.softening && now.damping == d.damping && now.theta == d.theta) {
+    if (now.dt == d.dt && now.softening == d.softening && now.damping == d.damping && now.theta == d.theta &&
+        now.alpha == d.alpha) {
         app_notify(a, "Already the defaults: %s", text);
         return;
     }

@@ -52,17 +52,20 @@ void ui_names_fill(UiModel *m)
     for (int c = 0; c < COLOR_MODE_COUNT; c++) n->color[c] = renderer_color_mode_name((ColorMode)c);
 
     /* Each slider spans the part of its parameter's range (util/params.h) that a hand uses; the
-     * command line and the files may go further within the table's limits. Theta spans all of it. */
+     * command line and the files may go further within the table's limits. Theta spans all of it;
+     * alpha's 0 (by the angle) is the panel's "by error" unticked. */
     m->ranges = (UiRanges){
         .dt = slider(PARAM_DT, 1e-5, 1e-1),
         .softening = slider(PARAM_SOFTENING, 1e-4, 1.0),
         .damping = slider(PARAM_DAMPING, 0.9, 1.0),
         .theta = slider(PARAM_THETA, params_get(PARAM_THETA)->min, params_get(PARAM_THETA)->max),
+        .alpha = slider(PARAM_ALPHA, 1e-5, 1e-2),
         .steps_per_frame = slider_int(PARAM_STEPS_PER_FRAME, 1, 64),
         .bodies = slider_int(PARAM_BODIES, 1, 1 << 20),
         .point_size = slider(PARAM_POINT_SIZE, 0.25, 8.0),
         .exposure = slider(PARAM_EXPOSURE, 0.05, 20.0),
         .cycle_seconds = {5.0f, 300.0f},
+        .widest_by_error = NBODY_TREE_REL_THETA,
     };
 }
 

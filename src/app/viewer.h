@@ -63,9 +63,9 @@ typedef struct AppSettings {
     SimKernel kernel;
     SimPrecision precision;
     float dt, softening; /* for the first scene; dt 0 and softening < 0: the scene's */
-    /* The view and run settings a preset leaves out (app_default_settings): damping and theta 0
-     * and steps_per_frame 0 are the scene's or the backend's, decided at each reset. */
-    float damping, theta;
+    /* The view and run settings a preset leaves out (app_default_settings): damping and theta 0,
+     * alpha < 0 and steps_per_frame 0 are the scene's or the backend's, decided at each reset. */
+    float damping, theta, alpha;
     int steps_per_frame;
     float point_size, exposure;
     int color_mode;
@@ -256,9 +256,15 @@ const char *app_dt_softening(const App *a, double dt, double softening, char *bu
 /* controls.c: the panel's controls read as the run's parameters, and written back. */
 SimParams app_ui_params(const App *a);
 void app_set_params(App *a, const SimParams *p);
+/* The tree's error-based test set to alpha (0: by the angle), the last alpha > 0 kept for the
+ * panel's "by error" to return to. */
+void app_set_alpha(App *a, float alpha);
 
 /* run_actions.c: what the keys and the panel do to the run, said on screen. */
 void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len);
+/* How force method f opens its cells under p: "alpha 0.0005" for the tree by error, else
+ * "theta 0.40". */
+void app_describe_opening(SimForce f, const SimParams *p, char *buf, size_t len);
 SimParams app_scene_defaults(const App *a);
 void app_default_settings(App *a);
 void app_resolve_settings(const AppOptions *o, AppSettings *s);

@@ -92,6 +92,8 @@ int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err
     if (run->force != SIM_FORCE_AUTO) atomic_file_printf(files[1], "force = %s\n", sim_force_name(run->force));
     if (run->params.theta > 0)
         atomic_file_printf(files[1], "%s = %.9g\n", params_get(PARAM_THETA)->key, (double)run->params.theta);
+    if (run->params.alpha >= 0)
+        atomic_file_printf(files[1], "%s = %.9g\n", params_get(PARAM_ALPHA)->key, (double)run->params.alpha);
     atomic_file_printf(files[1],
                        "%s = %d\nstep = %lld\ntime = %.17g\n"
                        "; the TIPSY file these belong to: its size, and the 64-bit FNV-1a of its bytes\n"
@@ -143,7 +145,7 @@ static int on_sidecar(void *user, const char *section, const char *key, const ch
     char *end, quoted[2][96];
     /* The run's parameters, in the ranges the command line and the presets take. */
     const int id = params_find(key);
-    if (id == PARAM_DT || id == PARAM_SOFTENING || id == PARAM_DAMPING || id == PARAM_THETA ||
+    if (id == PARAM_DT || id == PARAM_SOFTENING || id == PARAM_DAMPING || id == PARAM_THETA || id == PARAM_ALPHA ||
         id == PARAM_STEPS_PER_FRAME) {
         double v;
         char why[sizeof ps->what];
@@ -159,6 +161,7 @@ static int on_sidecar(void *user, const char *section, const char *key, const ch
         else if (id == PARAM_DT) ps->run->params.dt = (float)v;
         else if (id == PARAM_SOFTENING) ps->run->params.softening = (float)v;
         else if (id == PARAM_DAMPING) ps->run->params.damping = (float)v;
+        else if (id == PARAM_ALPHA) ps->run->params.alpha = (float)v;
         else ps->run->params.theta = (float)v;
         return 1;
     }
@@ -354,7 +357,7 @@ static int load_pair(const char *path, const char *ini, const char *ini_target, 
 {
     double time = 0;
     if (tipsy_read(path, b, &time, err, errlen) != 0) return -1;
-    const SavedRun base = {.params = {.damping = 1}, .time = time};
+    const SavedRun base = {.params = {.damping = 1, .alpha = -1}, .time = time};
     Settings in_place;
     const int got = read_settings(ini, &base, &in_place, err, errlen);
     if (got < 0) return -1;
@@ -430,7 +433,7 @@ int state_read_settings(const char *path, SavedRun *run, char *err, size_t errle
     char *target, *ini, *ini_target;
     if (pair_names(path, &target, &ini, &ini_target, err, errlen) != 0) return -1;
     Settings s;
-    const SavedRun base = {.params = {.damping = 1}};
+    const SavedRun base = {.params = {.damping = 1, .alpha = -1}};
     const int rc = read_settings(ini, &base, &s, err, errlen);
     if (rc == 0) *run = s.run;
     free(target);

@@ -15,7 +15,7 @@
 #include "util/units.h"
 
 typedef struct SavedRun {
-    SimParams params;  /* theta 0: not recorded (an older save) */
+    SimParams params;  /* theta 0, alpha < 0: not recorded (an older save) */
     SimForce force;    /* the method that ran; auto: not recorded */
     int steps_per_frame;
     long long step; /* steps run before the save */

@@ -1,6 +1,7 @@
 /* Backend choice and the parts common to every backend: counters, names, timing. */
 #include "sim/sim.h"
 #include "util/clock.h"
+#include "util/params.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,11 @@ int sim_force_from_name(const char *name)
     for (int f = 0; f < SIM_FORCE_COUNT; f++)
         if (strcmp(name, force_names[f]) == 0) return f;
     return -1;
+}
+
+float sim_opening_theta(SimForce f, float theta, float alpha)
+{
+    return f == SIM_FORCE_TREE && alpha > 0 ? NBODY_TREE_REL_THETA : params_theta(theta);
 }
 
 static SimForce backend_force(const Sim *s) { return s->impl->force ? s->impl->force(s->state) : SIM_FORCE_DIRECT; }

@@ -178,8 +178,8 @@ static void cpu_advance(void *impl, const SimParams *p, int steps)
     SimCpu *c = impl;
     const int n = c->n;
     const float dt = p->dt, damping = p->damping;
-    c->theta = params_theta(p->theta);
     c->alpha = p->alpha > 0 ? p->alpha : 0;
+    c->theta = sim_opening_theta(c->force, p->theta, c->alpha);
     /* The stored accelerations are those of the current positions unless the softening or the
      * force method changed. */
     if (!(c->acc_softening == p->softening) || c->acc_force != c->force ||

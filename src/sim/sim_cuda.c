@@ -120,8 +120,6 @@ static SimForce sc_resolve_force(SimForce f, int n)
     return n >= SIM_TREE_MIN_BODIES_CUDA ? SIM_FORCE_TREE : SIM_FORCE_DIRECT;
 }
 
-static float sc_theta(float theta) { return params_theta(theta); }
-
 static bool sc_treelike(SimForce f) { return f == SIM_FORCE_TREE || f == SIM_FORCE_FMM; }
 
 /* The device memory of force method f's tree for n bodies (0 for the direct sum). */
@@ -141,7 +139,7 @@ static NbodyTree *sc_tree_create(SimForce f, int n, char *err, size_t errlen)
 static bool sc_launch(SimCuda *c, const NbodyForces *f, float theta, float alpha)
 {
     if (!sc_treelike(c->force)) return CUDA_CHECK(&c->status, nbody_forces_launch(f, c->stream));
-    const float eps2 = (float)f->eps2, th = sc_theta(theta);
+    const float eps2 = (float)f->eps2, th = sim_opening_theta(c->force, theta, alpha);
     const cudaError_t e =
         c->force == SIM_FORCE_FMM ? nbody_fmm_forces(c->tree, f->pos, f->n, eps2, th, f->acc, c->stream)
         : alpha > 0               ? nbody_tree_forces_rel(c->tree, f->pos, f->n, eps2, th, alpha, f->acc, c->stream)
@@ -440,12 +438,12 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
          * tree's opening angle) changed. */
         const float alpha = p->alpha > 0 ? p->alpha : 0;
         const bool theta_changed =
-            sc_treelike(c->force) && (c->acc_theta != sc_theta(p->theta) || c->acc_alpha != alpha);
+            sc_treelike(c->force) && (c->acc_theta != sim_opening_theta(c->force, p->theta, alpha) || c->acc_alpha != alpha);
         if (!(c->acc_softening == p->softening) || theta_changed) {
             ok = sc_launch(c, &f, p->theta, alpha);
             if (ok) {
                 c->acc_softening = p->softening;
-                c->acc_theta = sc_theta(p->theta);
+                c->acc_theta = sim_opening_theta(c->force, p->theta, alpha);
                 c->acc_alpha = alpha;
             }
         }

@@ -55,14 +55,15 @@ typedef struct UiIntRange {
 
 /* The ends of the panel's sliders and fields. */
 typedef struct UiRanges {
-    UiRange dt, softening, damping, theta;
+    UiRange dt, softening, damping, theta, alpha;
     UiIntRange steps_per_frame, bodies;
     UiRange point_size, exposure, cycle_seconds;
+    float widest_by_error; /* the tree's widest opening angle while it opens by error */
 } UiRanges;
 
-/* The parameters an edit of dt, softening, damping or theta can be undone for (as SimParams). */
+/* The parameters an edit of dt, softening, damping, theta or alpha can be undone for (as SimParams). */
 typedef struct UiParams {
-    float dt, softening, damping, theta;
+    float dt, softening, damping, theta, alpha;
 } UiParams;
 
 /* The run's conserved quantities and virial ratio (as sim/diag.h's Diagnostics). */
@@ -128,6 +129,8 @@ typedef struct UiWidget {
 typedef struct UiControls {
     float dt, softening, damping;
     float theta;          /* the tree's opening angle, in ranges.theta */
+    float alpha;          /* > 0: the tree opens by estimated error, in ranges.alpha; 0: by theta */
+    float alpha_kept;     /* the alpha "by error" returns to */
     int force;            /* UiForce asked for: auto, direct, tree or fmm */
     int steps_per_frame;
     float point_size, exposure;

@@ -194,20 +194,30 @@ extern "C" void ui_destroy(void)
     ui.created = false;
 }
 
+static UiParams ui_params_now(const UiModel *m)
+{
+    const UiControls *c = &m->controls;
+    return {.dt = c->dt, .softening = c->softening, .damping = c->damping, .theta = c->theta, .alpha = c->alpha};
+}
+
+static void edit_begins(UiModel *m, const UiParams *before)
+{
+    if (m->actions.edit_began) return;
+    m->actions.edit_began = true;
+    m->actions.before = *before;
+}
+
 // The parameters an edit can be undone for: their values before the edit go with it. The rule
 // maps the handle onto the range the app gives.
 static void parameter_slider(UiModel *m, const char *label, float *v, SliderRule rule, UiRange range)
 {
     const SliderSpec spec = {rule, range.lo, range.hi,
                              v == &m->controls.dt ? m->readout.dt_note : v == &m->controls.softening ? m->readout.softening_note : nullptr};
-    const UiParams before = {.dt = m->controls.dt, .softening = m->controls.softening, .damping = m->controls.damping, .theta = m->controls.theta};
+    const UiParams before = ui_params_now(m);
     bool began = false;
     ui_rule_slider(m, label, v, &spec, &began);
     ui_note_widget(m, label, true);
-    if (began && !m->actions.edit_began) {
-        m->actions.edit_began = true;
-        m->actions.before = before;
-    }
+    if (began) edit_begins(m, &before);
 }
 
 // The force method: auto (the backend's choice for N, named beside it), direct, tree or fmm.
@@ -243,21 +253,55 @@ static void force_combo(UiModel *m)
     ui_note_rect(m, "force", at, ImVec2(at.x + ImGui::CalcItemWidth(), at.y + ImGui::GetFrameHeight()));
 }
 
-// theta acts on the tree and the fmm alone: greyed while the direct sum runs, and the tooltip
-// says why.
+// theta acts on the tree and the fmm alone: greyed while the direct sum runs, or while the tree
+// opens by error, and the tooltip says why.
 static void theta_slider(UiModel *m)
 {
-    const bool tree = m->readout.tree;
-    ImGui::BeginDisabled(!tree);
+    const bool tree = m->readout.tree, by_error = tree && !m->readout.fmm && m->controls.alpha > 0;
+    ImGui::BeginDisabled(!tree || by_error);
     parameter_slider(m, "theta", &m->controls.theta, RULE_LINEAR, m->ranges.theta);
     ImGui::EndDisabled();
     if (!ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
-    if (tree)
+    if (by_error)
+        ImGui::SetTooltip("The tree opens its cells by estimated error (alpha below), within\n"
+                          "an angle of %.1f. Untick \"by error\" to open them by theta.",
+                          (double)m->ranges.widest_by_error);
+    else if (tree)
         ImGui::SetTooltip("The tree's opening angle: a cell that looks smaller than theta from a body\n"
                           "counts as one term%s. Smaller is more exact and slower.",
                           m->readout.fmm ? " (and from a group, one expansion)" : "");
     else
         ImGui::SetTooltip("theta is the tree's opening angle: the direct sum has none.\nChoose tree under force.");
+}
+
+// The tree's opening test: "by error" (alpha, the error a cell may bring against the smallest
+// |a| it acts on, on a log slider) or by the angle theta. Both are edits an undo takes back. The
+// fmm takes theta alone: greyed with the direct sum.
+static void opening_controls(UiModel *m)
+{
+    UiControls *c = &m->controls;
+    const bool tree = m->readout.tree && !m->readout.fmm;
+    bool on = c->alpha > 0;
+    const UiParams before = ui_params_now(m);
+    ImGui::BeginDisabled(!tree);
+    if (ImGui::Checkbox("by error", &on)) {
+        edit_begins(m, &before);
+        c->alpha = on ? c->alpha_kept : 0.0f;
+    }
+    ui_note_widget(m, "by error");
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip(tree ? "Open the tree's cells by the error each brings (alpha), not by their angle:\n"
+                                 "more exact where the pull is weak, fewer terms where it is strong."
+                               : "The tree's opening test: choose tree under force.");
+    ImGui::EndDisabled();
+    ImGui::BeginDisabled(!tree || !on);
+    float shown = on ? c->alpha : c->alpha_kept;
+    parameter_slider(m, "alpha", on ? &c->alpha : &shown, RULE_LOG, m->ranges.alpha);
+    if (c->alpha > 0) c->alpha_kept = c->alpha;
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("A cell is taken as one term where its estimated error stays within alpha\n"
+                          "times the smallest |a| of the bodies it acts on. Smaller is more exact and slower.");
 }
 
 // A section's header, noted for the readout; true while the section is open.
@@ -276,6 +320,7 @@ static void simulation_section(UiModel *m)
     parameter_slider(m, "damping", &m->controls.damping, RULE_DAMPING, m->ranges.damping);
     force_combo(m);
     theta_slider(m);
+    opening_controls(m);
     ui_slider_int(m, "steps/frame", &m->controls.steps_per_frame, m->ranges.steps_per_frame.lo, m->ranges.steps_per_frame.hi);
     ui_note_widget(m, "steps/frame", true);
     if (m->readout.cuda) {

@@ -1,5 +1,7 @@
 #include "util/params.h"
 
+#include "tree_geometry.h"
+
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -17,13 +19,18 @@
  * caller). A cell is opened when d < l / theta + delta with l its side, stricter than a
  * radius-based theta: at 0.4 the relative force error against f64 has a median of 4e-5 to 8e-5 and
  * a 99th percentile below 3e-4 on the Plummer, collision, galaxy_20K and clustered tests; at 0.5
- * the median is 1.0e-4 to 1.8e-4 (tests/unit/test_tree.c, tests/gpu/test_cuda_tree.c; docs/TREE.md). */
+ * the median is 1.0e-4 to 1.8e-4 (tests/unit/test_tree.c, tests/gpu/test_cuda_tree.c; docs/TREE.md).
+ *
+ * Alpha's 5e-4 opens the tree by estimated error (kernels/tree_geometry.h, NBODY_TREE_REL_ALPHA):
+ * more exact than theta 0.4 and fewer terms a body from 131,072 bodies up; 0 opens it by theta. */
 static const Param table[PARAM_COUNT] = {
     [PARAM_DT] = {"dt", "--dt", "model time units", 0, 10, true, false, 0.01, "the scene's", UNIT_TIME},
     [PARAM_SOFTENING] = {"softening", "--softening", "model length units", 0, 100, false, false, 0,
                          "the scene's", UNIT_LENGTH},
     [PARAM_DAMPING] = {"damping", "--damping", "velocity factor per step", 0, 1, true, false, 1, "1, off"},
     [PARAM_THETA] = {"theta", "--theta", "cell size / distance", 0.05, 1.5, false, false, 0.4, NULL},
+    [PARAM_ALPHA] = {"alpha", "--alpha", "of the smallest |a| a cell's error may be", 0, 0.01, false, false,
+                     NBODY_TREE_REL_ALPHA, "5e-4; 0: by the angle theta"},
     [PARAM_MASS_RATIO] = {"mass_ratio", "--mass-ratio", "mass of galaxy B / galaxy A", 0.05, 20, false, false, 1,
                           NULL},
     [PARAM_BODIES] = {"bodies", "--bodies", "", 1, 64 * 1024 * 1024, false, true, 131072,
@@ -404,6 +411,7 @@ const char *option_format(const void *base, const OptionStore *s, const OptionSp
 }
 
 float params_theta(float theta) { return theta > 0 ? theta : (float)table[PARAM_THETA].fallback; }
+float params_alpha(float alpha) { return alpha >= 0 ? alpha : (float)table[PARAM_ALPHA].fallback; }
 
 /* The length of the UTF-8 character at s (2 to 4 bytes) when it is valid and not a C1 control,
  * else 0. */

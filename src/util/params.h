@@ -23,6 +23,7 @@ typedef enum ParamId {
     PARAM_SOFTENING,
     PARAM_DAMPING,
     PARAM_THETA,
+    PARAM_ALPHA,
     PARAM_MASS_RATIO,
     PARAM_BODIES,
     PARAM_STEPS_PER_FRAME,
@@ -75,6 +76,9 @@ void params_help_text(ParamId id, char *buf, size_t len);
 
 /* The opening angle a run uses for theta: theta where it is given (> 0), else the default. */
 float params_theta(float theta);
+/* The tree's error-based test a run uses for alpha: alpha where it is given (>= 0; 0: by angle),
+ * else the default. */
+float params_alpha(float alpha);
 
 /* s as it may be shown on a terminal: printable text and valid UTF-8 as they are; control
  * bytes, C1 controls, backslashes and bytes of no character as \e, \n, \t, \\ or \xHH; cut with

@@ -2,7 +2,8 @@
 # What a headless run says into a log: progress as lines of their own (no \r: that is for a
 # terminal), no word about presets it was not asked for, an exit summary whose rate leaves out the
 # time the process was stopped (SIGSTOP / SIGCONT, as ctrl+Z and fg do), a recording that fails
-# on a full disk said once, and CUDA asked to draw where it cannot said once. Every wait is for a
+# on a full disk said once, CUDA asked to draw where it cannot said once, and the tree's opening
+# test as the options, a save and a preset give it. Every wait is for a
 # condition (a line in the log, the readout, the process's state in /proc), never a fixed sleep.
 # usage: headless_messages.sh APP OUT_DIR
 set -u
@@ -121,4 +122,39 @@ elif [ "$drawn" = gl ] && [ "$said" -eq 1 ] && grep -q "drawing by CUDA.*: GL dr
 else
     fail "--draw cuda: drawn by '$drawn', the reason said $said times: $(cat -v draw.log | tail -n 3)"
 fi
+# The tree's opening test: by estimated error unless a theta alone is named (the command line, a
+# save that recorded its theta alone, a preset): each start's readout and line say which.
+opening() { # NAME ARGS...: a short tree run; its readout in NAME.readout, its output in NAME.log
+    local name=$1
+    shift
+    STARBURST_READOUT=$name.readout timeout 120 "$app" --headless --backend cpu -n 512 --size 96x64 --frames 3 \
+        --force tree "$@" >"$name.log" 2>&1 || fail "$name: exit $? ($(tail -n 2 "$name.log"))"
+}
+readout_is() { # NAME KEY VALUE
+    local v
+    v=$(awk -v k="$2" '$1 == k { print $2; exit }' "$1.readout" 2>/dev/null)
+    if [ "$v" = "$3" ]; then ok "$1: $2 $v"; else fail "$1: $2 is '$v', not $3"; fi
+}
+said() { if grep -q -- "$2" "$1.log"; then ok "$1 says '$2'"; else fail "$1 does not say '$2': $(grep -m1 'bodies on' "$1.log")"; fi; }
+opening default
+readout_is default alpha 0.000500000024
+said default "tree, alpha 0.0005"
+opening theta --theta 0.5
+readout_is theta alpha 0
+readout_is theta theta 0.5
+said theta "tree, theta 0.50"
+opening both --theta 0.5 --alpha 0.002 --save both.tipsy
+readout_is both alpha 0.00200000009
+if grep -qx "alpha = 0.00200000009" both.tipsy.ini; then ok "the save records alpha"; else fail "the save's .ini: $(tr '\n' ' ' <both.tipsy.ini)"; fi
+opening loaded --load both.tipsy
+readout_is loaded alpha 0.00200000009
+grep -v "^alpha" both.tipsy.ini >older.ini && cp both.tipsy older.tipsy && mv older.ini older.tipsy.ini
+opening older --load older.tipsy
+readout_is older alpha 0
+readout_is older theta 0.5
+printf '[By angle]\nscene = disk\ntheta = 0.6\n[By error]\nscene = disk\nalpha = 0.001\n' >opening.ini
+opening preset_theta --presets opening.ini --preset "By angle"
+readout_is preset_theta alpha 0
+opening preset_alpha --presets opening.ini --preset "By error"
+readout_is preset_alpha alpha 0.00100000005
 finish

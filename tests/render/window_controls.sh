@@ -201,26 +201,55 @@ if [ "$backend" = cuda ]; then expect force direct "auto takes the direct sum fo
 else expect force fmm "auto takes the fmm for 1,024 bodies on the CPU"; fi
 choose_force direct
 expect force direct "the direct sum runs"
-# theta is greyed while the direct sum runs: a drag across it changes nothing.
-theta0=$(rv theta)
-widget theta
-move "$(at 0)" "$CY"
-frames 2
-xdotool mousedown 1
-frames 2
-move "$(at 1)" "$CY"
-frames 3
-xdotool mouseup 1
-frames 3
-if value_is theta "$theta0"; then ok "theta greyed under the direct sum: a drag leaves $theta0"; else fail "a drag across the greyed theta made it $(rv theta)"; fi
+# A greyed slider: a drag across it end to end leaves its value as it was.
+greyed() {
+    local name=$1 key=$2 why=$3 was
+    was=$(rv "$key")
+    widget "$name"
+    move "$(at 0)" "$CY"
+    frames 2
+    xdotool mousedown 1
+    frames 2
+    move "$(at 1)" "$CY"
+    frames 3
+    xdotool mouseup 1
+    frames 3
+    if value_is "$key" "$was"; then ok "$name greyed $why: a drag leaves $was"; else fail "a drag across the greyed $name ($why) made it $(rv "$key")"; fi
+}
+greyed theta theta "under the direct sum"
+greyed alpha alpha "under the direct sum"
+# The tree opens by estimated error by default: alpha set, theta greyed; "by error" unticked, by theta.
 choose_force tree
+expect_close alpha 0.0005 "the tree by error, the default"
+greyed theta theta "while the tree opens by error"
+click by_error
+expect alpha 0 "by error unticked: the tree by theta"
 sweep theta theta
 check_sweep theta 0.05 1.5 0.65 0.9
 type_into theta theta 0.33
 click defaults
 expect_close theta 0.4 "Defaults restores theta"
+expect_close alpha 0.0005 "Defaults restores the test by error"
 click undo
 expect_close theta 0.33 "Undo brings back the typed theta"
+expect alpha 0 "Undo brings back the test by theta"
+# alpha: ticked again, dragged end to end on its log track, typed; the box twice.
+click by_error
+expect_close alpha 0.0005 "by error ticked again"
+sweep alpha alpha
+check_sweep alpha 1e-5 0.01 2e-4 5e-4
+type_into alpha alpha 0.002
+click by_error
+expect alpha 0 "by error unticked"
+greyed alpha alpha "while the tree opens by theta"
+click by_error
+expect_close alpha 0.002 "by error ticked: the typed alpha back"
+click undo
+expect alpha 0 "Undo takes the tick back"
+click by_error
+choose_force fmm
+greyed alpha alpha "under the fmm"
+choose_force tree
 
 # ---- The tree overlay: T twice, a screenshot each way, its levels dragged end to end ----
 move 300 300

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "tree_geometry.h"
 #include "util/params.h"
 
 static void every_default_lies_in_its_range(void **state)
@@ -39,6 +40,19 @@ static void theta_resolves_to_the_tables_default(void **state)
     assert_true(params_theta(0) == (float)params_get(PARAM_THETA)->fallback);
     assert_true(params_theta(-1) == params_theta(0));
     assert_true(params_theta(0.7f) == 0.7f);
+}
+
+/* The tree's error-based test: the table's default is the trees' own alpha (kernels/tree_geometry.h),
+ * a negative alpha resolves to it, 0 (by the angle) and any other stay. */
+static void alpha_resolves_to_the_trees_default(void **state)
+{
+    (void)state;
+    assert_true(params_alpha(-1) == NBODY_TREE_REL_ALPHA);
+    assert_true(params_alpha(-1) == (float)params_get(PARAM_ALPHA)->fallback);
+    assert_true(params_alpha(0) == 0);
+    assert_true(params_alpha(2e-3f) == 2e-3f);
+    assert_true(params_in_range(PARAM_ALPHA, 0) && params_in_range(PARAM_ALPHA, 0.01));
+    assert_false(params_in_range(PARAM_ALPHA, -1e-9) || params_in_range(PARAM_ALPHA, 0.0101));
 }
 
 static void values_in_range_are_read(void **state)
@@ -230,6 +244,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_default_lies_in_its_range),
         cmocka_unit_test(theta_resolves_to_the_tables_default),
+        cmocka_unit_test(alpha_resolves_to_the_trees_default),
         cmocka_unit_test(values_in_range_are_read),
         cmocka_unit_test(values_out_of_range_say_why),
         cmocka_unit_test(a_value_is_checked_against_the_same_range),

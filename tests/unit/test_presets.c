@@ -100,6 +100,7 @@ static void mistakes_name_file_and_line(void **state)
         {"scene = disk\n", ":1:", "section"},
         {"[A]\ncolor = plaid\n", ":2:", "plaid"},
         {"[A]\nscene = disk\ntheta = 2\n", ":3:", "theta"},
+        {"[A]\nscene = disk\nalpha = 0.02\n", ":3:", "alpha"},
         {"[A]\nthis line has no equals sign\n", ":2:", "INI"},
         {"[A]\nscene = disk\nforce = barnes-hut\n", ":3:", "barnes-hut"},
         {"[A]\nbackend = cpu\n", ":2:", "cuda"},
@@ -227,9 +228,10 @@ static void append_adds_a_section_and_keeps_the_rest(void **state)
     char path[512];
     snprintf(path, sizeof path, "%s", write_file("user.ini", original));
     Preset p = {.name = "Saved", .scene = {.kind = SCENE_COLLISION, .n = 4096, .seed = 9, .inclination_b = 45},
-                .dt = 0.01f, .damping = 0.999f, .theta = 0.35f, .camera_yaw = 20, .camera_pitch = -10,
+                .dt = 0.01f, .damping = 0.999f, .theta = 0.35f, .alpha = 1e-3f, .camera_yaw = 20, .camera_pitch = -10,
                 .camera_distance = 1.5f, .force = SIM_FORCE_TREE,
-                .set = PRESET_DT | PRESET_DAMPING | PRESET_THETA | PRESET_CAMERA | PRESET_FORCE | PRESET_CUDA};
+                .set = PRESET_DT | PRESET_DAMPING | PRESET_THETA | PRESET_ALPHA | PRESET_CAMERA | PRESET_FORCE |
+                       PRESET_CUDA};
     char err[512] = "";
     assert_int_equal(presets_append(path, &p, err, sizeof err), 0);
     const char *text = slurp(path);
@@ -246,6 +248,8 @@ static void append_adds_a_section_and_keeps_the_rest(void **state)
     assert_float_equal(q->damping, p.damping, 0);
     assert_float_equal(q->theta, p.theta, 0);
     assert_non_null(strstr(slurp(path), "\ntheta = 0.349999994\n"));
+    assert_float_equal(q->alpha, p.alpha, 0);
+    assert_true(q->set & PRESET_ALPHA);
     assert_float_equal(q->camera_distance, p.camera_distance, 0);
     assert_int_equal(q->force, SIM_FORCE_TREE);
     assert_int_equal(q->set, p.set);

@@ -165,7 +165,7 @@ static void force_and_theta_round_trip(void **state)
     assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_PLUMMER, .n = 32}, &b, &info, err, sizeof err), 0);
     snprintf(path, sizeof path, "%s/tree.tipsy", dir);
     snprintf(ini, sizeof ini, "%s.ini", path);
-    const SavedRun tree = {.params = {.dt = 0.01f, .softening = 0.05f, .damping = 1, .theta = 0.55f},
+    const SavedRun tree = {.params = {.dt = 0.01f, .softening = 0.05f, .damping = 1, .theta = 0.55f, .alpha = 2e-3f},
                            .force = SIM_FORCE_TREE, .steps_per_frame = 1};
     if (state_save(path, &b, &tree, err, sizeof err) != 0) fail_msg("%s", err);
     FILE *f = fopen(ini, "r");
@@ -175,23 +175,37 @@ static void force_and_theta_round_trip(void **state)
     fclose(f);
     assert_non_null(strstr(text, "\nforce = tree\n"));
     assert_non_null(strstr(text, "\ntheta = 0.550000012\n"));
+    assert_non_null(strstr(text, "\nalpha = 0.00200000009\n"));
     SavedRun r;
     if (state_load(path, &back, &r, err, sizeof err) != 0) fail_msg("%s", err);
     assert_int_equal(r.force, SIM_FORCE_TREE);
     assert_true(r.params.theta == tree.params.theta);
+    assert_true(r.params.alpha == tree.params.alpha);
     bodies_free(&back);
 
-    const SavedRun plain = {.params = {.dt = 0.01f, .softening = 0.05f, .damping = 1}, .steps_per_frame = 1};
+    /* A run by the angle saves alpha 0, and reads it back so. */
+    const SavedRun by_angle = {.params = {.dt = 0.01f, .softening = 0.05f, .damping = 1, .theta = 0.5f},
+                               .force = SIM_FORCE_TREE, .steps_per_frame = 1};
+    if (state_save(path, &b, &by_angle, err, sizeof err) != 0) fail_msg("%s", err);
+    if (state_load(path, &back, &r, err, sizeof err) != 0) fail_msg("%s", err);
+    assert_true(r.params.alpha == 0 && r.params.theta == 0.5f);
+    bodies_free(&back);
+
+    /* Without either (an older save, or alpha < 0 handed in): neither recorded. */
+    const SavedRun plain = {.params = {.dt = 0.01f, .softening = 0.05f, .damping = 1, .alpha = -1},
+                            .steps_per_frame = 1};
     if (state_save(path, &b, &plain, err, sizeof err) != 0) fail_msg("%s", err);
     if (state_load(path, &back, &r, err, sizeof err) != 0) fail_msg("%s", err);
     assert_int_equal(r.force, SIM_FORCE_AUTO);
     assert_true(r.params.theta == 0);
+    assert_true(r.params.alpha < 0);
     bodies_free(&back);
 
     static const char *const bad[] = {"[run]\ndt = 0.01\nforce = fast\n", "[run]\ndt = 0.01\ntheta = 2\n",
-                                      "[run]\ndt = 0.01\ntheta = 0.01\n"};
-    static const char *const word[] = {"force", "theta", "theta"};
-    for (int i = 0; i < 3; i++) {
+                                      "[run]\ndt = 0.01\ntheta = 0.01\n", "[run]\ndt = 0.01\nalpha = 0.5\n",
+                                      "[run]\ndt = 0.01\nalpha = -1\n"};
+    static const char *const word[] = {"force", "theta", "theta", "alpha", "alpha"};
+    for (int i = 0; i < 5; i++) {
         f = fopen(ini, "w");
         assert_non_null(f);
         fputs(bad[i], f);

@@ -37,13 +37,16 @@ static void every_slider_has_a_range(void **state)
     UiModel m = {0};
     ui_names_fill(&m);
     const UiRanges *r = &m.ranges;
-    const UiRange floats[] = {r->dt, r->softening, r->damping, r->theta, r->point_size, r->exposure, r->cycle_seconds};
+    const UiRange floats[] = {r->dt,         r->softening, r->damping,      r->theta,
+                              r->alpha,      r->point_size, r->exposure, r->cycle_seconds};
     for (size_t i = 0; i < sizeof floats / sizeof floats[0]; i++) assert_true(floats[i].lo > 0 && floats[i].lo < floats[i].hi);
     assert_true(r->steps_per_frame.lo >= 1 && r->steps_per_frame.lo < r->steps_per_frame.hi);
     assert_true(r->bodies.lo >= 1 && r->bodies.lo < r->bodies.hi);
     /* 1 is damping off, the slider's right end. */
     assert_true(r->damping.hi == 1.0f);
     assert_true(r->theta.lo <= params_theta(0) && params_theta(0) <= r->theta.hi);
+    assert_true(r->alpha.lo <= params_alpha(-1) && params_alpha(-1) <= r->alpha.hi);
+    assert_true(r->widest_by_error == NBODY_TREE_REL_THETA);
     /* Every slider stays inside the one table of limits the command line and the files check. */
     const struct {
         ParamId id;
@@ -52,6 +55,7 @@ static void every_slider_has_a_range(void **state)
                  {PARAM_SOFTENING, r->softening.lo, r->softening.hi},
                  {PARAM_DAMPING, r->damping.lo, r->damping.hi},
                  {PARAM_THETA, r->theta.lo, r->theta.hi},
+                 {PARAM_ALPHA, r->alpha.lo, r->alpha.hi},
                  {PARAM_STEPS_PER_FRAME, r->steps_per_frame.lo, r->steps_per_frame.hi},
                  {PARAM_BODIES, r->bodies.lo, r->bodies.hi},
                  {PARAM_POINT_SIZE, r->point_size.lo, r->point_size.hi},
