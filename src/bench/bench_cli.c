@@ -32,10 +32,11 @@ static void bench_usage(FILE *f)
                "                         the 99th percentile to %.0e at each N (the loop takes the first);\n"
                "                         with --csv FILE.csv, charted as FILE-front.png\n",
             theta, BENCH_TREE_MAX_THETAS, BENCH_TREE_GOAL_MEDIAN, BENCH_TREE_GOAL_P99);
-    fputs("  --alpha A              the tree's opening test by estimated error (0 to 0.1; default 0, the\n"
-          "                         geometric test alone): a cell within theta is taken only where its\n"
-          "                         quadrupole's error stays within A times the smallest previous |a| of\n"
-          "                         the bodies it acts on (kernels/tree_geometry.h); the fmm ignores it\n"
+    fputs("  --alpha A              the tree opened by estimated error, as the program runs it (0 to 0.1;\n"
+          "                         default 5e-4, or 0 where --theta is given: by the angle): a cell is\n"
+          "                         taken only where its quadrupole's error stays within A times the\n"
+          "                         smallest previous |a| of the bodies it acts on, within an angle of\n"
+          "                         0.6 (kernels/tree_geometry.h); the fmm ignores it\n"
           "  --rebuild K            the GPU tree rebuilt every K steps and refitted between (default 1:\n"
           "                         rebuilt every step); a step's time is then a whole cycle's mean\n"
           "  --samples S            bodies in the tree's f64 force check (default 1000)\n"
@@ -87,6 +88,8 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
 {
     memset(b, 0, sizeof *b);
     b->run_kernels = b->run_tree = b->run_loop = true;
+    b->tree.alpha = -1; /* the program's default, unless --theta asks for the angle */
+    bool theta_given = false;
     const char *force = NULL;    /* --force as given */
     const char *conflict = NULL; /* an option that names another part of the bench */
     static const int default_steps[] = {1, 4, 8, 16};
@@ -145,6 +148,7 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
                 snprintf(err, errlen, "bench: --theta: empty list");
                 return -1;
             }
+            theta_given = true;
             b->tree.theta = b->thetas[0];
             b->tree.thetas = c > 1 ? b->thetas : NULL;
             b->tree.thetas_count = c > 1 ? c : 0;
@@ -243,6 +247,12 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
         }
 #undef NEXT
     }
+    if (theta_given && b->tree.alpha > 0) {
+        snprintf(err, errlen, "bench: --theta opens the tree by the angle, --alpha by estimated error: one of them");
+        return -1;
+    }
+    if (b->tree.alpha < 0) b->tree.alpha = theta_given ? 0.0f : params_alpha(-1);
+    b->loop.alpha = b->tree.alpha;
     if (b->kernels.sweep && !b->run_kernels) {
         snprintf(err, errlen, "bench: --sweep times the kernels: it does not go with --loop-only");
         return -1;

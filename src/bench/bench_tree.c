@@ -189,21 +189,24 @@ static void print_title(Context *c, const char *device)
         fflush(c->out);
         return;
     }
-    char opening[160] = "";
+    char opening[160];
     if (c->alpha > 0)
-        snprintf(opening, sizeof opening, " at most, opened by estimated error within %.2g |a|", (double)c->alpha);
+        snprintf(opening, sizeof opening, "opened by estimated error within %.2g |a|, at most theta %.2f",
+                 (double)c->alpha, (double)sim_opening_theta(SIM_FORCE_TREE, c->theta, c->alpha));
+    else
+        snprintf(opening, sizeof opening, "theta %.2f", (double)c->theta);
     if (c->rebuild > 1 && c->backend == SIM_BACKEND_CUDA)
         snprintf(opening + strlen(opening), sizeof opening - strlen(opening),
                  "; rebuilt every %d steps, refitted between: a step is a cycle's mean", c->rebuild);
     fprintf(c->out,
-            "\nBarnes-Hut tree (quadrupoles, theta %.2f%s) against the direct sum (%s): %s backend on %s.\n"
+            "\nBarnes-Hut tree (quadrupoles, %s) against the direct sum (%s): %s backend on %s.\n"
             "Collision scene, the tree rebuilt every step. ms/step: a whole step through the sim API (drift, tree\n"
             "build, walk, kick), the median of up to %d timed steps after a warm-up, on the %s%s.\n"
             "build, walk: the tree's parts of that step (box, keys, sort, cells, multipoles; the walk and its sums).\n"
             "inter/body: body-body + body-cell interactions a body. direct ms/step: a whole step of the direct sum\n"
             "at the same N in this run, timed in full; speedup = direct / tree. err: |a - a_f64| / |a_f64| per body\n"
             "against the f64 direct sum on %d bodies spread over the system (on the CPU, %d threads).\n",
-            c->theta, opening, c->backend == SIM_BACKEND_CUDA ? "the symmetric kernel" : "OpenMP, all pairs",
+            opening, c->backend == SIM_BACKEND_CUDA ? "the symmetric kernel" : "OpenMP, all pairs",
             sim_backend_name(c->backend), device, c->repeats,
             c->backend == SIM_BACKEND_CUDA ? "GPU's clock (CUDA events)" : "wall clock",
             c->backend == SIM_BACKEND_CUDA ? "; a direct step of over 1 s: 1 step, no warm-up" : "", c->samples,

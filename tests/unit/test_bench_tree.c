@@ -17,6 +17,7 @@
 #include "test_skip.h"
 
 #include "bench/bench_cli.h"
+#include "util/params.h"
 #include "bench/bench_tree.h"
 
 static int parse(BenchCli *b, const char *line, char *err, size_t errlen)
@@ -54,6 +55,27 @@ static void default_run_has_the_tree_between_kernels_and_loop(void **state)
     assert_true(!b.run_kernels && !b.run_tree && b.run_loop);
     assert_int_equal(parse(&b, "bench --sweep", err, sizeof err), 0);
     assert_true(b.run_kernels && !b.run_tree && !b.run_loop);
+}
+
+/* The tree opens as the program opens it: by estimated error at its default alpha, by the angle
+ * where --theta names one; both named is refused in one line. The loop takes the same. */
+static void the_tree_opens_as_the_program_does(void **state)
+{
+    (void)state;
+    BenchCli b;
+    char err[256];
+    assert_int_equal(parse(&b, "bench", err, sizeof err), 0);
+    assert_true(b.tree.alpha == params_alpha(-1) && b.tree.alpha > 0 && b.loop.alpha == b.tree.alpha);
+    assert_int_equal(parse(&b, "bench --force tree --theta 0.4,0.5,0.6", err, sizeof err), 0);
+    assert_true(b.tree.alpha == 0 && b.loop.alpha == 0);
+    assert_int_equal(parse(&b, "bench --force tree --alpha 0.001", err, sizeof err), 0);
+    assert_true(b.tree.alpha == 0.001f);
+    assert_int_equal(parse(&b, "bench --force tree --theta 0.5 --alpha 0", err, sizeof err), 0);
+    assert_true(b.tree.alpha == 0 && b.tree.theta == 0.5f);
+    assert_int_equal(parse(&b, "bench --force tree --theta 0.5 --alpha 0.001", err, sizeof err), -1);
+    assert_non_null(strstr(err, "--theta"));
+    assert_non_null(strstr(err, "--alpha"));
+    assert_null(strchr(err, '\n'));
 }
 
 static void force_tree_runs_the_tree_alone(void **state)
@@ -269,6 +291,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(default_run_has_the_tree_between_kernels_and_loop),
         cmocka_unit_test(force_tree_runs_the_tree_alone),
+        cmocka_unit_test(the_tree_opens_as_the_program_does),
         cmocka_unit_test(bad_tree_options_are_refused_in_one_line),
         cmocka_unit_test(loop_only_takes_the_force),
         cmocka_unit_test(crossover_is_where_the_tree_stays_faster),
