@@ -283,6 +283,16 @@ static void opening_controls(UiModel *m)
     const bool tree = m->readout.tree && !m->readout.fmm;
     bool on = c->alpha > 0;
     const UiParams before = ui_params_now(m);
+    // The slider, then its box on the same line: one row of the panel.
+    ImGui::BeginDisabled(!tree || !on);
+    float shown = on ? c->alpha : c->alpha_kept;
+    parameter_slider(m, "alpha", on ? &c->alpha : &shown, RULE_LOG, m->ranges.alpha);
+    if (c->alpha > 0) c->alpha_kept = c->alpha;
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("A cell is taken as one term where its estimated error stays within alpha\n"
+                          "times the smallest |a| of the bodies it acts on. Smaller is more exact and slower.");
+    ImGui::SameLine();
     ImGui::BeginDisabled(!tree);
     if (ImGui::Checkbox("by error", &on)) {
         edit_begins(m, &before);
@@ -294,14 +304,6 @@ static void opening_controls(UiModel *m)
                                  "more exact where the pull is weak, fewer terms where it is strong."
                                : "The tree's opening test: choose tree under force.");
     ImGui::EndDisabled();
-    ImGui::BeginDisabled(!tree || !on);
-    float shown = on ? c->alpha : c->alpha_kept;
-    parameter_slider(m, "alpha", on ? &c->alpha : &shown, RULE_LOG, m->ranges.alpha);
-    if (c->alpha > 0) c->alpha_kept = c->alpha;
-    ImGui::EndDisabled();
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip("A cell is taken as one term where its estimated error stays within alpha\n"
-                          "times the smallest |a| of the bodies it acts on. Smaller is more exact and slower.");
 }
 
 // A section's header, noted for the readout; true while the section is open.
