@@ -319,7 +319,7 @@ static void app_init_ui_model(App *a, const AppOptions *o)
     a->live.kernel_picked = o->kernel != SIM_KERNEL_DEFAULT;
     u->controls.force = (int)o->force;
     u->controls.theta = params_theta(o->theta);
-    app_set_alpha(a, o->alpha >= 0 ? o->alpha : o->theta > 0 ? 0.0f : params_alpha(-1));
+    app_set_alpha(a, params_alpha(a->set.alpha)); /* app_resolve_settings has run */
     u->controls.tree_levels = 4;
     u->controls.lecture = o->lecture;
     a->lecture.shown = o->lecture; /* --lecture opens full screen already */

@@ -9,6 +9,7 @@
 
 #include "app/viewer.h"
 #include "app/view.h"
+#include "util/params.h"
 
 static const char *find_presets_file(char *buf, size_t len)
 {
@@ -174,7 +175,8 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
     if (p->set & PRESET_DAMPING) a->ui.controls.damping = p->damping;
     if (p->set & PRESET_THETA) a->ui.controls.theta = p->theta;
     /* A preset that names its theta alone runs the tree by that angle. */
-    if (p->set & (PRESET_ALPHA | PRESET_THETA)) app_set_alpha(a, p->set & PRESET_ALPHA ? p->alpha : 0.0f);
+    const float alpha = params_alpha_given(p->set & PRESET_ALPHA ? p->alpha : -1, p->set & PRESET_THETA ? p->theta : 0);
+    if (alpha >= 0) app_set_alpha(a, alpha);
     if (p->set & PRESET_STEPS) a->ui.controls.steps_per_frame = p->steps_per_frame;
     if (p->set & PRESET_EXPOSURE) a->ui.controls.exposure = p->exposure;
     if (p->set & PRESET_POINT_SIZE) a->ui.controls.point_size = p->point_size;

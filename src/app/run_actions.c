@@ -47,7 +47,8 @@ SimParams app_scene_defaults(const App *a)
     if (run_info(a->run)->loaded && run_info(a->run)->saved.params.dt > 0) {
         SimParams p = run_info(a->run)->saved.params;
         if (!(p.damping > 0)) p.damping = 1;
-        if (p.alpha < 0) p.alpha = p.theta > 0 ? 0.0f : app_alpha_default(a);
+        p.alpha = params_alpha_given(p.alpha, p.theta);
+        if (p.alpha < 0) p.alpha = app_alpha_default(a);
         if (!(p.theta > 0)) p.theta = app_theta_default(a);
         return p;
     }
@@ -130,8 +131,7 @@ void app_resolve_settings(const AppOptions *o, AppSettings *s)
         .softening = o->softening,
         .damping = o->damping,
         .theta = o->theta,
-        /* --theta alone asks for the tree by the angle. */
-        .alpha = o->alpha >= 0 ? o->alpha : o->theta > 0 ? 0.0f : -1.0f,
+        .alpha = params_alpha_given(o->alpha, o->theta),
         .steps_per_frame = o->steps_per_frame,
         .point_size = o->point_size > 0 ? o->point_size : (float)params_get(PARAM_POINT_SIZE)->fallback,
         .exposure = o->exposure > 0 ? o->exposure : (float)params_get(PARAM_EXPOSURE)->fallback,

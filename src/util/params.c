@@ -412,6 +412,7 @@ const char *option_format(const void *base, const OptionStore *s, const OptionSp
 
 float params_theta(float theta) { return theta > 0 ? theta : (float)table[PARAM_THETA].fallback; }
 float params_alpha(float alpha) { return alpha >= 0 ? alpha : (float)table[PARAM_ALPHA].fallback; }
+float params_alpha_given(float alpha, float theta) { return alpha >= 0 ? alpha : theta > 0 ? 0.0f : -1.0f; }
 
 /* The length of the UTF-8 character at s (2 to 4 bytes) when it is valid and not a C1 control,
  * else 0. */

@@ -79,6 +79,9 @@ float params_theta(float theta);
 /* The tree's error-based test a run uses for alpha: alpha where it is given (>= 0; 0: by angle),
  * else the default. */
 float params_alpha(float alpha);
+/* The alpha a source gives with its theta (either < 0 or 0: not given): alpha where given, 0 (by
+ * the angle) where a theta is given alone, else -1 (not given). */
+float params_alpha_given(float alpha, float theta);
 
 /* s as it may be shown on a terminal: printable text and valid UTF-8 as they are; control
  * bytes, C1 controls, backslashes and bytes of no character as \e, \n, \t, \\ or \xHH; cut with

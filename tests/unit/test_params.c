@@ -53,6 +53,9 @@ static void alpha_resolves_to_the_trees_default(void **state)
     assert_true(params_alpha(2e-3f) == 2e-3f);
     assert_true(params_in_range(PARAM_ALPHA, 0) && params_in_range(PARAM_ALPHA, 0.01));
     assert_false(params_in_range(PARAM_ALPHA, -1e-9) || params_in_range(PARAM_ALPHA, 0.0101));
+    /* As a source gives it: its alpha, else 0 (by the angle) beside a theta given alone, else none. */
+    assert_true(params_alpha_given(2e-3f, 0.5f) == 2e-3f && params_alpha_given(0, 0) == 0);
+    assert_true(params_alpha_given(-1, 0.5f) == 0 && params_alpha_given(-1, 0) < 0);
 }
 
 static void values_in_range_are_read(void **state)
