@@ -83,70 +83,45 @@ __global__ void splat_kernel(const float4 *__restrict__ pos, const float *__rest
     }
 }
 
-// A level from the one above: each texel the mean of the texels above it, weighted by how much of
-// each its footprint covers (aw / w texels wide, 2 for an even size): the light of an odd size's
-// last row and column is kept, as a box filter over the footprint keeps it.
-__device__ void footprint(int x, int above, int below, int *first, int *last, float *w_first, float *w_last,
-                          float *inv)
-{
-    const float s = float(above) / float(below);
-    const float a = float(x) * s, b = float(x + 1) * s;
-    *first = int(floorf(a));
-    *last = min(int(ceilf(b)) - 1, above - 1);
-    *w_first = fminf(float(*first + 1), b) - a;
-    *w_last = *last > *first ? b - float(*last) : 0.0f;
-    *inv = 1.0f / s;
-}
+// Level k + 2 of the pyramid from level k: each texel the mean of the 4 x 4 texels above it, as
+// two of GL's 2 x 2 boxes (the padding makes every size the tonemap reads even). Level 0 is plain
+// memory; the glow's levels are arrays behind surfaces.
+__device__ float4 add3(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, 0.0f); }
 
-__global__ void halve_kernel(const float4 *__restrict__ above, int aw, int ah, float4 *below, int w, int h)
+__global__ void quarter_from_memory(const float4 *__restrict__ above, int aw, cudaSurfaceObject_t below, int w, int h)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= w || y >= h) return;
-    int x0, x1, y0, y1;
-    float wx0, wx1, wy0, wy1, ix, iy;
-    footprint(x, aw, w, &x0, &x1, &wx0, &wx1, &ix);
-    footprint(y, ah, h, &y0, &y1, &wy0, &wy1, &iy);
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    for (int j = y0; j <= y1; j++) {
-        const float wy = j == y0 ? wy0 : j == y1 ? wy1 : 1.0f;
-        for (int i = x0; i <= x1; i++) {
-            const float wt = wy * (i == x0 ? wx0 : i == x1 ? wx1 : 1.0f);
-            const float4 t = above[j * aw + i];
-            sum.x += wt * t.x;
-            sum.y += wt * t.y;
-            sum.z += wt * t.z;
-        }
+    for (int j = 0; j < 4; j++) {
+        const float4 *row = above + (size_t)(4 * y + j) * aw + 4 * x;
+        for (int i = 0; i < 4; i++) sum = add3(sum, row[i]);
     }
-    const float k = ix * iy;
-    below[y * w + x] = make_float4(k * sum.x, k * sum.y, k * sum.z, 0.0f);
+    const float k = 1.0f / 16.0f;
+    surf2Dwrite(make_float4(k * sum.x, k * sum.y, k * sum.z, 0.0f), below, x * (int)sizeof(float4), y);
 }
 
-__device__ float3 texel(const float4 *level, int w, int h, int x, int y)
+__global__ void quarter_from_surface(cudaSurfaceObject_t above, cudaSurfaceObject_t below, int w, int h)
 {
-    x = min(max(x, 0), w - 1);
-    y = min(max(y, 0), h - 1);
-    const float4 t = level[y * w + x];
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 4; i++)
+            sum = add3(sum, surf2Dread<float4>(above, (4 * x + i) * (int)sizeof(float4), 4 * y + j));
+    const float k = 1.0f / 16.0f;
+    surf2Dwrite(make_float4(k * sum.x, k * sum.y, k * sum.z, 0.0f), below, x * (int)sizeof(float4), y);
+}
+
+// textureLod(level, uv) with GL_LINEAR and GL_CLAMP_TO_EDGE: one filtered fetch.
+__device__ float3 bilinear(cudaTextureObject_t level, float u, float v)
+{
+    const float4 t = tex2D<float4>(level, u, v);
     return make_float3(t.x, t.y, t.z);
 }
 
-__device__ float3 lerp3(float3 a, float3 b, float f)
-{
-    return make_float3(a.x + (b.x - a.x) * f, a.y + (b.y - a.y) * f, a.z + (b.z - a.z) * f);
-}
-
-// textureLod(level, uv) with GL_LINEAR and GL_CLAMP_TO_EDGE.
-__device__ float3 bilinear(const float4 *level, int w, int h, float u, float v)
-{
-    const float px = u * float(w) - 0.5f, py = v * float(h) - 0.5f;
-    const float fx = floorf(px), fy = floorf(py);
-    const int x = int(fx), y = int(fy);
-    const float ax = px - fx, ay = py - fy;
-    return lerp3(lerp3(texel(level, w, h, x, y), texel(level, w, h, x + 1, y), ax),
-                 lerp3(texel(level, w, h, x, y + 1), texel(level, w, h, x + 1, y + 1), ax), ay);
-}
-
 // smooth_lod of tonemap.frag: a cubic B-spline from four bilinear taps.
-__device__ float3 smooth_level(const float4 *level, int w, int h, float u, float v)
+__device__ float3 smooth_level(cudaTextureObject_t level, int w, int h, float u, float v)
 {
     const float sx = float(w), sy = float(h);
     const float px = u * sx - 0.5f, py = v * sy - 0.5f;
@@ -159,8 +134,8 @@ __device__ float3 smooth_level(const float4 *level, int w, int h, float u, float
     const float g0x = w0x + w1x, g1x = w2x + w3x, g0y = w0y + w1y, g1y = w2y + w3y;
     const float t0x = (ix - 0.5f + w1x / g0x) / sx, t1x = (ix + 1.5f + w3x / g1x) / sx;
     const float t0y = (iy - 0.5f + w1y / g0y) / sy, t1y = (iy + 1.5f + w3y / g1y) / sy;
-    const float3 a = bilinear(level, w, h, t0x, t0y), b = bilinear(level, w, h, t1x, t0y);
-    const float3 c = bilinear(level, w, h, t0x, t1y), d = bilinear(level, w, h, t1x, t1y);
+    const float3 a = bilinear(level, t0x, t0y), b = bilinear(level, t1x, t0y);
+    const float3 c = bilinear(level, t0x, t1y), d = bilinear(level, t1x, t1y);
     return make_float3(g0y * (g0x * a.x + g1x * b.x) + g1y * (g0x * c.x + g1x * d.x),
                        g0y * (g0x * a.y + g1x * b.y) + g1y * (g0x * c.y + g1x * d.y),
                        g0y * (g0x * a.z + g1x * b.z) + g1y * (g0x * c.z + g1x * d.z));
@@ -171,16 +146,16 @@ __device__ unsigned char unorm8(float c) { return (unsigned char)__float2int_rn(
 // tonemap.frag's main for the pixel (x, y), rows from the bottom as GL's.
 __global__ void tonemap_kernel(SplatPyramid q, float exposure, float glow_gain, cudaSurfaceObject_t surface)
 {
-    const int w = q.width[0], h = q.height[0];
+    const int w = q.width, h = q.height;
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= q.view_width || y >= q.view_height) return;
     const float u = (float(x) + 0.5f) / float(w), v = (float(y) + 0.5f) / float(h);
-    float4 *level0 = reinterpret_cast<float4 *>(q.level[0]);
+    float4 *level0 = reinterpret_cast<float4 *>(q.level0);
     const float4 hdr = level0[y * w + x];
     level0[y * w + x] = make_float4(0.0f, 0.0f, 0.0f, 0.0f); // black for the next frame's splat
-    const float3 l2 = bilinear(reinterpret_cast<const float4 *>(q.level[2]), q.width[2], q.height[2], u, v);
-    const float3 l4 = smooth_level(reinterpret_cast<const float4 *>(q.level[4]), q.width[4], q.height[4], u, v);
-    const float3 l6 = smooth_level(reinterpret_cast<const float4 *>(q.level[6]), q.width[6], q.height[6], u, v);
+    const float3 l2 = bilinear(q.glow_read[0], u, v);
+    const float3 l4 = smooth_level(q.glow_read[1], q.glow_width[1], q.glow_height[1], u, v);
+    const float3 l6 = smooth_level(q.glow_read[2], q.glow_width[2], q.glow_height[2], u, v);
     float c[3];
     const float gl[3] = {0.5f * l2.x + 0.3f * l4.x + 0.2f * l6.x, 0.5f * l2.y + 0.3f * l4.y + 0.2f * l6.y,
                          0.5f * l2.z + 0.3f * l4.z + 0.2f * l6.z};
@@ -216,15 +191,63 @@ extern "C" cudaError_t splat_bodies(const float *pos, const float *speed, const 
 extern "C" cudaError_t splat_tonemap(const SplatPyramid *q, const SplatParams *p, cudaSurfaceObject_t surface,
                                      cudaStream_t stream)
 {
-    if (q->width[0] <= 0 || q->height[0] <= 0) return cudaSuccess;
+    if (q->width <= 0 || q->height <= 0) return cudaSuccess;
     const dim3 block(32, 8);
-    for (int k = 1; k < SPLAT_LEVELS; k++) {
-        const dim3 grid((q->width[k] + 31) / 32, (q->height[k] + 7) / 8);
-        halve_kernel<<<grid, block, 0, stream>>>(reinterpret_cast<const float4 *>(q->level[k - 1]), q->width[k - 1],
-                                                 q->height[k - 1], reinterpret_cast<float4 *>(q->level[k]), q->width[k],
-                                                 q->height[k]);
+    for (int g = 0; g < SPLAT_GLOWS; g++) {
+        const int w = q->glow_width[g], h = q->glow_height[g];
+        const dim3 grid((w + 31) / 32, (h + 7) / 8);
+        if (g == 0)
+            quarter_from_memory<<<grid, block, 0, stream>>>(reinterpret_cast<const float4 *>(q->level0), q->width,
+                                                            q->glow_write[0], w, h);
+        else
+            quarter_from_surface<<<grid, block, 0, stream>>>(q->glow_write[g - 1], q->glow_write[g], w, h);
     }
     const dim3 grid((q->view_width + 31) / 32, (q->view_height + 7) / 8);
     tonemap_kernel<<<grid, block, 0, stream>>>(*q, p->exposure, p->glow, surface);
     return cudaGetLastError();
+}
+
+extern "C" void splat_pyramid_free(SplatPyramid *q)
+{
+    for (int g = 0; g < SPLAT_GLOWS; g++) {
+        if (q->glow_read[g]) cudaDestroyTextureObject(q->glow_read[g]);
+        if (q->glow_write[g]) cudaDestroySurfaceObject(q->glow_write[g]);
+        if (q->glow[g]) cudaFreeArray(q->glow[g]);
+    }
+    cudaFree(q->level0);
+    *q = SplatPyramid{};
+}
+
+extern "C" cudaError_t splat_pyramid_make(SplatPyramid *q, int view_width, int view_height, cudaStream_t stream)
+{
+    *q = SplatPyramid{};
+    q->view_width = view_width;
+    q->view_height = view_height;
+    q->width = (view_width + SPLAT_PAD - 1) / SPLAT_PAD * SPLAT_PAD;
+    q->height = (view_height + SPLAT_PAD - 1) / SPLAT_PAD * SPLAT_PAD;
+    const size_t bytes = (size_t)q->width * (size_t)q->height * sizeof(float4);
+    cudaError_t e = cudaMalloc(reinterpret_cast<void **>(&q->level0), bytes);
+    if (e == cudaSuccess) e = cudaMemsetAsync(q->level0, 0, bytes, stream);
+    const cudaChannelFormatDesc texel = cudaCreateChannelDesc<float4>();
+    for (int g = 0; g < SPLAT_GLOWS && e == cudaSuccess; g++) {
+        const int k = 2 * (g + 1); // levels 2, 4 and 6
+        q->glow_width[g] = q->width >> k;
+        q->glow_height[g] = q->height >> k;
+        e = cudaMallocArray(&q->glow[g], &texel, q->glow_width[g], q->glow_height[g], cudaArraySurfaceLoadStore);
+        cudaResourceDesc res = {};
+        res.resType = cudaResourceTypeArray;
+        res.res.array.array = q->glow[g];
+        cudaTextureDesc tex = {};
+        tex.addressMode[0] = tex.addressMode[1] = cudaAddressModeClamp;
+        tex.filterMode = cudaFilterModeLinear;
+        tex.readMode = cudaReadModeElementType;
+        tex.normalizedCoords = 1;
+        if (e == cudaSuccess) e = cudaCreateSurfaceObject(&q->glow_write[g], &res);
+        if (e == cudaSuccess) e = cudaCreateTextureObject(&q->glow_read[g], &res, &tex, nullptr);
+    }
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        splat_pyramid_free(q);
+    }
+    return e;
 }

@@ -1,7 +1,7 @@
 /* Bodies drawn by CUDA: each body's sprite splatted into an HDR accumulation buffer, the same
  * light, colour and footprint as the point sprite of shaders/bodies.vert and bodies.frag (a
  * Gaussian across a square of gl_PointSize pixels, zero at its rim, light adding up); then the
- * buffer's mip levels (2x2 boxes, as glGenerateMipmap) and the tonemap of shaders/tonemap.frag
+ * buffer's mip levels the glow reads (boxes, as glGenerateMipmap's 2x2 ones) and the tonemap of shaders/tonemap.frag
  * (exposure, the glow of levels 2, 4 and 6, Reinhard on luminance, gamma, dither), written as
  * RGBA8 into a texture that GL copies to the screen: none of the drawing goes through GL's
  * rasteriser, of which datacenter GPUs have little. Nothing here includes src/: the renderer fills
@@ -30,20 +30,34 @@ typedef struct SplatParams {
     int pitch;            /* texels a row of the accumulation buffer: its padded width (SPLAT_PAD) */
 } SplatParams;
 
-/* The buffer and its levels are padded to a multiple of this in each direction, so that every level
- * the tonemap reads halves evenly (a 2 x 2 box, in GL's glGenerateMipmap as here). */
+/* The buffer is padded to a multiple of this in each direction, so that every level the tonemap
+ * reads halves evenly (a 2 x 2 box, in GL's glGenerateMipmap as here). */
 #define SPLAT_PAD 64
 
-/* The mip levels the tonemap reads: 1 to SPLAT_LEVELS - 1 below the full size. */
-#define SPLAT_LEVELS 7
+/* The levels below the full size that the tonemap's glow reads: 2, 4 and 6, as tonemap.frag's. */
+#define SPLAT_GLOWS 3
 
-/* The accumulation buffer and its mip levels: level 0 is the view padded to SPLAT_PAD, level k
- * half the one above; the view (view_width x view_height) lies at level 0's bottom left. */
+/* The accumulation buffer (level 0: the view padded to SPLAT_PAD, the view at its bottom left) and
+ * the glow's levels 2, 4 and 6 (each level k the mean of the 2^k x 2^k texels above it, as GL's
+ * mip chain). Level 0 is plain device memory, which the splat adds to with atomics; the glow's are
+ * CUDA arrays, written through surfaces and read through textures that filter as GL's GL_LINEAR
+ * with GL_CLAMP_TO_EDGE (the same texture units, one fetch a bilinear tap). */
 typedef struct SplatPyramid {
-    float *level[SPLAT_LEVELS];
-    int width[SPLAT_LEVELS], height[SPLAT_LEVELS];
+    float *level0;
+    int width, height; /* of level 0 */
     int view_width, view_height;
+    int glow_width[SPLAT_GLOWS], glow_height[SPLAT_GLOWS];
+    cudaArray_t glow[SPLAT_GLOWS];
+    cudaSurfaceObject_t glow_write[SPLAT_GLOWS];
+    cudaTextureObject_t glow_read[SPLAT_GLOWS];
 } SplatPyramid;
+
+/* The pyramid for a view of width x height pixels, level 0 zeroed on stream; on failure nothing is
+ * left allocated. */
+cudaError_t splat_pyramid_make(SplatPyramid *q, int view_width, int view_height, cudaStream_t stream);
+
+/* Frees what splat_pyramid_make made (a zeroed pyramid: nothing) and zeroes it. */
+void splat_pyramid_free(SplatPyramid *q);
 
 /* accum: width x height float4 (RGBA, row 0 at the bottom as GL's), zero on entry; each body's
  * sprite added to it. pos: n float4 (x, y, z, mass); speed: n floats; tag: n bytes (galaxy << 2 |
@@ -51,8 +65,8 @@ typedef struct SplatPyramid {
 cudaError_t splat_bodies(const float *pos, const float *speed, const unsigned char *tag, int n, const SplatParams *p,
                          float *accum, cudaStream_t stream);
 
-/* The pyramid's levels from its level 0, then the tonemapped view into the surface (RGBA8, the
- * view's size), level 0 zeroed for the next frame. */
+/* The glow's levels from level 0, then the tonemapped view into the surface (RGBA8, the view's
+ * size), level 0 zeroed for the next frame. */
 cudaError_t splat_tonemap(const SplatPyramid *pyramid, const SplatParams *p, cudaSurfaceObject_t surface,
                           cudaStream_t stream);
 

@@ -20,7 +20,7 @@ struct Splat {
     cudaGraphicsResource_t res[RES_COUNT];
     unsigned int texture, target; /* the registered image (GL_TEXTURE_2D or GL_RENDERBUFFER), and its size */
     int width, height;
-    SplatPyramid pyramid; /* its levels in one allocation, at level[0] */
+    SplatPyramid pyramid; /* level 0 and the glow's levels, at the texture's size */
     cudaStream_t stream;
     cudaEvent_t begin, end;     /* around the last draw, its maps included */
     cudaEvent_t k_begin, k_end; /* around its kernels alone */
@@ -67,7 +67,7 @@ void splat_destroy(Splat *s)
     if (s->surface) cudaDestroySurfaceObject(s->surface);
     for (int i = 0; i < RES_COUNT; i++)
         if (s->res[i]) cudaGraphicsUnregisterResource(s->res[i]);
-    cudaFree(s->pyramid.level[0]);
+    splat_pyramid_free(&s->pyramid);
     if (s->begin) cudaEventDestroy(s->begin);
     if (s->end) cudaEventDestroy(s->end);
     if (s->k_begin) cudaEventDestroy(s->k_begin);
@@ -84,27 +84,11 @@ static bool ensure_texture(Splat *s, unsigned int texture, unsigned int target, 
         return true;
     if (s->res[RES_TEXTURE]) cudaGraphicsUnregisterResource(s->res[RES_TEXTURE]);
     s->res[RES_TEXTURE] = NULL;
-    cudaFree(s->pyramid.level[0]);
-    s->pyramid = (SplatPyramid){0};
-    size_t floats = 0, at[SPLAT_LEVELS];
-    const int pw = (width + SPLAT_PAD - 1) / SPLAT_PAD * SPLAT_PAD, ph = (height + SPLAT_PAD - 1) / SPLAT_PAD * SPLAT_PAD;
-    s->pyramid.view_width = width;
-    s->pyramid.view_height = height;
-    for (int k = 0; k < SPLAT_LEVELS; k++) {
-        s->pyramid.width[k] = pw >> k;
-        s->pyramid.height[k] = ph >> k;
-        at[k] = floats;
-        floats += 4 * (size_t)s->pyramid.width[k] * (size_t)s->pyramid.height[k];
-    }
-    float *all = NULL;
+    splat_pyramid_free(&s->pyramid);
     if (!CUDA_CHECK(&s->status, cudaGraphicsGLRegisterImage(&s->res[RES_TEXTURE], texture, target,
                                                             cudaGraphicsRegisterFlagsSurfaceLoadStore)) ||
-        !CUDA_CHECK(&s->status, cudaMalloc((void **)&all, floats * sizeof(float))) ||
-        !CUDA_CHECK(&s->status, cudaMemsetAsync(all, 0, floats * sizeof(float), s->stream))) {
-        cudaFree(all);
+        !CUDA_CHECK(&s->status, splat_pyramid_make(&s->pyramid, width, height, s->stream)))
         return false;
-    }
-    for (int k = 0; k < SPLAT_LEVELS; k++) s->pyramid.level[k] = all + at[k];
     s->texture = texture;
     s->target = target;
     s->width = width;
@@ -140,7 +124,7 @@ static int draw_into(Splat *s, unsigned int texture, unsigned int target, int n,
     if (s->surface) cudaDestroySurfaceObject(s->surface);
     s->surface = 0;
     if (!ensure_texture(s, texture, target, p->width, p->height)) return report(s, err, errlen);
-    padded.pitch = s->pyramid.width[0];
+    padded.pitch = s->pyramid.width;
     if (!CUDA_CHECK(&s->status, cudaEventRecord(s->begin, s->stream)) ||
         !CUDA_CHECK(&s->status, cudaGraphicsMapResources(RES_COUNT, s->res, s->stream)))
         return report(s, err, errlen);
@@ -154,7 +138,7 @@ static int draw_into(Splat *s, unsigned int texture, unsigned int target, int n,
         struct cudaResourceDesc desc = {.resType = cudaResourceTypeArray, .res.array.array = array};
         ok = CUDA_CHECK(&s->status, cudaCreateSurfaceObject(&s->surface, &desc)) &&
              CUDA_CHECK(&s->status, cudaEventRecord(s->k_begin, s->stream)) &&
-             CUDA_CHECK(&s->status, splat_bodies(pos, speed, tag, n, p, s->pyramid.level[0], s->stream)) &&
+             CUDA_CHECK(&s->status, splat_bodies(pos, speed, tag, n, p, s->pyramid.level0, s->stream)) &&
              CUDA_CHECK(&s->status, splat_tonemap(&s->pyramid, p, s->surface, s->stream)) &&
              CUDA_CHECK(&s->status, cudaEventRecord(s->k_end, s->stream));
     }
