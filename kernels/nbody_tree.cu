@@ -16,13 +16,6 @@
  * the direct kernel's softened pair term. The keys, the cell limits and a cell's softened term
  * are the CPU tree's too: tree_geometry.h.
  *
- * The fast multipole method (fmm.h) is the same walk with one more outcome: a cell far from the
- * whole group (fmm_far: its radius about its centre of mass plus the group's radius below
- * theta_fmm times their distance) goes to a third list; the lanes take its cells one each and add
- * their local expansions about the group's centre (fmm_expansion.h) to their own partial sums,
- * which meet in a butterfly at the end of the group and go to memory; the downward pass adds each
- * group's expansion at its bodies. The upward pass is the multipoles' (with each cell's radius).
- *
  * The work split. Box: a grid-stride reduction, then one block. Keys, the gather of positions in
  * key order, the split of a level and the multipoles of a level: a thread per body or per cell.
  * The sort: cub::DeviceRadixSort (stable). A level's children are numbered by cub::DeviceScan;
@@ -53,8 +46,6 @@
 #include "cuda_check.h"
 #include "kernels.h"
 #include "nbody_common.cuh"
-#include "fmm.h"
-#include "fmm_expansion.h"
 #include "tree.h"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -91,14 +82,10 @@ static_assert(GROUP == 32, "a group is a warp's bodies");
 /* Below SMALL_GROUPS_BELOW bodies the groups hold at most SMALL_GROUP: with a few thousand groups
  * the walk waits on its slowest ones, and smaller groups split them (H200, collision, ms a walk at
  * group sizes 8 / 12 / 16 / 24 / 32: 64K 0.82 / 0.69 / 0.62 / 2.07 / 2.05, 256K 3.63 / 2.93 /
- * 2.42 / 2.21 / 1.93, 1M 16.5 / 12.9 / 10.4 / 9.2 / 7.7 for the FMM). */
+ * 2.42 / 2.21 / 1.93, 1M 16.5 / 12.9 / 10.4 / 9.2 / 7.7 for the walk of the fast multipole method
+ * this file held until 2026-11-29, docs/FMM.md). */
 constexpr int SMALL_GROUP = 16;
 constexpr int SMALL_GROUPS_BELOW = 1 << 18;
-/* The FMM's far angle with the small groups, against the large: a smaller group's radius lets the
- * far test take cells nearer it, whose quadrupoles err more (H200, theta 0.4, galaxy_20K's median
- * at the far angle 0.28: 8.7e-5 with groups of 32, 1.12e-4 with 16; at 0.26, 1.01e-4; at 0.2,
- * 9.0e-5). */
-constexpr float SMALL_GROUP_FAR = 0.7f;
 static_assert(STACK_CALM > 32, "stack too small for the walk");
 
 struct Root {
@@ -364,7 +351,7 @@ __global__ void multipoles(const int2 *__restrict__ range, const int2 *__restric
                            const float4 *__restrict__ spos, const unsigned long long *__restrict__ keys,
                            const Root *__restrict__ root, const int2 *__restrict__ levels, int level,
                            float open_factor, float4 *__restrict__ com, float4 *__restrict__ q0,
-                           float4 *__restrict__ q1, float *__restrict__ rho, float *__restrict__ ext)
+                           float4 *__restrict__ q1, float *__restrict__ ext)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     const int2 lv = levels[level];
@@ -416,17 +403,6 @@ __global__ void multipoles(const int2 *__restrict__ range, const int2 *__restric
         }
     }
     const float delta = sqrtf((cx - gx) * (cx - gx) + (cy - gy) * (cy - gy) + (cz - gz) * (cz - gz));
-    if (rho) {
-        /* The FMM's radius about the centre of mass: the farthest body, or a child's bound from its
-         * centre of mass, capped by the cube's corner. */
-        float reach = 0.0f;
-        for (int j = start; j < end; j++) {
-            const float4 p = leaf ? spos[j] : com[j];
-            const float dx = p.x - cx, dy = p.y - cy, dz = p.z - cz;
-            reach = fmaxf(reach, sqrtf(dx * dx + dy * dy + dz * dz) + (leaf ? 0.0f : rho[j]));
-        }
-        rho[c] = fminf(reach, 0.8660254f * l + delta);
-    }
     float open = l * open_factor + delta;
     if (REFIT) {
         float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -495,7 +471,6 @@ struct WalkShared {
     int stack[WALK_WARPS][STACK];
     int cells[WALK_WARPS][CELL_LIST];
     int bodies[WALK_WARPS][BODY_LIST];
-    int fars[WALK_WARPS][CELL_LIST]; /* the FMM's far cells, flushed at 32 like cells */
     float4 cell_tile[WALK_WARPS][3][32];
     float4 body_tile[WALK_WARPS][32];
 };
@@ -550,15 +525,6 @@ __device__ __forceinline__ void sum_cells(const float4 *__restrict__ com, const 
     }
 }
 
-/* What the FMM adds to a walk: each cell's radius about its centre of mass, the far test's angle,
- * and one record a group for the downward pass (its local expansion, then its centre). */
-struct FarField {
-    const float *rho;
-    float theta_fmm;
-    float *local; /* LOCAL_FLOATS a group */
-};
-constexpr int LOCAL_FLOATS = FMM_NL + 4;
-
 /* The error-based opening test (tree_geometry.h): k = alpha / theta_max^3 (0: the geometric test
  * alone), and the scale of r_open for a group without a previous |a| (the fallback angle's). */
 struct Opening {
@@ -566,29 +532,12 @@ struct Opening {
     float fallback;
 };
 
-/* Far cells, one a lane: lane j of each tile of 32 adds cell list[j]'s local expansion to its own L
- * (so the lanes' partial expansions depend on the list alone). */
-__device__ __forceinline__ void sum_far(const float4 *__restrict__ com, const float4 *__restrict__ q0,
-                                        const float4 *__restrict__ q1, const int *list, int count, int lane,
-                                        float cgx, float cgy, float cgz, float eps2, float (&L)[FMM_NL])
-{
-    for (int j = lane; j < count; j += 32) {
-        const int c = list[j];
-        const float4 cm = com[c], a = q0[c], b = q1[c];
-        const float q[6] = {a.x, a.y, a.z, a.w, b.x, b.y};
-        fmm_m2l(L, cm.x - cgx, cm.y - cgy, cm.z - cgz, cm.w, q, b.w, eps2);
-    }
-}
-
-/* One group: the bodies first .. first + members - 1. With FMM, cells far from the whole group
- * (fmm_far) go into its local expansion, written to far.local[g] for the downward pass. */
-template <bool FMM>
-__device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, const int *__restrict__ perm, int g,
-                                           int first, int members, const int2 *__restrict__ range,
+/* One group: the bodies first .. first + members - 1. */
+__device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, const int *__restrict__ perm, int first, int members, const int2 *__restrict__ range,
                                            const int2 *__restrict__ kids, const float4 *__restrict__ com,
                                            const float4 *__restrict__ q0, const float4 *__restrict__ q1, float eps2,
-                                           FarField far, Opening op, float4 *__restrict__ acc, WalkShared &sh,
-                                           int warp, int lane, long long (&sums)[3])
+                                           Opening op, float4 *__restrict__ acc, WalkShared &sh, int warp,
+                                           int lane, long long (&sums)[2])
 {
     /* Lanes past the group's bodies hold its first body again: in the box, summed, not written. */
     Own own;
@@ -625,20 +574,10 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
         }
     const float bx = 0.5f * (lo[0] + hi[0]), by = 0.5f * (lo[1] + hi[1]), bz = 0.5f * (lo[2] + hi[2]);
     const float hx = 0.5f * (hi[0] - lo[0]), hy = 0.5f * (hi[1] - lo[1]), hz = 0.5f * (hi[2] - lo[2]);
-    /* The FMM's group radius about the box's centre. */
-    float rg = 0.0f;
-    float L[FMM_NL];
-    if (FMM) {
-        rg = sqrtf((p.x - bx) * (p.x - bx) + (p.y - by) * (p.y - by) + (p.z - bz) * (p.z - bz));
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) rg = fmaxf(rg, __shfl_xor_sync(0xffffffffu, rg, o));
-#pragma unroll
-        for (int k = 0; k < FMM_NL; k++) L[k] = 0.0f;
-    }
 
-    int *stack = sh.stack[warp], *cells = sh.cells[warp], *bodies = sh.bodies[warp], *fars = sh.fars[warp];
-    long long cell_terms = 0, body_terms = 0, far_terms = 0;
-    int depth = 1, ncells = 0, nbodies = 0, nfar = 0;
+    int *stack = sh.stack[warp], *cells = sh.cells[warp], *bodies = sh.bodies[warp];
+    long long cell_terms = 0, body_terms = 0;
+    int depth = 1, ncells = 0, nbodies = 0;
     if (lane == 0) stack[0] = 0;
     __syncwarp();
     while (depth > 0) {
@@ -647,7 +586,7 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
         if (lane < take) c = stack[depth - take + lane];
         __syncwarp();
         depth -= take;
-        bool accept = false, remote = false, big = false;
+        bool accept = false, big = false;
         int push = 0, child = 0, leaf_bodies = 0;
         int2 r = make_int2(0, 0);
         if (c >= 0) {
@@ -656,16 +595,11 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
             const float dx = fmaxf(fabsf(cm.x - bx) - hx, 0.0f);
             const float dy = fmaxf(fabsf(cm.y - by) - hy, 0.0f);
             const float dz = fmaxf(fabsf(cm.z - bz) - hz, 0.0f);
-            if (FMM) {
-                const float ex = cm.x - bx, ey = cm.y - by, ez = cm.z - bz;
-                remote = fmm_far(far.rho[c], rg, ex * ex + ey * ey + ez * ez, far.theta_fmm);
-            }
             /* Distances, not their squares (a tiny cube's would underflow to 0), and a tie opens:
              * where l is below the coordinates' rounding, r_open rounds to delta, which a cell
              * holding the group's own bodies can equal. */
             const float dist = sqrtf(dx * dx + dy * dy + dz * dz);
-            if (remote) {
-            } else if (!(dist <= open * open_scale) && nbody_rel_accepts(cm.w, open, dist, err_bound)) {
+            if (!(dist <= open * open_scale) && nbody_rel_accepts(cm.w, open, dist, err_bound)) {
                 accept = true;
             } else {
                 const int2 kd = kids[c];
@@ -683,11 +617,6 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
         const unsigned accepted = __ballot_sync(0xffffffffu, accept);
         if (accept) cells[ncells + __popc(accepted & ((1u << lane) - 1u))] = c;
         ncells += __popc(accepted);
-        if (FMM) {
-            const unsigned remotes = __ballot_sync(0xffffffffu, remote);
-            if (remote) fars[nfar + __popc(remotes & ((1u << lane) - 1u))] = c;
-            nfar += __popc(remotes);
-        }
         int total;
         int at = warp_scan(push, lane, total);
         for (int k = 0; k < push; k++) stack[depth + at + k] = child + k;
@@ -713,12 +642,6 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
             body_terms += nbodies;
             nbodies = 0;
         }
-        if (FMM && nfar >= 32) {
-            sum_far(com, q0, q1, fars, nfar, lane, bx, by, bz, eps2, L);
-            far_terms += nfar;
-            nfar = 0;
-            __syncwarp();
-        }
     }
     sum_cells(com, q0, q1, cells, ncells, sh.cell_tile[warp], lane, eps2, own);
     sum_bodies(spos, bodies, 0, nbodies, sh.body_tile[warp], lane, eps2, own);
@@ -730,81 +653,34 @@ __device__ __forceinline__ void walk_group(const float4 *__restrict__ spos, cons
         own.az += __shfl_xor_sync(0xffffffffu, own.az, o);
     }
     if (own.sub == 0 && slot < members) acc[perm[first + slot]] = make_float4(own.ax, own.ay, own.az, 0.0f);
-    if (FMM) {
-        sum_far(com, q0, q1, fars, nfar, lane, bx, by, bz, eps2, L);
-        far_terms += nfar;
-        /* The lanes' expansions meet in a fixed butterfly: every lane ends with the same sum. */
-#pragma unroll
-        for (int k = 0; k < FMM_NL; k++)
-#pragma unroll
-            for (int o = 16; o > 0; o >>= 1) L[k] += __shfl_xor_sync(0xffffffffu, L[k], o);
-        float *out = far.local + (size_t)g * LOCAL_FLOATS;
-#pragma unroll
-        for (int k = 0; k < FMM_NL; k++)
-            if (lane == k) out[k] = L[k];
-        if (lane == 0) {
-            out[FMM_NL] = bx;
-            out[FMM_NL + 1] = by;
-            out[FMM_NL + 2] = bz;
-            out[FMM_NL + 3] = 0.0f;
-        }
-    }
     sums[0] += body_terms * members;
     sums[1] += cell_terms * members;
-    sums[2] += far_terms * members;
     __syncwarp();
 }
 
 /* Each warp takes groups in turn from a counter until none is left (a warp's time then follows
  * the work it draws, not a fixed share); acc written in the caller's order. */
-template <bool FMM>
 __global__ void __launch_bounds__(32 * WALK_WARPS)
     walk(const float4 *__restrict__ spos, const int *__restrict__ perm, const int2 *__restrict__ groups,
          const int *__restrict__ ngroups, int *__restrict__ next_group, const int2 *__restrict__ range,
          const int2 *__restrict__ kids, const float4 *__restrict__ com, const float4 *__restrict__ q0,
-         const float4 *__restrict__ q1, float eps2, FarField far, Opening op, float4 *__restrict__ acc,
+         const float4 *__restrict__ q1, float eps2, Opening op, float4 *__restrict__ acc,
          unsigned long long *__restrict__ counts)
 {
     __shared__ WalkShared sh;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int total_groups = *ngroups;
-    long long sums[3] = {0, 0, 0};
+    long long sums[2] = {0, 0};
     for (;;) {
         int g = 0;
         if (lane == 0) g = atomicAdd(next_group, 1);
         g = __shfl_sync(0xffffffffu, g, 0);
         if (g >= total_groups) break;
         const int2 grp = groups[g];
-        walk_group<FMM>(spos, perm, g, grp.x, grp.y, range, kids, com, q0, q1, eps2, far, op, acc, sh, warp, lane,
-                        sums);
+        walk_group(spos, perm, grp.x, grp.y, range, kids, com, q0, q1, eps2, op, acc, sh, warp, lane, sums);
     }
     if (lane == 0)
-        for (int k = 0; k < (FMM ? 3 : 2); k++) atomicAdd(&counts[k], (unsigned long long)sums[k]);
-}
-
-/* The downward pass: a warp a group, a lane a body, each adding its group's local expansion at its
- * offset from the group's centre to the walk's sum. */
-__global__ void downward(const float4 *__restrict__ spos, const int *__restrict__ perm,
-                         const int2 *__restrict__ groups, const int *__restrict__ ngroups,
-                         const float *__restrict__ local, float4 *__restrict__ acc)
-{
-    const int lane = threadIdx.x & 31;
-    const int warps = gridDim.x * (blockDim.x >> 5);
-    const int total_groups = *ngroups;
-    for (int g = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); g < total_groups; g += warps) {
-        const int2 grp = groups[g];
-        if (lane >= grp.y) continue;
-        const float *in = local + (size_t)g * LOCAL_FLOATS;
-        float L[FMM_NL];
-#pragma unroll
-        for (int k = 0; k < FMM_NL; k++) L[k] = in[k];
-        const float4 p = spos[grp.x + lane];
-        float a[3] = {0.0f, 0.0f, 0.0f};
-        fmm_l2p(L, p.x - in[FMM_NL], p.y - in[FMM_NL + 1], p.z - in[FMM_NL + 2], a);
-        const int i = perm[grp.x + lane];
-        const float4 near = acc[i];
-        acc[i] = make_float4(near.x + a[0], near.y + a[1], near.z + a[2], 0.0f);
-    }
+        for (int k = 0; k < 2; k++) atomicAdd(&counts[k], (unsigned long long)sums[k]);
 }
 
 int blocks_for(int n, int threads) { return (n + threads - 1) / threads; }
@@ -815,13 +691,12 @@ long long max_cells(int n) { return (long long)n + (long long)LEVELS * (n / (LEA
 struct Layout {
     size_t keys, index, spos, box, root, range, kids, com, q0, q1, nkids, offset, groups, count, counts, temp;
     size_t levels, ext;
-    size_t rho, local; /* the FMM's: 0 for the tree */
     size_t total;
 };
 
 size_t align_up(size_t b) { return (b + 255) / 256 * 256; }
 
-cudaError_t layout_for(int n, bool fmm, Layout *l)
+cudaError_t layout_for(int n, Layout *l)
 {
     const size_t cells = (size_t)max_cells(n);
     size_t sort_bytes = 0, scan_bytes = 0;
@@ -842,34 +717,31 @@ cudaError_t layout_for(int n, bool fmm, Layout *l)
     l->nkids = l->offset = align_up(cells * sizeof(int)); /* per cell of a level, or of the tree */
     l->groups = align_up((size_t)n * sizeof(int2));     /* at most one a body */
     l->count = align_up(3 * sizeof(int)); /* next level's cells, groups, groups taken */
-    l->counts = align_up(3 * sizeof(unsigned long long));
+    l->counts = align_up(2 * sizeof(unsigned long long));
     l->levels = align_up((LEVELS + 2) * sizeof(int2));
     l->ext = align_up(6 * cells * sizeof(float)); /* the refit's box of each cell */
-    l->rho = fmm ? align_up(cells * sizeof(float)) : 0;
-    l->local = fmm ? align_up((size_t)n * LOCAL_FLOATS * sizeof(float)) : 0; /* a group at most a body */
     l->temp = align_up(sort_bytes > scan_bytes ? sort_bytes : scan_bytes);
     l->total = l->keys + l->index + l->spos + l->box + l->root + l->range + l->kids + l->com + l->q0 + l->q1 +
-               l->nkids + l->offset + l->groups + l->count + l->counts + l->temp + l->levels + l->ext + l->rho +
-               l->local;
+               l->nkids + l->offset + l->groups + l->count + l->counts + l->temp + l->levels + l->ext;
     return cudaSuccess;
 }
 
-constexpr int EVENTS = 6;
+constexpr int EVENTS = 5;
 
 /* What a force call's launches depend on: with the same, a captured call is replayed. */
 struct GraphArgs {
     const float4 *pos;
     float4 *acc;
     int n;
-    float eps2, theta, theta_fmm, alpha;
-    bool fmm, refit;
+    float eps2, theta, alpha;
+    bool refit;
     cudaStream_t stream;
 };
 
 bool same_args(const GraphArgs &a, const GraphArgs &b)
 {
     return a.pos == b.pos && a.acc == b.acc && a.n == b.n && a.eps2 == b.eps2 && a.theta == b.theta &&
-           a.theta_fmm == b.theta_fmm && a.alpha == b.alpha && a.fmm == b.fmm && a.refit == b.refit &&
+           a.alpha == b.alpha && a.refit == b.refit &&
            a.stream == b.stream;
 }
 
@@ -888,7 +760,6 @@ struct NbodyTree {
     float4 *com, *q0, *q1;
     int *nkids, *offset, *count;
     int2 *groups;
-    float *rho, *local; /* the FMM's cell radii and group expansions; NULL for a plain tree */
     int walk_blocks; /* blocks of the walk that fit on the device at once */
     unsigned long long *counts;
     void *temp;
@@ -903,11 +774,11 @@ struct NbodyTree {
     const int *perm;
     bool built;
     int2 *host_levels; /* pinned: the last call's, copied back within it */
-    /* start, levels built, multipoles (the upward pass), groups, walk, downward pass */
+    /* start, levels built, multipoles, groups, walk */
     cudaEvent_t events[EVENTS];
     /* the last call */
     int n;
-    bool timed, fmm_ran;
+    bool timed;
     /* The last call's launch size for each level, and its sorted keys for nbody_tree_boxes (which
      * reads the levels from host_levels); the boxes' device buffer, allocated on first use. */
     int level_size[LEVELS + 2];
@@ -925,20 +796,20 @@ struct NbodyTree {
 
 namespace {
 
-size_t tree_bytes(int n, bool fmm)
+size_t tree_bytes(int n)
 {
     Layout l = {};
-    if (n < 1 || layout_for(n, fmm, &l) != cudaSuccess) return 0;
+    if (n < 1 || layout_for(n, &l) != cudaSuccess) return 0;
     return l.total;
 }
 
-int tree_max_n(size_t bytes, bool fmm)
+int tree_max_n(size_t bytes)
 {
     int lo = 0, hi = 1 << 28; /* the cell count stays an int */
-    if (tree_bytes(hi, fmm) <= bytes) return hi;
+    if (tree_bytes(hi) <= bytes) return hi;
     while (hi - lo > 1) {
         int mid = lo + (hi - lo) / 2;
-        size_t b = tree_bytes(mid, fmm);
+        size_t b = tree_bytes(mid);
         if (b > 0 && b <= bytes)
             lo = mid;
         else
@@ -949,10 +820,8 @@ int tree_max_n(size_t bytes, bool fmm)
 
 } // namespace
 
-extern "C" size_t nbody_tree_bytes(int n) { return tree_bytes(n, false); }
-extern "C" int nbody_tree_max_n(size_t bytes) { return tree_max_n(bytes, false); }
-extern "C" size_t nbody_fmm_bytes(int n) { return tree_bytes(n, true); }
-extern "C" int nbody_fmm_max_n(size_t bytes) { return tree_max_n(bytes, true); }
+extern "C" size_t nbody_tree_bytes(int n) { return tree_bytes(n); }
+extern "C" int nbody_tree_max_n(size_t bytes) { return tree_max_n(bytes); }
 
 extern "C" void nbody_tree_destroy(NbodyTree *t)
 {
@@ -968,9 +837,9 @@ extern "C" void nbody_tree_destroy(NbodyTree *t)
 
 namespace {
 
-NbodyTree *tree_create(int max_n, bool fmm, char *err, size_t errlen)
+NbodyTree *tree_create(int max_n, char *err, size_t errlen)
 {
-    const char *what = fmm ? "fmm" : "tree";
+    const char *what = "tree";
     if (max_n < 1 || max_n > (1 << 28)) {
         snprintf(err, errlen, "%s: %d bodies: a tree holds 1 to %d", what, max_n, 1 << 28);
         return NULL;
@@ -982,7 +851,7 @@ NbodyTree *tree_create(int max_n, bool fmm, char *err, size_t errlen)
     }
     CudaStatus st = {};
     Layout l = {};
-    bool ok = CUDA_CHECK(&st, layout_for(max_n, fmm, &l)) && CUDA_CHECK(&st, cudaMalloc(&t->memory, l.total)) &&
+    bool ok = CUDA_CHECK(&st, layout_for(max_n, &l)) && CUDA_CHECK(&st, cudaMalloc(&t->memory, l.total)) &&
               CUDA_CHECK(&st, cudaMallocHost((void **)&t->host_levels, (LEVELS + 2) * sizeof(int2)));
     for (int k = 0; ok && k < EVENTS; k++) ok = CUDA_CHECK(&st, cudaEventCreate(&t->events[k]));
     if (!ok) {
@@ -1027,12 +896,6 @@ NbodyTree *tree_create(int max_n, bool fmm, char *err, size_t errlen)
     at += l.levels;
     t->ext = (float *)at;
     at += l.ext;
-    if (fmm) {
-        t->rho = (float *)at;
-        at += l.rho;
-        t->local = (float *)at;
-        at += l.local;
-    }
     t->temp = at;
     t->temp_bytes = l.temp;
     t->max_n = max_n;
@@ -1040,7 +903,7 @@ NbodyTree *tree_create(int max_n, bool fmm, char *err, size_t errlen)
     int device = 0, sms = 0, per_sm = 0;
     if (!CUDA_CHECK(&st, cudaGetDevice(&device)) ||
         !CUDA_CHECK(&st, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) ||
-        !CUDA_CHECK(&st, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fmm ? walk<true> : walk<false>,
+        !CUDA_CHECK(&st, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, walk,
                                                                         32 * WALK_WARPS, 0))) {
         snprintf(err, errlen, "%s: %s", what, st.message);
         nbody_tree_destroy(t);
@@ -1058,12 +921,7 @@ NbodyTree *tree_create(int max_n, bool fmm, char *err, size_t errlen)
 
 extern "C" NbodyTree *nbody_tree_create(int max_n, char *err, size_t errlen)
 {
-    return tree_create(max_n, false, err, errlen);
-}
-
-extern "C" NbodyTree *nbody_fmm_create(int max_n, char *err, size_t errlen)
-{
-    return tree_create(max_n, true, err, errlen);
+    return tree_create(max_n, err, errlen);
 }
 
 namespace {
@@ -1077,16 +935,14 @@ bool mark(NbodyTree *t, int k, cudaStream_t stream, bool capturing, CudaStatus *
 }
 
 /* The launches of a force call, on stream (eps2 already bounded below); capturing: into a graph. */
-cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, bool fmm, float theta_fmm,
-                         float alpha, bool refit, float4 *acc, cudaStream_t stream, bool capturing)
+cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, float alpha, bool refit, float4 *acc, cudaStream_t stream, bool capturing)
 {
     CudaStatus st = {};
     if (!mark(t, 0, stream, capturing, &st)) return st.error;
     const float open_factor = theta < 1.0f ? 1.0f / theta : 1.0f; /* theta 0: infinity, every cell opens */
     const int gmax = n < SMALL_GROUPS_BELOW ? SMALL_GROUP : GROUP;
-    const FarField far = {t->rho, gmax < GROUP ? SMALL_GROUP_FAR * theta_fmm : theta_fmm, t->local};
     /* alpha > 0: theta is the widest angle (tree_geometry.h's error-based test). */
-    const Opening op = {fmm ? 0.0f : nbody_rel_k(alpha, theta), nbody_rel_fallback(theta)};
+    const Opening op = {nbody_rel_k(alpha, theta), nbody_rel_fallback(theta)};
     int *ngroups = t->count + 1, *next_group = t->count + 2;
     if (refit) {
         /* The last build's cells, order and groups; the bodies where they are now. */
@@ -1095,18 +951,15 @@ cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, flo
         for (int level = LEVELS; level >= 0; level--)
             multipoles<true><<<blocks_for(t->level_size[level], THREADS), THREADS, 0, stream>>>(
                 t->range, t->kids, t->spos, t->sorted_keys, t->root, t->levels, level, open_factor, t->com, t->q0,
-                t->q1, nullptr, t->ext);
+                t->q1, t->ext);
         if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 2, stream, capturing, &st) ||
             !mark(t, 3, stream, capturing, &st) ||
-            !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 3 * sizeof(unsigned long long), stream)) ||
+            !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 2 * sizeof(unsigned long long), stream)) ||
             !CUDA_CHECK(&st, cudaMemsetAsync(next_group, 0, sizeof(int), stream)))
             return st.error;
-        walk<false><<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, t->perm, t->groups, ngroups, next_group,
-                                                                    t->range, t->kids, t->com, t->q0, t->q1, eps2,
-                                                                    far, op, acc, t->counts);
-        if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 4, stream, capturing, &st) ||
-            !mark(t, 5, stream, capturing, &st))
-            return st.error;
+        walk<<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, t->perm, t->groups, ngroups, next_group, t->range,
+                                                             t->kids, t->com, t->q0, t->q1, eps2, op, acc, t->counts);
+        if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 4, stream, capturing, &st)) return st.error;
         return cudaSuccess;
     }
     const int boxes = min(BOX_BLOCKS, blocks_for(n, THREADS));
@@ -1151,7 +1004,7 @@ cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, flo
     for (int level = LEVELS; level >= 0; level--)
         multipoles<false><<<blocks_for(t->level_size[level], THREADS), THREADS, 0, stream>>>(
             t->range, t->kids, t->spos, keys, t->root, t->levels, level, open_factor, t->com, t->q0, t->q1,
-            fmm ? t->rho : nullptr, nullptr);
+            nullptr);
     if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 2, stream, capturing, &st)) return st.error;
     /* The walk's groups, numbered over every cell of the tree. */
     long long most = 0; /* the most cells this tree can have */
@@ -1166,21 +1019,12 @@ cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, flo
     group_emit<<<blocks_for(cells, THREADS), THREADS, 0, stream>>>(t->range, t->kids, t->levels, gmax, t->nkids,
                                                                    t->offset, t->groups, ngroups);
     if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 3, stream, capturing, &st) ||
-        !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 3 * sizeof(unsigned long long), stream)) ||
+        !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 2 * sizeof(unsigned long long), stream)) ||
         !CUDA_CHECK(&st, cudaMemsetAsync(next_group, 0, sizeof(int), stream)))
         return st.error;
-    if (fmm)
-        walk<true><<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group,
-                                                                   t->range, t->kids, t->com, t->q0, t->q1, eps2, far,
-                                                                   op, acc, t->counts);
-    else
-        walk<false><<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group,
-                                                                    t->range, t->kids, t->com, t->q0, t->q1, eps2,
-                                                                    far, op, acc, t->counts);
+    walk<<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group, t->range,
+                                                         t->kids, t->com, t->q0, t->q1, eps2, op, acc, t->counts);
     if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 4, stream, capturing, &st)) return st.error;
-    if (fmm)
-        downward<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(t->spos, perm, t->groups, ngroups, t->local, acc);
-    if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 5, stream, capturing, &st)) return st.error;
     t->sorted_keys = keys;
     t->perm = perm;
     return cudaSuccess;
@@ -1199,7 +1043,7 @@ bool capture(NbodyTree *t, const GraphArgs &a)
         return false;
     }
     const cudaError_t e =
-        tree_enqueue(t, a.pos, a.n, a.eps2, a.theta, a.fmm, a.theta_fmm, a.alpha, a.refit, a.acc, a.stream, true);
+        tree_enqueue(t, a.pos, a.n, a.eps2, a.theta, a.alpha, a.refit, a.acc, a.stream, true);
     const cudaError_t end = cudaStreamEndCapture(a.stream, &g);
     if (e == cudaSuccess && end == cudaSuccess && cudaGraphInstantiate(&t->graph, g, 0) == cudaSuccess) {
         t->graph_args = a;
@@ -1212,24 +1056,22 @@ bool capture(NbodyTree *t, const GraphArgs &a)
     return t->graph != nullptr;
 }
 
-/* The tree's force call, or with fmm the FMM's (theta_fmm its far test's angle). On a stream of
+/* The tree's force call. On a stream of
  * its own a call that repeats the one before is captured as a graph and replayed from then on;
  * on the legacy stream (0), which cannot be captured, each call launches its kernels. */
-cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, bool fmm, float theta_fmm,
-                        float alpha, float4 *acc, cudaStream_t stream)
+cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, float alpha, float4 *acc,
+                        cudaStream_t stream)
 {
-    if (!t || n < 0 || n > t->max_n || !(theta >= 0.0f) || (fmm && (!t->rho || !(theta_fmm >= 0.0f))) ||
-        !(alpha >= 0.0f))
+    if (!t || n < 0 || n > t->max_n || !(theta >= 0.0f) || !(alpha >= 0.0f))
         return cudaErrorInvalidValue;
     t->n = n;
     t->timed = false;
-    t->fmm_ran = fmm;
     if (n == 0) return cudaSuccess;
     if (!(eps2 >= NBODY_MIN_EPS2)) eps2 = NBODY_MIN_EPS2;
     /* A refit only where the last build holds these bodies, and the build not rebuild_every old. */
-    const bool refit = !fmm && t->rebuild_every > 1 && t->built && n == t->built_n && pos == t->built_pos &&
+    const bool refit = t->rebuild_every > 1 && t->built && n == t->built_n && pos == t->built_pos &&
                        t->since_build < t->rebuild_every;
-    const GraphArgs a = {pos, acc, n, eps2, theta, theta_fmm, alpha, fmm, refit, stream};
+    const GraphArgs a = {pos, acc, n, eps2, theta, alpha, refit, stream};
     const bool repeat = same_args(a, t->last_args);
     t->last_args = a;
     cudaError_t e = cudaSuccess;
@@ -1241,10 +1083,10 @@ cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, floa
             launched = true;
         }
     }
-    if (!launched) e = tree_enqueue(t, pos, n, eps2, theta, fmm, theta_fmm, alpha, refit, acc, stream, false);
+    if (!launched) e = tree_enqueue(t, pos, n, eps2, theta, alpha, refit, acc, stream, false);
     t->timed = e == cudaSuccess;
     /* The build's state: what a later call may refit (a failed call leaves none). */
-    t->built = e == cudaSuccess && !fmm;
+    t->built = e == cudaSuccess;
     if (!refit) {
         t->built_n = n;
         t->built_pos = pos;
@@ -1259,7 +1101,7 @@ cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, floa
 extern "C" cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta, float4 *acc,
                                          cudaStream_t stream)
 {
-    return tree_forces(t, pos, n, eps2, theta, false, 0.0f, 0.0f, acc, stream);
+    return tree_forces(t, pos, n, eps2, theta, 0.0f, acc, stream);
 }
 
 extern "C" void nbody_tree_set_rebuild(NbodyTree *t, int every)
@@ -1272,19 +1114,7 @@ extern "C" void nbody_tree_set_rebuild(NbodyTree *t, int every)
 extern "C" cudaError_t nbody_tree_forces_rel(NbodyTree *t, const float4 *pos, int n, float eps2, float theta_max,
                                              float alpha, float4 *acc, cudaStream_t stream)
 {
-    return tree_forces(t, pos, n, eps2, theta_max, false, 0.0f, alpha, acc, stream);
-}
-
-extern "C" cudaError_t nbody_fmm_forces(NbodyTree *t, const float4 *pos, int n, float eps2, float theta,
-                                        float4 *acc, cudaStream_t stream)
-{
-    return tree_forces(t, pos, n, eps2, theta, true, fmm_theta(theta), 0.0f, acc, stream);
-}
-
-extern "C" cudaError_t nbody_fmm_forces_at(NbodyTree *t, const float4 *pos, int n, float eps2, float theta,
-                                           float theta_fmm, float4 *acc, cudaStream_t stream)
-{
-    return tree_forces(t, pos, n, eps2, theta, true, theta_fmm, 0.0f, acc, stream);
+    return tree_forces(t, pos, n, eps2, theta_max, alpha, acc, stream);
 }
 
 namespace {
@@ -1308,7 +1138,7 @@ extern "C" void nbody_tree_stats(const NbodyTree *t, NbodyTreeStats *out)
     if (!t) return;
     out->n = t->n;
     if (!t->timed) return;
-    unsigned long long counts[3] = {0, 0, 0};
+    unsigned long long counts[2] = {0, 0};
     float ms[EVENTS - 1] = {0.0f}; /* between consecutive events */
     CudaStatus st = {};
     if (!CUDA_CHECK(&st, cudaEventSynchronize(t->events[EVENTS - 1])) ||
@@ -1319,12 +1149,9 @@ extern "C" void nbody_tree_stats(const NbodyTree *t, NbodyTreeStats *out)
         if (!CUDA_CHECK(&st, cudaEventElapsedTime(&ms[k], t->events[k], t->events[k + 1]))) return;
     out->body_body = (double)counts[0] / t->n;
     out->body_cell = (double)counts[1] / t->n;
-    out->body_group = (double)counts[2] / t->n;
-    /* The tree's build counts its multipoles in; the FMM's gives them as the upward pass. */
-    out->build_ms = ms[0] + ms[2] + (t->fmm_ran ? 0.0 : ms[1]);
-    out->upward_ms = t->fmm_ran ? ms[1] : 0.0;
+    /* The build counts its multipoles in. */
+    out->build_ms = ms[0] + ms[1] + ms[2];
     out->walk_ms = ms[3];
-    out->downward_ms = ms[4];
 }
 
 /* The cells as boxes, for a picture of the tree. */

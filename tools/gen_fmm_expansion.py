@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes the straight-line body of kernels/fmm_expansion.h for one expansion order p.
+"""Writes the straight-line body of src/sim/fmm_expansion.h for one expansion order p.
 
-    python3 tools/gen_fmm_expansion.py 3 kernels/fmm_expansion.h
+    python3 tools/gen_fmm_expansion.py 3 src/sim/fmm_expansion.h
 
 rewrites the lines between "generated: begin" and "generated: end" in the header.
 

@@ -205,9 +205,9 @@ static const AppOption table[] = {
      .app = APP(block_size, INT)},
     {"--force", .key = "force", .arg = "M",
      .help = "direct, tree (Barnes-Hut with quadrupoles), fmm (fast multipole method:\n"
-             "far cells act on groups of bodies through local expansions) or auto\n"
-             "(default: the tree from 131072 bodies on the GPU, fmm from 1024 on the\n"
-             "CPU, direct below)",
+             "far cells act on groups of bodies through local expansions; the CPU\n"
+             "backend's: the GPU runs the tree for it) or auto (default: the tree from\n"
+             "131072 bodies on the GPU, fmm from 1024 on the CPU, direct below)",
      .value = CHOICE(force_choice, SIM_FORCE_AUTO, SIM_FORCE_COUNT, "force method"), .app = APP(force, INT),
      .preset = PRE(force, INT), .preset_bit = PRESET_FORCE},
     {.arg = "X", .help = "tree opening angle, smaller is more exact", .value = PARAM(PARAM_THETA),

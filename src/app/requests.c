@@ -127,7 +127,7 @@ void app_apply_controls(App *a)
     a->ui.readout.fmm = sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
     sim_launch_shape(run_sim(a->run), &a->ui.readout.shape_q, &a->ui.readout.shape_block);
     a->ui.readout.kernel_name = sim_kernel_name(sim_kernel(run_sim(a->run)));
-    a->ui.controls.force = (int)run_source(a->run)->force;
+    a->ui.controls.force = app_force_shown(a);
     /* The HUD's interactions/s count N^2 a step, as the direct sum does; the tree says what it
      * really evaluates. */
     a->ui.readout.method = NULL;

@@ -204,6 +204,24 @@ int app_make_run(App *a, AppOptions *o, bool cuda, char *err, size_t errlen)
 /* After a reset: the panel shows what the run built; a new scene or N takes its own dt and
  * softening (the command line's at the first). Bodies that are all dark matter would leave the
  * screen black: a new scene of them shows the halo and says so. */
+/* The force method the panel shows: the one asked for, or the tree where the fmm was asked of the
+ * GPU, which runs the tree there (faster at every accuracy measured: docs/FMM.md). */
+int app_force_shown(const App *a)
+{
+    const SimForce asked = run_source(a->run)->force;
+    return asked == SIM_FORCE_FMM && sim_force(run_sim(a->run)) != SIM_FORCE_FMM ? SIM_FORCE_TREE : (int)asked;
+}
+
+/* Says so where the fmm was asked of the GPU and the tree runs; false where it was not. */
+static bool say_fmm_runs_as_tree(App *a)
+{
+    if (run_source(a->run)->force != SIM_FORCE_FMM || sim_force(run_sim(a->run)) == SIM_FORCE_FMM) return false;
+    app_notify(a, "The fast multipole method is the CPU backend's (--backend cpu): on the GPU the tree runs, "
+                  "faster there");
+    app_say(a, "starburst: %s\n", a->msg.notice);
+    return true;
+}
+
 void app_run_built(App *a)
 {
     const RunInfo *info = run_info(a->run);
@@ -211,7 +229,8 @@ void app_run_built(App *a)
     const bool first = a->ui.readout.bodies == 0;
     a->ui.readout.bodies = info->n;
     a->ui.controls.kernel = (int)sim_kernel(sim);
-    a->ui.controls.force = (int)run_source(a->run)->force;
+    a->ui.controls.force = app_force_shown(a);
+    say_fmm_runs_as_tree(a);
     a->ui.readout.tree = sim_force(sim) == SIM_FORCE_TREE || sim_force(sim) == SIM_FORCE_FMM;
     a->ui.readout.fmm = sim_force(sim) == SIM_FORCE_FMM;
     a->ui.readout.cuda = sim_backend(sim) == SIM_BACKEND_CUDA;
@@ -315,7 +334,7 @@ void app_set_force(App *a, SimForce f)
         app_say(a, "starburst: %s\n", a->msg.notice);
         return;
     }
-    a->ui.controls.force = (int)f;
+    a->ui.controls.force = app_force_shown(a);
     a->ui.readout.tree = sim_force(run_sim(a->run)) == SIM_FORCE_TREE || sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
     a->ui.readout.fmm = sim_force(run_sim(a->run)) == SIM_FORCE_FMM;
     char method[64], opening[32];
@@ -327,6 +346,7 @@ void app_set_force(App *a, SimForce f)
         snprintf(method, sizeof method, "the fast multipole method (theta %.2f)", a->ui.controls.theta);
     else
         snprintf(method, sizeof method, "the direct sum (all N^2 pairs)");
+    if (say_fmm_runs_as_tree(a)) return;
     if (f == SIM_FORCE_AUTO)
         app_notify(a, "Force auto: %s for %d bodies on the %s", method, sim_count(run_sim(a->run)), a->ui.readout.backend);
     else

@@ -277,6 +277,9 @@ void app_start_timeline(App *a);
 int app_fall_back_to_cpu(App *a);
 void app_handle_reset(App *a);
 void app_set_force(App *a, SimForce f);
+/* The force method the panel shows (UiForce): the one asked for, the tree where the GPU runs it
+ * for the fmm. */
+int app_force_shown(const App *a);
 int app_rung(const App *a);
 bool app_run_rung(App *a, int r);
 int app_save_run(App *a, const char *path);

@@ -22,8 +22,8 @@ static void bench_usage(FILE *f)
           "                         the direct step at the same N, the speedup, the force error against\n"
           "                         f64, and the crossover N; fmm: the same table of the fast multipole\n"
           "                         method (build, upward pass, interactions, downward pass, terms a\n"
-          "                         body with the cell-group expansions); direct: the kernels and the\n"
-          "                         loop, no tree\n",
+          "                         body with the cell-group expansions), the CPU backend's alone;\n"
+          "                         direct: the kernels and the loop, no tree\n",
           f);
     char theta[160];
     params_help_text(PARAM_THETA, theta, sizeof theta);
@@ -58,7 +58,8 @@ static void bench_usage(FILE *f)
           "  --draw D[,D]           who draws the bodies in the loop, a row each: gl (point sprites),\n"
           "                         cuda (splatted by a kernel); default gl, and cuda with the CUDA backend\n"
           "  --backend B            backend of the loop and the tree: auto (default), cuda, cpu (with\n"
-          "                         --force tree or fmm: the CPU's, 16K to 256K bodies)\n"
+          "                         --force tree or fmm: the CPU's, 16K to 256K bodies; --force fmm\n"
+          "                         runs on the CPU backend alone: on the GPU the tree is faster)\n"
           "  --kernels-only, --loop-only\n"
           "                         (--loop-only with --force tree, fmm or direct: the loop with that\n"
           "                         method, at --theta)\n",
@@ -261,6 +262,15 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
     if (b->kernels.sweep) b->run_loop = b->run_tree = false;
     if (b->kernels.sweep) conflict = "--sweep";
     else if (b->kernels.kernels && !conflict) conflict = "--kernel";
+    if (force && !strcmp(force, "fmm")) {
+        /* The fmm is the CPU backend's alone: on the GPU the tree is faster (docs/FMM.md). */
+        if (b->tree.backend == SIM_BACKEND_CUDA) {
+            snprintf(err, errlen, "bench: --force fmm runs on the CPU backend alone (--backend cpu): on the GPU "
+                                  "the tree is faster at every accuracy measured");
+            return -1;
+        }
+        b->tree.backend = b->loop.backend = SIM_BACKEND_CPU;
+    }
     if (force && conflict && !strcmp(conflict, "--loop-only")) {
         /* The whole loop with the method named. */
         b->loop.force = !strcmp(force, "fmm")    ? SIM_FORCE_FMM

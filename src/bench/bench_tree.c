@@ -16,7 +16,7 @@
 
 #include "bench/bench.h"
 #include "bench/bench_progress.h"
-#include "fmm_expansion.h"
+#include "sim/fmm_expansion.h"
 #include "scene/scene.h"
 #include "util/atomic_file.h"
 #include "util/params.h"

@@ -6,7 +6,7 @@
  * radius r_g, its farthest body from c_g. Its walk sorts every cell it meets into one of three:
  *   far   rho + r_g < theta_fmm R (fmm_far; rho: the cell's radius about its centre of mass, R:
  *         the distance of that centre from c_g): the cell's monopole + quadrupole is expanded
- *         about c_g into the group's local expansion L (M2L, kernels/fmm_expansion.h), once for
+ *         about c_g into the group's local expansion L (M2L, sim/fmm_expansion.h), once for
  *         the whole group;
  *   near  accepted by the tree's test (tree_cpu_accepts): a cell-body term per body, as the tree;
  *   open  otherwise: its children are walked, and a leaf's bodies act body by body.
@@ -27,7 +27,7 @@
  * function of the tree alone and is summed in list order on one thread, so the same input gives
  * the same bits on any number of threads. */
 #include "sim/fmm_cpu.h"
-#include "fmm_expansion.h"
+#include "sim/fmm_expansion.h"
 #include "util/clock.h"
 
 #include <math.h>

@@ -1,8 +1,7 @@
-/* The fast multipole method's expansions, shared by the CPU (src/sim/fmm_cpu.c, C11) and the
- * GPU (CUDA) like kernels/tree_geometry.h: a far cell's softened monopole + quadrupole turned
- * into a local Taylor expansion of the potential about a group's centre (M2L), the acceleration
- * that expansion gives at a body of the group (L2P), and the test that lets a cell act through
- * the expansion.
+/* The fast multipole method's expansions (sim/fmm_cpu.c's): a far cell's softened monopole +
+ * quadrupole turned into a local Taylor expansion of the potential about a group's centre (M2L),
+ * the acceleration that expansion gives at a body of the group (L2P), and the test that lets a
+ * cell act through the expansion.
  *
  * The potential of a cell at x, with Plummer softening g(s) = (s + eps^2)^-1/2, s = |x - z|^2
  * (z: the cell's centre of mass, M its mass, S its second moment about z), to second order:
@@ -35,13 +34,8 @@
 extern "C" {
 #endif
 
-/* Host and device like NBODY_TREE_FN; on the host always inlined, since a call would keep the
- * loops over cells and bodies from vectorising. */
-#ifdef __CUDACC__
-#define FMM_FN static __host__ __device__ __forceinline__
-#else
+/* Always inlined, since a call would keep the loops over cells and bodies from vectorising. */
 #define FMM_FN static inline __attribute__((always_inline))
-#endif
 
 /* The expansion order p, and the coefficients it keeps: (p + 1)(p + 2)(p + 3) / 6. */
 #define FMM_ORDER 3

@@ -48,9 +48,10 @@ typedef enum SimKernel {
  * Barnes-Hut with quadrupoles, O(N log N), with the opening angle SimParams.theta (the CPU's in
  * sim/tree_cpu.c, the GPU's in kernels/nbody_tree.cu). FMM: the fast multipole method, the
  * tree with far cells acting on groups of bodies through local expansions (docs/FMM.md; the
- * CPU's in sim/fmm_cpu.c), with the same SimParams.theta. Auto: on the CPU backend the fast
- * multipole method from SIM_FMM_MIN_BODIES_CPU bodies, direct below; on the CUDA one the tree
- * from SIM_TREE_MIN_BODIES_CUDA bodies, direct below. */
+ * CPU's in sim/fmm_cpu.c), with the same SimParams.theta: the CPU backend's alone, the CUDA
+ * backend runs the tree for it (faster there at every accuracy measured; sim_force says so).
+ * Auto: on the CPU backend the fast multipole method from SIM_FMM_MIN_BODIES_CPU bodies, direct
+ * below; on the CUDA one the tree from SIM_TREE_MIN_BODIES_CUDA bodies, direct below. */
 typedef enum SimForce {
     SIM_FORCE_AUTO = 0,
     SIM_FORCE_DIRECT,

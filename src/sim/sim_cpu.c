@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "sim/sim_backend.h"
-#include "fmm_expansion.h"
+#include "sim/fmm_expansion.h"
 #include "sim/fmm_cpu.h"
 #include "sim/tree_cpu.h"
 #include "util/params.h"

@@ -19,7 +19,6 @@
 #include "util/clock.h"
 #include "util/params.h"
 #include "kernels.h"
-#include "fmm.h"
 #include "tree.h"
 #include "sim/sim_backend.h"
 
@@ -43,8 +42,8 @@ typedef struct SimCuda {
     float acc_softening; /* softening of the stored accelerations; NAN = none yet */
     double map_ms;       /* the last advance's time in map and unmap */
     int *nonfinite;      /* device flag, set by a drift or kick that writes NaN or Inf */
-    SimForce force;      /* direct (the kernel above), tree or fmm */
-    NbodyTree *tree;     /* the tree's (or the FMM's) memory, while one of them is the method */
+    SimForce force;      /* direct (the kernel above) or tree */
+    NbodyTree *tree;     /* the tree's memory, while it is the method */
     float acc_theta;     /* opening angle of the stored accelerations (tree), */
     float acc_alpha;     /* and the error-based test's alpha (0: geometric) */
     int rebuild;         /* the tree's rebuild_every as last set (0: not set since the tree was made) */
@@ -114,36 +113,28 @@ static void sc_unmap(SimCuda *c)
     if (c->nres) CUDA_CHECK(&c->status, cudaGraphicsUnmapResources(c->nres, c->res, c->stream));
 }
 
+/* The method the GPU runs for f: the fmm's request runs the tree, which is faster on the GPU at
+ * every accuracy measured (docs/FMM.md); sim_force then reports the tree. */
 static SimForce sc_resolve_force(SimForce f, int n)
 {
+    if (f == SIM_FORCE_FMM) return SIM_FORCE_TREE;
     if (f != SIM_FORCE_AUTO) return f;
     return n >= SIM_TREE_MIN_BODIES_CUDA ? SIM_FORCE_TREE : SIM_FORCE_DIRECT;
 }
 
-static bool sc_treelike(SimForce f) { return f == SIM_FORCE_TREE || f == SIM_FORCE_FMM; }
+static bool sc_treelike(SimForce f) { return f == SIM_FORCE_TREE; }
 
 /* The device memory of force method f's tree for n bodies (0 for the direct sum). */
-static size_t sc_tree_bytes(SimForce f, int n)
-{
-    return f == SIM_FORCE_FMM ? nbody_fmm_bytes(n) : f == SIM_FORCE_TREE ? nbody_tree_bytes(n) : 0;
-}
-
-static NbodyTree *sc_tree_create(SimForce f, int n, char *err, size_t errlen)
-{
-    return f == SIM_FORCE_FMM ? nbody_fmm_create(n, err, errlen) : nbody_tree_create(n, err, errlen);
-}
+static size_t sc_tree_bytes(SimForce f, int n) { return f == SIM_FORCE_TREE ? nbody_tree_bytes(n) : 0; }
 
 /* The accelerations of f->pos into f->acc, and the kick where f->vel is given: one fused launch of
- * the direct kernel, or the tree's (the FMM's) force call and then the kick. False after a failure
- * (kept). */
+ * the direct kernel, or the tree's force call and then the kick. False after a failure (kept). */
 static bool sc_launch(SimCuda *c, const NbodyForces *f, float theta, float alpha)
 {
     if (!sc_treelike(c->force)) return CUDA_CHECK(&c->status, nbody_forces_launch(f, c->stream));
     const float eps2 = (float)f->eps2, th = sim_opening_theta(c->force, theta, alpha);
-    const cudaError_t e =
-        c->force == SIM_FORCE_FMM ? nbody_fmm_forces(c->tree, f->pos, f->n, eps2, th, f->acc, c->stream)
-        : alpha > 0               ? nbody_tree_forces_rel(c->tree, f->pos, f->n, eps2, th, alpha, f->acc, c->stream)
-                                  : nbody_tree_forces(c->tree, f->pos, f->n, eps2, th, f->acc, c->stream);
+    const cudaError_t e = alpha > 0 ? nbody_tree_forces_rel(c->tree, f->pos, f->n, eps2, th, alpha, f->acc, c->stream)
+                                    : nbody_tree_forces(c->tree, f->pos, f->n, eps2, th, f->acc, c->stream);
     return CUDA_CHECK(&c->status, e) && (!f->vel || CUDA_CHECK(&c->status, nbody_kick_launch(f, c->stream)));
 }
 
@@ -385,7 +376,7 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     }
     if (sc_treelike(c->force)) {
         char why[256];
-        if (!(c->tree = sc_tree_create(c->force, c->n, why, sizeof why))) {
+        if (!(c->tree = nbody_tree_create(c->n, why, sizeof why))) {
             sc_fail(c, why);
             goto fail;
         }
@@ -632,26 +623,22 @@ bool sim_cuda_probe(char *why, size_t whylen)
     return true;
 }
 
-/* A switch to the tree or the FMM takes its memory now (the FMM's tree runs the tree too, a tree
- * without the FMM's memory is replaced); a switch to the direct sum gives it back. */
+/* A switch to the tree takes its memory now; a switch to the direct sum gives it back. */
 static int cuda_set_force(void *impl, SimForce f, char *err, size_t errlen)
 {
     SimCuda *c = impl;
     f = sc_resolve_force(f, c->n);
-    const bool held = c->tree && (f != SIM_FORCE_FMM || c->force == SIM_FORCE_FMM);
-    if (sc_treelike(f) && !held) {
+    if (sc_treelike(f) && !c->tree) {
         size_t free_bytes = 0, total_bytes = 0;
         CudaStatus st = {0};
         if (!CUDA_CHECK(&st, cudaMemGetInfo(&free_bytes, &total_bytes))) free_bytes = 0;
-        const size_t need = sc_tree_bytes(f, c->n), have = c->tree ? sc_tree_bytes(c->force, c->n) : 0;
-        if (need > (free_bytes + have) / 10 * 9) {
-            snprintf(err, errlen, "the %s for %d bodies needs %.0f MiB of GPU memory, %.0f MiB are free",
-                     f == SIM_FORCE_FMM ? "FMM" : "tree", c->n, need / 1048576.0, free_bytes / 1048576.0);
+        const size_t need = sc_tree_bytes(f, c->n);
+        if (need > free_bytes / 10 * 9) {
+            snprintf(err, errlen, "the tree for %d bodies needs %.0f MiB of GPU memory, %.0f MiB are free", c->n,
+                     need / 1048576.0, free_bytes / 1048576.0);
             return -1;
         }
-        nbody_tree_destroy(c->tree);
-        c->tree = NULL;
-        if (!(c->tree = sc_tree_create(f, c->n, err, errlen))) return -1;
+        if (!(c->tree = nbody_tree_create(c->n, err, errlen))) return -1;
         c->rebuild = 0;
     }
     if (!sc_treelike(f)) {

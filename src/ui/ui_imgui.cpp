@@ -230,6 +230,8 @@ static void force_combo(UiModel *m)
         "Barnes-Hut with quadrupoles: O(N log N), with the opening angle theta",
         "fast multipole method: far cells act on groups of bodies through one expansion; theta sets it",
     };
+    // The fmm is the CPU backend's: on the GPU the tree is faster at every accuracy measured.
+    const bool fmm_here = !m->readout.cuda;
     char shown[48];
     if (m->controls.force == UI_FORCE_AUTO)
         snprintf(shown, sizeof shown, "auto (%s)", m->readout.fmm ? "fmm" : m->readout.tree ? "tree" : "direct");
@@ -239,11 +241,17 @@ static void force_combo(UiModel *m)
     if (ImGui::BeginCombo("force", shown)) {
         for (int f = 0; f < UI_FORCE_COUNT; f++) {
             const char *force = ui_name(m->names.force, UI_FORCE_COUNT, f);
+            const bool offered = f != UI_FORCE_FMM || fmm_here;
+            ImGui::BeginDisabled(!offered);
             if (ImGui::Selectable(force, f == m->controls.force) && f != m->controls.force) {
                 m->actions.force_wanted = f;
                 m->actions.apply_force = true;
             }
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", what[f]);
+            ImGui::EndDisabled();
+            if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+                ImGui::SetTooltip("%s", offered ? what[f]
+                                                : "fast multipole method: the CPU backend's. On the GPU the tree is "
+                                                  "faster at every accuracy measured.");
             char name[sizeof m->readout.widgets[0].name];
             snprintf(name, sizeof name, "force %.12s", force);
             ui_note_widget(m, name);

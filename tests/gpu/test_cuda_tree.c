@@ -45,18 +45,18 @@ static void check_accuracy_at(const char *what, const Bodies *b, float eps, floa
     Reference ref;
     reference_build(&ref, b, eps, SAMPLE);
     Run r;
-    run_open(&r, b, false);
+    run_open(&r, b);
     NbodyTreeStats s;
     /* Other angles too, for the record: what the default could be. */
     static const float others[] = {0.5f, 0.45f, 0.4f, 0.35f, 0.3f};
     for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
         if (others[k] == theta) continue;
-        run_forces(&r, TREE, eps, others[k], 0, &s);
+        run_forces(&r, eps, others[k], &s);
         Errors o = errors_of(what, r.host, &ref);
         print_message("%-22s N = %7d theta %.2f: median %.2e  p99 %.2e  worst %.2e | %.0f body + %.0f cell\n",
                       what, b->n, others[k], o.median, o.p99, o.worst, s.body_body, s.body_cell);
     }
-    run_forces(&r, TREE, eps, theta, 0, &s);
+    run_forces(&r, eps, theta, &s);
     Errors e = errors_of(what, r.host, &ref);
     print_message("%-22s N = %7d theta %.2f: median %.2e  p99 %.2e  worst %.2e | %d cells, depth %d, "
                   "%.0f body + %.0f cell terms a body\n",
@@ -157,12 +157,12 @@ static void test_theta(void **state)
     Reference ref;
     reference_build(&ref, &b, eps, SAMPLE);
     Run r;
-    run_open(&r, &b, false);
+    run_open(&r, &b);
     static const float thetas[] = {1.0f, 0.8f, 0.6f, 0.5f, 0.45f, 0.4f, 0.35f, 0.3f};
     Errors last = {INFINITY, INFINITY, INFINITY};
     for (size_t k = 0; k < sizeof thetas / sizeof thetas[0]; k++) {
         NbodyTreeStats s;
-        run_forces(&r, TREE, eps, thetas[k], 0, &s);
+        run_forces(&r, eps, thetas[k], &s);
         Errors e = errors_of("theta sweep", r.host, &ref);
         print_message("collision N = %d theta %.2f: median %.2e  p99 %.2e  worst %.2e | %.0f body + %.0f cell "
                       "terms a body, build %.2f ms, walk %.2f ms\n",
@@ -173,7 +173,7 @@ static void test_theta(void **state)
         last = e;
     }
     NbodyTreeStats s;
-    run_forces(&r, TREE, eps, 0.0f, 0, &s);
+    run_forces(&r, eps, 0.0f, &s);
     Errors e = errors_of("theta 0", r.host, &ref);
     print_message("collision N = %d theta 0: median %.2e p99 %.2e (%.0f body + %.0f cell terms a body)\n", b.n,
                   e.median, e.p99, s.body_body, s.body_cell);
@@ -192,7 +192,7 @@ static void test_repeat(void **state)
     gpu_require_cuda();
     Bodies b;
     clustered(&b, quick ? 10000 : 100000, 9);
-    check_repeat(&b, TREE, 1e-3f);
+    check_repeat(&b, 1e-3f);
     bodies_free(&b);
 }
 
@@ -230,7 +230,7 @@ static float opening_ms(Run *r, float eps, Opening o, NbodyTreeStats *s)
 /* The errors of one call at o that starts from the geometric default's accelerations. */
 static Errors opening_errors(Run *r, float eps, Opening o, const Reference *ref, const char *what)
 {
-    run_forces(r, TREE, eps, params_theta(0), 0, NULL);
+    run_forces(r, eps, params_theta(0), NULL);
     opening_call(r, eps, o);
     cuda_ok(CUDA_CHECK(&cuda, cudaDeviceSynchronize()));
     cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(r->host, r->acc, (size_t)r->n * sizeof(float4), cudaMemcpyDeviceToHost)));
@@ -249,9 +249,9 @@ static void check_rel(const char *what, const Bodies *b, float eps, bool fewer)
     Reference ref;
     reference_build(&ref, b, eps, SAMPLE);
     Run r;
-    run_open(&r, b, false);
+    run_open(&r, b);
     NbodyTreeStats geo, s;
-    run_forces(&r, TREE, eps, params_theta(0), 0, &geo);
+    run_forces(&r, eps, params_theta(0), &geo);
     const Errors e = opening_errors(&r, eps, rel, &ref, what);
     nbody_tree_stats(r.tree, &s);
     print_message("%-22s N = %7d theta_max %.2f alpha %.1e: median %.2e  p99 %.2e  worst %.2e | %.0f body + %.0f "
@@ -341,8 +341,8 @@ static void check_refit(const char *what, const Bodies *start, float eps, Openin
     memcpy(b.pos, start->pos, 4 * (size_t)n * sizeof(float));
     memcpy(b.vel, start->vel, 4 * (size_t)n * sizeof(float));
     Run r, fresh;
-    run_open(&r, &b, false);
-    run_open(&fresh, &b, false);
+    run_open(&r, &b);
+    run_open(&fresh, &b);
     nbody_tree_set_rebuild(r.tree, REFIT_EVERY);
     cuda_ok(CUDA_CHECK(&cuda, cudaMemset(r.acc, 0, (size_t)n * sizeof(float4))));
     float *mine = malloc((size_t)n * sizeof(float4)), *built = malloc((size_t)n * sizeof(float4));
@@ -410,7 +410,7 @@ static void test_refit(void **state)
 static void check_small(const char *what, const Bodies *b, float eps)
 {
     NbodyTreeStats s;
-    const Errors e = small_errors(what, b, eps, TREE, &s);
+    const Errors e = small_errors(what, b, eps, &s);
     print_message("%-22s N = %7d: median %.2e  p99 %.2e  worst %.2e | %d cells, depth %d\n", what, b->n, e.median,
                   e.p99, e.worst, s.cells, s.depth);
     if (!within_limits(e)) fail_msg("%s N = %d: median %.3g, 99th percentile %.3g", what, b->n, e.median, e.p99);
@@ -419,9 +419,9 @@ static void check_small(const char *what, const Bodies *b, float eps)
 static void test_degenerate(void **state)
 {
     gpu_require_cuda();
-    check_few_bodies(TREE, check_small);
+    check_few_bodies(check_small);
     NbodyTreeStats s;
-    const int n = check_one_point(TREE, &s);
+    const int n = check_one_point(&s);
     print_message("all at one point, N = %d: %d cells, depth %d\n", n, s.cells, s.depth);
     check_broken_balls(check_small);
 }
@@ -462,9 +462,9 @@ static void test_bench(void **state)
         float eps;
         scene_bodies(&b, SCENE_COLLISION, ns[k], &eps);
         Run r;
-        run_open(&r, &b, false);
+        run_open(&r, &b);
         NbodyTreeStats s;
-        const Timing t = time_calls(&r, TREE, eps, &s);
+        const Timing t = time_calls(&r, eps, &s);
         print_message("%9d %8.3f %8.3f %8.3f %7d %6d %8.0f %8.0f\n", b.n, t.call, t.build, t.walk, s.cells, s.depth,
                       s.body_body, s.body_cell);
         run_close(&r);
@@ -498,7 +498,7 @@ static void test_front(void **state)
         Reference ref;
         reference_build(&ref, &b, eps, SAMPLE);
         Run r;
-        run_open(&r, &b, false);
+        run_open(&r, &b);
         const int rows = (int)(sizeof geometric / sizeof geometric[0] + sizeof widest / sizeof widest[0] *
                                                                              (sizeof alphas / sizeof alphas[0]));
         for (int row = 0; row < rows; row++) {

@@ -1,4 +1,4 @@
-/* What the GPU tree tests share (test_cuda_tree.c, test_cuda_fmm.c): the command line and the
+/* What the GPU tree tests share (test_cuda_tree.c): the command line and the
  * error limits; in a CUDA build, a CUDA check that fails the test, the f64 reference on all bodies
  * or a sample, the per-body error percentiles, one run's device buffers, tree and calls, the
  * timing of a call, the scene builder and the inputs that break naive trees, with the checks both
@@ -51,7 +51,6 @@ static inline void tree_options(int argc, char **argv)
 #ifdef STARBURST_HAVE_CUDA
 
 #include "cuda_check.h"
-#include "fmm.h"
 
 static CudaStatus cuda;
 
@@ -90,18 +89,18 @@ static inline Errors errors_of(const char *what, const float *acc4, const Refere
 typedef struct Run {
     int n;
     float4 *pos, *acc;
-    NbodyTree *tree; /* with fmm, made by nbody_fmm_create: it runs the FMM and the tree */
+    NbodyTree *tree;
     float *host;     /* 4 floats a body */
 } Run;
 
-static inline void run_open(Run *r, const Bodies *b, bool fmm)
+static inline void run_open(Run *r, const Bodies *b)
 {
     char err[256] = "";
     r->n = b->n;
     cuda_ok(CUDA_CHECK(&cuda, cudaMalloc((void **)&r->pos, (size_t)b->n * sizeof(float4))));
     cuda_ok(CUDA_CHECK(&cuda, cudaMalloc((void **)&r->acc, (size_t)b->n * sizeof(float4))));
     cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(r->pos, b->pos, (size_t)b->n * sizeof(float4), cudaMemcpyHostToDevice)));
-    r->tree = fmm ? nbody_fmm_create(b->n, err, sizeof err) : nbody_tree_create(b->n, err, sizeof err);
+    r->tree = nbody_tree_create(b->n, err, sizeof err);
     if (!r->tree) fail_msg("%s", err);
     r->host = malloc((size_t)b->n * sizeof(float4));
     assert_non_null(r->host);
@@ -174,26 +173,16 @@ static inline int compare_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The ways a call can go: the FMM at theta (its far angle by the default ratio, or theta_fmm where
- * it is positive), or the tree alone. */
-typedef enum Method { FMM, TREE } Method;
-
-static inline void run_call(Run *r, Method m, float eps, float theta, float theta_fmm)
+static inline void run_call(Run *r, float eps, float theta)
 {
-    const float eps2 = eps * eps;
-    if (m == TREE)
-        cuda_ok(CUDA_CHECK(&cuda, nbody_tree_forces(r->tree, r->pos, r->n, eps2, theta, r->acc, 0)));
-    else if (theta_fmm > 0)
-        cuda_ok(CUDA_CHECK(&cuda, nbody_fmm_forces_at(r->tree, r->pos, r->n, eps2, theta, theta_fmm, r->acc, 0)));
-    else
-        cuda_ok(CUDA_CHECK(&cuda, nbody_fmm_forces(r->tree, r->pos, r->n, eps2, theta, r->acc, 0)));
+    cuda_ok(CUDA_CHECK(&cuda, nbody_tree_forces(r->tree, r->pos, r->n, eps * eps, theta, r->acc, 0)));
 }
 
 /* One call into r->host (poisoned with NaN first, so an unwritten body fails). */
-static inline void run_forces(Run *r, Method m, float eps, float theta, float theta_fmm, NbodyTreeStats *stats)
+static inline void run_forces(Run *r, float eps, float theta, NbodyTreeStats *stats)
 {
     cuda_ok(CUDA_CHECK(&cuda, cudaMemset(r->acc, 0xff, (size_t)r->n * sizeof(float4))));
-    run_call(r, m, eps, theta, theta_fmm);
+    run_call(r, eps, theta);
     cuda_ok(CUDA_CHECK(&cuda, cudaDeviceSynchronize()));
     cuda_ok(CUDA_CHECK(&cuda, cudaMemcpy(r->host, r->acc, (size_t)r->n * sizeof(float4), cudaMemcpyDeviceToHost)));
     if (stats) nbody_tree_stats(r->tree, stats);
@@ -209,15 +198,15 @@ static inline void check_limits(const char *what, int n, Errors e)
                  MEDIAN_TOL, e.p99, P99_TOL);
 }
 
-/* The whole of b by m at BALL_THETA (every small input is built on a uniform ball): its errors
+/* The whole of b at BALL_THETA (every small input is built on a uniform ball): its errors
  * against the reference, and the call's stats in s. */
-static inline Errors small_errors(const char *what, const Bodies *b, float eps, Method m, NbodyTreeStats *s)
+static inline Errors small_errors(const char *what, const Bodies *b, float eps, NbodyTreeStats *s)
 {
     Reference ref;
     reference_build(&ref, b, eps, SAMPLE);
     Run r;
-    run_open(&r, b, m == FMM);
-    run_forces(&r, m, eps, BALL_THETA, 0, s);
+    run_open(&r, b);
+    run_forces(&r, eps, BALL_THETA, s);
     const Errors e = errors_of(what, r.host, &ref);
     run_close(&r);
     reference_free(&ref);
@@ -235,32 +224,29 @@ static inline float median_of(float *v, int count)
 enum { TREE_WARM = 3, TREE_TIMED = 10 };
 
 typedef struct Timing {
-    float call, build, upward, walk, downward;
+    float call, build, walk;
 } Timing;
 
-static inline Timing time_calls(Run *r, Method m, float eps, NbodyTreeStats *s)
+static inline Timing time_calls(Run *r, float eps, NbodyTreeStats *s)
 {
-    float t[5][TREE_TIMED];
+    float t[3][TREE_TIMED];
     cudaEvent_t start, stop;
     cuda_ok(CUDA_CHECK(&cuda, cudaEventCreate(&start)));
     cuda_ok(CUDA_CHECK(&cuda, cudaEventCreate(&stop)));
     for (int i = 0; i < TREE_WARM + TREE_TIMED; i++) {
         cuda_ok(CUDA_CHECK(&cuda, cudaEventRecord(start, 0)));
-        run_call(r, m, eps, params_theta(0), 0);
+        run_call(r, eps, params_theta(0));
         cuda_ok(CUDA_CHECK(&cuda, cudaEventRecord(stop, 0)));
         cuda_ok(CUDA_CHECK(&cuda, cudaEventSynchronize(stop)));
         nbody_tree_stats(r->tree, s);
         if (i < TREE_WARM) continue;
         cuda_ok(CUDA_CHECK(&cuda, cudaEventElapsedTime(&t[0][i - TREE_WARM], start, stop)));
         t[1][i - TREE_WARM] = (float)s->build_ms;
-        t[2][i - TREE_WARM] = (float)s->upward_ms;
-        t[3][i - TREE_WARM] = (float)s->walk_ms;
-        t[4][i - TREE_WARM] = (float)s->downward_ms;
+        t[2][i - TREE_WARM] = (float)s->walk_ms;
     }
     cuda_ok(CUDA_CHECK(&cuda, cudaEventDestroy(start)));
     cuda_ok(CUDA_CHECK(&cuda, cudaEventDestroy(stop)));
-    return (Timing){median_of(t[0], TREE_TIMED), median_of(t[1], TREE_TIMED), median_of(t[2], TREE_TIMED),
-                    median_of(t[3], TREE_TIMED), median_of(t[4], TREE_TIMED)};
+    return (Timing){median_of(t[0], TREE_TIMED), median_of(t[1], TREE_TIMED), median_of(t[2], TREE_TIMED)};
 }
 
 /* The device's name and multiprocessors, and its free memory. */
@@ -273,18 +259,18 @@ static inline size_t device_free(char *name, size_t size, int *sms)
 }
 
 /* Two calls, and a second tree, give the same bits. */
-static inline void check_repeat(const Bodies *b, Method m, float eps)
+static inline void check_repeat(const Bodies *b, float eps)
 {
     Run r1, r2;
-    run_open(&r1, b, m == FMM);
-    run_open(&r2, b, m == FMM);
+    run_open(&r1, b);
+    run_open(&r2, b);
     float *first = malloc((size_t)b->n * sizeof(float4));
     assert_non_null(first);
-    run_forces(&r1, m, eps, params_theta(0), 0, NULL);
+    run_forces(&r1, eps, params_theta(0), NULL);
     memcpy(first, r1.host, (size_t)b->n * sizeof(float4));
-    run_forces(&r1, m, eps, params_theta(0), 0, NULL);
+    run_forces(&r1, eps, params_theta(0), NULL);
     assert_memory_equal(first, r1.host, (size_t)b->n * sizeof(float4));
-    run_forces(&r2, m, eps, params_theta(0), 0, NULL);
+    run_forces(&r2, eps, params_theta(0), NULL);
     assert_memory_equal(first, r2.host, (size_t)b->n * sizeof(float4));
     free(first);
     run_close(&r1);
@@ -295,7 +281,7 @@ static inline void check_repeat(const Bodies *b, Method m, float eps)
 typedef void SmallCheck(const char *what, const Bodies *b, float eps);
 
 /* One, two and three bodies: the direct sum; one body alone feels exactly nothing. */
-static inline void check_few_bodies(Method m, SmallCheck *check)
+static inline void check_few_bodies(SmallCheck *check)
 {
     Bodies b;
     char what[64];
@@ -305,8 +291,8 @@ static inline void check_few_bodies(Method m, SmallCheck *check)
         check(what, &b, 0.01f);
         if (n == 1) {
             Run r;
-            run_open(&r, &b, m == FMM);
-            run_forces(&r, m, 0.01f, params_theta(0), 0, NULL);
+            run_open(&r, &b);
+            run_forces(&r, 0.01f, params_theta(0), NULL);
             check_finite("one body", &r, true);
             run_close(&r);
         }
@@ -316,15 +302,15 @@ static inline void check_few_bodies(Method m, SmallCheck *check)
 
 /* All bodies at one point (no cell far from another): every acceleration exactly zero, softened
  * and not. s gets the softened call's stats; returns the number of bodies. */
-static inline int check_one_point(Method m, NbodyTreeStats *s)
+static inline int check_one_point(NbodyTreeStats *s)
 {
     Bodies b;
     Run r;
     one_point_bodies(&b);
-    run_open(&r, &b, m == FMM);
-    run_forces(&r, m, 0.01f, params_theta(0), 0, s);
+    run_open(&r, &b);
+    run_forces(&r, 0.01f, params_theta(0), s);
     check_finite("all at one point", &r, true);
-    run_forces(&r, m, 0.0f, params_theta(0), 0, NULL);
+    run_forces(&r, 0.0f, params_theta(0), NULL);
     check_finite("all at one point, no softening", &r, true);
     run_close(&r);
     const int n = b.n;

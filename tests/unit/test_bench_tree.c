@@ -115,6 +115,7 @@ static void bad_tree_options_are_refused_in_one_line(void **state)
         "bench --samples 0",       "bench --samples many",    "bench --force tree --sweep",
         "bench --theta 0.4,0.5,2", "bench --theta 0.3,0.4,0.5,0.6,0.7", "bench --theta ,",
         "bench --force tree --kernel mtpb", "bench --kernels-only --force tree",
+        "bench --backend cuda --force fmm", "bench --force fmm --backend cuda --loop-only",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         BenchCli b;
@@ -137,6 +138,8 @@ static void loop_only_takes_the_force(void **state)
         assert_true(b.run_loop && !b.run_tree && !b.run_kernels);
         assert_int_equal(b.loop.force, SIM_FORCE_FMM);
         assert_true(b.loop.theta == 0.5f);
+        /* The fmm is the CPU backend's alone: asked for, the CPU runs it. */
+        assert_int_equal(b.loop.backend, SIM_BACKEND_CPU);
     }
     BenchCli b;
     char err[256] = "";

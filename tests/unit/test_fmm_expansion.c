@@ -1,4 +1,4 @@
-/* kernels/fmm_expansion.h as the CPU compiles it (C11): the coefficients' layout; a softened
+/* sim/fmm_expansion.h as the CPU compiles it (C11): the coefficients' layout; a softened
  * point mass's local expansion against its exact pull, the error falling as (r_g / R)^p; a cell
  * of bodies (monopole + quadrupole + trace) expanded about a group centre against the f64 sum
  * over its bodies, and at the centre itself equal to the tree's cell term; a close pair without
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "fmm_expansion.h"
+#include "sim/fmm_expansion.h"
 
 static void test_layout(void **state)
 {
