@@ -5,6 +5,8 @@
 // Light adds up, so the order of the bodies does not matter and nothing is sorted.
 #include "splat_kernels.h"
 
+#include <cuda_fp16.h>
+
 namespace {
 
 // As bodies.vert: [galaxy][component] in linear light; the component's gain; the speed ramp.
@@ -85,8 +87,23 @@ __global__ void splat_kernel(const float4 *__restrict__ pos, const float *__rest
 
 // Level k + 2 of the pyramid from level k: each texel the mean of the 4 x 4 texels above it, as
 // two of GL's 2 x 2 boxes (the padding makes every size the tonemap reads even). Level 0 is plain
-// memory; the glow's levels are arrays behind surfaces.
+// memory; the glow's levels are arrays of half floats, as GL's HDR texture is (a filtered fetch of
+// 8 bytes a texel, not 16, through the texture units the tonemap is bound by), behind surfaces.
 __device__ float4 add3(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, 0.0f); }
+
+__device__ void write_half4(cudaSurfaceObject_t s, int x, int y, float4 v)
+{
+    const ushort4 h = make_ushort4(__half_as_ushort(__float2half_rn(v.x)), __half_as_ushort(__float2half_rn(v.y)),
+                                   __half_as_ushort(__float2half_rn(v.z)), 0);
+    surf2Dwrite(h, s, x * (int)sizeof(ushort4), y);
+}
+
+__device__ float4 read_half4(cudaSurfaceObject_t s, int x, int y)
+{
+    const ushort4 h = surf2Dread<ushort4>(s, x * (int)sizeof(ushort4), y);
+    return make_float4(__half2float(__ushort_as_half(h.x)), __half2float(__ushort_as_half(h.y)),
+                       __half2float(__ushort_as_half(h.z)), 0.0f);
+}
 
 __global__ void quarter_from_memory(const float4 *__restrict__ above, int aw, cudaSurfaceObject_t below, int w, int h)
 {
@@ -98,7 +115,7 @@ __global__ void quarter_from_memory(const float4 *__restrict__ above, int aw, cu
         for (int i = 0; i < 4; i++) sum = add3(sum, row[i]);
     }
     const float k = 1.0f / 16.0f;
-    surf2Dwrite(make_float4(k * sum.x, k * sum.y, k * sum.z, 0.0f), below, x * (int)sizeof(float4), y);
+    write_half4(below, x, y, make_float4(k * sum.x, k * sum.y, k * sum.z, 0.0f));
 }
 
 __global__ void quarter_from_surface(cudaSurfaceObject_t above, cudaSurfaceObject_t below, int w, int h)
@@ -108,9 +125,9 @@ __global__ void quarter_from_surface(cudaSurfaceObject_t above, cudaSurfaceObjec
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     for (int j = 0; j < 4; j++)
         for (int i = 0; i < 4; i++)
-            sum = add3(sum, surf2Dread<float4>(above, (4 * x + i) * (int)sizeof(float4), 4 * y + j));
+            sum = add3(sum, read_half4(above, 4 * x + i, 4 * y + j));
     const float k = 1.0f / 16.0f;
-    surf2Dwrite(make_float4(k * sum.x, k * sum.y, k * sum.z, 0.0f), below, x * (int)sizeof(float4), y);
+    write_half4(below, x, y, make_float4(k * sum.x, k * sum.y, k * sum.z, 0.0f));
 }
 
 // textureLod(level, uv) with GL_LINEAR and GL_CLAMP_TO_EDGE: one filtered fetch.
@@ -120,20 +137,21 @@ __device__ float3 bilinear(cudaTextureObject_t level, float u, float v)
     return make_float3(t.x, t.y, t.z);
 }
 
-// smooth_lod of tonemap.frag: a cubic B-spline from four bilinear taps.
+// smooth_lod of tonemap.frag: a cubic B-spline from four bilinear taps. Its divisions are the
+// fast ones, as a fragment shader's are (the weights feed 8-bit output).
 __device__ float3 smooth_level(cudaTextureObject_t level, int w, int h, float u, float v)
 {
-    const float sx = float(w), sy = float(h);
+    const float sx = float(w), sy = float(h), rx = __frcp_rn(sx), ry = __frcp_rn(sy), sixth = 1.0f / 6.0f;
     const float px = u * sx - 0.5f, py = v * sy - 0.5f;
     const float ix = floorf(px), iy = floorf(py), fx = px - ix, fy = py - iy;
     const float fx2 = fx * fx, fx3 = fx2 * fx, fy2 = fy * fy, fy3 = fy2 * fy;
-    const float w0x = (1 - 3 * fx + 3 * fx2 - fx3) / 6, w1x = (4 - 6 * fx2 + 3 * fx3) / 6;
-    const float w2x = (1 + 3 * fx + 3 * fx2 - 3 * fx3) / 6, w3x = fx3 / 6;
-    const float w0y = (1 - 3 * fy + 3 * fy2 - fy3) / 6, w1y = (4 - 6 * fy2 + 3 * fy3) / 6;
-    const float w2y = (1 + 3 * fy + 3 * fy2 - 3 * fy3) / 6, w3y = fy3 / 6;
+    const float w0x = (1 - 3 * fx + 3 * fx2 - fx3) * sixth, w1x = (4 - 6 * fx2 + 3 * fx3) * sixth;
+    const float w2x = (1 + 3 * fx + 3 * fx2 - 3 * fx3) * sixth, w3x = fx3 * sixth;
+    const float w0y = (1 - 3 * fy + 3 * fy2 - fy3) * sixth, w1y = (4 - 6 * fy2 + 3 * fy3) * sixth;
+    const float w2y = (1 + 3 * fy + 3 * fy2 - 3 * fy3) * sixth, w3y = fy3 * sixth;
     const float g0x = w0x + w1x, g1x = w2x + w3x, g0y = w0y + w1y, g1y = w2y + w3y;
-    const float t0x = (ix - 0.5f + w1x / g0x) / sx, t1x = (ix + 1.5f + w3x / g1x) / sx;
-    const float t0y = (iy - 0.5f + w1y / g0y) / sy, t1y = (iy + 1.5f + w3y / g1y) / sy;
+    const float t0x = (ix - 0.5f + __fdividef(w1x, g0x)) * rx, t1x = (ix + 1.5f + __fdividef(w3x, g1x)) * rx;
+    const float t0y = (iy - 0.5f + __fdividef(w1y, g0y)) * ry, t1y = (iy + 1.5f + __fdividef(w3y, g1y)) * ry;
     const float3 a = bilinear(level, t0x, t0y), b = bilinear(level, t1x, t0y);
     const float3 c = bilinear(level, t0x, t1y), d = bilinear(level, t1x, t1y);
     return make_float3(g0y * (g0x * a.x + g1x * b.x) + g1y * (g0x * c.x + g1x * d.x),
@@ -149,7 +167,7 @@ __global__ void tonemap_kernel(SplatPyramid q, float exposure, float glow_gain, 
     const int w = q.width, h = q.height;
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= q.view_width || y >= q.view_height) return;
-    const float u = (float(x) + 0.5f) / float(w), v = (float(y) + 0.5f) / float(h);
+    const float u = (float(x) + 0.5f) * __frcp_rn(float(w)), v = (float(y) + 0.5f) * __frcp_rn(float(h));
     float4 *level0 = reinterpret_cast<float4 *>(q.level0);
     const float4 hdr = level0[y * w + x];
     level0[y * w + x] = make_float4(0.0f, 0.0f, 0.0f, 0.0f); // black for the next frame's splat
@@ -163,7 +181,7 @@ __global__ void tonemap_kernel(SplatPyramid q, float exposure, float glow_gain, 
     for (int k = 0; k < 3; k++) c[k] = exposure * (hd[k] + glow_gain * gl[k]);
     const float WHITE = 20.0f; // as tonemap.frag
     const float l = 0.2126f * c[0] + 0.7152f * c[1] + 0.0722f * c[2];
-    const float scale = (1.0f + l / (WHITE * WHITE)) / (1.0f + l);
+    const float scale = __fdividef(1.0f + l * (1.0f / (WHITE * WHITE)), 1.0f + l);
     for (int k = 0; k < 3; k++) c[k] *= scale;
     const float over = fmaxf(fmaxf(c[0], fmaxf(c[1], c[2])) - 1.0f, 0.0f);
     // gl_FragCoord is the pixel's centre.
@@ -172,7 +190,7 @@ __global__ void tonemap_kernel(SplatPyramid q, float exposure, float glow_gain, 
     const float noise = 52.9829189f * (inner - floorf(inner));
     const float dither = ((noise - floorf(noise)) - 0.5f) / 255.0f;
     unsigned char out[3];
-    for (int k = 0; k < 3; k++) out[k] = unorm8(powf(fminf(c[k] + 0.5f * over, 1.0f), 1.0f / 2.2f) + dither);
+    for (int k = 0; k < 3; k++) out[k] = unorm8(__powf(fminf(c[k] + 0.5f * over, 1.0f), 1.0f / 2.2f) + dither);
     surf2Dwrite(make_uchar4(out[0], out[1], out[2], 255), surface, x * (int)sizeof(uchar4), y);
 }
 
@@ -228,7 +246,7 @@ extern "C" cudaError_t splat_pyramid_make(SplatPyramid *q, int view_width, int v
     const size_t bytes = (size_t)q->width * (size_t)q->height * sizeof(float4);
     cudaError_t e = cudaMalloc(reinterpret_cast<void **>(&q->level0), bytes);
     if (e == cudaSuccess) e = cudaMemsetAsync(q->level0, 0, bytes, stream);
-    const cudaChannelFormatDesc texel = cudaCreateChannelDesc<float4>();
+    const cudaChannelFormatDesc texel = cudaCreateChannelDescHalf4();
     for (int g = 0; g < SPLAT_GLOWS && e == cudaSuccess; g++) {
         const int k = 2 * (g + 1); // levels 2, 4 and 6
         q->glow_width[g] = q->width >> k;

@@ -40,8 +40,9 @@ typedef struct SplatParams {
 /* The accumulation buffer (level 0: the view padded to SPLAT_PAD, the view at its bottom left) and
  * the glow's levels 2, 4 and 6 (each level k the mean of the 2^k x 2^k texels above it, as GL's
  * mip chain). Level 0 is plain device memory, which the splat adds to with atomics; the glow's are
- * CUDA arrays, written through surfaces and read through textures that filter as GL's GL_LINEAR
- * with GL_CLAMP_TO_EDGE (the same texture units, one fetch a bilinear tap). */
+ * CUDA arrays of half floats (as GL's HDR texture), written through surfaces and read through
+ * textures that filter as GL's GL_LINEAR with GL_CLAMP_TO_EDGE (the same texture units, one fetch
+ * a bilinear tap). */
 typedef struct SplatPyramid {
     float *level0;
     int width, height; /* of level 0 */
