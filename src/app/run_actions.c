@@ -16,6 +16,8 @@
 void app_describe_opening(SimForce f, const SimParams *p, char *buf, size_t len)
 {
     if (f == SIM_FORCE_TREE && p->alpha > 0) snprintf(buf, len, "alpha %.2g", (double)p->alpha);
+    else if (f == SIM_FORCE_FMM && p->alpha > 0) /* the far field by theta, the near by alpha */
+        snprintf(buf, len, "theta %.2f, alpha %.2g", (double)params_theta(p->theta), (double)p->alpha);
     else snprintf(buf, len, "theta %.2f", (double)params_theta(p->theta));
 }
 
@@ -343,7 +345,7 @@ void app_set_force(App *a, SimForce f)
     if (sim_force(run_sim(a->run)) == SIM_FORCE_TREE)
         snprintf(method, sizeof method, "the tree (Barnes-Hut, %s)", opening);
     else if (sim_force(run_sim(a->run)) == SIM_FORCE_FMM)
-        snprintf(method, sizeof method, "the fast multipole method (theta %.2f)", a->ui.controls.theta);
+        snprintf(method, sizeof method, "the fast multipole method (%s)", opening);
     else
         snprintf(method, sizeof method, "the direct sum (all N^2 pairs)");
     if (say_fmm_runs_as_tree(a)) return;

@@ -36,7 +36,7 @@ static void bench_usage(FILE *f)
           "                         default 5e-4, or 0 where --theta is given: by the angle): a cell is\n"
           "                         taken only where its quadrupole's error stays within A times the\n"
           "                         smallest previous |a| of the bodies it acts on, within an angle of\n"
-          "                         0.6 (kernels/tree_geometry.h); the fmm ignores it\n"
+          "                         0.6 (kernels/tree_geometry.h); the fmm's near field too\n"
           "  --rebuild K            the GPU tree rebuilt every K steps and refitted between (default 1:\n"
           "                         rebuilt every step); a step's time is then a whole cycle's mean\n"
           "  --samples S            bodies in the tree's f64 force check (default 1000)\n"

@@ -158,8 +158,12 @@ static int time_steps(Sim *s, const SimParams *p, int warmup, int repeats, int l
 /* The fast multipole method's title and header. */
 static void print_fmm_title(Context *c, const char *device)
 {
+    char near[96] = "";
+    if (c->alpha > 0)
+        snprintf(near, sizeof near, "; near cells opened by estimated error within %.2g |a|, at most theta %.2f",
+                 (double)c->alpha, (double)sim_opening_theta(SIM_FORCE_FMM, c->theta, c->alpha));
     fprintf(c->out,
-            "\nFast multipole method (theta %.2f, theta_fmm %.3f, local expansions of order %d about each group)\n"
+            "\nFast multipole method (theta %.2f, theta_fmm %.3f, local expansions of order %d about each group%s)\n"
             "against the direct sum (%s): %s backend on %s.\n"
             "Collision scene, the tree rebuilt every step. ms/step: a whole step through the sim API (drift,\n"
             "forces, kick), the median of up to %d timed steps after a warm-up, on the %s. build: box, keys,\n"
@@ -169,7 +173,7 @@ static void print_fmm_title(Context *c, const char *device)
             "the direct sum at the same N in this run, timed in full; speedup = direct / fmm. err: |a - a_f64| /\n"
             "|a_f64| per body against the f64 direct sum on %d bodies spread over the system (on the CPU, %d\n"
             "threads).\n",
-            c->theta, fmm_theta(c->theta), FMM_ORDER,
+            c->theta, fmm_theta(c->theta), FMM_ORDER, near,
             c->backend == SIM_BACKEND_CUDA ? "the symmetric kernel" : "OpenMP, all pairs",
             sim_backend_name(c->backend), device, c->repeats,
             c->backend == SIM_BACKEND_CUDA ? "GPU's clock (CUDA events)" : "wall clock", c->samples,

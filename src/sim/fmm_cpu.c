@@ -8,7 +8,8 @@
  *         the distance of that centre from c_g): the cell's monopole + quadrupole is expanded
  *         about c_g into the group's local expansion L (M2L, sim/fmm_expansion.h), once for
  *         the whole group;
- *   near  accepted by the tree's test (tree_cpu_accepts): a cell-body term per body, as the tree;
+ *   near  accepted by the tree's test (tree_cpu_accepts, by the angle or by estimated error): a
+ *         cell-body term per body, as the tree;
  *   open  otherwise: its children are walked, and a leaf's bodies act body by body.
  * Downward, each body adds the acceleration of its group's L at x - c_g (L2P). Far cells cost
  * one M2L a group instead of one term a body, which is what brings the terms a body down.
@@ -182,10 +183,12 @@ static void l2p_group(const TreeCpuView *v, const TreeCpuNode *g, const float L[
  * summed into its bodies' accelerations, then the expansion at its bodies added. work: body-body,
  * body-cell and cell-group interactions; *down_ms: the time of the last part. */
 static void group_forces(const TreeCpuView *v, int gi, TreeCpuLists *l, FarList *far, float eps2, float theta_fmm,
-                         float *acc3, float *local, float *centre, long long work[3], double *down_ms)
+                         float rel_k, float fallback, float *acc3, float *local, float *centre, long long work[3],
+                         double *down_ms)
 {
     const TreeCpuNode *g = &v->node[v->group[gi]];
     const int gb = g->begin, gn = g->end - g->begin;
+    const TreeCpuOpening op = tree_cpu_opening(v, g, rel_k, fallback, acc3); /* before the group writes */
     float lo[3], hi[3];
     tree_cpu_group_box(v, g, lo, hi);
     const float r_g = group_sphere(v, g, lo, hi, centre);
@@ -203,7 +206,7 @@ static void group_forces(const TreeCpuView *v, int gi, TreeCpuLists *l, FarList 
             far->qxx[nf] = q[0], far->qyy[nf] = q[1], far->qzz[nf] = q[2];
             far->qxy[nf] = q[3], far->qxz[nf] = q[4], far->qyz[nf] = q[5], far->t[nf] = v->trace[i];
             nf++;
-        } else if (tree_cpu_accepts(v, i, g, lo, hi, (TreeCpuOpening){1.0f, 0.0f})) {
+        } else if (tree_cpu_accepts(v, i, g, lo, hi, op)) {
             tree_cpu_list_cell(l, v, i, eps2);
         } else if (c->nchild == 0) {
             tree_cpu_list_leaf(l, v, i);
@@ -226,8 +229,8 @@ static void group_forces(const TreeCpuView *v, int gi, TreeCpuLists *l, FarList 
     }
 }
 
-int fmm_cpu_forces(FmmCpu *f, const float *pos4, int n, float eps, float theta, float theta_fmm, int threads,
-                   float *acc3, TreeCpuStats *stats)
+int fmm_cpu_forces(FmmCpu *f, const float *pos4, int n, float eps, float theta, float theta_fmm, float alpha,
+                   int threads, float *acc3, TreeCpuStats *stats)
 {
     memset(stats, 0, sizeof *stats);
     if (n < 1) return 0;
@@ -238,10 +241,11 @@ int fmm_cpu_forces(FmmCpu *f, const float *pos4, int n, float eps, float theta, 
     const double t0 = (1e3 * clock_seconds());
     const float eps2 = eps * eps;
     const int ngroups = v.groups;
+    const float rel_k = nbody_rel_k(alpha, theta), fallback = nbody_rel_fallback(theta);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int g = 0; g < ngroups; g++) {
         const int thread = omp_get_thread_num();
-        group_forces(&v, g, tree_cpu_lists(f->tree, thread), &f->far[thread], eps2, theta_fmm, acc3,
+        group_forces(&v, g, tree_cpu_lists(f->tree, thread), &f->far[thread], eps2, theta_fmm, rel_k, fallback, acc3,
                      f->local + (size_t)g * FMM_NL, f->centre + 3 * g, f->work + 3 * g, f->down_ms + g);
     }
     const double t1 = (1e3 * clock_seconds());

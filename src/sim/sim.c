@@ -38,7 +38,7 @@ int sim_force_from_name(const char *name)
 
 float sim_opening_theta(SimForce f, float theta, float alpha)
 {
-    return f == SIM_FORCE_TREE && alpha > 0 ? NBODY_TREE_REL_THETA : params_theta(theta);
+    return (f == SIM_FORCE_TREE || f == SIM_FORCE_FMM) && alpha > 0 ? NBODY_TREE_REL_THETA : params_theta(theta);
 }
 
 static SimForce backend_force(const Sim *s) { return s->impl->force ? s->impl->force(s->state) : SIM_FORCE_DIRECT; }

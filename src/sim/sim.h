@@ -104,15 +104,17 @@ typedef struct SimParams {
     float damping; /* velocity factor per step; 1 = conservative */
     float theta;   /* tree opening angle; 0 = the parameter table's default
                       (params_theta, util/params.h); ignored by the direct sum, and by the tree
-                      while it opens by error */
-    float alpha;   /* > 0: the tree opens by estimated error (kernels/tree_geometry.h) within its
-                      widest angle NBODY_TREE_REL_THETA; 0: by the angle theta. The fmm ignores it. */
+                      while it opens by error (the fmm's far angle takes it always) */
+    float alpha;   /* > 0: the tree (and the fmm's near field) opens by estimated error
+                      (kernels/tree_geometry.h) within its widest angle NBODY_TREE_REL_THETA;
+                      0: by the angle theta. */
     int rebuild_every; /* the GPU tree: rebuilt every this many force calls, refitted between
                           (nbody_tree_set_rebuild); 0 or 1: rebuilt every call. The CPU ignores it. */
 } SimParams;
 
 /* The angle force method f opens cells within for theta and alpha (SimParams): the widest angle
- * NBODY_TREE_REL_THETA for the tree by error, else theta (0: the default). */
+ * NBODY_TREE_REL_THETA for the tree by error (and the fmm's near field by error: its far angle
+ * stays fmm_theta(theta)), else theta (0: the default). */
 float sim_opening_theta(SimForce f, float theta, float alpha);
 
 typedef struct SimStats {

@@ -24,10 +24,11 @@ typedef struct SimCpu {
     uint8_t *tag;
     float acc_softening;    /* softening the stored accelerations were computed with */
     SimForce force;         /* resolved: direct, tree or fmm */
-    float theta;            /* the tree's (and the fmm's) opening angle of the last advance */
-    float alpha;            /* and the tree's error-based test's alpha (0: the geometric test alone) */
-    SimForce acc_force;     /* method, angle and alpha the stored accelerations were computed with */
-    float acc_theta, acc_alpha;
+    float theta;            /* the tree's (and the fmm's near field's) opening angle of the last advance */
+    float alpha;            /* and the error-based test's alpha (0: the geometric test alone) */
+    float theta_fmm;        /* the fmm's far angle, from the theta asked for */
+    SimForce acc_force;     /* method, angles and alpha the stored accelerations were computed with */
+    float acc_theta, acc_alpha, acc_theta_fmm;
     TreeCpu *tree;
     FmmCpu *fmm;
     TreeCpuStats tree_stats; /* of the last tree or fmm evaluation; zero after the direct sum */
@@ -69,7 +70,7 @@ static void cpu_forces(SimCpu *c, float eps, float *acc3)
     if (c->force == SIM_FORCE_TREE &&
         tree_cpu_forces(c->tree, c->pos, c->n, eps, c->theta, c->alpha, c->threads, acc3, &c->tree_stats) == 0)
         return;
-    if (c->force == SIM_FORCE_FMM && fmm_cpu_forces(c->fmm, c->pos, c->n, eps, c->theta, fmm_theta(c->theta),
+    if (c->force == SIM_FORCE_FMM && fmm_cpu_forces(c->fmm, c->pos, c->n, eps, c->theta, c->theta_fmm, c->alpha,
                                                     c->threads, acc3, &c->tree_stats) == 0)
         return;
     /* The direct sum; also where the tree runs out of memory, since it needs none. */
@@ -161,6 +162,7 @@ void *sim_cpu_create(const SimDesc *desc, const Bodies *initial, char *err, size
         goto oom;
     c->force = cpu_resolve_force(desc->force, c->n);
     c->theta = params_theta(0);
+    c->theta_fmm = fmm_theta(c->theta);
     c->position_vbo = desc->position_vbo;
     c->speed_vbo = desc->speed_vbo;
     c->threads = desc->threads > 0 ? desc->threads : omp_get_max_threads();
@@ -180,16 +182,19 @@ static void cpu_advance(void *impl, const SimParams *p, int steps)
     const float dt = p->dt, damping = p->damping;
     c->alpha = p->alpha > 0 ? p->alpha : 0;
     c->theta = sim_opening_theta(c->force, p->theta, c->alpha);
+    c->theta_fmm = fmm_theta(params_theta(p->theta));
     /* The stored accelerations are those of the current positions unless the softening or the
      * force method changed. */
     if (!(c->acc_softening == p->softening) || c->acc_force != c->force ||
-        (c->force != SIM_FORCE_DIRECT && (c->acc_theta != c->theta || c->acc_alpha != c->alpha))) {
+        (c->force != SIM_FORCE_DIRECT &&
+         (c->acc_theta != c->theta || c->acc_alpha != c->alpha || c->acc_theta_fmm != c->theta_fmm))) {
         cpu_forces(c, p->softening, c->acc);
         c->acc_softening = p->softening;
     }
     c->acc_force = c->force;
     c->acc_theta = c->theta;
     c->acc_alpha = c->alpha;
+    c->acc_theta_fmm = c->theta_fmm;
     for (int s = 0; s < steps; s++) {
         /* Drift, with the opening half kick on the first step. */
         const float open = s == 0 ? 0.5f * dt : 0.0f;

@@ -277,18 +277,20 @@ static void theta_slider(UiModel *m)
     else if (tree)
         ImGui::SetTooltip("The tree's opening angle: a cell that looks smaller than theta from a body\n"
                           "counts as one term%s. Smaller is more exact and slower.",
-                          m->readout.fmm ? " (and from a group, one expansion)" : "");
+                          m->readout.fmm ? " (and from a group, one expansion: the fmm's far field\n"
+                                           "takes theta even while its near cells open by error)"
+                                         : "");
     else
         ImGui::SetTooltip("theta is the tree's opening angle: the direct sum has none.\nChoose tree under force.");
 }
 
 // The tree's opening test: "by error" (alpha, the error a cell may bring against the smallest
 // |a| it acts on, on a log slider) or by the angle theta. Both are edits an undo takes back. The
-// fmm takes theta alone: greyed with the direct sum.
+// fmm's near cells open by it too (its far field by theta): greyed with the direct sum.
 static void opening_controls(UiModel *m)
 {
     UiControls *c = &m->controls;
-    const bool tree = m->readout.tree && !m->readout.fmm;
+    const bool tree = m->readout.tree;
     bool on = c->alpha > 0;
     const UiParams before = ui_params_now(m);
     // The slider, then its box on the same line: one row of the panel.

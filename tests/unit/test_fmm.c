@@ -1,5 +1,6 @@
 /* The CPU's fast multipole method (sim/fmm_cpu.c): its error against the f64 direct sum on the
  * collision scene, a Plummer sphere, galaxy_20K and tight clumps; the error falling with theta;
+ * its near field opened by estimated error;
  * bit-for-bit repeats on any number of threads; degenerate inputs; energy over a run; agreement
  * with the tree; and the force-method API (auto picks it on the CPU from SIM_FMM_MIN_BODIES_CPU,
  * its stats add up). */
@@ -37,6 +38,30 @@ static void error_falls_with_theta(void **state)
 {
     const float thetas[] = {0.8f, 0.5f, 0.3f};
     check_error_falls(SIM_FORCE_FMM, thetas, 3);
+}
+
+/* The near field opened by estimated error (the run's default alpha), the far angle the default
+ * theta's: within the limits on the collision, a Plummer sphere, tight clumps and galaxy_20K;
+ * the same bits again and on 1 or 2 threads; on the 16K collision fewer terms a body than by
+ * the angle. */
+static void error_opening(void **state)
+{
+    Bodies b;
+    SceneInfo info;
+    build_scene(SCENE_COLLISION, 16384 / SCALE, &b, &info);
+    check_rel(SIM_FORCE_FMM, &b, info.softening, true, "collision");
+    bodies_free(&b);
+    build_scene(SCENE_PLUMMER, 16384 / SCALE, &b, &info);
+    check_rel(SIM_FORCE_FMM, &b, info.softening, false, "plummer");
+    bodies_free(&b);
+    clustered(&b, 16384 / SCALE);
+    check_rel(SIM_FORCE_FMM, &b, 1e-4f, false, "clustered");
+    bodies_free(&b);
+    float eps;
+    if (load_galaxy_20k(&b, &eps)) {
+        check_rel(SIM_FORCE_FMM, &b, eps, false, "galaxy_20K");
+        bodies_free(&b);
+    }
 }
 
 static void degenerate_inputs(void **state) { check_degenerate_inputs(SIM_FORCE_FMM); }
@@ -132,6 +157,7 @@ int main(void)
         cmocka_unit_test(accuracy_galaxy),
         cmocka_unit_test(accuracy_collision_64k),
         cmocka_unit_test(error_falls_with_theta),
+        cmocka_unit_test(error_opening),
         cmocka_unit_test(bit_for_bit),
         cmocka_unit_test(agrees_with_tree),
         cmocka_unit_test(energy),
