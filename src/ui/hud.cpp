@@ -116,7 +116,7 @@ void ui_lecture_hud(UiModel *m)
         hud_text(m, nullptr, "%s   %.0f %s   %.0f fps", text, m->readout.steps_per_s, ui_per_s(m->readout.steps_per_s, "step/s", "steps/s"),
                     m->readout.fps);
         if ((m->readout.cuda && m->readout.kernel_name) || m->readout.tree) {
-            hud_text(m, &accent_color, "%s", m->readout.tree ? "tree" : m->readout.kernel_name);
+            hud_text(m, &accent_color, "%s", m->readout.fmm ? "fmm" : m->readout.tree ? "tree" : m->readout.kernel_name);
             ImGui::SameLine();
         }
         hud_text(m, nullptr, "N %s   %s", ui_grouped(m->readout.bodies, text, sizeof text), m->readout.device ? m->readout.device : "");

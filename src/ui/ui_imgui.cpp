@@ -424,22 +424,23 @@ static void presets_section(UiModel *m)
 static void live_error_lines(const UiModel *m)
 {
     const UiForceError *f = m->readout.live_error_valid ? &m->readout.live_error : nullptr;
-    if (f)
-        ImGui::Text("Force error against f64, %s (%d bodies):", m->readout.live_error_what ? m->readout.live_error_what : "",
-                    f->samples);
+    // The method on a line of its own, "measuring..." after it: no line wider than the panel.
+    if (f) {
+        ImGui::Text("Force error against f64 (%d bodies),", f->samples);
+        ImGui::Text("%s:", m->readout.live_error_what ? m->readout.live_error_what : "");
+    }
     else
         ImGui::TextUnformatted("Force error against f64:");
-    if (f) ImGui::Text("median %.1e  99%% %.1e  max %.1e", f->median, f->p99, f->worst);
     if (m->readout.live_error_measuring || !f) {
-        if (f) ImGui::SameLine();
+        ImGui::SameLine();
         ImGui::TextDisabled("measuring...");
     }
+    if (f) ImGui::Text("median %.1e  99%% %.1e  max %.1e", f->median, f->p99, f->worst);
 }
 
-static void diagnostics_section(UiModel *m)
+// What the open Diagnostics section shows: energy, momenta, the disks' heating, the force error.
+static void diagnostics_lines(UiModel *m)
 {
-    m->controls.diagnostics_open = section(m, "Diagnostics", "Diagnostics");
-    if (!m->controls.diagnostics_open) return;
     const UiDiagnostics *d = m->readout.diag_valid ? &m->readout.diag : nullptr;
     if (d) {
         ImGui::Text("E %+.6e  (K %.4e, W %.4e)", d->total, d->kinetic, d->potential);
@@ -478,6 +479,18 @@ static void diagnostics_section(UiModel *m)
         ImGui::Text("%d bodies: median %.2e  99%% %.2e", f->samples, f->median, f->p99);
         ImGui::Text("99.9%% %.2e  worst %.2e  rms %.2e", f->p999, f->worst, f->rms);
     }
+}
+
+static void diagnostics_section(UiModel *m)
+{
+    m->controls.diagnostics_open = section(m, "Diagnostics", "Diagnostics");
+    if (!m->controls.diagnostics_open) return;
+    // Its lines wrap at the panel's width: a line that widened the panel (anchored at its right
+    // edge) as the section opened would move the header's arrow from under the mouse, and the
+    // click's release, then on the label, would close the section again.
+    ImGui::PushTextWrapPos(0.0f);
+    diagnostics_lines(m);
+    ImGui::PopTextWrapPos();
 }
 
 // The tree overlay: on and off (T), its deepest level, and what it shows or why it shows nothing.
