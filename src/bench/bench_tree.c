@@ -6,7 +6,9 @@
  * N, so the table needs no extrapolation: at 8M bodies a symmetric step takes about 25 s on an
  * H100, timed once without a warm-up (the kernel is warm from the smaller N; the first advance of a
  * simulation also computes its opening forces, outside the CUDA events, which doubles its wall
- * time). Where a direct step is predicted to pass BENCH_TREE_DIRECT_MAX_S, its cell says so. */
+ * time). Where a direct step is predicted to pass BENCH_TREE_DIRECT_MAX_S, its cell says so; the
+ * prediction comes from the N before, or, for a first N far above the smallest, from a direct step
+ * timed at 131,072 bodies (16,384 on the CPU) first. */
 #include "bench/bench_tree.h"
 
 #include <math.h>
@@ -300,22 +302,58 @@ static int measure_tree(Context *c, Bodies *b, const SceneInfo *info, BenchTreeR
     return rc;
 }
 
+/* The direct sum's rate (interactions/s) measured at PROBE_N bodies of the collision scene, for a
+ * run whose first N is far above it: without it the first direct step would be timed whatever
+ * its length (at 16M bodies a symmetric step takes minutes). 0, or -1 on an error. */
+static int probe_direct_rate(Context *c, const SimDesc *d)
+{
+    const int probe_n = c->backend == SIM_BACKEND_CUDA ? 131072 : 16384;
+    char err[512];
+    Bodies b;
+    SceneInfo info;
+    if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = probe_n, .seed = 1}, &b, &info, err, sizeof err) != 0) {
+        bench_progress_clear(&c->progress);
+        fprintf(stderr, "bench: the collision scene of %d bodies: %s\n", probe_n, err);
+        return -1;
+    }
+    Sim *s = sim_create(d, &b, err, sizeof err);
+    bodies_free(&b);
+    if (!s) {
+        bench_progress_clear(&c->progress);
+        fprintf(stderr, "bench: the direct sum at N = %d: %s\n", probe_n, err);
+        return -1;
+    }
+    const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
+    double ms = 0;
+    int rc = time_steps(s, &p, 1, 3, 1, 0, &ms, NULL);
+    if (rc == 0 && ms > 0) c->direct_rate = (double)probe_n * probe_n / (ms * 1e-3);
+    if (rc != 0) {
+        bench_progress_clear(&c->progress);
+        fprintf(stderr, "bench: the direct sum at N = %d: %s\n", probe_n, sim_error(s) ? sim_error(s) : "out of memory");
+    }
+    sim_destroy(s);
+    return rc;
+}
+
 /* The direct sum's step at n, or a note that says why it was not timed. 0, or -1 on an error. */
 static int measure_direct(Context *c, const Bodies *b, const SceneInfo *info, BenchTreeRow *row)
 {
     const double n2 = (double)b->n * b->n;
-    const double predicted_s = c->direct_rate > 0 ? n2 / c->direct_rate : 0;
-    if (predicted_s > BENCH_TREE_DIRECT_MAX_S) {
-        snprintf(row->note, sizeof row->note, "direct not timed: ~%.0f s a step (over %.0f s)", predicted_s,
-                 BENCH_TREE_DIRECT_MAX_S);
-        return 0;
-    }
     const SimDesc d = {.backend = c->backend,
                        .force = SIM_FORCE_DIRECT,
                        .kernel = c->backend == SIM_BACKEND_CUDA ? SIM_KERNEL_SYMMETRIC : SIM_KERNEL_DEFAULT};
     char err[512];
     if (sim_check(&d, b->n, err, sizeof err) != 0) {
         snprintf(row->note, sizeof row->note, "direct not run: %.170s", err);
+        return 0;
+    }
+    if (c->direct_rate == 0 && b->n > (c->backend == SIM_BACKEND_CUDA ? 4 * 131072 : 4 * 16384) &&
+        probe_direct_rate(c, &d) != 0)
+        return -1;
+    const double predicted_s = c->direct_rate > 0 ? n2 / c->direct_rate : 0;
+    if (predicted_s > BENCH_TREE_DIRECT_MAX_S) {
+        snprintf(row->note, sizeof row->note, "direct not timed: ~%.0f s a step (over %.0f s)", predicted_s,
+                 BENCH_TREE_DIRECT_MAX_S);
         return 0;
     }
     Sim *s = sim_create(&d, b, err, sizeof err);
