@@ -85,6 +85,15 @@ NbodyShape nbody_symmetric_shape(int n, int sm_count, size_t max_bytes);
 /* The device scratch a launch of kernel with shape needs for n bodies (the symmetric kernel's
  * pair sums, (parts + 1) parts B float4); 0 for the other kernels. */
 size_t nbody_pair_sums_bytes(NbodyKernel kernel, NbodyShape shape, int n);
+/* The symmetric kernel in pieces, for a launch split across devices (docs/MULTI_GPU.md): its
+ * tasks (pairs of parts, parts (parts + 1) / 2 of them, the off-diagonal ones first), a range of
+ * them launched on the stream's device, and the end of the launch, the slots summed and the kick.
+ * A range reads f->pos and writes f->pair_sums, which may be another device's memory reached by
+ * peer access; every range's sums must be in place before the finish. Running all tasks in any
+ * split and then the finish gives nbody_forces_launch's bits. f->kernel must be symmetric. */
+int nbody_symmetric_tasks(NbodyShape shape);
+cudaError_t nbody_symmetric_tasks_launch(const NbodyForces *f, int first, int count, cudaStream_t stream);
+cudaError_t nbody_symmetric_finish_launch(const NbodyForces *f, cudaStream_t stream);
 /* The shape of a non-mtpb kernel: q = 1, r = 1, block as given or 256. */
 NbodyShape nbody_plain_shape(int block);
 

@@ -58,6 +58,8 @@ inline cudaError_t launch_error()
 /* The symmetric kernel (nbody_symmetric.cu): its launch, pair sums kernel then sum + kick, and
  * its shape check (0, or -1 with one line in err). */
 cudaError_t launch_symmetric(const NbodyForces *f, float eps2, cudaStream_t stream);
+cudaError_t launch_symmetric_tasks(const NbodyForces *f, float eps2, int first, int count, cudaStream_t stream);
+cudaError_t launch_symmetric_finish(const NbodyForces *f, cudaStream_t stream);
 int symmetric_check(NbodyShape shape, char *err, size_t errlen);
 
 } // namespace nbody

@@ -317,6 +317,28 @@ extern "C" cudaError_t nbody_forces_launch(const NbodyForces *f, cudaStream_t st
     return nbody::launch_error();
 }
 
+/* The checks of nbody_forces_launch for the symmetric kernel's split launches. */
+static bool symmetric_ok(const NbodyForces *f)
+{
+    char why[160];
+    return f->n >= 1 && f->kernel == NBODY_KERNEL_SYMMETRIC &&
+           nbody_shape_check(f->kernel, f->precision, f->shape, why, sizeof why) == 0;
+}
+
+extern "C" int nbody_symmetric_tasks(NbodyShape shape) { return shape.parts * (shape.parts + 1) / 2; }
+
+extern "C" cudaError_t nbody_symmetric_tasks_launch(const NbodyForces *f, int first, int count, cudaStream_t stream)
+{
+    if (!symmetric_ok(f)) return cudaErrorInvalidValue;
+    return nbody::launch_symmetric_tasks(f, float_eps2(f), first, count, stream);
+}
+
+extern "C" cudaError_t nbody_symmetric_finish_launch(const NbodyForces *f, cudaStream_t stream)
+{
+    if (!symmetric_ok(f)) return cudaErrorInvalidValue;
+    return nbody::launch_symmetric_finish(f, stream);
+}
+
 extern "C" int nbody_shape_check(NbodyKernel kernel, NbodyPrecision precision, NbodyShape shape, char *err,
                                  size_t errlen)
 {

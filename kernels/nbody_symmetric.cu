@@ -15,7 +15,12 @@
  * Determinism. No atomics: task (k, c) writes its sums for the bodies of part c to slot k, and
  * those for part k to slot c (slot K for the diagonal's own rows), each element of each slot
  * written by one thread of one task. A second kernel adds slot 0, 1, ..., K in that order and
- * gives the kick, so a run repeats bit for bit. The slots cost (K + 1) K B float4 of memory. */
+ * gives the kick, so a run repeats bit for bit. The slots cost (K + 1) K B float4 of memory.
+ *
+ * Several GPUs. The tasks can be launched in ranges (nbody_symmetric_tasks_launch), each on its
+ * own device, all writing into one device's slots by peer access; the sum then runs there. Every
+ * slot element is written by the same task whichever device runs it and the sum's order is the
+ * slots', so the bits do not depend on how the tasks are split (docs/MULTI_GPU.md). */
 #include "kernels.h"
 #include "nbody_common.cuh"
 
@@ -82,16 +87,16 @@ __device__ __forceinline__ void sweep(float4 &pj, float &bx, float &by, float &b
     }
 }
 
-/* Block t runs task t: the off-diagonal squares first, in the order c = 1, 2, ... (k < c), then
+/* Block b runs task first_task + b: the off-diagonal squares first, in the order c = 1, 2, ... (k < c), then
  * the diagonal ones, which are half the work and fill the end. 127 registers: two blocks per SM. */
 __global__ void __launch_bounds__(SYM_BLOCK, 2)
-    forces6_symmetric(const float4 *__restrict__ pos, int n, float eps2, int parts, int part_size,
+    forces6_symmetric(const float4 *__restrict__ pos, int n, float eps2, int parts, int part_size, int first_task,
                       float4 *__restrict__ sums)
 {
     __shared__ float rows[3][SYM_WARPS][SYM_ROWS];
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int off_diagonal = parts * (parts - 1) / 2;
-    const int t = blockIdx.x;
+    const int t = first_task + (int)blockIdx.x;
     int k, c;
     if (t < off_diagonal) {
         c = (int)((1.0f + sqrtf(1.0f + 8.0f * t)) * 0.5f);
@@ -233,12 +238,20 @@ double makespan(int parts, int part_size, int sm_count)
 
 namespace nbody {
 
-cudaError_t launch_symmetric(const NbodyForces *f, float eps2, cudaStream_t stream)
+cudaError_t launch_symmetric_tasks(const NbodyForces *f, float eps2, int first, int count, cudaStream_t stream)
+{
+    const int parts = f->shape.parts, size = part_size_for(f->n, parts), tasks = parts * (parts + 1) / 2;
+    if (!f->pair_sums || f->pair_sums_bytes < sums_bytes(f->n, parts)) return cudaErrorInvalidValue;
+    if (first < 0 || count < 0 || first + count > tasks) return cudaErrorInvalidValue;
+    if (count > 0)
+        forces6_symmetric<<<count, SYM_BLOCK, 0, stream>>>(f->pos, f->n, eps2, parts, size, first, f->pair_sums);
+    return launch_error();
+}
+
+cudaError_t launch_symmetric_finish(const NbodyForces *f, cudaStream_t stream)
 {
     const int parts = f->shape.parts, size = part_size_for(f->n, parts);
     if (!f->pair_sums || f->pair_sums_bytes < sums_bytes(f->n, parts)) return cudaErrorInvalidValue;
-    forces6_symmetric<<<parts * (parts + 1) / 2, SYM_BLOCK, 0, stream>>>(f->pos, f->n, eps2, parts, size,
-                                                                         f->pair_sums);
     Epilogue e = {f->acc, f->vel, f->speed, f->half_kick, f->next_kick, f->damping, f->nonfinite};
     const size_t slot = (size_t)parts * size;
     const int blocks = (f->n + 255) / 256;
@@ -247,6 +260,12 @@ cudaError_t launch_symmetric(const NbodyForces *f, float eps2, cudaStream_t stre
     else
         symmetric_sum<false><<<blocks, 256, 0, stream>>>(f->pair_sums, f->n, slot, parts + 1, e);
     return launch_error();
+}
+
+cudaError_t launch_symmetric(const NbodyForces *f, float eps2, cudaStream_t stream)
+{
+    const cudaError_t e = launch_symmetric_tasks(f, eps2, 0, f->shape.parts * (f->shape.parts + 1) / 2, stream);
+    return e != cudaSuccess ? e : launch_symmetric_finish(f, stream);
 }
 
 int symmetric_check(NbodyShape shape, char *err, size_t errlen)

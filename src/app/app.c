@@ -130,6 +130,7 @@ static void app_update_rates(App *a, double t, int steps)
     if (span >= 0.5) {
         a->ui.readout.fps = a->rates.frames / span;
         a->ui.readout.steps_per_s = a->rates.steps / span;
+        a->ui.readout.gpus = run_info(a->run)->gpus;
         a->ui.readout.interactions_per_s = a->ui.readout.steps_per_s * (double)sim_count(run_sim(a->run)) * sim_count(run_sim(a->run));
         a->ui.readout.gflops = a->ui.readout.interactions_per_s * 20e-9;
         /* The ladder shows what each rung computes, not what vsync lets the frame rate show. */

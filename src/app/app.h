@@ -15,6 +15,8 @@
  * APP_DRAW_CUDA_MIN bodies where the simulation runs on CUDA, GL below (docs/PERFORMANCE.md). */
 enum { APP_DRAW_AUTO = 0, APP_DRAW_GL, APP_DRAW_CUDA };
 #define APP_DRAW_CUDA_MIN 65536
+/* AppOptions.gpus: every GPU of the host (--gpus all); 1 .. 8 name themselves. */
+#define APP_GPUS_ALL 9
 
 typedef struct AppOptions {
     SceneDesc scene;
@@ -26,6 +28,7 @@ typedef struct AppOptions {
     SimKernel kernel;
     SimPrecision precision;
     int threads_per_body, block_size;
+    int gpus;       /* GPUs the direct sum is split across: 0 or 1 = one, APP_GPUS_ALL = all */
     SimForce force; /* direct, tree or auto (0) */
     float theta;    /* tree opening angle; 0 = the default (params_theta) */
     float alpha;    /* the tree's error-based test (params_alpha); < 0 = the default, or 0 (by the

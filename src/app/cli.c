@@ -120,6 +120,11 @@ static int check_combination(const AppOptions *o, char *err, size_t errlen)
                               "--block-size and --precision double are the CUDA backend's");
         return -1;
     }
+    if (o->backend == SIM_BACKEND_CPU && o->gpus > 1) {
+        snprintf(err, errlen, "--backend cpu: --gpus splits the CUDA backend's direct sum across GPUs; the CPU "
+                              "backend runs on the CPU's cores");
+        return -1;
+    }
     if (o->threads_per_body > 1 && o->kernel != SIM_KERNEL_DEFAULT && o->kernel != SIM_KERNEL_MTPB) {
         snprintf(err, errlen, "--threads-per-body %d: only the mtpb kernel splits a body across threads, not %s",
                  o->threads_per_body, kernel);

@@ -19,6 +19,14 @@ static const char *kernel_choice(int v) { return sim_kernel_name((SimKernel)v); 
 static const char *force_choice(int v) { return sim_force_name((SimForce)v); }
 static const char *color_choice(int v) { return renderer_color_mode_name((ColorMode)v); }
 
+/* --gpus: 1 .. GPU_SPLIT_MAX, then "all" (AppOptions.gpus APP_GPUS_ALL). */
+static const char *gpus_choice(int v)
+{
+    static const char *const names[] = {"?", "1", "2", "3", "4", "5", "6", "7", "8", "all"};
+    _Static_assert(sizeof names / sizeof *names == APP_GPUS_ALL + 1, "a name for every count");
+    return v >= 1 && v <= APP_GPUS_ALL ? names[v] : "?";
+}
+
 static const char *precision_choice(int v)
 {
     static const char *const names[] = {[SIM_PRECISION_FLOAT] = "float", [SIM_PRECISION_DOUBLE] = "double"};
@@ -203,6 +211,11 @@ static const AppOption table[] = {
              "of these alone asks for mtpb",
      .value = {.kind = OPTION_NUMBER, .min = 32, .max = 1024, .whole = true, .power_of_two = true},
      .app = APP(block_size, INT)},
+    {"--gpus", .arg = "N",
+     .help = "GPUs of this host the direct sum is split across: 1 (default) to 8, or\n"
+             "all (the symmetric kernel's pairs shared out, the same bits as on one;\n"
+             "the tree and the other kernels run on one GPU)",
+     .value = CHOICE(gpus_choice, 1, APP_GPUS_ALL + 1, "GPU count"), .app = APP(gpus, INT)},
     {"--force", .key = "force", .arg = "M",
      .help = "direct, tree (Barnes-Hut with quadrupoles), fmm (fast multipole method:\n"
              "far cells act on groups of bodies through local expansions; the CPU\n"

@@ -90,8 +90,10 @@ void app_default_settings(App *a)
 void app_say_gpu_only_options(const App *a, const AppOptions *o)
 {
     if (o->backend != SIM_BACKEND_AUTO || sim_backend(run_sim(a->run)) != SIM_BACKEND_CPU) return;
-    char given[4][48];
+    char given[5][48];
     int count = 0;
+    if (o->gpus == APP_GPUS_ALL) snprintf(given[count++], sizeof given[0], "--gpus all");
+    else if (o->gpus > 1) snprintf(given[count++], sizeof given[0], "--gpus %d", o->gpus);
     if (o->kernel != SIM_KERNEL_DEFAULT)
         snprintf(given[count++], sizeof given[0], "--kernel %s", sim_kernel_name(o->kernel));
     if (o->precision == SIM_PRECISION_DOUBLE) snprintf(given[count++], sizeof given[0], "--precision double");
@@ -187,6 +189,7 @@ int app_make_run(App *a, AppOptions *o, bool cuda, char *err, size_t errlen)
         .precision = o->precision,
         .threads_per_body = o->threads_per_body,
         .block_size = o->block_size,
+        .gpus = o->gpus == APP_GPUS_ALL ? -1 : o->gpus,
         .timeline_bytes = o->timeline_mb < 0 ? -1.0 : o->timeline_mb * 1e6,
         .buffers = app_buffers,
         .log = app_run_said,

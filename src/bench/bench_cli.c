@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/gpu_split.h"
 #include "util/params.h"
 
 static void bench_usage(FILE *f)
@@ -60,6 +61,10 @@ static void bench_usage(FILE *f)
           "  --backend B            backend of the loop and the tree: auto (default), cuda, cpu (with\n"
           "                         --force tree or fmm: the CPU's, 16K to 256K bodies; --force fmm\n"
           "                         runs on the CPU backend alone: on the GPU the tree is faster)\n"
+          "  --gpus G[,G...]        the direct sum split across G GPUs of this host (1 to 8, or all),\n"
+          "                         a row each, side by side: ms a step, interactions/s, speed-up and\n"
+          "                         efficiency against 1, the share of the step the copy of the\n"
+          "                         positions took; alone (with -n, default 1M and 2M, and --repeats)\n"
           "  --kernels-only, --loop-only\n"
           "                         (--loop-only with --force tree, fmm or direct: the loop with that\n"
           "                         method, at --theta)\n",
@@ -232,6 +237,29 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
                 }
                 b->loop.draws[b->loop.draws_count++] = w;
             }
+        } else if (!strcmp(opt, "--gpus")) {
+            NEXT();
+            char list[64], why[200];
+            snprintf(list, sizeof list, "%s", argv[++i]);
+            b->gpus.counts_count = 0;
+            for (char *save = NULL, *g = strtok_r(list, ",", &save); g; g = strtok_r(NULL, ",", &save)) {
+                int count;
+                if (gpu_count_parse(g, &count, why, sizeof why) != 0) {
+                    snprintf(err, errlen, "bench: %s", why);
+                    return -1;
+                }
+                if (b->gpus.counts_count == BENCH_GPUS_MAX_COUNTS) {
+                    snprintf(err, errlen, "bench: --gpus: '%s' names more than %d counts", argv[i],
+                             BENCH_GPUS_MAX_COUNTS);
+                    return -1;
+                }
+                b->gpus.counts[b->gpus.counts_count++] = count;
+            }
+            if (b->gpus.counts_count == 0) {
+                snprintf(err, errlen, "bench: --gpus: empty list");
+                return -1;
+            }
+            b->run_gpus = true;
         } else if (!strcmp(opt, "--sweep")) {
             b->kernels.sweep = true;
         } else if (!strcmp(opt, "--window")) {
@@ -247,6 +275,18 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
             return -1;
         }
 #undef NEXT
+    }
+    if (b->run_gpus) {
+        if (force || conflict || b->kernels.sweep) {
+            snprintf(err, errlen, "bench: --gpus times the direct sum across GPUs alone: it does not go with %s",
+                     force ? "--force" : conflict ? conflict : "--sweep");
+            return -1;
+        }
+        b->run_kernels = b->run_tree = b->run_loop = false;
+        b->gpus.ns = b->kernels.ns;
+        b->gpus.ns_count = b->kernels.ns_count;
+        b->gpus.repeats = b->kernels.repeats;
+        return 0;
     }
     if (theta_given && b->tree.alpha > 0) {
         snprintf(err, errlen, "bench: --theta opens the tree by the angle, --alpha by estimated error: one of them");
@@ -302,6 +342,18 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
 int bench_cli_run(BenchCli *b)
 {
     int status = 0;
+    if (b->run_gpus) {
+        char csv[4096];
+        const char *gpus_csv = NULL;
+        if (b->csv_path) {
+            const char *dot = strrchr(b->csv_path, '.');
+            int stem = dot ? (int)(dot - b->csv_path) : (int)strlen(b->csv_path);
+            if (snprintf(csv, sizeof csv, "%.*s-gpus%s", stem, b->csv_path, dot ? dot : ".csv") < (int)sizeof csv)
+                gpus_csv = csv;
+        }
+        b->gpus.csv_path = gpus_csv;
+        return bench_gpus_run(&b->gpus);
+    }
     if (b->run_kernels) {
         b->kernels.csv_path = b->csv_path;
         status = bench_run(&b->kernels);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "bench/bench.h"
+#include "bench/bench_gpus.h"
 #include "bench/bench_loop.h"
 #include "bench/bench_tree.h"
 
@@ -13,7 +14,8 @@ typedef struct BenchCli {
     BenchOptions kernels;
     BenchTreeOptions tree;
     BenchLoopOptions loop;
-    bool run_kernels, run_tree, run_loop;
+    BenchGpusOptions gpus;
+    bool run_kernels, run_tree, run_loop, run_gpus;
     const char *csv_path;
     /* Storage for the lists the options point into. */
     int ns[16];

@@ -260,6 +260,7 @@ static SimDesc sim_desc(const Run *r, SimBackend backend, SimKernel kernel)
         .threads_per_body = r->desc.threads_per_body,
         .block_size = r->desc.block_size,
         .force = r->source.force,
+        .gpus = backend == SIM_BACKEND_CPU ? 0 : r->desc.gpus,
         .position_vbo = r->position_vbo,
         .speed_vbo = r->speed_vbo,
     };
@@ -308,6 +309,8 @@ int run_reset(Run *r, SceneKind kind, int n, uint64_t seed, SimKernel kernel, ch
     }
     RunInfo *info = &r->info;
     const bool fresh = d.kind != (SceneKind)r->last_scene || b.n != r->last_n;
+    char said[sizeof info->gpus_note]; /* the GPUs' note is said again only where it changes */
+    snprintf(said, sizeof said, "%s", info->gpus_note);
     *info = (RunInfo){.scene = scene,
                       .kind = d.kind,
                       .n = b.n,
@@ -318,6 +321,8 @@ int run_reset(Run *r, SceneKind kind, int n, uint64_t seed, SimKernel kernel, ch
                       .saved = saved,
                       .speed_scale = speed_scale(&b)};
     snprintf(info->device, sizeof info->device, "%s", sim_device_name(r->sim));
+    snprintf(info->gpus_note, sizeof info->gpus_note, "%s", said);
+    info->gpus = 1;
     r->builds++;
     r->last_scene = (int)d.kind;
     r->last_n = b.n;
@@ -365,6 +370,17 @@ int run_reset_to(Run *r, const RunSource *s, SceneKind kind, int n, uint64_t see
     return -1;
 }
 
+/* The GPUs the last step ran on; why fewer than asked, said on screen and on the console where
+ * it changed. */
+static void run_gpus_check(Run *r)
+{
+    r->info.gpus = sim_gpus(r->sim, NULL);
+    const char *note = sim_gpus_note(r->sim);
+    if (!strcmp(note, r->info.gpus_note)) return;
+    snprintf(r->info.gpus_note, sizeof r->info.gpus_note, "%s", note);
+    if (note[0]) run_say(r, RUN_SAY_SCREEN | RUN_SAY_CONSOLE, "--gpus: %s", note);
+}
+
 int run_advance(Run *r, const SimParams *p, int steps)
 {
     if (steps > 0) run_resume(r);
@@ -372,6 +388,7 @@ int run_advance(Run *r, const SimParams *p, int steps)
     sim_advance(r->sim, p, steps);
     if (sim_error(r->sim)) return -1;
     r->computed += sim_stats(r->sim).total_steps - before;
+    if (r->desc.gpus != 0 && r->desc.gpus != 1) run_gpus_check(r);
     return 0;
 }
 

@@ -57,6 +57,7 @@ typedef struct RunDesc {
     SimKernel kernel;      /* the kernel on the CUDA backend; DEFAULT: the default for each N */
     SimPrecision precision;
     int threads_per_body, block_size;
+    int gpus;              /* CUDA: GPUs the direct sum is split across (SimDesc.gpus; 0 = one) */
     float theta;           /* the opening angle where a saved run has none */
     /* The timeline's memory: 0 = none. run_desc_defaults turns a negative value into the default
      * (a tenth of the memory available, at most 1 GB) and clamps one larger than the memory
@@ -108,6 +109,8 @@ typedef struct RunInfo {
     float speed_scale;  /* about twice the first state's rms speed */
     char device[160];
     char backend_note[300]; /* why the CPU runs after a fall-back; "" otherwise */
+    int gpus;               /* the GPUs the last step ran on (sim_gpus) */
+    char gpus_note[320];    /* why fewer GPUs run than asked (sim_gpus_note), said once a change */
 } RunInfo;
 const RunInfo *run_info(const Run *r);
 /* The simulation, for what is measured on it and the kernel's shape; what changes the run goes

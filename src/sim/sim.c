@@ -229,6 +229,12 @@ bool sim_device_memory(const Sim *s, size_t *free_bytes, size_t *total_bytes)
     return s->impl->device_memory && s->impl->device_memory(s->state, free_bytes, total_bytes);
 }
 
+int sim_gpus(const Sim *s, double *exchange_ms)
+{
+    if (exchange_ms) *exchange_ms = 0;
+    return s->impl->gpus ? s->impl->gpus(s->state, exchange_ms) : 1;
+}
+const char *sim_gpus_note(const Sim *s) { return s->impl->gpus_note ? s->impl->gpus_note(s->state) : ""; }
 bool sim_diverged(const Sim *s) { return s->impl->finite && !s->impl->finite(s->state); }
 const char *sim_error(const Sim *s) { return s->impl->error ? s->impl->error(s->state) : NULL; }
 int sim_count(const Sim *s) { return s->n; }

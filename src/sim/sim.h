@@ -96,6 +96,8 @@ typedef struct SimDesc {
     unsigned int speed_vbo;    /* optional GL buffer of n floats, refreshed with |v| each advance */
     int threads;               /* CPU backend: OpenMP threads, 0 = all */
     SimForce force;            /* 0 = auto */
+    int gpus;                  /* CUDA: GPUs of the host the direct sum is split across (0 or 1 = one,
+                                  -1 = all; docs/MULTI_GPU.md); the CPU ignores it */
 } SimDesc;
 
 typedef struct SimParams {
@@ -166,6 +168,14 @@ const char *sim_error(const Sim *s);
  * 0 with a huge dt, say): known after the very advance that made it, before the next step's
  * forces spread it to every body. False after sim_load. */
 bool sim_diverged(const Sim *s);
+/* The GPUs the last step ran on (1 before the first, and on the CPU): more than one only for the
+ * direct sum's symmetric kernel with SimDesc.gpus asking for them. exchange_ms (may be NULL): the
+ * last step's copy of the positions to the other GPUs, the longest, on their clocks (0 on one). */
+int sim_gpus(const Sim *s, double *exchange_ms);
+/* Why fewer GPUs run than SimDesc.gpus asked for (fewer found, no peer access, a GPU that failed
+ * mid-run, a method that runs on one), one line; "" where as many run as asked. Changes as the
+ * run goes: a caller shows it when it changes. */
+const char *sim_gpus_note(const Sim *s);
 /* Free and total memory of the device the simulation runs on; false for the CPU backend. */
 bool sim_device_memory(const Sim *s, size_t *free_bytes, size_t *total_bytes);
 SimBackend sim_backend(const Sim *s);

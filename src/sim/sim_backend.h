@@ -34,6 +34,9 @@ typedef struct SimBackendImpl {
     bool (*tree_stats)(const void *impl, SimTreeStats *out);
     /* Optional: the device's free and total memory in bytes; false when unknown. */
     bool (*device_memory)(const void *impl, size_t *free_bytes, size_t *total_bytes);
+    /* Optional: the GPUs the last step ran on, and why fewer than asked (sim_gpus, sim_gpus_note). */
+    int (*gpus)(const void *impl, double *exchange_ms);
+    const char *(*gpus_note)(const void *impl);
     /* Optional: the cells of the last tree, as sim_tree_boxes says; 0 without it. */
     int (*tree_boxes)(void *impl, int max_level, SimTreeBox *out, int cap, int *depth);
 } SimBackendImpl;

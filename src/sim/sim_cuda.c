@@ -21,6 +21,7 @@
 #include "kernels.h"
 #include "tree.h"
 #include "sim/sim_backend.h"
+#include "sim/sim_cuda_peers.h"
 
 typedef struct SimCuda {
     int n;
@@ -52,6 +53,11 @@ typedef struct SimCuda {
     cudaEvent_t steps_begin, steps_end; /* around the steps of an advance, on the GPU's clock */
     double gpu_ms;                      /* the last advance's steps alone; 0 = not measured */
     CudaStatus status; /* the first error; every later call of the backend then does nothing */
+    SimPeers *peers;   /* the other GPUs the direct sum is split across; NULL: this one alone */
+    int gpus_asked;    /* SimDesc.gpus */
+    int gpus_used;     /* GPUs the last force call ran on */
+    char gpus_note[320]; /* why fewer GPUs run than asked; "" where as many as asked */
+    char peers_note[320]; /* what sim_peers_create said: fewer found than asked, one left out */
 } SimCuda;
 
 /* The simulation's kernel and precision as the kernels name them. */
@@ -127,11 +133,44 @@ static bool sc_treelike(SimForce f) { return f == SIM_FORCE_TREE; }
 /* The device memory of force method f's tree for n bodies (0 for the direct sum). */
 static size_t sc_tree_bytes(SimForce f, int n) { return f == SIM_FORCE_TREE ? nbody_tree_bytes(n) : 0; }
 
+/* Why a call with more than one GPU asked for runs on one, where it is the method's doing. */
+static void sc_gpus_why(SimCuda *c, const NbodyForces *f)
+{
+    if (!c->peers) return;
+    const char *why = sc_treelike(c->force) ? "the tree runs on one GPU (its split across GPUs is not built)"
+                      : f->kernel != NBODY_KERNEL_SYMMETRIC
+                          ? "the direct sum runs on one GPU but with the symmetric kernel"
+                          : "";
+    snprintf(c->gpus_note, sizeof c->gpus_note, "%s", why);
+}
+
+/* The direct sum: across the GPUs where there are peers and the symmetric kernel runs; a peer
+ * that fails hands its part back, the call runs here alone and so do the calls after it. */
+static bool sc_direct(SimCuda *c, const NbodyForces *f)
+{
+    if (c->peers && f->kernel == NBODY_KERNEL_SYMMETRIC) {
+        char why[256];
+        if (sim_peers_symmetric(c->peers, f, c->stream, &c->status, why, sizeof why)) {
+            c->gpus_used = sim_peers_gpus(c->peers);
+            snprintf(c->gpus_note, sizeof c->gpus_note, "%s", c->peers_note);
+            return !sc_failed(c);
+        }
+        snprintf(c->gpus_note, sizeof c->gpus_note, "a GPU failed (%.240s): running on 1 GPU from here", why);
+        sim_peers_destroy(c->peers);
+        c->peers = NULL;
+    }
+    sc_gpus_why(c, f);
+    c->gpus_used = 1;
+    return CUDA_CHECK(&c->status, nbody_forces_launch(f, c->stream));
+}
+
 /* The accelerations of f->pos into f->acc, and the kick where f->vel is given: one fused launch of
  * the direct kernel, or the tree's force call and then the kick. False after a failure (kept). */
 static bool sc_launch(SimCuda *c, const NbodyForces *f, float theta, float alpha)
 {
-    if (!sc_treelike(c->force)) return CUDA_CHECK(&c->status, nbody_forces_launch(f, c->stream));
+    if (!sc_treelike(c->force)) return sc_direct(c, f);
+    sc_gpus_why(c, f);
+    c->gpus_used = 1;
     const float eps2 = (float)f->eps2, th = sim_opening_theta(c->force, theta, alpha);
     const cudaError_t e = alpha > 0 ? nbody_tree_forces_rel(c->tree, f->pos, f->n, eps2, th, alpha, f->acc, c->stream)
                                     : nbody_tree_forces(c->tree, f->pos, f->n, eps2, th, f->acc, c->stream);
@@ -258,6 +297,7 @@ static void cuda_destroy(void *impl)
 {
     SimCuda *c = impl;
     if (!c) return;
+    sim_peers_destroy(c->peers);
     nbody_tree_destroy(c->tree);
     for (int i = 0; i < c->nres; i++) cudaGraphicsUnregisterResource(c->res[i]);
     cudaFree(c->pos);
@@ -395,6 +435,11 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
             goto fail;
     }
     if (!sc_upload(c, initial)) goto fail;
+    c->gpus_asked = desc->gpus;
+    c->gpus_used = 1;
+    if (desc->gpus != 0 && desc->gpus != 1)
+        c->peers = sim_peers_create(device, desc->gpus, c->n, c->peers_note, sizeof c->peers_note);
+    snprintf(c->gpus_note, sizeof c->gpus_note, "%s", c->peers_note);
     return c;
 fail:
     if (c->nres > 0 && c->res[c->nres - 1] == NULL) c->nres--;
@@ -585,6 +630,14 @@ static bool cuda_device_memory(const void *impl, size_t *free_bytes, size_t *tot
     return CUDA_CHECK(&st, cudaMemGetInfo(free_bytes, total_bytes));
 }
 
+static int cuda_gpus(const void *impl, double *exchange_ms)
+{
+    const SimCuda *c = impl;
+    if (exchange_ms) *exchange_ms = c->gpus_used > 1 ? sim_peers_exchange_ms(c->peers) : 0;
+    return c->gpus_used;
+}
+static const char *cuda_gpus_note(const void *impl) { return ((const SimCuda *)impl)->gpus_note; }
+
 static bool cuda_finite(const void *impl) { return !((const SimCuda *)impl)->diverged; }
 
 static const char *cuda_error(const void *impl)
@@ -703,6 +756,8 @@ const SimBackendImpl sim_cuda_impl = {
     .interactions_per_body = cuda_interactions_per_body,
     .tree_boxes = cuda_tree_boxes,
     .tree_stats = cuda_tree_stats,
+    .gpus = cuda_gpus,
+    .gpus_note = cuda_gpus_note,
 };
 
 bool sim_cuda_gl_probe(char *why, size_t whylen)

@@ -29,7 +29,8 @@ static const char *backend_device(const UiModel *m, char *buf, size_t len)
     const char *backend = m->readout.backend ? m->readout.backend : "?", *device = m->readout.device ? m->readout.device : "";
     const size_t n = strlen(backend);
     if (n > 0 && strncasecmp(device, backend, n) == 0 && !isalnum((unsigned char)device[n])) return device;
-    snprintf(buf, len, "%s  %s", backend, device);
+    if (m->readout.gpus > 1) snprintf(buf, len, "%s  %d x %s", backend, m->readout.gpus, device);
+    else snprintf(buf, len, "%s  %s", backend, device);
     return buf;
 }
 

@@ -190,6 +190,7 @@ typedef struct UiReadout {
     double sim_time;
     int bodies;
     const char *backend, *device, *kernel_name;
+    int gpus;            /* GPUs the last step ran on (more than 1: --gpus split the direct sum) */
     const char *method;  /* the tree's line ("tree, theta 0.40: 3,702 interactions a body"), or NULL */
     const char *tree_note; /* what the tree overlay shows, or why it shows nothing; NULL while it is off */
     const char *caption_title; /* the running preset's name; NULL = none */

@@ -1,0 +1,135 @@
+#include "bench/bench_gpus.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene/scene.h"
+#include "sim/sim.h"
+#include "util/atomic_file.h"
+
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct GpusRow {
+    int asked, used;
+    double ms, exchange_ms;
+} GpusRow;
+
+/* One row: `repeats` advances of one step after one of warm-up, each on the GPU's clock; the
+ * median step and its exchange. 0, or -1 with one line on stderr. */
+static int time_row(const Bodies *b, const SceneInfo *info, int gpus, int repeats, GpusRow *row)
+{
+    char err[512];
+    const SimDesc d = {.backend = SIM_BACKEND_CUDA, .force = SIM_FORCE_DIRECT, .kernel = SIM_KERNEL_SYMMETRIC,
+                       .gpus = gpus};
+    Sim *s = sim_create(&d, b, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "bench: --gpus %d at N = %d: %s\n", gpus, b->n, err);
+        return -1;
+    }
+    const SimParams p = {.dt = info->dt, .softening = info->softening, .damping = 1};
+    double *ms = calloc((size_t)repeats * 2, sizeof *ms), *exchange = ms + repeats;
+    int rc = ms ? 0 : -1;
+    sim_advance(s, &p, 1);
+    for (int r = 0; rc == 0 && r < repeats; r++) {
+        sim_advance(s, &p, 1);
+        if (sim_error(s)) break;
+        ms[r] = sim_stats(s).gpu_ms;
+        row->used = sim_gpus(s, &exchange[r]);
+    }
+    if (sim_error(s) || !ms) {
+        fprintf(stderr, "bench: --gpus %d at N = %d: %s\n", gpus, b->n, ms ? sim_error(s) : "out of memory");
+        rc = -1;
+    } else {
+        qsort(ms, (size_t)repeats, sizeof *ms, by_value);
+        qsort(exchange, (size_t)repeats, sizeof *exchange, by_value);
+        row->asked = gpus;
+        row->ms = ms[repeats / 2];
+        row->exchange_ms = exchange[repeats / 2];
+        if (row->used > 1 || gpus == 1) row->asked = row->used;
+        if (sim_gpus_note(s)[0]) fprintf(stderr, "bench: --gpus %d: %s\n", gpus, sim_gpus_note(s));
+    }
+    free(ms);
+    sim_destroy(s);
+    return rc;
+}
+
+int bench_gpus_run(const BenchGpusOptions *o)
+{
+    FILE *out = o->out ? o->out : stdout;
+    char why[256];
+    if (!sim_cuda_available(why, sizeof why)) {
+        fprintf(stderr, "bench: --gpus: %s\n", why);
+        return 2;
+    }
+    static const int default_ns[] = {1 << 20, 2 << 20};
+    const int *ns = o->ns ? o->ns : default_ns;
+    const int ns_count = o->ns ? o->ns_count : 2;
+    const int repeats = o->repeats > 0 ? o->repeats : 5;
+    AtomicFile *csv = NULL;
+    if (o->csv_path) {
+        csv = atomic_file_open(o->csv_path, why, sizeof why);
+        if (!csv) {
+            fprintf(stderr, "bench: %s\n", why);
+            return 1;
+        }
+        atomic_file_printf(csv, "n,gpus,step_ms,interactions_per_s,speedup,efficiency,exchange_ms,exchange_share\n");
+    }
+    int rc = 0;
+    bool titled = false;
+    for (int i = 0; i < ns_count && rc == 0; i++) {
+        Bodies b;
+        SceneInfo info;
+        char err[512];
+        if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = ns[i], .seed = 1}, &b, &info, err, sizeof err) != 0) {
+            fprintf(stderr, "bench: the collision scene of %d bodies: %s\n", ns[i], err);
+            rc = -1;
+            break;
+        }
+        double one_ms = 0;
+        for (int k = 0; k < o->counts_count && rc == 0; k++) {
+            GpusRow row = {0};
+            rc = time_row(&b, &info, o->counts[k], repeats, &row);
+            if (rc != 0) break;
+            if (row.used == 1) one_ms = row.ms;
+            if (!titled) {
+                fprintf(out, "\nThe direct sum across GPUs (the symmetric kernel's tasks shared out; the same bits on\n"
+                             "any count): collision scene, ms/step a whole step through the sim API (drift, forces,\n"
+                             "kick), the median of %d after a warm-up, on the first GPU's clock. interactions/s: N^2 a\n"
+                             "step. speed-up and efficiency against the 1-GPU row of the same N; exchange: the copy of\n"
+                             "the positions to the other GPUs, its ms and share of the step.\n",
+                        repeats);
+                fprintf(out, "%10s %5s %10s %14s %9s %11s %12s %9s\n", "N", "GPUs", "ms/step", "interactions/s",
+                        "speed-up", "efficiency", "exchange ms", "share");
+                titled = true;
+            }
+            const double rate = (double)b.n * b.n / (row.ms * 1e-3);
+            const double speedup = one_ms > 0 ? one_ms / row.ms : 0;
+            char su[16] = "", eff[16] = "";
+            if (speedup > 0) {
+                snprintf(su, sizeof su, "%.2fx", speedup);
+                snprintf(eff, sizeof eff, "%.0f %%", 100 * speedup / row.used);
+            }
+            fprintf(out, "%10d %5d %10.2f %14.3e %9s %11s %12.3f %8.2f%%\n", b.n, row.used, row.ms, rate, su, eff,
+                    row.exchange_ms, 100 * row.exchange_ms / row.ms);
+            fflush(out);
+            if (csv)
+                atomic_file_printf(csv, "%d,%d,%.4f,%.4e,%.4f,%.4f,%.4f,%.5f\n", b.n, row.used, row.ms, rate, speedup,
+                                   speedup / row.used, row.exchange_ms, row.exchange_ms / row.ms);
+        }
+        bodies_free(&b);
+    }
+    if (csv) {
+        if (rc == 0 && atomic_file_commit(csv, why, sizeof why) != 0) {
+            fprintf(stderr, "bench: %s\n", why);
+            rc = -1;
+        } else if (rc != 0) {
+            atomic_file_abort(csv);
+        }
+    }
+    return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,178 @@
+#include "sim/sim_cuda_peers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/gpu_split.h"
+
+typedef struct Peer {
+    int device;
+    cudaStream_t stream;
+    cudaEvent_t copy_begin, copy_end, done;
+    float4 *pos; /* all n positions, copied from the primary's every split call */
+} Peer;
+
+struct SimPeers {
+    int primary, n, count; /* count: peers, the primary not included */
+    Peer peer[GPU_SPLIT_MAX - 1];
+    cudaEvent_t drifted; /* on the primary's stream: the positions are written */
+    bool timed;          /* a split call has run: the copies' events hold times */
+    long fail_after;     /* STARBURST_PEER_FAIL_AFTER: split calls before a failure is injected; 0 = never */
+};
+
+static void peer_free(Peer *q)
+{
+    if (cudaSetDevice(q->device) != cudaSuccess) return;
+    if (q->stream) cudaStreamSynchronize(q->stream);
+    cudaFree(q->pos);
+    if (q->copy_begin) cudaEventDestroy(q->copy_begin);
+    if (q->copy_end) cudaEventDestroy(q->copy_end);
+    if (q->done) cudaEventDestroy(q->done);
+    if (q->stream) cudaStreamDestroy(q->stream);
+    memset(q, 0, sizeof *q);
+}
+
+/* Device d as a peer of primary for n bodies: true, or false with why. */
+static bool peer_open(Peer *q, int d, int primary, int n, CudaStatus *st)
+{
+    q->device = d;
+    int reach = 0;
+    if (!CUDA_CHECK(st, cudaDeviceCanAccessPeer(&reach, d, primary))) return false;
+    if (!reach) {
+        snprintf(st->message, sizeof st->message, "GPU %d cannot reach GPU %d's memory (no peer access)", d, primary);
+        return false;
+    }
+    if (!CUDA_CHECK(st, cudaSetDevice(d))) return false;
+    const cudaError_t e = cudaDeviceEnablePeerAccess(primary, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+    else if (!CUDA_CHECK(st, e)) return false;
+    return CUDA_CHECK(st, cudaStreamCreateWithFlags(&q->stream, cudaStreamNonBlocking)) &&
+           CUDA_CHECK(st, cudaEventCreate(&q->copy_begin)) && CUDA_CHECK(st, cudaEventCreate(&q->copy_end)) &&
+           CUDA_CHECK(st, cudaEventCreateWithFlags(&q->done, cudaEventDisableTiming)) &&
+           CUDA_CHECK(st, cudaMalloc((void **)&q->pos, (size_t)n * sizeof(float4)));
+}
+
+SimPeers *sim_peers_create(int primary, int want, int n, char *note, size_t notelen)
+{
+    note[0] = '\0';
+    if (want == 1) return NULL;
+    int found = 0;
+    CudaStatus st = {0};
+    if (!CUDA_CHECK(&st, cudaGetDeviceCount(&found))) {
+        snprintf(note, notelen, "running on 1 GPU: %s", st.message);
+        return NULL;
+    }
+    const int gpus = gpu_count_resolve(want, found);
+    if (want > found) snprintf(note, notelen, "%d GPUs asked for, %d found: running on %d", want, found, gpus);
+    if (gpus < 2) return NULL;
+    SimPeers *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(note, notelen, "running on 1 GPU: out of host memory");
+        return NULL;
+    }
+    p->primary = primary;
+    p->n = n;
+    const char *fail = getenv("STARBURST_PEER_FAIL_AFTER");
+    p->fail_after = fail ? atol(fail) : 0;
+    for (int d = 0; d < found && p->count < gpus - 1; d++) {
+        if (d == primary) continue;
+        Peer *q = &p->peer[p->count];
+        CudaStatus pst = {0};
+        if (peer_open(q, d, primary, n, &pst)) {
+            p->count++;
+            continue;
+        }
+        peer_free(q);
+        snprintf(note, notelen, "GPU %d left out: %s", d, pst.message);
+    }
+    cudaSetDevice(primary);
+    if (p->count == 0 || !CUDA_CHECK(&st, cudaEventCreateWithFlags(&p->drifted, cudaEventDisableTiming))) {
+        if (st.message[0]) snprintf(note, notelen, "running on 1 GPU: %s", st.message);
+        sim_peers_destroy(p);
+        return NULL;
+    }
+    return p;
+}
+
+void sim_peers_destroy(SimPeers *p)
+{
+    if (!p) return;
+    int current = p->primary;
+    cudaGetDevice(&current);
+    for (int i = 0; i < p->count; i++) peer_free(&p->peer[i]);
+    cudaSetDevice(current);
+    if (p->drifted) cudaEventDestroy(p->drifted);
+    free(p);
+}
+
+int sim_peers_gpus(const SimPeers *p) { return p ? p->count + 1 : 1; }
+
+/* Waits for every peer's stream, errors ignored: after a failure nothing of this call may still
+ * write into the primary's slots while the primary runs the launch alone. */
+static void peers_drain(SimPeers *p)
+{
+    for (int i = 0; i < p->count; i++)
+        if (cudaSetDevice(p->peer[i].device) == cudaSuccess) cudaStreamSynchronize(p->peer[i].stream);
+    (void)cudaGetLastError();
+}
+
+bool sim_peers_symmetric(SimPeers *p, const NbodyForces *f, cudaStream_t stream, CudaStatus *primary, char *why,
+                         size_t whylen)
+{
+    why[0] = '\0';
+    if (p->fail_after > 0 && --p->fail_after == 0) {
+        snprintf(why, whylen, "injected failure (STARBURST_PEER_FAIL_AFTER)");
+        return false;
+    }
+    if (f->n != p->n) {
+        snprintf(why, whylen, "the peers hold %d bodies, the call has %d", p->n, f->n);
+        return false;
+    }
+    int first[GPU_SPLIT_MAX], count[GPU_SPLIT_MAX];
+    gpu_split_tasks(f->shape.parts, p->count + 1, first, count);
+    CudaStatus st = {0};
+    const size_t bytes = (size_t)f->n * sizeof(float4);
+    bool ok = CUDA_CHECK(&st, cudaEventRecord(p->drifted, stream));
+    for (int i = 0; ok && i < p->count; i++) {
+        Peer *q = &p->peer[i];
+        NbodyForces g = *f;
+        g.pos = q->pos; /* its own copy; the sums go to the primary's slots */
+        ok = CUDA_CHECK(&st, cudaSetDevice(q->device)) && CUDA_CHECK(&st, cudaStreamWaitEvent(q->stream, p->drifted, 0)) &&
+             CUDA_CHECK(&st, cudaEventRecord(q->copy_begin, q->stream)) &&
+             CUDA_CHECK(&st, cudaMemcpyPeerAsync(q->pos, q->device, f->pos, p->primary, bytes, q->stream)) &&
+             CUDA_CHECK(&st, cudaEventRecord(q->copy_end, q->stream)) &&
+             CUDA_CHECK(&st, nbody_symmetric_tasks_launch(&g, first[i + 1], count[i + 1], q->stream)) &&
+             CUDA_CHECK(&st, cudaEventRecord(q->done, q->stream));
+    }
+    if (!ok) {
+        peers_drain(p);
+        cudaSetDevice(p->primary);
+        snprintf(why, whylen, "%s", st.message);
+        p->timed = false;
+        return false;
+    }
+    /* From here on the calls are the primary's: a failure is the simulation's own. */
+    bool mine = CUDA_CHECK(primary, cudaSetDevice(p->primary)) &&
+                CUDA_CHECK(primary, nbody_symmetric_tasks_launch(f, first[0], count[0], stream));
+    for (int i = 0; mine && i < p->count; i++)
+        mine = CUDA_CHECK(primary, cudaStreamWaitEvent(stream, p->peer[i].done, 0));
+    if (mine) CUDA_CHECK(primary, nbody_symmetric_finish_launch(f, stream));
+    p->timed = true;
+    return true;
+}
+
+double sim_peers_exchange_ms(const SimPeers *p)
+{
+    if (!p || !p->timed) return 0;
+    double worst = 0;
+    for (int i = 0; i < p->count; i++) {
+        float ms = 0;
+        if (cudaSetDevice(p->peer[i].device) == cudaSuccess &&
+            cudaEventElapsedTime(&ms, p->peer[i].copy_begin, p->peer[i].copy_end) == cudaSuccess && ms > worst)
+            worst = ms;
+    }
+    (void)cudaGetLastError();
+    cudaSetDevice(p->primary);
+    return worst;
+}

@@ -1,0 +1,42 @@
+/* The other GPUs of the host in a CUDA simulation (docs/MULTI_GPU.md): the direct sum's
+ * symmetric kernel split by its tasks across the simulation's GPU (the primary, which holds the
+ * bodies and, with a window, drives the GL context) and its peers.
+ *
+ * A split force call: the primary's positions go to every peer (a peer copy, after the drift that
+ * wrote them); each GPU runs its run of tasks (gpu_split_tasks), the peers writing their sums
+ * into the primary's slots by peer access; the primary waits for the peers, then sums the slots
+ * and kicks as on one GPU. The bits are the one-GPU launch's. Velocities, accelerations and the
+ * drift stay on the primary alone: nothing but positions and sums crosses between GPUs. */
+#ifndef STARBURST_SIM_CUDA_PEERS_H
+#define STARBURST_SIM_CUDA_PEERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda_check.h"
+#include "kernels.h"
+
+typedef struct SimPeers SimPeers;
+
+/* The GPUs a run of n bodies can take beside `primary`, of the `want` it asks for in all (-1 =
+ * every GPU found): NULL where none can be had, with one line in note saying why (fewer GPUs
+ * than asked, no peer access, memory; empty where want is 1). A non-NULL result may hold fewer
+ * than asked; note then says why. Leaves the current device as it found it. */
+SimPeers *sim_peers_create(int primary, int want, int n, char *note, size_t notelen);
+void sim_peers_destroy(SimPeers *p);
+/* The GPUs in all, the primary's included. */
+int sim_peers_gpus(const SimPeers *p);
+
+/* f's symmetric launch split across the primary (on `stream`, the current device) and the peers;
+ * f->pos on the primary, already written on stream. True when the peers took their part (the
+ * primary's calls then report into *primary, as the simulation's own); false with one line in
+ * why when a peer failed: nothing of the launch is left running and the caller runs it alone. */
+bool sim_peers_symmetric(SimPeers *p, const NbodyForces *f, cudaStream_t stream, CudaStatus *primary, char *why,
+                         size_t whylen);
+
+/* The last split call's position copies, on the peers' clocks: the longest, in ms (0 before). */
+double sim_peers_exchange_ms(const SimPeers *p);
+
+#endif

@@ -1,0 +1,175 @@
+/* The direct sum across the GPUs of one host (docs/MULTI_GPU.md): the same bits on two GPUs as on
+ * one, a GPU that fails mid-run handing its part back with nothing lost, and one line wherever
+ * fewer GPUs run than were asked for. The tests that need two GPUs skip, saying so, where fewer
+ * are found; the others run on one. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_skip.h"
+
+#include "gpu_common.h"
+
+static Sim *direct_sim(const Bodies *b, int gpus)
+{
+    char err[256] = "";
+    const SimDesc d = {.backend = SIM_BACKEND_CUDA, .force = SIM_FORCE_DIRECT, .kernel = SIM_KERNEL_SYMMETRIC,
+                       .gpus = gpus};
+    Sim *s = sim_create(&d, b, err, sizeof err);
+    if (!s) fail_msg("sim_create (cuda, symmetric, %d GPUs): %s", gpus, err);
+    return s;
+}
+
+/* The GPUs a run that asks for all of them takes, after one step. */
+static int gpus_found(void)
+{
+    Bodies b;
+    gpu_random_ball(&b, 4096, 3);
+    Sim *s = direct_sim(&b, -1);
+    sim_advance(s, &(SimParams){.dt = 0.001f, .softening = 0.05f, .damping = 1}, 1);
+    const int g = sim_gpus(s, NULL);
+    sim_destroy(s);
+    bodies_free(&b);
+    return g;
+}
+
+static void require_two_gpus(void)
+{
+    gpu_require_cuda();
+    const int g = gpus_found();
+    if (g < 2) {
+        print_message("skipped: needs two CUDA devices with peer access, %d usable\n", g);
+        test_skip();
+    }
+}
+
+/* Runs a and b for `advances` advances of `steps` steps and asserts their bodies equal bit for bit. */
+static void assert_same_run(Sim *a, Sim *b, int n, int advances, int steps)
+{
+    const SimParams p = {.dt = 0.002f, .softening = 0.05f, .damping = 1};
+    for (int k = 0; k < advances; k++) {
+        sim_advance(a, &p, steps);
+        sim_advance(b, &p, steps);
+    }
+    assert_null(sim_error(a));
+    assert_null(sim_error(b));
+    Bodies x, y;
+    assert_int_equal(bodies_alloc(&x, n), 0);
+    assert_int_equal(bodies_alloc(&y, n), 0);
+    sim_read(a, &x);
+    sim_read(b, &y);
+    assert_memory_equal(x.pos, y.pos, 4 * sizeof(float) * (size_t)n);
+    assert_memory_equal(x.vel, y.vel, 4 * sizeof(float) * (size_t)n);
+    bodies_free(&x);
+    bodies_free(&y);
+}
+
+static void two_gpus_give_one_gpus_bits(void **state)
+{
+    require_two_gpus();
+    /* A size the parts divide and one they do not (the last part padded). */
+    const int sizes[] = {65536, 100003};
+    for (int i = 0; i < 2; i++) {
+        Bodies b;
+        gpu_random_ball(&b, sizes[i], 11 + (uint64_t)i);
+        Sim *one = direct_sim(&b, 1), *two = direct_sim(&b, 2);
+        assert_same_run(one, two, b.n, 5, 3);
+        double exchange = -1;
+        assert_int_equal(sim_gpus(two, &exchange), 2);
+        assert_int_equal(sim_gpus(one, NULL), 1);
+        assert_true(exchange > 0);
+        assert_string_equal(sim_gpus_note(two), "");
+        print_message("%d bodies: 15 steps on two GPUs equal one GPU's bit for bit; the last copy of the "
+                      "positions %.3f ms\n", b.n, exchange);
+        sim_destroy(one);
+        sim_destroy(two);
+        bodies_free(&b);
+    }
+}
+
+static void a_failing_gpu_hands_its_part_back(void **state)
+{
+    require_two_gpus();
+    Bodies b;
+    gpu_random_ball(&b, 32768, 21);
+    setenv("STARBURST_PEER_FAIL_AFTER", "7", 1);
+    Sim *two = direct_sim(&b, 2);
+    unsetenv("STARBURST_PEER_FAIL_AFTER");
+    Sim *one = direct_sim(&b, 1);
+    /* 12 steps: the 7th split call fails (the first advance's opening forces are one), the run
+     * goes on alone, and its bodies are those of the run that was alone throughout. */
+    assert_same_run(one, two, b.n, 4, 3);
+    assert_int_equal(sim_gpus(two, NULL), 1);
+    print_message("note: %s\n", sim_gpus_note(two));
+    assert_non_null(strstr(sim_gpus_note(two), "a GPU failed"));
+    assert_non_null(strstr(sim_gpus_note(two), "running on 1 GPU"));
+    sim_destroy(one);
+    sim_destroy(two);
+    bodies_free(&b);
+}
+
+static void fewer_gpus_than_asked_say_so(void **state)
+{
+    gpu_require_cuda();
+    const int found = gpus_found();
+    if (found + 1 > 8) {
+        print_message("skipped: %d GPUs, no count above them to ask for\n", found);
+        test_skip();
+    }
+    Bodies b;
+    gpu_random_ball(&b, 8192, 31);
+    Sim *s = direct_sim(&b, found + 1);
+    sim_advance(s, &(SimParams){.dt = 0.001f, .softening = 0.05f, .damping = 1}, 2);
+    assert_null(sim_error(s));
+    assert_int_equal(sim_gpus(s, NULL), found);
+    char want[96];
+    snprintf(want, sizeof want, "%d GPUs asked for, %d found: running on %d", found + 1, found, found);
+    print_message("note: %s\n", sim_gpus_note(s));
+    assert_non_null(strstr(sim_gpus_note(s), want));
+    sim_destroy(s);
+    bodies_free(&b);
+}
+
+static void the_tree_and_other_kernels_run_on_one(void **state)
+{
+    require_two_gpus();
+    Bodies b;
+    gpu_random_ball(&b, 16384, 41);
+    char err[256] = "";
+    Sim *s = sim_create(&(SimDesc){.backend = SIM_BACKEND_CUDA, .force = SIM_FORCE_TREE, .gpus = 2}, &b, err,
+                        sizeof err);
+    assert_non_null(s);
+    const SimParams p = {.dt = 0.001f, .softening = 0.05f, .damping = 1};
+    sim_advance(s, &p, 2);
+    assert_int_equal(sim_gpus(s, NULL), 1);
+    assert_non_null(strstr(sim_gpus_note(s), "the tree runs on one GPU"));
+    /* Switched to the direct sum with mtpb: one GPU, and why; with the symmetric kernel: two. */
+    assert_int_equal(sim_set_force(s, SIM_FORCE_DIRECT, err, sizeof err), 0);
+    assert_int_equal(sim_set_kernel(s, SIM_KERNEL_MTPB, 0, 0, err, sizeof err), 0);
+    sim_advance(s, &p, 2);
+    assert_int_equal(sim_gpus(s, NULL), 1);
+    assert_non_null(strstr(sim_gpus_note(s), "symmetric kernel"));
+    assert_int_equal(sim_set_kernel(s, SIM_KERNEL_SYMMETRIC, 0, 0, err, sizeof err), 0);
+    sim_advance(s, &p, 2);
+    assert_int_equal(sim_gpus(s, NULL), 2);
+    assert_string_equal(sim_gpus_note(s), "");
+    assert_null(sim_error(s));
+    sim_destroy(s);
+    bodies_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(two_gpus_give_one_gpus_bits),
+        cmocka_unit_test(a_failing_gpu_hands_its_part_back),
+        cmocka_unit_test(fewer_gpus_than_asked_say_so),
+        cmocka_unit_test(the_tree_and_other_kernels_run_on_one),
+    };
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
+}
