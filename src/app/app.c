@@ -126,11 +126,11 @@ static void app_update_rates(App *a, double t, int steps)
 {
     a->rates.frames++;
     a->rates.steps += steps;
+    a->ui.readout.gpus = run_info(a->run)->gpus;
     double span = t - a->rates.since;
     if (span >= 0.5) {
         a->ui.readout.fps = a->rates.frames / span;
         a->ui.readout.steps_per_s = a->rates.steps / span;
-        a->ui.readout.gpus = run_info(a->run)->gpus;
         a->ui.readout.interactions_per_s = a->ui.readout.steps_per_s * (double)sim_count(run_sim(a->run)) * sim_count(run_sim(a->run));
         a->ui.readout.gflops = a->ui.readout.interactions_per_s * 20e-9;
         /* The ladder shows what each rung computes, not what vsync lets the frame rate show. */
@@ -452,8 +452,11 @@ static int app_start(App *a, AppOptions *opt)
     }
     else if (a->ui.readout.cuda)
         snprintf(kernel, sizeof kernel, ", kernel %s", sim_kernel_name(sim_kernel(run_sim(a->run))));
-    char params[96];
-    app_say(a, "starburst: %d bodies on %s (%s)%s, %s, %d %s a frame\n", a->ui.readout.bodies, a->ui.readout.backend, run_info(a->run)->device,
+    char params[96], device[200];
+    const int gpus = sim_gpus(run_sim(a->run), NULL);
+    if (gpus > 1) snprintf(device, sizeof device, "%d x %s", gpus, run_info(a->run)->device);
+    else snprintf(device, sizeof device, "%s", run_info(a->run)->device);
+    app_say(a, "starburst: %d bodies on %s (%s)%s, %s, %d %s a frame\n", a->ui.readout.bodies, a->ui.readout.backend, device,
             kernel, app_dt_softening(a, app_ui_params(a).dt, app_ui_params(a).softening, params, sizeof params), a->ui.controls.steps_per_frame,
             plural(a->ui.controls.steps_per_frame, "step", "steps"));
 

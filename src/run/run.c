@@ -322,7 +322,7 @@ int run_reset(Run *r, SceneKind kind, int n, uint64_t seed, SimKernel kernel, ch
                       .speed_scale = speed_scale(&b)};
     snprintf(info->device, sizeof info->device, "%s", sim_device_name(r->sim));
     snprintf(info->gpus_note, sizeof info->gpus_note, "%s", said);
-    info->gpus = 1;
+    info->gpus = sim_gpus(r->sim, NULL);
     r->builds++;
     r->last_scene = (int)d.kind;
     r->last_n = b.n;

@@ -168,9 +168,10 @@ const char *sim_error(const Sim *s);
  * 0 with a huge dt, say): known after the very advance that made it, before the next step's
  * forces spread it to every body. False after sim_load. */
 bool sim_diverged(const Sim *s);
-/* The GPUs the last step ran on (1 before the first, and on the CPU): more than one only for the
- * direct sum's symmetric kernel with SimDesc.gpus asking for them. exchange_ms (may be NULL): the
- * last step's copy of the positions to the other GPUs, the longest, on their clocks (0 on one). */
+/* The GPUs the last step ran on (before the first step, those it will run on; 1 on the CPU): more
+ * than one only for the direct sum's symmetric kernel with SimDesc.gpus asking for them.
+ * exchange_ms (may be NULL): the last step's copy of the positions to the other GPUs, the
+ * longest, on their clocks (0 on one). */
 int sim_gpus(const Sim *s, double *exchange_ms);
 /* Why fewer GPUs run than SimDesc.gpus asked for (fewer found, no peer access, a GPU that failed
  * mid-run, a method that runs on one), one line; "" where as many run as asked. Changes as the

@@ -439,6 +439,8 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     c->gpus_used = 1;
     if (desc->gpus != 0 && desc->gpus != 1)
         c->peers = sim_peers_create(device, desc->gpus, c->n, c->peers_note, sizeof c->peers_note);
+    /* Until the first step: the GPUs it will run on. */
+    if (c->peers && !sc_treelike(c->force) && c->kernel == SIM_KERNEL_SYMMETRIC) c->gpus_used = sim_peers_gpus(c->peers);
     snprintf(c->gpus_note, sizeof c->gpus_note, "%s", c->peers_note);
     return c;
 fail:

@@ -37,16 +37,21 @@ static void peer_free(Peer *q)
 static bool peer_open(Peer *q, int d, int primary, int n, CudaStatus *st)
 {
     q->device = d;
-    int reach = 0;
-    if (!CUDA_CHECK(st, cudaDeviceCanAccessPeer(&reach, d, primary))) return false;
-    if (!reach) {
-        snprintf(st->message, sizeof st->message, "GPU %d cannot reach GPU %d's memory (no peer access)", d, primary);
-        return false;
+    if (d != primary) {
+        int reach = 0;
+        if (!CUDA_CHECK(st, cudaDeviceCanAccessPeer(&reach, d, primary))) return false;
+        if (!reach) {
+            snprintf(st->message, sizeof st->message, "GPU %d cannot reach GPU %d's memory (no peer access)", d,
+                     primary);
+            return false;
+        }
     }
     if (!CUDA_CHECK(st, cudaSetDevice(d))) return false;
-    const cudaError_t e = cudaDeviceEnablePeerAccess(primary, 0);
-    if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
-    else if (!CUDA_CHECK(st, e)) return false;
+    if (d != primary) {
+        const cudaError_t e = cudaDeviceEnablePeerAccess(primary, 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+        else if (!CUDA_CHECK(st, e)) return false;
+    }
     return CUDA_CHECK(st, cudaStreamCreateWithFlags(&q->stream, cudaStreamNonBlocking)) &&
            CUDA_CHECK(st, cudaEventCreate(&q->copy_begin)) && CUDA_CHECK(st, cudaEventCreate(&q->copy_end)) &&
            CUDA_CHECK(st, cudaEventCreateWithFlags(&q->done, cudaEventDisableTiming)) &&
@@ -63,6 +68,11 @@ SimPeers *sim_peers_create(int primary, int want, int n, char *note, size_t note
         snprintf(note, notelen, "running on 1 GPU: %s", st.message);
         return NULL;
     }
+    /* STARBURST_PEERS_ON_ONE_GPU=1: the peers are streams of the first GPU itself, so that the
+     * split's arithmetic and its bits are tested where one GPU is found. */
+    const char *one = getenv("STARBURST_PEERS_ON_ONE_GPU");
+    const bool alone = one && atoi(one) == 1;
+    if (alone) found = want < 0 ? 2 : want;
     const int gpus = gpu_count_resolve(want, found);
     if (want > found) snprintf(note, notelen, "%d GPUs asked for, %d found: running on %d", want, found, gpus);
     if (gpus < 2) return NULL;
@@ -75,8 +85,9 @@ SimPeers *sim_peers_create(int primary, int want, int n, char *note, size_t note
     p->n = n;
     const char *fail = getenv("STARBURST_PEER_FAIL_AFTER");
     p->fail_after = fail ? atol(fail) : 0;
-    for (int d = 0; d < found && p->count < gpus - 1; d++) {
-        if (d == primary) continue;
+    for (int k = 0; k < found && p->count < gpus - 1; k++) {
+        const int d = alone ? primary : k;
+        if (!alone && d == primary) continue;
         Peer *q = &p->peer[p->count];
         CudaStatus pst = {0};
         if (peer_open(q, d, primary, n, &pst)) {
