@@ -673,7 +673,8 @@ __global__ void __launch_bounds__(32 * WALK_WARPS)
     long long sums[2] = {0, 0};
     for (;;) {
         int g = 0;
-        if (lane == 0) g = atomicAdd(next_group, 1);
+        /* System scope: with nbody_tree_share_walk the counter is shared with other devices. */
+        if (lane == 0) g = atomicAdd_system(next_group, 1);
         g = __shfl_sync(0xffffffffu, g, 0);
         if (g >= total_groups) break;
         const int2 grp = groups[g];
@@ -736,12 +737,13 @@ struct GraphArgs {
     float eps2, theta, alpha;
     bool refit;
     cudaStream_t stream;
+    int *shared_next; /* nbody_tree_share_walk's counter, or NULL */
 };
 
 bool same_args(const GraphArgs &a, const GraphArgs &b)
 {
     return a.pos == b.pos && a.acc == b.acc && a.n == b.n && a.eps2 == b.eps2 && a.theta == b.theta &&
-           a.alpha == b.alpha && a.refit == b.refit &&
+           a.alpha == b.alpha && a.refit == b.refit && a.shared_next == b.shared_next &&
            a.stream == b.stream;
 }
 
@@ -792,6 +794,9 @@ struct NbodyTree {
     cudaGraphExec_t graph;
     GraphArgs graph_args, last_args;
     bool graph_off;
+    /* nbody_tree_share_walk: the counter the walk draws its groups from, shared with the trees of
+     * other GPUs and zeroed by the caller; NULL: the tree's own (count + 2), zeroed by each call. */
+    int *shared_next;
 };
 
 namespace {
@@ -943,7 +948,9 @@ cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, flo
     const int gmax = n < SMALL_GROUPS_BELOW ? SMALL_GROUP : GROUP;
     /* alpha > 0: theta is the widest angle (tree_geometry.h's error-based test). */
     const Opening op = {nbody_rel_k(alpha, theta), nbody_rel_fallback(theta)};
-    int *ngroups = t->count + 1, *next_group = t->count + 2;
+    int *ngroups = t->count + 1, *next_group = t->shared_next ? t->shared_next : t->count + 2;
+    /* A shared counter is zeroed by the caller, before any of the trees sharing it walks. */
+    const size_t next_bytes = t->shared_next ? 0 : sizeof(int);
     if (refit) {
         /* The last build's cells, order and groups; the bodies where they are now. */
         gather<<<blocks_for(n, THREADS), THREADS, 0, stream>>>(pos, t->perm, n, t->spos);
@@ -955,7 +962,7 @@ cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, flo
         if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 2, stream, capturing, &st) ||
             !mark(t, 3, stream, capturing, &st) ||
             !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 2 * sizeof(unsigned long long), stream)) ||
-            !CUDA_CHECK(&st, cudaMemsetAsync(next_group, 0, sizeof(int), stream)))
+            (next_bytes && !CUDA_CHECK(&st, cudaMemsetAsync(next_group, 0, next_bytes, stream))))
             return st.error;
         walk<<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, t->perm, t->groups, ngroups, next_group, t->range,
                                                              t->kids, t->com, t->q0, t->q1, eps2, op, acc, t->counts);
@@ -1020,7 +1027,7 @@ cudaError_t tree_enqueue(NbodyTree *t, const float4 *pos, int n, float eps2, flo
                                                                    t->offset, t->groups, ngroups);
     if (!CUDA_CHECK(&st, cudaGetLastError()) || !mark(t, 3, stream, capturing, &st) ||
         !CUDA_CHECK(&st, cudaMemsetAsync(t->counts, 0, 2 * sizeof(unsigned long long), stream)) ||
-        !CUDA_CHECK(&st, cudaMemsetAsync(next_group, 0, sizeof(int), stream)))
+        (next_bytes && !CUDA_CHECK(&st, cudaMemsetAsync(next_group, 0, next_bytes, stream))))
         return st.error;
     walk<<<t->walk_blocks, 32 * WALK_WARPS, 0, stream>>>(t->spos, perm, t->groups, ngroups, next_group, t->range,
                                                          t->kids, t->com, t->q0, t->q1, eps2, op, acc, t->counts);
@@ -1071,7 +1078,7 @@ cudaError_t tree_forces(NbodyTree *t, const float4 *pos, int n, float eps2, floa
     /* A refit only where the last build holds these bodies, and the build not rebuild_every old. */
     const bool refit = t->rebuild_every > 1 && t->built && n == t->built_n && pos == t->built_pos &&
                        t->since_build < t->rebuild_every;
-    const GraphArgs a = {pos, acc, n, eps2, theta, alpha, refit, stream};
+    const GraphArgs a = {pos, acc, n, eps2, theta, alpha, refit, stream, t->shared_next};
     const bool repeat = same_args(a, t->last_args);
     t->last_args = a;
     cudaError_t e = cudaSuccess;
@@ -1102,6 +1109,11 @@ extern "C" cudaError_t nbody_tree_forces(NbodyTree *t, const float4 *pos, int n,
                                          cudaStream_t stream)
 {
     return tree_forces(t, pos, n, eps2, theta, 0.0f, acc, stream);
+}
+
+extern "C" void nbody_tree_share_walk(NbodyTree *t, int *next)
+{
+    if (t) t->shared_next = next;
 }
 
 extern "C" void nbody_tree_set_rebuild(NbodyTree *t, int every)

@@ -62,6 +62,15 @@ cudaError_t nbody_tree_forces_rel(NbodyTree *t, const float4 *pos, int n, float 
  * rebuilds in any case: call it again where the bodies are replaced. */
 void nbody_tree_set_rebuild(NbodyTree *t, int every);
 
+/* One walk shared by several trees (docs/MULTI_GPU.md): from the next call on, the walk draws its
+ * groups from *next, device memory that may be another device's reached by peer access (native
+ * atomics), instead of a counter of its own. Trees built alike from the same bodies on several
+ * devices, sharing one counter and writing into one acc, then walk each group once between them,
+ * whichever device draws it: acc gets one tree's bits. The caller zeroes *next before any of them
+ * walks (on every call) and waits for all before reading acc; each tree's counts (stats) are its
+ * own groups'. NULL: the tree's own counter again. */
+void nbody_tree_share_walk(NbodyTree *t, int *next);
+
 /* The last call's tree and counts. Waits for that call to finish. */
 void nbody_tree_stats(const NbodyTree *t, NbodyTreeStats *out);
 

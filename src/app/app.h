@@ -28,7 +28,7 @@ typedef struct AppOptions {
     SimKernel kernel;
     SimPrecision precision;
     int threads_per_body, block_size;
-    int gpus;       /* GPUs the direct sum is split across: 0 or 1 = one, APP_GPUS_ALL = all */
+    int gpus;       /* GPUs a step is split across: 0 or 1 = one, APP_GPUS_ALL = all */
     SimForce force; /* direct, tree or auto (0) */
     float theta;    /* tree opening angle; 0 = the default (params_theta) */
     float alpha;    /* the tree's error-based test (params_alpha); < 0 = the default, or 0 (by the

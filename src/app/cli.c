@@ -121,7 +121,7 @@ static int check_combination(const AppOptions *o, char *err, size_t errlen)
         return -1;
     }
     if (o->backend == SIM_BACKEND_CPU && o->gpus > 1) {
-        snprintf(err, errlen, "--backend cpu: --gpus splits the CUDA backend's direct sum across GPUs; the CPU "
+        snprintf(err, errlen, "--backend cpu: --gpus splits the CUDA backend's steps across GPUs; the CPU "
                               "backend runs on the CPU's cores");
         return -1;
     }

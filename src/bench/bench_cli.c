@@ -61,10 +61,11 @@ static void bench_usage(FILE *f)
           "  --backend B            backend of the loop and the tree: auto (default), cuda, cpu (with\n"
           "                         --force tree or fmm: the CPU's, 16K to 256K bodies; --force fmm\n"
           "                         runs on the CPU backend alone: on the GPU the tree is faster)\n"
-          "  --gpus G[,G...]        the direct sum split across G GPUs of this host (1 to 8, or all),\n"
-          "                         a row each, side by side: ms a step, interactions/s, speed-up and\n"
-          "                         efficiency against 1, the share of the step the copy of the\n"
-          "                         positions took; alone (with -n, default 1M and 2M, and --repeats)\n"
+          "  --gpus G[,G...]        the direct sum (--force tree: the tree) split across G GPUs of this\n"
+          "                         host (1 to 8, or all), a row each, side by side: ms a step,\n"
+          "                         interactions/s, speed-up and efficiency against 1, the share of the\n"
+          "                         step the copy of the positions took; alone (with -n, default 1M and\n"
+          "                         2M, the tree 1M and 16M, and --repeats)\n"
           "  --kernels-only, --loop-only\n"
           "                         (--loop-only with --force tree, fmm or direct: the loop with that\n"
           "                         method, at --theta)\n",
@@ -277,11 +278,13 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
 #undef NEXT
     }
     if (b->run_gpus) {
-        if (force || conflict || b->kernels.sweep) {
-            snprintf(err, errlen, "bench: --gpus times the direct sum across GPUs alone: it does not go with %s",
-                     force ? "--force" : conflict ? conflict : "--sweep");
+        if ((force && strcmp(force, "direct") != 0 && strcmp(force, "tree") != 0) || conflict || b->kernels.sweep) {
+            snprintf(err, errlen, "bench: --gpus times the direct sum (or --force tree) across GPUs alone: it does "
+                                  "not go with %s",
+                     force ? "--force fmm" : conflict ? conflict : "--sweep");
             return -1;
         }
+        b->gpus.force = force && !strcmp(force, "tree") ? SIM_FORCE_TREE : SIM_FORCE_DIRECT;
         b->run_kernels = b->run_tree = b->run_loop = false;
         b->gpus.ns = b->kernels.ns;
         b->gpus.ns_count = b->kernels.ns_count;

@@ -7,6 +7,7 @@
 #include "scene/scene.h"
 #include "sim/sim.h"
 #include "util/atomic_file.h"
+#include "util/params.h"
 
 static int by_value(const void *a, const void *b)
 {
@@ -21,17 +22,17 @@ typedef struct GpusRow {
 
 /* One row: `repeats` advances of one step after one of warm-up, each on the GPU's clock; the
  * median step and its exchange. 0, or -1 with one line on stderr. */
-static int time_row(const Bodies *b, const SceneInfo *info, int gpus, int repeats, GpusRow *row)
+static int time_row(SimForce force, const Bodies *b, const SceneInfo *info, int gpus, int repeats, GpusRow *row)
 {
     char err[512];
-    const SimDesc d = {.backend = SIM_BACKEND_CUDA, .force = SIM_FORCE_DIRECT, .kernel = SIM_KERNEL_SYMMETRIC,
-                       .gpus = gpus};
+    const SimDesc d = {.backend = SIM_BACKEND_CUDA, .force = force, .kernel = SIM_KERNEL_SYMMETRIC, .gpus = gpus};
     Sim *s = sim_create(&d, b, err, sizeof err);
     if (!s) {
         fprintf(stderr, "bench: --gpus %d at N = %d: %s\n", gpus, b->n, err);
         return -1;
     }
-    const SimParams p = {.dt = info->dt, .softening = info->softening, .damping = 1};
+    const SimParams p = {.dt = info->dt, .softening = info->softening, .damping = 1,
+                         .alpha = force == SIM_FORCE_TREE ? params_alpha(-1) : 0};
     double *ms = calloc((size_t)repeats * 2, sizeof *ms), *exchange = ms + repeats;
     int rc = ms ? 0 : -1;
     sim_advance(s, &p, 1);
@@ -66,8 +67,9 @@ int bench_gpus_run(const BenchGpusOptions *o)
         fprintf(stderr, "bench: --gpus: %s\n", why);
         return 2;
     }
-    static const int default_ns[] = {1 << 20, 2 << 20};
-    const int *ns = o->ns ? o->ns : default_ns;
+    const bool tree = o->force == SIM_FORCE_TREE;
+    static const int direct_ns[] = {1 << 20, 2 << 20}, tree_ns[] = {1 << 20, 16 << 20};
+    const int *ns = o->ns ? o->ns : tree ? tree_ns : direct_ns;
     const int ns_count = o->ns ? o->ns_count : 2;
     const int repeats = o->repeats > 0 ? o->repeats : 5;
     AtomicFile *csv = NULL;
@@ -93,16 +95,22 @@ int bench_gpus_run(const BenchGpusOptions *o)
         double one_ms = 0;
         for (int k = 0; k < o->counts_count && rc == 0; k++) {
             GpusRow row = {0};
-            rc = time_row(&b, &info, o->counts[k], repeats, &row);
+            rc = time_row(tree ? SIM_FORCE_TREE : SIM_FORCE_DIRECT, &b, &info, o->counts[k], repeats, &row);
             if (rc != 0) break;
             if (row.used == 1) one_ms = row.ms;
             if (!titled) {
-                fprintf(out, "\nThe direct sum across GPUs (the symmetric kernel's tasks shared out; the same bits on\n"
-                             "any count): collision scene, ms/step a whole step through the sim API (drift, forces,\n"
+                if (tree)
+                    fprintf(out, "\nThe tree across GPUs (each GPU builds it, the walk's groups shared out; opened by\n"
+                                 "estimated error within %.2g |a|; the same bits on any count): collision scene,",
+                            (double)params_alpha(-1));
+                else
+                    fprintf(out, "\nThe direct sum across GPUs (the symmetric kernel's tasks shared out; the same bits on\n"
+                                 "any count): collision scene,");
+                fprintf(out, " ms/step a whole step through the sim API (drift, forces,\n"
                              "kick), the median of %d after a warm-up, on the first GPU's clock. interactions/s: N^2 a\n"
-                             "step. speed-up and efficiency against the 1-GPU row of the same N; exchange: the copy of\n"
-                             "the positions to the other GPUs, its ms and share of the step.\n",
-                        repeats);
+                             "step%s. speed-up and efficiency against the 1-GPU row of the same N; exchange: the copy\n"
+                             "of the positions to the other GPUs, its ms and share of the step.\n",
+                        repeats, tree ? " (the N^2 the tree stands for)" : "");
                 fprintf(out, "%10s %5s %10s %14s %9s %11s %12s %9s\n", "N", "GPUs", "ms/step", "interactions/s",
                         "speed-up", "efficiency", "exchange ms", "share");
                 titled = true;

@@ -1,6 +1,7 @@
-/* `starburst bench --gpus 1,2`: the direct sum split across the GPUs of one host
- * (docs/MULTI_GPU.md), rows side by side: for each N, each GPU count's whole step through the sim
- * API (drift, the symmetric kernel's tasks shared out, the sum and kick), on the first GPU's clock,
+/* `starburst bench --gpus 1,2`: the direct sum (or with --force tree the tree) split across the
+ * GPUs of one host (docs/MULTI_GPU.md), rows side by side: for each N, each GPU count's whole step
+ * through the sim API (drift, the symmetric kernel's tasks shared out or the tree's walk shared,
+ * the sum and kick), on the first GPU's clock,
  * with interactions/s, the speed-up and efficiency against one GPU, and the share of the step the
  * copy of the positions to the other GPUs took. */
 #ifndef STARBURST_BENCH_GPUS_H
@@ -8,10 +9,13 @@
 
 #include <stdio.h>
 
+#include "sim/sim.h"
+
 #define BENCH_GPUS_MAX_COUNTS 4
 
 typedef struct BenchGpusOptions {
-    const int *ns; /* NULL = 1,048,576 and 2,097,152 */
+    SimForce force; /* direct (0 counts as direct) or tree: the tree's walk shared, by estimated error */
+    const int *ns; /* NULL = 1,048,576 and 2,097,152 (the tree: 1,048,576 and 16,777,216) */
     int ns_count;
     int counts[BENCH_GPUS_MAX_COUNTS]; /* GPU counts, one a row; -1 = all */
     int counts_count;

@@ -57,7 +57,7 @@ typedef struct RunDesc {
     SimKernel kernel;      /* the kernel on the CUDA backend; DEFAULT: the default for each N */
     SimPrecision precision;
     int threads_per_body, block_size;
-    int gpus;              /* CUDA: GPUs the direct sum is split across (SimDesc.gpus; 0 = one) */
+    int gpus;              /* CUDA: GPUs a step is split across (SimDesc.gpus; 0 = one) */
     float theta;           /* the opening angle where a saved run has none */
     /* The timeline's memory: 0 = none. run_desc_defaults turns a negative value into the default
      * (a tenth of the memory available, at most 1 GB) and clamps one larger than the memory

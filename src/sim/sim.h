@@ -96,8 +96,9 @@ typedef struct SimDesc {
     unsigned int speed_vbo;    /* optional GL buffer of n floats, refreshed with |v| each advance */
     int threads;               /* CPU backend: OpenMP threads, 0 = all */
     SimForce force;            /* 0 = auto */
-    int gpus;                  /* CUDA: GPUs of the host the direct sum is split across (0 or 1 = one,
-                                  -1 = all; docs/MULTI_GPU.md); the CPU ignores it */
+    int gpus;                  /* CUDA: GPUs of the host a step is split across (0 or 1 = one, -1 =
+                                  all; docs/MULTI_GPU.md): the symmetric kernel's tasks or the
+                                  tree's walk; the CPU ignores it */
 } SimDesc;
 
 typedef struct SimParams {
@@ -169,7 +170,7 @@ const char *sim_error(const Sim *s);
  * forces spread it to every body. False after sim_load. */
 bool sim_diverged(const Sim *s);
 /* The GPUs the last step ran on (before the first step, those it will run on; 1 on the CPU): more
- * than one only for the direct sum's symmetric kernel with SimDesc.gpus asking for them.
+ * than one only for the tree and the direct sum's symmetric kernel, with SimDesc.gpus asking.
  * exchange_ms (may be NULL): the last step's copy of the positions to the other GPUs, the
  * longest, on their clocks (0 on one). */
 int sim_gpus(const Sim *s, double *exchange_ms);

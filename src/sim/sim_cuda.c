@@ -137,11 +137,36 @@ static size_t sc_tree_bytes(SimForce f, int n) { return f == SIM_FORCE_TREE ? nb
 static void sc_gpus_why(SimCuda *c, const NbodyForces *f)
 {
     if (!c->peers) return;
-    const char *why = sc_treelike(c->force) ? "the tree runs on one GPU (its split across GPUs is not built)"
-                      : f->kernel != NBODY_KERNEL_SYMMETRIC
-                          ? "the direct sum runs on one GPU but with the symmetric kernel"
-                          : "";
-    snprintf(c->gpus_note, sizeof c->gpus_note, "%s", why);
+    if (sc_treelike(c->force)) sim_peers_tree_able(c->peers, c->gpus_note, sizeof c->gpus_note);
+    else if (f->kernel != NBODY_KERNEL_SYMMETRIC)
+        snprintf(c->gpus_note, sizeof c->gpus_note, "the direct sum runs on one GPU but with the symmetric kernel");
+}
+
+/* A peer failed (why): the run goes on here alone, and says so. */
+static void sc_peers_lost(SimCuda *c, const char *why)
+{
+    snprintf(c->gpus_note, sizeof c->gpus_note, "a GPU failed (%.240s): running on 1 GPU from here", why);
+    sim_peers_destroy(c->peers);
+    c->peers = NULL;
+}
+
+/* The tree's call: shared with the peers where there are some that can, else here alone. */
+static cudaError_t sc_tree(SimCuda *c, const NbodyForces *f, float eps2, float th, float alpha)
+{
+    char why[256];
+    if (c->peers && sim_peers_tree_able(c->peers, why, sizeof why)) {
+        if (sim_peers_tree(c->peers, c->tree, f->pos, f->n, eps2, th, alpha, f->acc, c->stream, &c->status, why,
+                           sizeof why)) {
+            c->gpus_used = sim_peers_gpus(c->peers);
+            snprintf(c->gpus_note, sizeof c->gpus_note, "%s", c->peers_note);
+            return c->status.error;
+        }
+        sc_peers_lost(c, why);
+    }
+    sc_gpus_why(c, f);
+    c->gpus_used = 1;
+    return alpha > 0 ? nbody_tree_forces_rel(c->tree, f->pos, f->n, eps2, th, alpha, f->acc, c->stream)
+                     : nbody_tree_forces(c->tree, f->pos, f->n, eps2, th, f->acc, c->stream);
 }
 
 /* The direct sum: across the GPUs where there are peers and the symmetric kernel runs; a peer
@@ -155,9 +180,7 @@ static bool sc_direct(SimCuda *c, const NbodyForces *f)
             snprintf(c->gpus_note, sizeof c->gpus_note, "%s", c->peers_note);
             return !sc_failed(c);
         }
-        snprintf(c->gpus_note, sizeof c->gpus_note, "a GPU failed (%.240s): running on 1 GPU from here", why);
-        sim_peers_destroy(c->peers);
-        c->peers = NULL;
+        sc_peers_lost(c, why);
     }
     sc_gpus_why(c, f);
     c->gpus_used = 1;
@@ -169,12 +192,10 @@ static bool sc_direct(SimCuda *c, const NbodyForces *f)
 static bool sc_launch(SimCuda *c, const NbodyForces *f, float theta, float alpha)
 {
     if (!sc_treelike(c->force)) return sc_direct(c, f);
-    sc_gpus_why(c, f);
-    c->gpus_used = 1;
     const float eps2 = (float)f->eps2, th = sim_opening_theta(c->force, theta, alpha);
-    const cudaError_t e = alpha > 0 ? nbody_tree_forces_rel(c->tree, f->pos, f->n, eps2, th, alpha, f->acc, c->stream)
-                                    : nbody_tree_forces(c->tree, f->pos, f->n, eps2, th, f->acc, c->stream);
-    return CUDA_CHECK(&c->status, e) && (!f->vel || CUDA_CHECK(&c->status, nbody_kick_launch(f, c->stream)));
+    const cudaError_t e = sc_tree(c, f, eps2, th, alpha);
+    return CUDA_CHECK(&c->status, e) && !sc_failed(c) &&
+           (!f->vel || CUDA_CHECK(&c->status, nbody_kick_launch(f, c->stream)));
 }
 
 static NbodyForces sc_forces(const SimCuda *c, const float4 *pos, float softening)
@@ -440,7 +461,10 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     if (desc->gpus != 0 && desc->gpus != 1)
         c->peers = sim_peers_create(device, desc->gpus, c->n, c->peers_note, sizeof c->peers_note);
     /* Until the first step: the GPUs it will run on. */
-    if (c->peers && !sc_treelike(c->force) && c->kernel == SIM_KERNEL_SYMMETRIC) c->gpus_used = sim_peers_gpus(c->peers);
+    char why[256];
+    if (c->peers && (sc_treelike(c->force) ? sim_peers_tree_able(c->peers, why, sizeof why)
+                                           : c->kernel == SIM_KERNEL_SYMMETRIC))
+        c->gpus_used = sim_peers_gpus(c->peers);
     snprintf(c->gpus_note, sizeof c->gpus_note, "%s", c->peers_note);
     return c;
 fail:
@@ -467,7 +491,8 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
     if (mapped) {
         NbodyForces f = sc_forces(c, pos, p->softening);
         bool ok = true;
-        const int rebuild = p->rebuild_every > 1 ? p->rebuild_every : 1;
+        /* Trees shared with peers rebuild every call: a refit would let them drift apart. */
+        const int rebuild = p->rebuild_every > 1 && !c->peers ? p->rebuild_every : 1;
         if (c->tree && c->rebuild != rebuild) {
             nbody_tree_set_rebuild(c->tree, rebuild);
             c->rebuild = rebuild;
@@ -699,6 +724,7 @@ static int cuda_set_force(void *impl, SimForce f, char *err, size_t errlen)
     if (!sc_treelike(f)) {
         nbody_tree_destroy(c->tree);
         c->tree = NULL;
+        sim_peers_tree_release(c->peers);
     }
     c->force = f;
     c->acc_softening = NAN; /* the next advance starts from this method's accelerations */
@@ -713,6 +739,7 @@ static double cuda_interactions_per_body(const void *impl)
     if (!sc_treelike(c->force) || !c->tree || sc_failed(c)) return 0;
     NbodyTreeStats st;
     nbody_tree_stats(c->tree, &st);
+    if (c->gpus_used > 1) sim_peers_tree_counts(c->peers, &st);
     return st.body_body + st.body_cell + st.body_group;
 }
 
@@ -722,6 +749,7 @@ static bool cuda_tree_stats(const void *impl, SimTreeStats *out)
     if (!sc_treelike(c->force) || !c->tree || sc_failed(c)) return false;
     SimTreeStats st;
     nbody_tree_stats(c->tree, &st);
+    if (c->gpus_used > 1) sim_peers_tree_counts(c->peers, &st);
     if (!(st.body_body + st.body_cell + st.body_group > 0)) return false; /* no timed call yet */
     *out = st;
     return true;

@@ -8,15 +8,19 @@
 
 typedef struct Peer {
     int device;
+    bool atomics; /* native atomics on the primary's memory (the primary itself: true) */
     cudaStream_t stream;
     cudaEvent_t copy_begin, copy_end, done;
     float4 *pos; /* all n positions, copied from the primary's every split call */
+    NbodyTree *tree; /* its tree, built alike from pos, while the tree is the method */
 } Peer;
 
 struct SimPeers {
     int primary, n, count; /* count: peers, the primary not included */
     Peer peer[GPU_SPLIT_MAX - 1];
     cudaEvent_t drifted; /* on the primary's stream: the positions are written */
+    int *next;           /* on the primary: the counter the trees' shared walk draws groups from */
+    bool atomics;        /* every peer has native atomics on the primary's memory (the shared walk) */
     bool timed;          /* a split call has run: the copies' events hold times */
     long fail_after;     /* STARBURST_PEER_FAIL_AFTER: split calls before a failure is injected; 0 = never */
 };
@@ -25,6 +29,7 @@ static void peer_free(Peer *q)
 {
     if (cudaSetDevice(q->device) != cudaSuccess) return;
     if (q->stream) cudaStreamSynchronize(q->stream);
+    nbody_tree_destroy(q->tree);
     cudaFree(q->pos);
     if (q->copy_begin) cudaEventDestroy(q->copy_begin);
     if (q->copy_end) cudaEventDestroy(q->copy_end);
@@ -37,6 +42,7 @@ static void peer_free(Peer *q)
 static bool peer_open(Peer *q, int d, int primary, int n, CudaStatus *st)
 {
     q->device = d;
+    q->atomics = true;
     if (d != primary) {
         int reach = 0;
         if (!CUDA_CHECK(st, cudaDeviceCanAccessPeer(&reach, d, primary))) return false;
@@ -48,6 +54,10 @@ static bool peer_open(Peer *q, int d, int primary, int n, CudaStatus *st)
     }
     if (!CUDA_CHECK(st, cudaSetDevice(d))) return false;
     if (d != primary) {
+        int atomics = 0;
+        if (!CUDA_CHECK(st, cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, d, primary)))
+            return false;
+        q->atomics = atomics != 0;
         const cudaError_t e = cudaDeviceEnablePeerAccess(primary, 0);
         if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
         else if (!CUDA_CHECK(st, e)) return false;
@@ -98,7 +108,10 @@ SimPeers *sim_peers_create(int primary, int want, int n, char *note, size_t note
         snprintf(note, notelen, "GPU %d left out: %s", d, pst.message);
     }
     cudaSetDevice(primary);
-    if (p->count == 0 || !CUDA_CHECK(&st, cudaEventCreateWithFlags(&p->drifted, cudaEventDisableTiming))) {
+    p->atomics = true;
+    for (int i = 0; i < p->count; i++) p->atomics = p->atomics && p->peer[i].atomics;
+    if (p->count == 0 || !CUDA_CHECK(&st, cudaEventCreateWithFlags(&p->drifted, cudaEventDisableTiming)) ||
+        !CUDA_CHECK(&st, cudaMalloc((void **)&p->next, sizeof(int)))) {
         if (st.message[0]) snprintf(note, notelen, "running on 1 GPU: %s", st.message);
         sim_peers_destroy(p);
         return NULL;
@@ -114,6 +127,7 @@ void sim_peers_destroy(SimPeers *p)
     for (int i = 0; i < p->count; i++) peer_free(&p->peer[i]);
     cudaSetDevice(current);
     if (p->drifted) cudaEventDestroy(p->drifted);
+    cudaFree(p->next);
     free(p);
 }
 
@@ -171,6 +185,103 @@ bool sim_peers_symmetric(SimPeers *p, const NbodyForces *f, cudaStream_t stream,
     if (mine) CUDA_CHECK(primary, nbody_symmetric_finish_launch(f, stream));
     p->timed = true;
     return true;
+}
+
+bool sim_peers_tree_able(const SimPeers *p, char *why, size_t whylen)
+{
+    if (p->atomics) return true;
+    snprintf(why, whylen, "the tree runs on one GPU: the GPUs have no native atomics on each other's memory, "
+                          "which its shared walk needs");
+    return false;
+}
+
+/* Each peer's tree for n bodies, made on first use and drawing from the shared counter: true, or
+ * false with st. */
+static bool peers_have_trees(SimPeers *p, int n, CudaStatus *st)
+{
+    for (int i = 0; i < p->count; i++) {
+        Peer *q = &p->peer[i];
+        if (q->tree) continue;
+        if (!CUDA_CHECK(st, cudaSetDevice(q->device))) return false;
+        char err[200];
+        if (!(q->tree = nbody_tree_create(n, err, sizeof err))) {
+            snprintf(st->message, sizeof st->message, "GPU %d: %s", q->device, err);
+            return false;
+        }
+        nbody_tree_share_walk(q->tree, p->next);
+    }
+    return true;
+}
+
+bool sim_peers_tree(SimPeers *p, NbodyTree *mine, const float4 *pos, int n, float eps2, float theta, float alpha,
+                    float4 *acc, cudaStream_t stream, CudaStatus *primary, char *why, size_t whylen)
+{
+    why[0] = '\0';
+    if (p->fail_after > 0 && --p->fail_after == 0) {
+        snprintf(why, whylen, "injected failure (STARBURST_PEER_FAIL_AFTER)");
+        nbody_tree_share_walk(mine, NULL);
+        return false;
+    }
+    if (n != p->n) {
+        snprintf(why, whylen, "the peers hold %d bodies, the call has %d", p->n, n);
+        nbody_tree_share_walk(mine, NULL);
+        return false;
+    }
+    CudaStatus st = {0};
+    const size_t bytes = (size_t)n * sizeof(float4);
+    bool ok = peers_have_trees(p, n, &st) && CUDA_CHECK(&st, cudaSetDevice(p->primary)) &&
+              CUDA_CHECK(&st, cudaMemsetAsync(p->next, 0, sizeof(int), stream)) &&
+              CUDA_CHECK(&st, cudaEventRecord(p->drifted, stream));
+    for (int i = 0; ok && i < p->count; i++) {
+        Peer *q = &p->peer[i];
+        ok = CUDA_CHECK(&st, cudaSetDevice(q->device)) && CUDA_CHECK(&st, cudaStreamWaitEvent(q->stream, p->drifted, 0)) &&
+             CUDA_CHECK(&st, cudaEventRecord(q->copy_begin, q->stream)) &&
+             CUDA_CHECK(&st, cudaMemcpyPeerAsync(q->pos, q->device, pos, p->primary, bytes, q->stream)) &&
+             CUDA_CHECK(&st, cudaEventRecord(q->copy_end, q->stream)) &&
+             CUDA_CHECK(&st, alpha > 0 ? nbody_tree_forces_rel(q->tree, q->pos, n, eps2, theta, alpha, acc, q->stream)
+                                       : nbody_tree_forces(q->tree, q->pos, n, eps2, theta, acc, q->stream)) &&
+             CUDA_CHECK(&st, cudaEventRecord(q->done, q->stream));
+    }
+    if (!ok) {
+        peers_drain(p);
+        cudaSetDevice(p->primary);
+        nbody_tree_share_walk(mine, NULL);
+        snprintf(why, whylen, "%s", st.message);
+        p->timed = false;
+        return false;
+    }
+    nbody_tree_share_walk(mine, p->next);
+    bool mine_ok = CUDA_CHECK(primary, cudaSetDevice(p->primary)) &&
+                   CUDA_CHECK(primary, alpha > 0 ? nbody_tree_forces_rel(mine, pos, n, eps2, theta, alpha, acc, stream)
+                                                 : nbody_tree_forces(mine, pos, n, eps2, theta, acc, stream));
+    for (int i = 0; mine_ok && i < p->count; i++)
+        mine_ok = CUDA_CHECK(primary, cudaStreamWaitEvent(stream, p->peer[i].done, 0));
+    p->timed = true;
+    return true;
+}
+
+void sim_peers_tree_counts(const SimPeers *p, NbodyTreeStats *add)
+{
+    for (int i = 0; p && i < p->count; i++) {
+        if (!p->peer[i].tree) continue;
+        NbodyTreeStats st;
+        if (cudaSetDevice(p->peer[i].device) != cudaSuccess) break;
+        nbody_tree_stats(p->peer[i].tree, &st);
+        add->body_body += st.body_body;
+        add->body_cell += st.body_cell;
+    }
+    if (p) cudaSetDevice(p->primary);
+}
+
+void sim_peers_tree_release(SimPeers *p)
+{
+    for (int i = 0; p && i < p->count; i++) {
+        if (!p->peer[i].tree || cudaSetDevice(p->peer[i].device) != cudaSuccess) continue;
+        cudaStreamSynchronize(p->peer[i].stream);
+        nbody_tree_destroy(p->peer[i].tree);
+        p->peer[i].tree = NULL;
+    }
+    if (p) cudaSetDevice(p->primary);
 }
 
 double sim_peers_exchange_ms(const SimPeers *p)
