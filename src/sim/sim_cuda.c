@@ -53,7 +53,7 @@ typedef struct SimCuda {
     cudaEvent_t steps_begin, steps_end; /* around the steps of an advance, on the GPU's clock */
     double gpu_ms;                      /* the last advance's steps alone; 0 = not measured */
     CudaStatus status; /* the first error; every later call of the backend then does nothing */
-    SimPeers *peers;   /* the other GPUs the direct sum is split across; NULL: this one alone */
+    SimPeers *peers;   /* the other GPUs a step is split across; NULL: this one alone */
     int gpus_asked;    /* SimDesc.gpus */
     int gpus_used;     /* GPUs the last force call ran on */
     char gpus_note[320]; /* why fewer GPUs run than asked; "" where as many as asked */
