@@ -342,19 +342,22 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
     return 0;
 }
 
+/* "FILE-part.csv" beside --csv FILE.csv (its extension kept, ".csv" where it has none) in buf;
+ * NULL without --csv or where it does not fit. */
+static const char *csv_beside(const char *path, const char *part, char *buf, size_t len)
+{
+    if (!path) return NULL;
+    const char *dot = strrchr(path, '.');
+    const int stem = dot ? (int)(dot - path) : (int)strlen(path);
+    return snprintf(buf, len, "%.*s-%s%s", stem, path, part, dot ? dot : ".csv") < (int)len ? buf : NULL;
+}
+
 int bench_cli_run(BenchCli *b)
 {
     int status = 0;
     if (b->run_gpus) {
         char csv[4096];
-        const char *gpus_csv = NULL;
-        if (b->csv_path) {
-            const char *dot = strrchr(b->csv_path, '.');
-            int stem = dot ? (int)(dot - b->csv_path) : (int)strlen(b->csv_path);
-            if (snprintf(csv, sizeof csv, "%.*s-gpus%s", stem, b->csv_path, dot ? dot : ".csv") < (int)sizeof csv)
-                gpus_csv = csv;
-        }
-        b->gpus.csv_path = gpus_csv;
+        b->gpus.csv_path = csv_beside(b->csv_path, "gpus", csv, sizeof csv);
         return bench_gpus_run(&b->gpus);
     }
     if (b->run_kernels) {
@@ -376,14 +379,7 @@ int bench_cli_run(BenchCli *b)
     }
     if (b->run_loop) {
         char csv[4096];
-        const char *loop_csv = NULL;
-        if (b->csv_path) {
-            const char *dot = strrchr(b->csv_path, '.');
-            int stem = dot ? (int)(dot - b->csv_path) : (int)strlen(b->csv_path);
-            if (snprintf(csv, sizeof csv, "%.*s-loop%s", stem, b->csv_path, dot ? dot : ".csv") < (int)sizeof csv)
-                loop_csv = csv;
-        }
-        status = bench_loop_run(&b->loop, loop_csv);
+        status = bench_loop_run(&b->loop, csv_beside(b->csv_path, "loop", csv, sizeof csv));
     }
     return status;
 }
