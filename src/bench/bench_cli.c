@@ -37,7 +37,8 @@ static void bench_usage(FILE *f)
           "                         default 5e-4, or 0 where --theta is given: by the angle): a cell is\n"
           "                         taken only where its quadrupole's error stays within A times the\n"
           "                         smallest previous |a| of the bodies it acts on, within an angle of\n"
-          "                         0.6 (kernels/tree_geometry.h); the fmm's near field too\n"
+          "                         0.6 (kernels/tree_geometry.h); the fmm's near field too (with\n"
+          "                         --force fmm it goes with --theta, the fmm's far angle)\n"
           "  --rebuild K            the GPU tree rebuilt every K steps and refitted between (default 1:\n"
           "                         rebuilt every step); a step's time is then a whole cycle's mean\n"
           "  --samples S            bodies in the tree's f64 force check (default 1000)\n"
@@ -291,7 +292,8 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
         b->gpus.repeats = b->kernels.repeats;
         return 0;
     }
-    if (theta_given && b->tree.alpha > 0) {
+    /* The fmm takes both: theta its far angle, alpha its near cells (as the program does). */
+    if (theta_given && b->tree.alpha > 0 && !(force && !strcmp(force, "fmm"))) {
         snprintf(err, errlen, "bench: --theta opens the tree by the angle, --alpha by estimated error: one of them");
         return -1;
     }
