@@ -76,6 +76,37 @@ static void the_tree_opens_as_the_program_does(void **state)
     assert_non_null(strstr(err, "--theta"));
     assert_non_null(strstr(err, "--alpha"));
     assert_null(strchr(err, '\n'));
+    /* The fmm takes both: theta its far angle, alpha its near cells. */
+    assert_int_equal(parse(&b, "bench --force fmm --theta 0.5 --alpha 0.001", err, sizeof err), 0);
+    assert_true(b.tree.alpha == 0.001f && b.tree.theta == 0.5f && b.tree.force == SIM_FORCE_FMM);
+}
+
+/* --gpus: a row a GPU count, the direct sum (or the tree) alone, with -n and --repeats. */
+static void gpus_give_their_own_table(void **state)
+{
+    BenchCli b;
+    char err[256];
+    assert_int_equal(parse(&b, "bench --gpus 1,2", err, sizeof err), 0);
+    assert_true(b.run_gpus && !b.run_kernels && !b.run_tree && !b.run_loop);
+    assert_int_equal(b.gpus.counts_count, 2);
+    assert_int_equal(b.gpus.counts[0], 1);
+    assert_int_equal(b.gpus.counts[1], 2);
+    assert_int_equal(b.gpus.force, SIM_FORCE_DIRECT);
+    assert_null(b.gpus.ns);
+    assert_int_equal(parse(&b, "bench --gpus 1,all --force tree -n 1048576 --repeats 3", err, sizeof err), 0);
+    assert_int_equal(b.gpus.force, SIM_FORCE_TREE);
+    assert_int_equal(b.gpus.counts[1], -1);
+    assert_int_equal(b.gpus.ns_count, 1);
+    assert_int_equal(b.gpus.ns[0], 1048576);
+    assert_int_equal(b.gpus.repeats, 3);
+    static const char *const bad[] = {"bench --gpus", "bench --gpus 0", "bench --gpus 9", "bench --gpus 1,x",
+                                      "bench --gpus ,", "bench --gpus 1,2,3,4,5", "bench --gpus 1,2 --force fmm",
+                                      "bench --gpus 1,2 --sweep", "bench --gpus 1,2 --loop-only"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(parse(&b, bad[i], err, sizeof err), -1);
+        print_message("%-30s -> %s\n", bad[i], err);
+        assert_true(err[0] != '\0' && strchr(err, '\n') == NULL);
+    }
 }
 
 static void force_tree_runs_the_tree_alone(void **state)
@@ -295,6 +326,7 @@ int main(void)
         cmocka_unit_test(default_run_has_the_tree_between_kernels_and_loop),
         cmocka_unit_test(force_tree_runs_the_tree_alone),
         cmocka_unit_test(the_tree_opens_as_the_program_does),
+        cmocka_unit_test(gpus_give_their_own_table),
         cmocka_unit_test(bad_tree_options_are_refused_in_one_line),
         cmocka_unit_test(loop_only_takes_the_force),
         cmocka_unit_test(crossover_is_where_the_tree_stays_faster),

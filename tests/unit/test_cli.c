@@ -76,6 +76,7 @@ static void combinations_the_kernels_cannot_run_are_refused(void **state)
         {{"--kernel", "tiled", "--threads-per-body", "4"}, "only the mtpb kernel splits a body"},
         {{"--precision", "double", "--kernel", "symmetric"}, "only the mtpb kernel runs in double"},
         {{"--kernel", "symmetric", "--block-size", "128"}, "the symmetric kernel runs blocks of its own size"},
+        {{"--backend", "cpu", "--gpus", "2"}, "--gpus splits the CUDA backend's steps"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         AppOptions o;
@@ -92,6 +93,12 @@ static void combinations_the_kernels_cannot_run_are_refused(void **state)
     assert_int_equal(PARSE(&o, err, "--threads-per-body", "8"), 0);
     assert_int_equal(PARSE(&o, err, "--block-size", "96"), -1);
     assert_non_null(strstr(err, "power of two"));
+    /* --gpus: a count or all, kept as the app's number (all: APP_GPUS_ALL). */
+    assert_int_equal(PARSE(&o, err, "--gpus", "2"), 0);
+    assert_int_equal(o.gpus, 2);
+    assert_int_equal(PARSE(&o, err, "--gpus", "all"), 0);
+    assert_int_equal(o.gpus, APP_GPUS_ALL);
+    assert_int_equal(PARSE(&o, err, "--backend", "cpu", "--gpus", "1"), 0);
 }
 
 static void tipsy_options_pick_the_file_scenes(void **state)
@@ -131,6 +138,9 @@ static void bad_values_are_refused(void **state)
         {"--seed", "-3", "--seed"},
         {"--color", "rainbow", "--color"},
         {"--precision", "half", "--precision"},
+        {"--gpus", "0", "--gpus"},
+        {"--gpus", "9", "--gpus"},
+        {"--gpus", "two", "--gpus"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         AppOptions o;
