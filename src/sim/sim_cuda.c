@@ -139,7 +139,8 @@ static void sc_gpus_why(SimCuda *c, const NbodyForces *f)
     if (!c->peers) return;
     if (sc_treelike(c->force)) sim_peers_tree_able(c->peers, c->gpus_note, sizeof c->gpus_note);
     else if (f->kernel != NBODY_KERNEL_SYMMETRIC)
-        snprintf(c->gpus_note, sizeof c->gpus_note, "the direct sum runs on one GPU but with the symmetric kernel");
+        snprintf(c->gpus_note, sizeof c->gpus_note, "the %s kernel runs on one GPU: the direct sum is split across "
+                 "GPUs with the symmetric kernel only", nbody_kernel_name(f->kernel));
 }
 
 /* A peer failed (why): the run goes on here alone, and says so. */
