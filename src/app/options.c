@@ -213,8 +213,9 @@ static const AppOption table[] = {
      .app = APP(block_size, INT)},
     {"--gpus", .arg = "N",
      .help = "GPUs of this host a step is split across: 1 (default) to 8, or all\n"
-             "(the symmetric kernel's pairs or the tree's walk shared out, the same\n"
-             "bits as on one GPU; the other kernels run on one)",
+             "(every GPU found, kept where the first steps measure the split the\n"
+             "faster); the symmetric kernel's pairs or the tree's walk are shared\n"
+             "out, the same bits as on one GPU; the other kernels run on one",
      .value = CHOICE(gpus_choice, 1, APP_GPUS_ALL + 1, "GPU count"), .app = APP(gpus, INT)},
     {"--force", .key = "force", .arg = "M",
      .help = "direct, tree (Barnes-Hut with quadrupoles), fmm (fast multipole method:\n"

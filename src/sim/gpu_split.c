@@ -66,3 +66,43 @@ int gpu_count_resolve(int want, int found)
     if (g > GPU_SPLIT_MAX) g = GPU_SPLIT_MAX;
     return g < 1 ? 1 : g;
 }
+
+void gpu_choice_reset(GpuChoice *c)
+{
+    memset(c, 0, sizeof *c);
+    c->decided = -1;
+}
+
+bool gpu_choice_split(const GpuChoice *c)
+{
+    if (c->decided >= 0) return c->decided == 1;
+    return c->runs[1] <= c->runs[0];
+}
+
+static int counted(const GpuChoice *c, int mode) { return c->runs[mode] > 1 ? c->runs[mode] - 1 : 0; }
+
+double gpu_choice_median(const GpuChoice *c, bool split)
+{
+    const int mode = split ? 1 : 0, k = counted(c, mode);
+    if (k == 0) return 0;
+    double v[GPU_CHOICE_SAMPLES];
+    memcpy(v, c->ms[mode], sizeof v);
+    for (int i = 1; i < k; i++) /* insertion sort of at most GPU_CHOICE_SAMPLES */
+        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            const double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+bool gpu_choice_record(GpuChoice *c, bool split, double ms_per_step)
+{
+    const int mode = split ? 1 : 0;
+    if (c->decided >= 0 || !(ms_per_step > 0) || counted(c, mode) >= GPU_CHOICE_SAMPLES) return false;
+    if (c->runs[mode] > 0) c->ms[mode][c->runs[mode] - 1] = ms_per_step;
+    c->runs[mode]++;
+    if (counted(c, 0) < GPU_CHOICE_SAMPLES || counted(c, 1) < GPU_CHOICE_SAMPLES) return false;
+    c->decided = gpu_choice_median(c, true) < gpu_choice_median(c, false) ? 1 : 0;
+    return true;
+}

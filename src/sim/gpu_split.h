@@ -8,6 +8,7 @@
 #ifndef STARBURST_GPU_SPLIT_H
 #define STARBURST_GPU_SPLIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define GPU_SPLIT_MAX 8 /* GPUs of one host a run can take */
@@ -27,5 +28,25 @@ int gpu_count_parse(const char *s, int *gpus, char *err, size_t errlen);
 /* The GPUs a run takes: want (-1 = all) of the `found` on the host, at most GPU_SPLIT_MAX, at
  * least 1. */
 int gpu_count_resolve(int want, int found);
+
+/* --gpus all keeps the other GPUs only where they pay, as measured: its first advances alternate
+ * between the split and the first GPU alone, the split first, and time both; after
+ * GPU_CHOICE_SAMPLES timed advances of each (a first one of each, which makes and captures what
+ * it needs, not counted) the faster median ms a step is kept, until gpu_choice_reset (other
+ * bodies, another method or kernel). Both give the same bits, so the choice changes only time. */
+#define GPU_CHOICE_SAMPLES 3
+typedef struct GpuChoice {
+    int runs[2];                         /* advances run: [0] alone, [1] split */
+    double ms[2][GPU_CHOICE_SAMPLES];    /* their ms a step, the first run of each left out */
+    int decided;                         /* -1 while timing; 0 alone; 1 split */
+} GpuChoice;
+void gpu_choice_reset(GpuChoice *c);
+/* Whether the next advance splits. */
+bool gpu_choice_split(const GpuChoice *c);
+/* The last advance's ms a step, in the mode it ran (split or not); a value that is not a positive
+ * time is not counted. True when this decided. */
+bool gpu_choice_record(GpuChoice *c, bool split, double ms_per_step);
+/* The median ms a step of a mode's counted advances (0 before any). */
+double gpu_choice_median(const GpuChoice *c, bool split);
 
 #endif

@@ -21,6 +21,7 @@
 #include "kernels.h"
 #include "tree.h"
 #include "sim/sim_backend.h"
+#include "sim/gpu_split.h"
 #include "sim/sim_cuda_peers.h"
 
 typedef struct SimCuda {
@@ -58,6 +59,9 @@ typedef struct SimCuda {
     int gpus_used;     /* GPUs the last force call ran on */
     char gpus_note[320]; /* why fewer GPUs run than asked; "" where as many as asked */
     char peers_note[320]; /* what sim_peers_create said: fewer found than asked, one left out */
+    bool choose;          /* --gpus all: the split kept only where it is measured to pay (choice) */
+    GpuChoice choice;
+    bool split_now;       /* this advance's calls split (peers there, and chosen) */
 } SimCuda;
 
 /* The simulation's kernel and precision as the kernels name them. */
@@ -137,6 +141,13 @@ static size_t sc_tree_bytes(SimForce f, int n) { return f == SIM_FORCE_TREE ? nb
 static void sc_gpus_why(SimCuda *c, const NbodyForces *f)
 {
     if (!c->peers) return;
+    if (!c->split_now) {
+        if (c->choice.decided == 0)
+            snprintf(c->gpus_note, sizeof c->gpus_note, "one GPU is the faster here: %.3g ms a step against %.3g on %d",
+                     gpu_choice_median(&c->choice, false), gpu_choice_median(&c->choice, true),
+                     sim_peers_gpus(c->peers));
+        return;
+    }
     if (sc_treelike(c->force)) sim_peers_tree_able(c->peers, c->gpus_note, sizeof c->gpus_note);
     else if (f->kernel != NBODY_KERNEL_SYMMETRIC)
         snprintf(c->gpus_note, sizeof c->gpus_note, "the %s kernel runs on one GPU: the direct sum is split across "
@@ -155,7 +166,7 @@ static void sc_peers_lost(SimCuda *c, const char *why)
 static cudaError_t sc_tree(SimCuda *c, const NbodyForces *f, float eps2, float th, float alpha)
 {
     char why[256];
-    if (c->peers && sim_peers_tree_able(c->peers, why, sizeof why)) {
+    if (c->peers && c->split_now && sim_peers_tree_able(c->peers, why, sizeof why)) {
         if (sim_peers_tree(c->peers, c->tree, f->pos, f->n, eps2, th, alpha, f->acc, c->stream, &c->status, why,
                            sizeof why)) {
             c->gpus_used = sim_peers_gpus(c->peers);
@@ -174,7 +185,7 @@ static cudaError_t sc_tree(SimCuda *c, const NbodyForces *f, float eps2, float t
  * that fails hands its part back, the call runs here alone and so do the calls after it. */
 static bool sc_direct(SimCuda *c, const NbodyForces *f)
 {
-    if (c->peers && f->kernel == NBODY_KERNEL_SYMMETRIC) {
+    if (c->peers && c->split_now && f->kernel == NBODY_KERNEL_SYMMETRIC) {
         char why[256];
         if (sim_peers_symmetric(c->peers, f, c->stream, &c->status, why, sizeof why)) {
             c->gpus_used = sim_peers_gpus(c->peers);
@@ -295,6 +306,7 @@ static bool sc_upload(SimCuda *c, const Bodies *b)
     memcpy(c->tags, b->tag, (size_t)c->n);
     c->acc_softening = NAN;
     c->rebuild = 0; /* other bodies: the next call builds (set again, which drops the last build) */
+    gpu_choice_reset(&c->choice); /* and --gpus all times its two ways again */
     return true;
 }
 
@@ -459,6 +471,9 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     if (!sc_upload(c, initial)) goto fail;
     c->gpus_asked = desc->gpus;
     c->gpus_used = 1;
+    c->choose = desc->gpus < 0;
+    gpu_choice_reset(&c->choice);
+    c->split_now = true;
     if (desc->gpus != 0 && desc->gpus != 1)
         c->peers = sim_peers_create(device, desc->gpus, c->n, c->peers_note, sizeof c->peers_note);
     /* Until the first step: the GPUs it will run on. */
@@ -492,6 +507,7 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
     if (mapped) {
         NbodyForces f = sc_forces(c, pos, p->softening);
         bool ok = true;
+        c->split_now = !c->choose || gpu_choice_split(&c->choice);
         /* Trees shared with peers rebuild every call: a refit would let them drift apart. */
         const int rebuild = p->rebuild_every > 1 && !c->peers ? p->rebuild_every : 1;
         if (c->tree && c->rebuild != rebuild) {
@@ -540,6 +556,10 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
         float elapsed = 0;
         if (timed && CUDA_CHECK(&c->status, cudaEventElapsedTime(&elapsed, c->steps_begin, c->steps_end)))
             c->gpu_ms = elapsed;
+        /* --gpus all: this advance times its mode (where the peers ran, or the primary alone). */
+        if (c->choose && c->peers && ok && (c->gpus_used > 1) == c->split_now &&
+            gpu_choice_record(&c->choice, c->split_now, c->gpu_ms / steps) && c->choice.decided == 1)
+            snprintf(c->gpus_note, sizeof c->gpus_note, "%s", c->peers_note);
         t0 = (1e3 * clock_seconds());
         sc_unmap(c);
         CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream));
@@ -637,6 +657,7 @@ static int cuda_set_kernel(void *impl, SimKernel k, int q, int block, char *err,
     if (sc_size_sums(c, k, s, err, errlen) != 0) return -1;
     c->kernel = k;
     c->shape = s;
+    gpu_choice_reset(&c->choice);
     return 0;
 }
 
@@ -729,6 +750,7 @@ static int cuda_set_force(void *impl, SimForce f, char *err, size_t errlen)
     }
     c->force = f;
     c->acc_softening = NAN; /* the next advance starts from this method's accelerations */
+    gpu_choice_reset(&c->choice);
     return 0;
 }
 

@@ -1,7 +1,8 @@
 /* The direct sum and the tree across the GPUs of one host (docs/MULTI_GPU.md): the same bits on
- * two GPUs as on one, a GPU that fails mid-run handing its part back with nothing lost, and one line wherever
- * fewer GPUs run than were asked for. Where the host has one GPU the split runs as two streams
- * of it (STARBURST_PEERS_ON_ONE_GPU): the same arithmetic and bits, peer access untested. */
+ * two GPUs as on one, --gpus all keeping the split only where it is faster, a GPU that fails
+ * mid-run handing its part back with nothing lost, and one line wherever fewer GPUs run than were
+ * asked for. Where the host has one GPU the split runs as two streams of it
+ * (STARBURST_PEERS_ON_ONE_GPU): the same arithmetic and bits, peer access untested. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -172,6 +173,32 @@ static void fewer_gpus_than_asked_say_so(void **state)
     bodies_free(&b);
 }
 
+/* --gpus all times both ways in its first advances and keeps the faster; the bits are one GPU's
+ * throughout, and the run says which it kept. */
+static void all_keeps_the_faster_way(void **state)
+{
+    const SimForce methods[] = {SIM_FORCE_DIRECT, SIM_FORCE_TREE};
+    for (int m = 0; m < 2; m++) {
+        two_gpus_or_streams();
+        Bodies b;
+        gpu_random_ball(&b, m == 0 ? 65536 : 262144, 61);
+        Sim *all = method_sim(&b, methods[m], -1);
+        one_gpu_done();
+        Sim *one = method_sim(&b, methods[m], 1);
+        /* 10 advances: the choice takes 8 (a first and 3 timed of each way). */
+        assert_same_run(one, all, b.n, 10, 2);
+        const int g = sim_gpus(all, NULL);
+        const char *note = sim_gpus_note(all);
+        print_message("%s, %d bodies, --gpus all: %d GPU%s kept%s%s\n", sim_force_name(methods[m]), b.n, g,
+                      g > 1 ? "s" : "", note[0] ? ": " : "", note);
+        if (g == 1) assert_non_null(strstr(note, "one GPU is the faster here"));
+        else assert_string_equal(note, "");
+        sim_destroy(one);
+        sim_destroy(all);
+        bodies_free(&b);
+    }
+}
+
 static void other_kernels_run_on_one(void **state)
 {
     two_gpus_or_streams();
@@ -210,6 +237,7 @@ int main(void)
         cmocka_unit_test(the_tree_on_two_gpus_gives_one_gpus_bits),
         cmocka_unit_test(a_failing_gpu_hands_its_part_back),
         cmocka_unit_test(fewer_gpus_than_asked_say_so),
+        cmocka_unit_test(all_keeps_the_faster_way),
         cmocka_unit_test(other_kernels_run_on_one),
     };
     return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));

@@ -1,6 +1,6 @@
 /* The arithmetic of the work shared among GPUs (src/sim/gpu_split.c): every task of the symmetric
  * kernel taken once, in runs in order, the shares' pairs as equal as whole tasks allow; the
- * --gpus text; the count a run takes of those found. */
+ * --gpus text; the count a run takes of those found; --gpus all's choice of the faster way. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -104,12 +104,57 @@ static void gpu_count_of_those_found(void **state)
     assert_int_equal(gpu_count_resolve(-1, 0), 1);
 }
 
+/* --gpus all's choice: the split first, then turn about; the first run of each not counted; the
+ * faster median kept. */
+static void the_faster_way_is_kept(void **state)
+{
+    for (int faster = 0; faster < 2; faster++) {
+        GpuChoice c;
+        gpu_choice_reset(&c);
+        int runs = 0;
+        while (c.decided < 0) {
+            const bool split = gpu_choice_split(&c);
+            assert_int_equal(split, runs % 2 == 0); /* split, alone, split, ... */
+            /* The first of each is slow (it makes what it needs); then the faster way by 5 %. */
+            const bool first = runs < 2;
+            const double ms = first ? 100.0 : (split == (faster == 1) ? 9.5 : 10.0) + 0.01 * runs;
+            const bool decided = gpu_choice_record(&c, split, ms);
+            runs++;
+            assert_int_equal(decided, c.decided >= 0);
+            assert_true(runs <= 2 * (GPU_CHOICE_SAMPLES + 1));
+        }
+        assert_int_equal(runs, 2 * (GPU_CHOICE_SAMPLES + 1));
+        assert_int_equal(c.decided, faster);
+        assert_int_equal(gpu_choice_split(&c), faster == 1);
+        const double a = gpu_choice_median(&c, false), b = gpu_choice_median(&c, true);
+        assert_true(a > 9 && a < 11 && b > 9 && b < 11); /* the slow first runs left out */
+        /* Decided: records change nothing. */
+        assert_false(gpu_choice_record(&c, true, 1.0));
+        assert_true(gpu_choice_median(&c, true) == b);
+        gpu_choice_reset(&c);
+        assert_int_equal(c.decided, -1);
+        assert_true(gpu_choice_split(&c));
+    }
+}
+
+static void a_time_that_is_not_one_is_not_counted(void **state)
+{
+    GpuChoice c;
+    gpu_choice_reset(&c);
+    assert_false(gpu_choice_record(&c, true, 0.0));
+    assert_false(gpu_choice_record(&c, true, -1.0));
+    assert_false(gpu_choice_record(&c, true, NAN));
+    assert_true(gpu_choice_split(&c)); /* still the split's turn */
+    assert_true(gpu_choice_median(&c, true) == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_task_once_in_order),  cmocka_unit_test(shares_as_equal_as_whole_tasks_allow),
         cmocka_unit_test(more_gpus_than_tasks),      cmocka_unit_test(two_gpus_at_the_large_shape),
         cmocka_unit_test(gpu_count_text),            cmocka_unit_test(gpu_count_of_those_found),
+        cmocka_unit_test(the_faster_way_is_kept),    cmocka_unit_test(a_time_that_is_not_one_is_not_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
