@@ -177,6 +177,8 @@ static cudaError_t sc_tree(SimCuda *c, const NbodyForces *f, float eps2, float t
     }
     sc_gpus_why(c, f);
     c->gpus_used = 1;
+    /* Alone (--gpus all's choice, or the method): the walk draws from its own counter again. */
+    nbody_tree_share_walk(c->tree, NULL);
     return alpha > 0 ? nbody_tree_forces_rel(c->tree, f->pos, f->n, eps2, th, alpha, f->acc, c->stream)
                      : nbody_tree_forces(c->tree, f->pos, f->n, eps2, th, f->acc, c->stream);
 }
