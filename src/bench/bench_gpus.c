@@ -1,3 +1,4 @@
+/* bench --gpus: one GPU against several, a row each (bench_gpus.h). */
 #include "bench/bench_gpus.h"
 
 #include <math.h>

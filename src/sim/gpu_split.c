@@ -1,3 +1,5 @@
+/* The shares of a step's work among the GPUs of one host, and --gpus all's choice (gpu_split.h):
+ * arithmetic alone, tested where no GPU is. */
 #include "sim/gpu_split.h"
 
 #include <ctype.h>

@@ -1,3 +1,5 @@
+/* The other GPUs of the host (sim_cuda_peers.h): their streams, events and copies of the
+ * positions, the symmetric kernel's tasks and the tree's shared walk launched there. */
 #include "sim/sim_cuda_peers.h"
 
 #include <stdio.h>
