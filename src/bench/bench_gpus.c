@@ -17,7 +17,7 @@ static int by_value(const void *a, const void *b)
 }
 
 typedef struct GpusRow {
-    int asked, used;
+    int used;
     double ms, exchange_ms;
 } GpusRow;
 
@@ -49,10 +49,8 @@ static int time_row(SimForce force, const Bodies *b, const SceneInfo *info, int 
     } else {
         qsort(ms, (size_t)repeats, sizeof *ms, by_value);
         qsort(exchange, (size_t)repeats, sizeof *exchange, by_value);
-        row->asked = gpus;
         row->ms = ms[repeats / 2];
         row->exchange_ms = exchange[repeats / 2];
-        if (row->used > 1 || gpus == 1) row->asked = row->used;
         if (sim_gpus_note(s)[0]) fprintf(stderr, "bench: --gpus %d: %s\n", gpus, sim_gpus_note(s));
     }
     free(ms);

@@ -302,9 +302,31 @@ static int measure_tree(Context *c, Bodies *b, const SceneInfo *info, BenchTreeR
     return rc;
 }
 
-/* The direct sum's rate (interactions/s) measured at PROBE_N bodies of the collision scene, for a
- * run whose first N is far above it: without it the first direct step would be timed whatever
- * its length (at 16M bodies a symmetric step takes minutes). 0, or -1 on an error. */
+/* The direct sum (d) stepped on b: the median ms of up to `repeats` steps after `warmup` (time_steps,
+ * guess_ms its guess) into *ms. 0, or -1 with one line on stderr. */
+static int time_direct(Context *c, const SimDesc *d, const Bodies *b, const SceneInfo *info, int warmup, int repeats,
+                       double guess_ms, double *ms)
+{
+    char err[512];
+    Sim *s = sim_create(d, b, err, sizeof err);
+    if (!s) {
+        bench_progress_clear(&c->progress);
+        fprintf(stderr, "bench: the direct sum at N = %d: %s\n", b->n, err);
+        return -1;
+    }
+    const SimParams p = {.dt = info->dt, .softening = info->softening, .damping = 1};
+    const int rc = time_steps(s, &p, warmup, repeats, 1, guess_ms, ms, NULL);
+    if (rc != 0) {
+        bench_progress_clear(&c->progress);
+        fprintf(stderr, "bench: the direct sum at N = %d: %s\n", b->n, sim_error(s) ? sim_error(s) : "out of memory");
+    }
+    sim_destroy(s);
+    return rc;
+}
+
+/* The direct sum's rate (interactions/s) measured at 131,072 bodies of the collision scene (16,384
+ * on the CPU), for a run whose first N is far above it: without it the first direct step would be
+ * timed whatever its length (at 16M bodies a symmetric step takes minutes). 0, or -1 on an error. */
 static int probe_direct_rate(Context *c, const SimDesc *d)
 {
     const int probe_n = c->backend == SIM_BACKEND_CUDA ? 131072 : 16384;
@@ -316,22 +338,10 @@ static int probe_direct_rate(Context *c, const SimDesc *d)
         fprintf(stderr, "bench: the collision scene of %d bodies: %s\n", probe_n, err);
         return -1;
     }
-    Sim *s = sim_create(d, &b, err, sizeof err);
-    bodies_free(&b);
-    if (!s) {
-        bench_progress_clear(&c->progress);
-        fprintf(stderr, "bench: the direct sum at N = %d: %s\n", probe_n, err);
-        return -1;
-    }
-    const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
     double ms = 0;
-    int rc = time_steps(s, &p, 1, 3, 1, 0, &ms, NULL);
+    const int rc = time_direct(c, d, &b, &info, 1, 3, 0, &ms);
     if (rc == 0 && ms > 0) c->direct_rate = (double)probe_n * probe_n / (ms * 1e-3);
-    if (rc != 0) {
-        bench_progress_clear(&c->progress);
-        fprintf(stderr, "bench: the direct sum at N = %d: %s\n", probe_n, sim_error(s) ? sim_error(s) : "out of memory");
-    }
-    sim_destroy(s);
+    bodies_free(&b);
     return rc;
 }
 
@@ -356,22 +366,9 @@ static int measure_direct(Context *c, const Bodies *b, const SceneInfo *info, Be
                  BENCH_TREE_DIRECT_MAX_S);
         return 0;
     }
-    Sim *s = sim_create(&d, b, err, sizeof err);
-    if (!s) {
-        bench_progress_clear(&c->progress);
-        fprintf(stderr, "bench: the direct sum at N = %d: %s\n", b->n, err);
-        return -1;
-    }
-    const SimParams p = {.dt = info->dt, .softening = info->softening, .damping = 1};
     const bool warm = !(c->backend == SIM_BACKEND_CUDA && predicted_s > WARMUP_MAX_S);
-    int rc = time_steps(s, &p, warm ? 1 : 0, c->repeats, 1, predicted_s * 1e3, &row->direct_ms, NULL);
-    if (rc != 0) {
-        bench_progress_clear(&c->progress);
-        fprintf(stderr, "bench: the direct sum at N = %d: %s\n", b->n, sim_error(s) ? sim_error(s) : "out of memory");
-    } else {
-        c->direct_rate = n2 / (row->direct_ms * 1e-3);
-    }
-    sim_destroy(s);
+    const int rc = time_direct(c, &d, b, info, warm ? 1 : 0, c->repeats, predicted_s * 1e3, &row->direct_ms);
+    if (rc == 0) c->direct_rate = n2 / (row->direct_ms * 1e-3);
     return rc;
 }
 

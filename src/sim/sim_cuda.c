@@ -55,7 +55,6 @@ typedef struct SimCuda {
     double gpu_ms;                      /* the last advance's steps alone; 0 = not measured */
     CudaStatus status; /* the first error; every later call of the backend then does nothing */
     SimPeers *peers;   /* the other GPUs a step is split across; NULL: this one alone */
-    int gpus_asked;    /* SimDesc.gpus */
     int gpus_used;     /* GPUs the last force call ran on */
     char gpus_note[320]; /* why fewer GPUs run than asked; "" where as many as asked */
     char peers_note[320]; /* what sim_peers_create said: fewer found than asked, one left out */
@@ -179,8 +178,7 @@ static cudaError_t sc_tree(SimCuda *c, const NbodyForces *f, float eps2, float t
     c->gpus_used = 1;
     /* Alone (--gpus all's choice, or the method): the walk draws from its own counter again. */
     nbody_tree_share_walk(c->tree, NULL);
-    return alpha > 0 ? nbody_tree_forces_rel(c->tree, f->pos, f->n, eps2, th, alpha, f->acc, c->stream)
-                     : nbody_tree_forces(c->tree, f->pos, f->n, eps2, th, f->acc, c->stream);
+    return nbody_tree_forces_rel(c->tree, f->pos, f->n, eps2, th, alpha, f->acc, c->stream); /* alpha 0: by th */
 }
 
 /* The direct sum: across the GPUs where there are peers and the symmetric kernel runs; a peer
@@ -471,7 +469,6 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
             goto fail;
     }
     if (!sc_upload(c, initial)) goto fail;
-    c->gpus_asked = desc->gpus;
     c->gpus_used = 1;
     c->choose = desc->gpus < 0;
     gpu_choice_reset(&c->choice);

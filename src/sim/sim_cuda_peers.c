@@ -144,41 +144,60 @@ static void peers_drain(SimPeers *p)
     (void)cudaGetLastError();
 }
 
-bool sim_peers_symmetric(SimPeers *p, const NbodyForces *f, cudaStream_t stream, CudaStatus *primary, char *why,
-                         size_t whylen)
+/* Whether a shared call may go ahead: false with why where a failure is injected
+ * (STARBURST_PEER_FAIL_AFTER) or the call has other bodies than the peers hold. */
+static bool peers_may_run(SimPeers *p, int n, char *why, size_t whylen)
 {
     why[0] = '\0';
     if (p->fail_after > 0 && --p->fail_after == 0) {
         snprintf(why, whylen, "injected failure (STARBURST_PEER_FAIL_AFTER)");
         return false;
     }
-    if (f->n != p->n) {
-        snprintf(why, whylen, "the peers hold %d bodies, the call has %d", p->n, f->n);
+    if (n != p->n) {
+        snprintf(why, whylen, "the peers hold %d bodies, the call has %d", p->n, n);
         return false;
     }
+    return true;
+}
+
+/* Peer q, once the primary's positions are written (p->drifted), copies them on its stream,
+ * timed by its copy events; the current device is then q's. */
+static bool peer_takes_positions(const SimPeers *p, Peer *q, const float4 *pos, CudaStatus *st)
+{
+    return CUDA_CHECK(st, cudaSetDevice(q->device)) && CUDA_CHECK(st, cudaStreamWaitEvent(q->stream, p->drifted, 0)) &&
+           CUDA_CHECK(st, cudaEventRecord(q->copy_begin, q->stream)) &&
+           CUDA_CHECK(st, cudaMemcpyPeerAsync(q->pos, q->device, pos, p->primary, (size_t)p->n * sizeof(float4),
+                                              q->stream)) &&
+           CUDA_CHECK(st, cudaEventRecord(q->copy_end, q->stream));
+}
+
+/* A peer's call failed (st): nothing of it left running, the primary current again, why said. */
+static bool peers_failed(SimPeers *p, const CudaStatus *st, char *why, size_t whylen)
+{
+    peers_drain(p);
+    cudaSetDevice(p->primary);
+    snprintf(why, whylen, "%s", st->message);
+    p->timed = false;
+    return false;
+}
+
+bool sim_peers_symmetric(SimPeers *p, const NbodyForces *f, cudaStream_t stream, CudaStatus *primary, char *why,
+                         size_t whylen)
+{
+    if (!peers_may_run(p, f->n, why, whylen)) return false;
     int first[GPU_SPLIT_MAX], count[GPU_SPLIT_MAX];
     gpu_split_tasks(f->shape.parts, p->count + 1, first, count);
     CudaStatus st = {0};
-    const size_t bytes = (size_t)f->n * sizeof(float4);
     bool ok = CUDA_CHECK(&st, cudaEventRecord(p->drifted, stream));
     for (int i = 0; ok && i < p->count; i++) {
         Peer *q = &p->peer[i];
         NbodyForces g = *f;
         g.pos = q->pos; /* its own copy; the sums go to the primary's slots */
-        ok = CUDA_CHECK(&st, cudaSetDevice(q->device)) && CUDA_CHECK(&st, cudaStreamWaitEvent(q->stream, p->drifted, 0)) &&
-             CUDA_CHECK(&st, cudaEventRecord(q->copy_begin, q->stream)) &&
-             CUDA_CHECK(&st, cudaMemcpyPeerAsync(q->pos, q->device, f->pos, p->primary, bytes, q->stream)) &&
-             CUDA_CHECK(&st, cudaEventRecord(q->copy_end, q->stream)) &&
+        ok = peer_takes_positions(p, q, f->pos, &st) &&
              CUDA_CHECK(&st, nbody_symmetric_tasks_launch(&g, first[i + 1], count[i + 1], q->stream)) &&
              CUDA_CHECK(&st, cudaEventRecord(q->done, q->stream));
     }
-    if (!ok) {
-        peers_drain(p);
-        cudaSetDevice(p->primary);
-        snprintf(why, whylen, "%s", st.message);
-        p->timed = false;
-        return false;
-    }
+    if (!ok) return peers_failed(p, &st, why, whylen);
     /* From here on the calls are the primary's: a failure is the simulation's own. */
     bool mine = CUDA_CHECK(primary, cudaSetDevice(p->primary)) &&
                 CUDA_CHECK(primary, nbody_symmetric_tasks_launch(f, first[0], count[0], stream));
@@ -218,44 +237,27 @@ static bool peers_have_trees(SimPeers *p, int n, CudaStatus *st)
 bool sim_peers_tree(SimPeers *p, NbodyTree *mine, const float4 *pos, int n, float eps2, float theta, float alpha,
                     float4 *acc, cudaStream_t stream, CudaStatus *primary, char *why, size_t whylen)
 {
-    why[0] = '\0';
-    if (p->fail_after > 0 && --p->fail_after == 0) {
-        snprintf(why, whylen, "injected failure (STARBURST_PEER_FAIL_AFTER)");
-        nbody_tree_share_walk(mine, NULL);
-        return false;
-    }
-    if (n != p->n) {
-        snprintf(why, whylen, "the peers hold %d bodies, the call has %d", p->n, n);
+    if (!peers_may_run(p, n, why, whylen)) {
         nbody_tree_share_walk(mine, NULL);
         return false;
     }
     CudaStatus st = {0};
-    const size_t bytes = (size_t)n * sizeof(float4);
     bool ok = peers_have_trees(p, n, &st) && CUDA_CHECK(&st, cudaSetDevice(p->primary)) &&
               CUDA_CHECK(&st, cudaMemsetAsync(p->next, 0, sizeof(int), stream)) &&
               CUDA_CHECK(&st, cudaEventRecord(p->drifted, stream));
     for (int i = 0; ok && i < p->count; i++) {
         Peer *q = &p->peer[i];
-        ok = CUDA_CHECK(&st, cudaSetDevice(q->device)) && CUDA_CHECK(&st, cudaStreamWaitEvent(q->stream, p->drifted, 0)) &&
-             CUDA_CHECK(&st, cudaEventRecord(q->copy_begin, q->stream)) &&
-             CUDA_CHECK(&st, cudaMemcpyPeerAsync(q->pos, q->device, pos, p->primary, bytes, q->stream)) &&
-             CUDA_CHECK(&st, cudaEventRecord(q->copy_end, q->stream)) &&
-             CUDA_CHECK(&st, alpha > 0 ? nbody_tree_forces_rel(q->tree, q->pos, n, eps2, theta, alpha, acc, q->stream)
-                                       : nbody_tree_forces(q->tree, q->pos, n, eps2, theta, acc, q->stream)) &&
+        ok = peer_takes_positions(p, q, pos, &st) &&
+             CUDA_CHECK(&st, nbody_tree_forces_rel(q->tree, q->pos, n, eps2, theta, alpha, acc, q->stream)) &&
              CUDA_CHECK(&st, cudaEventRecord(q->done, q->stream));
     }
     if (!ok) {
-        peers_drain(p);
-        cudaSetDevice(p->primary);
         nbody_tree_share_walk(mine, NULL);
-        snprintf(why, whylen, "%s", st.message);
-        p->timed = false;
-        return false;
+        return peers_failed(p, &st, why, whylen);
     }
     nbody_tree_share_walk(mine, p->next);
     bool mine_ok = CUDA_CHECK(primary, cudaSetDevice(p->primary)) &&
-                   CUDA_CHECK(primary, alpha > 0 ? nbody_tree_forces_rel(mine, pos, n, eps2, theta, alpha, acc, stream)
-                                                 : nbody_tree_forces(mine, pos, n, eps2, theta, acc, stream));
+                   CUDA_CHECK(primary, nbody_tree_forces_rel(mine, pos, n, eps2, theta, alpha, acc, stream));
     for (int i = 0; mine_ok && i < p->count; i++)
         mine_ok = CUDA_CHECK(primary, cudaStreamWaitEvent(stream, p->peer[i].done, 0));
     p->timed = true;
