@@ -2,6 +2,7 @@
  * positions, the symmetric kernel's tasks and the tree's shared walk launched there. */
 #include "sim/sim_cuda_peers.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,24 @@ static void peer_free(Peer *q)
     memset(q, 0, sizeof *q);
 }
 
+/* Peer access is the process's, once for each pair of devices: a second enable is an error of
+ * the runtime's (cudaErrorPeerAccessAlreadyEnabled), which compute-sanitizer reports. So the
+ * pairs enabled are remembered: bit p of peer_enabled[d], device d reaching device p. */
+static _Atomic unsigned long long peer_enabled[64];
+
+/* Current device d reaching primary's memory: true, or false with why. */
+static bool peer_enable(int d, int primary, CudaStatus *st)
+{
+    const bool kept = d >= 0 && d < 64 && primary >= 0 && primary < 64;
+    const unsigned long long bit = kept ? 1ull << primary : 0;
+    if (kept && (atomic_load(&peer_enabled[d]) & bit)) return true;
+    const cudaError_t e = cudaDeviceEnablePeerAccess(primary, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError(); /* enabled by other code */
+    else if (!CUDA_CHECK(st, e)) return false;
+    if (kept) atomic_fetch_or(&peer_enabled[d], bit);
+    return true;
+}
+
 /* Device d as a peer of primary for n bodies: true, or false with why. */
 static bool peer_open(Peer *q, int d, int primary, int n, CudaStatus *st)
 {
@@ -60,9 +79,7 @@ static bool peer_open(Peer *q, int d, int primary, int n, CudaStatus *st)
         if (!CUDA_CHECK(st, cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, d, primary)))
             return false;
         q->atomics = atomics != 0;
-        const cudaError_t e = cudaDeviceEnablePeerAccess(primary, 0);
-        if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
-        else if (!CUDA_CHECK(st, e)) return false;
+        if (!peer_enable(d, primary, st)) return false;
     }
     return CUDA_CHECK(st, cudaStreamCreateWithFlags(&q->stream, cudaStreamNonBlocking)) &&
            CUDA_CHECK(st, cudaEventCreate(&q->copy_begin)) && CUDA_CHECK(st, cudaEventCreate(&q->copy_end)) &&
