@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "scene/scene.h"
+#include "sim/gpu_split.h"
 #include "sim/sim.h"
 #include "util/atomic_file.h"
 #include "util/params.h"
@@ -21,8 +22,9 @@ typedef struct GpusRow {
     double ms, exchange_ms;
 } GpusRow;
 
-/* One row: `repeats` advances of one step after one of warm-up, each on the GPU's clock; the
- * median step and its exchange. 0, or -1 with one line on stderr. */
+/* One row: `repeats` advances of one step after the warm-up, each on the GPU's clock; the median
+ * step and its exchange. The warm-up is one advance, or for `all` (gpus -1) the advances its choice
+ * times (gpu_split.h), so that the row times the way kept. 0, or -1 with one line on stderr. */
 static int time_row(SimForce force, const Bodies *b, const SceneInfo *info, int gpus, int repeats, GpusRow *row)
 {
     char err[512];
@@ -36,7 +38,8 @@ static int time_row(SimForce force, const Bodies *b, const SceneInfo *info, int 
                          .alpha = force == SIM_FORCE_TREE ? params_alpha(-1) : 0};
     double *ms = calloc((size_t)repeats * 2, sizeof *ms), *exchange = ms + repeats;
     int rc = ms ? 0 : -1;
-    sim_advance(s, &p, 1);
+    const int warmup = gpus < 0 ? 2 * (GPU_CHOICE_SAMPLES + 1) : 1;
+    for (int w = 0; w < warmup; w++) sim_advance(s, &p, 1);
     for (int r = 0; rc == 0 && r < repeats; r++) {
         sim_advance(s, &p, 1);
         if (sim_error(s)) break;
@@ -78,7 +81,7 @@ int bench_gpus_run(const BenchGpusOptions *o)
             fprintf(stderr, "bench: %s\n", why);
             return 1;
         }
-        atomic_file_printf(csv, "n,gpus,step_ms,interactions_per_s,speedup,efficiency,exchange_ms,exchange_share\n");
+        atomic_file_printf(csv, "n,gpus_asked,gpus,step_ms,interactions_per_s,speedup,efficiency,exchange_ms,exchange_share\n");
     }
     int rc = 0;
     bool titled = false;
@@ -110,7 +113,7 @@ int bench_gpus_run(const BenchGpusOptions *o)
                              "step%s. speed-up and efficiency against the 1-GPU row of the same N; exchange: the copy\n"
                              "of the positions to the other GPUs, its ms and share of the step.\n",
                         repeats, tree ? " (the N^2 the tree stands for)" : "");
-                fprintf(out, "%10s %5s %10s %14s %9s %11s %12s %9s\n", "N", "GPUs", "ms/step", "interactions/s",
+                fprintf(out, "%10s %7s %10s %14s %9s %11s %12s %9s\n", "N", "GPUs", "ms/step", "interactions/s",
                         "speed-up", "efficiency", "exchange ms", "share");
                 titled = true;
             }
@@ -121,11 +124,13 @@ int bench_gpus_run(const BenchGpusOptions *o)
                 snprintf(su, sizeof su, "%.2fx", speedup);
                 snprintf(eff, sizeof eff, "%.0f %%", 100 * speedup / row.used);
             }
-            fprintf(out, "%10d %5d %10.2f %14.3e %9s %11s %12.3f %8.2f%%\n", b.n, row.used, row.ms, rate, su, eff,
+            char used[16]; /* `all` says what it kept */
+            snprintf(used, sizeof used, o->counts[k] < 0 ? "all: %d" : "%d", row.used);
+            fprintf(out, "%10d %7s %10.2f %14.3e %9s %11s %12.3f %8.2f%%\n", b.n, used, row.ms, rate, su, eff,
                     row.exchange_ms, 100 * row.exchange_ms / row.ms);
             fflush(out);
             if (csv)
-                atomic_file_printf(csv, "%d,%d,%.4f,%.4e,%.4f,%.4f,%.4f,%.5f\n", b.n, row.used, row.ms, rate, speedup,
+                atomic_file_printf(csv, "%d,%d,%d,%.4f,%.4e,%.4f,%.4f,%.4f,%.5f\n", b.n, o->counts[k], row.used, row.ms, rate, speedup,
                                    speedup / row.used, row.exchange_ms, row.exchange_ms / row.ms);
         }
         bodies_free(&b);
