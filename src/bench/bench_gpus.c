@@ -103,15 +103,15 @@ int bench_gpus_run(const BenchGpusOptions *o)
             if (!titled) {
                 if (tree)
                     fprintf(out, "\nThe tree across GPUs (each GPU builds it, the walk's groups shared out; opened by\n"
-                                 "estimated error within %.2g |a|; the same bits on any count): collision scene,",
+                                 "estimated error within %.2g |a|; the same bits on any count): collision scene.\n",
                             (double)params_alpha(-1));
                 else
                     fprintf(out, "\nThe direct sum across GPUs (the symmetric kernel's tasks shared out; the same bits on\n"
-                                 "any count): collision scene,");
-                fprintf(out, " ms/step a whole step through the sim API (drift, forces,\n"
-                             "kick), the median of %d after a warm-up, on the first GPU's clock. interactions/s: N^2 a\n"
-                             "step%s. speed-up and efficiency against the 1-GPU row of the same N; exchange: the copy\n"
-                             "of the positions to the other GPUs, its ms and share of the step.\n",
+                                 "any count): collision scene.\n");
+                fprintf(out, "ms/step: a whole step through the sim API (drift, forces, kick), the median of %d after a\n"
+                             "warm-up, on the first GPU's clock. interactions/s: N^2 a step%s.\n"
+                             "speed-up and efficiency: against the 1-GPU row of the same N. exchange: the copy of the\n"
+                             "positions to the other GPUs, its ms and share of the step. all: N, the GPUs it kept.\n",
                         repeats, tree ? " (the N^2 the tree stands for)" : "");
                 fprintf(out, "%10s %7s %10s %14s %9s %11s %12s %9s\n", "N", "GPUs", "ms/step", "interactions/s",
                         "speed-up", "efficiency", "exchange ms", "share");
