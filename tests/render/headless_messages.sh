@@ -157,4 +157,17 @@ opening preset_theta --presets opening.ini --preset "By angle"
 readout_is preset_theta alpha 0
 opening preset_alpha --presets opening.ini --preset "By error"
 readout_is preset_alpha alpha 0.00100000005
+
+# A scene of a million bodies or more takes seconds to build: the build is said before it starts
+# and its time after, before the start line; a small scene says nothing of it.
+timeout 120 "$app" --headless --backend cpu -n 1048576 --paused --frames 1 --size 96x64 >big.log 2>&1 ||
+    fail "a paused 1M start: exit $? ($(tail -n 2 big.log))"
+at() { grep -n -m1 -E "$1" big.log | cut -d: -f1; }
+b=$(at "building 1048576 bodies\.\.\.") t=$(at "1048576 bodies built in [0-9.]+ s") o=$(at "1048576 bodies on")
+if [ -n "$b" ] && [ -n "$t" ] && [ -n "$o" ] && [ "$b" -lt "$t" ] && [ "$t" -lt "$o" ]; then
+    ok "a 1M build said first and timed after: $(grep -m1 'built in' big.log)"
+else
+    fail "a 1M build: 'building' at line '$b', 'built in' at '$t', 'bodies on' at '$o' of: $(tr '\n' '|' <big.log)"
+fi
+if grep -q "building\|built in" default.log; then fail "512 bodies speak of their build: $(grep -m1 build default.log)"; else ok "512 bodies say nothing of their build"; fi
 finish
