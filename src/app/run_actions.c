@@ -262,8 +262,9 @@ void app_run_built(App *a)
 /* Builds the run's source in the panel's scene, N and seed, and (re)creates the simulation on it;
  * the timeline is left to the caller (app_reset starts it; the start does once its settings are
  * made). A reset ends a tour of the ladder. */
-/* A scene of this many bodies takes seconds to build (2M about 6 s on this project's 2-core
- * machine, 16M about a minute on the GPU machines), and the window stands still meanwhile: the
+/* A scene of this many bodies takes seconds to build (1M about 3 s and 2M about 6 s on this
+ * project's 2-core machine; a 16M start took about a minute before its first frame on the GPU
+ * machines), and the window stands still meanwhile: the
  * build is said first, on the console and in the window's title, and its time after. */
 #define BUILD_SAY_BODIES (1 << 20)
 
