@@ -259,15 +259,15 @@ void app_run_built(App *a)
     if (a->live.diverged_pause) a->ui.controls.paused = a->live.diverged_pause = false;
 }
 
-/* Builds the run's source in the panel's scene, N and seed, and (re)creates the simulation on it;
- * the timeline is left to the caller (app_reset starts it; the start does once its settings are
- * made). A reset ends a tour of the ladder. */
 /* A scene of this many bodies takes seconds to build (1M about 3 s and 2M about 6 s on this
  * project's 2-core machine; a 16M start took about a minute before its first frame on the GPU
  * machines), and the window stands still meanwhile: the
  * build is said first, on the console and in the window's title, and its time after. */
 #define BUILD_SAY_BODIES (1 << 20)
 
+/* Builds the run's source in the panel's scene, N and seed, and (re)creates the simulation on it;
+ * the timeline is left to the caller (app_reset starts it; the start does once its settings are
+ * made). A reset ends a tour of the ladder. */
 int app_build_run(App *a, char *err, size_t errlen)
 {
     if (a->tour.active) {
