@@ -261,8 +261,8 @@ void app_run_built(App *a)
 
 /* A scene of this many bodies takes seconds to build (1M about 3 s and 2M about 6 s on this
  * project's 2-core machine; a 16M start took about a minute before its first frame on the GPU
- * machines), and the window stands still meanwhile: the
- * build is said first, on the console and in the window's title, and its time after. */
+ * machines), and the window stands still meanwhile: the build is said first, on the console and
+ * in the window's title, and its time after. */
 #define BUILD_SAY_BODIES (1 << 20)
 
 /* Builds the run's source in the panel's scene, N and seed, and (re)creates the simulation on it;
