@@ -20,6 +20,19 @@ const char *ui_compact_exp(double x, char *buf, size_t len)
     return buf;
 }
 
+// "2.07 PFLOP/s": GFLOP/s with the prefix that keeps the figure under 1000 (G, T, P, E).
+const char *ui_flops(double gflops, char *buf, size_t len)
+{
+    static const char prefix[] = "GTPE";
+    int p = 0;
+    while (p < 3 && fabs(gflops) >= 999.95) {
+        gflops *= 1e-3;
+        p++;
+    }
+    snprintf(buf, len, "%.1f %cFLOP/s", gflops, prefix[p]);
+    return buf;
+}
+
 // "131,072".
 const char *ui_grouped(int n, char *buf, size_t len)
 {

@@ -69,11 +69,11 @@ void ui_hud(UiModel *m)
     ImGui::SetNextWindowBgAlpha(0.35f);
     if (ImGui::Begin("##hud", nullptr, overlay_flags)) {
         hud_text(m, nullptr, "%.0f fps (%.1f ms)", m->readout.fps, m->readout.fps > 0 ? 1000.0 / m->readout.fps : 0.0);
-        char rate[32];
+        char rate[32], flops[32];
         // A tree sums far fewer pairs: its rates are those of the N^2 sum it stands for, and say so.
-        hud_text(m, nullptr, "%.0f %s   %s interactions/s   %.1f GFLOP/s%s", m->readout.steps_per_s,
+        hud_text(m, nullptr, "%.0f %s   %s interactions/s   %s%s", m->readout.steps_per_s,
                     ui_per_s(m->readout.steps_per_s, "step/s", "steps/s"), ui_compact_exp(m->readout.interactions_per_s, rate, sizeof rate),
-                    m->readout.gflops, m->readout.tree ? " (N^2 equivalent)" : "");
+                    ui_flops(m->readout.gflops, flops, sizeof flops), m->readout.tree ? " (N^2 equivalent)" : "");
         char both[128];
         hud_text(m, nullptr, "N %d   %s", m->readout.bodies, backend_device(m, both, sizeof both));
         if (m->readout.cuda && m->readout.kernel_name && !m->readout.method) {
@@ -112,9 +112,7 @@ void ui_lecture_hud(UiModel *m)
         ImGui::SameLine();
         ImGui::SetCursorPosY(ImGui::GetCursorPosY() + ui_look.huge->Ascent - ImGui::GetFont()->Ascent);
         hud_text(m, nullptr, "%s", m->readout.tree ? "N^2-equivalent interactions/s" : "interactions/s");
-        if (m->readout.gflops >= 1000) snprintf(text, sizeof text, "%.1f TFLOP/s", m->readout.gflops * 1e-3);
-        else snprintf(text, sizeof text, "%.1f GFLOP/s", m->readout.gflops);
-        hud_text(m, nullptr, "%s   %.0f %s   %.0f fps", text, m->readout.steps_per_s, ui_per_s(m->readout.steps_per_s, "step/s", "steps/s"),
+        hud_text(m, nullptr, "%s   %.0f %s   %.0f fps", ui_flops(m->readout.gflops, text, sizeof text), m->readout.steps_per_s, ui_per_s(m->readout.steps_per_s, "step/s", "steps/s"),
                     m->readout.fps);
         if ((m->readout.cuda && m->readout.kernel_name) || m->readout.tree) {
             hud_text(m, &accent_color, "%s", m->readout.fmm ? "fmm" : m->readout.tree ? "tree" : m->readout.kernel_name);

@@ -169,5 +169,20 @@ if [ -n "$b" ] && [ -n "$t" ] && [ -n "$o" ] && [ "$b" -lt "$t" ] && [ "$t" -lt 
 else
     fail "a 1M build: 'building' at line '$b', 'built in' at '$t', 'bodies on' at '$o' of: $(tr '\n' '|' <big.log)"
 fi
+# The HUD's FLOP/s: 20 flops an interaction, with the prefix (G, T, P, E) that keeps the figure
+# under 1000. 262,144 bodies on two cores run about 1 TFLOP/s of the N^2 they stand for.
+STARBURST_READOUT=flops.readout timeout 120 "$app" --headless --backend cpu -n 262144 --frames 4 --size 320x240 \
+    --capture-ui >flops.log 2>&1 || fail "a 262,144-body run: exit $? ($(tail -n 2 flops.log))"
+hud=$(awk '$1 == "hud" { $1 = ""; print; exit }' flops.readout 2>/dev/null)
+rate=$(printf '%s\n' "$hud" | sed -n -E 's/.* ([0-9.e]+) interactions\/s.*/\1/p')
+flops=$(printf '%s\n' "$hud" | sed -n -E 's/.* ([0-9.]+ [GTPE])FLOP\/s.*/\1/p')
+if [ -n "$rate" ] && [ -n "$flops" ] && awk -v r="$rate" -v f="$flops" 'BEGIN {
+        split(f, p, " "); g = 20 * r / 1e9; k = 0
+        while (g >= 999.95 && k < 3) { g /= 1000; k++ }
+        exit !(p[1] < 1000 && p[2] == substr("GTPE", k + 1, 1) && (p[1] - g) ^ 2 <= (0.02 * g + 0.06) ^ 2) }'; then
+    ok "the HUD's FLOP/s: ${flops}FLOP/s for $rate interactions/s"
+else
+    fail "the HUD's FLOP/s '$flops' for '$rate' interactions/s: $hud"
+fi
 if grep -q "building\|built in" default.log; then fail "512 bodies speak of their build: $(grep -m1 build default.log)"; else ok "512 bodies say nothing of their build"; fi
 finish
