@@ -19,7 +19,7 @@
  * scratch array and then summed coefficient by coefficient; near cells and bodies are summed by
  * tree_cpu.c's vectorised loops; the L2P loop runs over a group's bodies with `omp simd`. Each
  * of those loops is compiled for AVX-512, AVX2 and the baseline, picked at load time
- * (target_clones), like the direct kernel.
+ * (target_clones, like the direct kernel; the near sums' copies with FMA, tree_sums.c).
  *
  * Work split and determinism: the build is serial; groups are spread over OpenMP threads, each
  * group walked, summed and its expansion evaluated at its bodies on one thread, which writes only
