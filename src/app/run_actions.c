@@ -281,9 +281,11 @@ int app_build_run(App *a, char *err, size_t errlen)
     const double t0 = clock_seconds();
     if (say) {
         app_say(a, "starburst: building %d bodies...\n", n);
-        char title[80];
-        snprintf(title, sizeof title, "Starburst: building %d bodies...", n);
-        if (win) glfwSetWindowTitle(win, title);
+        if (win) {
+            char title[80];
+            snprintf(title, sizeof title, "Starburst: building %d bodies...", n);
+            glfwSetWindowTitle(win, title);
+        }
     }
     const int rc = run_reset(a->run, (SceneKind)a->ui.controls.scene, n, (uint64_t)a->ui.controls.seed, kernel, err,
                              errlen);

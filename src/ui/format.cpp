@@ -20,7 +20,7 @@ const char *ui_compact_exp(double x, char *buf, size_t len)
     return buf;
 }
 
-// "2.07 PFLOP/s": GFLOP/s with the prefix that keeps the figure under 1000 (G, T, P, E).
+// "2.1 PFLOP/s": GFLOP/s with the prefix that keeps the figure under 1000 (G, T, P, E).
 const char *ui_flops(double gflops, char *buf, size_t len)
 {
     static const char prefix[] = "GTPE";

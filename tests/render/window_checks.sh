@@ -3,8 +3,7 @@
 # and the program rewrites the readout file $readout every frame. A wait is for what the readout
 # says, never for a time or a number of frames taken as a time: a machine shared with other work
 # draws a frame in milliseconds or in seconds, and X delivers what a test sends when it can.
-#   require_window           exits 77 (skipped) without xdotool or a display; waits until the
-#                            display answers
+#   require_window           exits 77 (skipped) without xdotool or a display
 #   enter_out DIR            require_window, then works in DIR made afresh, the readout file
 #                            $readout there and no program yet ($pid empty)
 #   finish / abort WHY       end the test (the program with it); abort counts WHY as a failure
@@ -32,12 +31,6 @@ require_window() {
     if [ -z "${DISPLAY:-}" ]; then
         echo "skipped: no display: run under xvfb-run"
         exit 77
-    fi
-    # The X server answers before the program starts: a server still starting on a busy machine
-    # is waited for, not taken for none.
-    if ! wait_until $$ 60 xdotool getdisplaygeometry >/dev/null 2>&1; then
-        echo "FAIL: the display $DISPLAY does not answer (xdotool getdisplaygeometry) in 60 s"
-        exit 1
     fi
 }
 
