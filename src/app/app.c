@@ -196,6 +196,7 @@ static void app_draw_ui(App *a)
     a->ui.readout.notice_alpha = age < NOTICE_SECONDS ? 1.0f : (float)fmax(0.0, 1.0 - (age - NOTICE_SECONDS));
     a->ui.readout.alarm = a->msg.alarm[0] ? a->msg.alarm : NULL;
     a->ui.readout.undo_depth = run_undo_depth(a->run);
+    a->ui.readout.redo_depth = run_redo_depth(a->run);
     ui_frame(&a->ui);
     if (a->ui.actions.timeline_seek) a->tl.asked_at = clock_seconds(); /* the scrub's latency starts here */
 }
@@ -496,7 +497,7 @@ static int app_finish(App *a, int status)
 {
     app_progress_end(a);
     if (a->rec.recorder && app_stop_recording(a) != 0) status = 1;
-    if (a->set.save_path && a->run && run_sim(a->run) && app_save_run(a, a->set.save_path) != 0) status = 1;
+    if (a->set.save_path && a->run && run_sim(a->run) && app_save_at_exit(a) != 0) status = 1;
     /* The time the run ran: not the time it was stopped (ctrl+Z) for. */
     const double elapsed = run_clock_seconds(&a->loop.clock, clock_seconds());
     if (a->run && run_sim(a->run)) {
@@ -534,5 +535,5 @@ int app_run(AppOptions *opt)
     }
     app_destroy(a);
     app_options_free(opt); /* the series, where the run was not made */
-    return stop_signal_finish(status, opt->save_path, opt->quiet);
+    return stop_signal_finish(status, app.live.saved_at_exit[0] ? app.live.saved_at_exit : opt->save_path, opt->quiet);
 }

@@ -27,7 +27,11 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_R: u->actions.reset = true; break;
     case GLFW_KEY_BACKSPACE: u->actions.defaults = true; break;
     case GLFW_KEY_Z:
-        if (mods & GLFW_MOD_CONTROL) u->actions.undo = true;
+        if ((mods & GLFW_MOD_CONTROL) && (mods & GLFW_MOD_SHIFT)) u->actions.redo = true;
+        else if (mods & GLFW_MOD_CONTROL) u->actions.undo = true;
+        break;
+    case GLFW_KEY_Y:
+        if (mods & GLFW_MOD_CONTROL) u->actions.redo = true;
         break;
     case GLFW_KEY_H: u->controls.visible = !u->controls.visible; break;
     case GLFW_KEY_F:

@@ -154,11 +154,15 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
     }
     const SimKernel kernel = a->live.kernel_picked ? (SimKernel)a->ui.controls.kernel : SIM_KERNEL_DEFAULT;
     const SceneKind before = run_info(a->run)->kind;
+    const int left = run_left_count(a->run);
+    app_leave_run(a);
     if (run_reset_to(a->run, &src, (SceneKind)a->ui.controls.scene, a->ui.controls.n, (uint64_t)a->ui.controls.seed, kernel, err, errlen) != 0) {
         a->ui.controls.scene = ui_scene;
         a->ui.controls.n = ui_n;
         a->ui.controls.seed = ui_seed;
-        if (run_sim(a->run)) {
+        if (run_left_count(a->run) > left) {
+            app_take_back(a, left); /* the run goes on as it was, timeline and all */
+        } else if (run_sim(a->run)) {
             app_run_built(a);
             app_start_timeline(a);
         }
@@ -196,8 +200,9 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
     camera_glide(&a->camera, own_camera ? origin : home.home_target, yaw, pitch, distance, glide);
     if (own_camera) app_follow_pair_stop(a);
     else app_follow_pair_start(a);
-    app_notify(a, "Preset: %s (%d bodies)%s", p->name, sim_count(run_sim(a->run)),
-               run_info(a->run)->dark_only ? "; all bodies are dark matter: shown; D hides them" : "");
+    app_notify(a, "Preset: %s (%d bodies)%s%s", p->name, sim_count(run_sim(a->run)),
+               run_info(a->run)->dark_only ? "; all bodies are dark matter: shown; D hides them" : "",
+               app_left_note(a, left));
     return 0;
 }
 

@@ -79,6 +79,7 @@ void app_take_requests(App *a, FramePlan *f)
                                      .alpha = u->actions.before.alpha});
     if (take(&u->actions.defaults)) app_restore_defaults(a);
     if (take(&u->actions.undo)) app_undo(a);
+    if (take(&u->actions.redo)) app_redo(a);
     app_timeline_requests(a);
     if (take(&a->req.record)) {
         if (a->rec.recorder) app_stop_recording(a);

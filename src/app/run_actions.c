@@ -17,6 +17,9 @@
 #include "util/clock.h"
 #include "util/params.h"
 
+static RunSettings app_run_settings(const App *a);
+static void app_run_back(App *a, const RunSettings *s);
+
 void app_describe_opening(SimForce f, const SimParams *p, char *buf, size_t len)
 {
     if (f == SIM_FORCE_TREE && p->alpha > 0) snprintf(buf, len, "alpha %.2g", (double)p->alpha);
@@ -331,13 +334,36 @@ int app_fall_back_to_cpu(App *a)
     return 0;
 }
 
-/* R or the Reset button: the scene again, keeping the parameters the user set. */
+/* "; ctrl+Z brings back the run you left" where a run was left since there were `before`. */
+const char *app_left_note(const App *a, int before)
+{
+    return run_left_count(a->run) > before ? "; ctrl+Z brings back the run you left" : "";
+}
+
+/* A reset that failed after app_leave_run (with `before` runs left then): the run left back. */
+void app_take_back(App *a, int before)
+{
+    if (run_left_count(a->run) <= before) return;
+    RunSettings s;
+    char err[512];
+    if (run_take_back(a->run, &s, err, sizeof err) != 0) {
+        app_say(a, "starburst: the run before the reset could not be brought back: %s\n", err);
+        return;
+    }
+    app_run_back(a, &s);
+}
+
+/* R or the Reset button: the scene again, keeping the parameters the user set; the run it
+ * replaces kept for ctrl+Z. */
 void app_handle_reset(App *a)
 {
     char err[512];
     const SimParams kept = app_ui_params(a);
     const int scene = (int)run_info(a->run)->kind, n = run_info(a->run)->n;
+    const int left = run_left_count(a->run);
+    app_leave_run(a);
     if (app_reset(a, err, sizeof err) != 0) {
+        app_take_back(a, left);
         app_notify(a, "Reset failed: %s", err);
         fprintf(stderr, "starburst: %s\n", a->msg.notice);
         return;
@@ -348,12 +374,13 @@ void app_handle_reset(App *a)
     if ((int)run_info(a->run)->kind != scene || run_info(a->run)->n != n) {
         const SimParams p = app_ui_params(a);
         app_describe_params(a, &p, text, sizeof text);
-        app_notify(a, "Reset: %s, %d bodies on the %s, with its own %s", scene_name((SceneKind)(int)run_info(a->run)->kind),
-                   sim_count(run_sim(a->run)), a->ui.readout.backend, text);
+        app_notify(a, "Reset: %s, %d bodies on the %s, with its own %s%s",
+                   scene_name((SceneKind)(int)run_info(a->run)->kind), sim_count(run_sim(a->run)), a->ui.readout.backend,
+                   text, app_left_note(a, left));
     } else {
         app_describe_params(a, &kept, text, sizeof text);
-        app_notify(a, "Reset: %d bodies on the %s; kept %s (Backspace: the scene's defaults)", sim_count(run_sim(a->run)),
-                   a->ui.readout.backend, text);
+        app_notify(a, "Reset: %d bodies on the %s; kept %s (Backspace: the scene's defaults)%s",
+                   sim_count(run_sim(a->run)), a->ui.readout.backend, text, app_left_note(a, left));
     }
 }
 
@@ -420,15 +447,17 @@ bool app_run_rung(App *a, int r)
  * newest state, whatever keyframe is shown, and one line saying which step that was. */
 int app_save_run(App *a, const char *path)
 {
-    char name[64];
+    char name[256];
     if (!path) {
-        time_t now = time(NULL);
-        struct tm tm;
-        localtime_r(&now, &tm);
-        strftime(name, sizeof name, "starburst-%Y%m%d-%H%M%S.tipsy", &tm);
+        /* A dated name, with a suffix where one is taken: two saves in a second are two files. */
+        if (recorder_new_name(name, sizeof name, ".tipsy") != 0) {
+            app_notify(a, "Not saved: no free dated name in this folder");
+            fprintf(stderr, "starburst: %s\n", a->msg.notice);
+            return -1;
+        }
         path = name;
     }
-    const RunSettings s = {.params = app_ui_params(a), .steps_per_frame = a->ui.controls.steps_per_frame};
+    const RunSettings s = app_run_settings(a);
     long long step;
     bool other;
     char err[512];
@@ -437,6 +466,7 @@ int app_save_run(App *a, const char *path)
         fprintf(stderr, "starburst: %s\n", a->msg.notice);
         return -1;
     }
+    if (a->set.save_path && !strcmp(path, a->set.save_path)) a->live.save_holds_other = false;
     if (other)
         app_notify(a, "Saved the run at step %lld (its newest state; not the keyframe shown, step %lld) to %s", step,
                    run_step(a->run), path);
@@ -444,6 +474,36 @@ int app_save_run(App *a, const char *path)
         app_notify(a, "Saved the run at step %lld to %s", step, path);
     app_say(a, "starburst: %s\n", a->msg.notice);
     return 0;
+}
+
+/* path with "-2" (or the first free number) before its extension: "keep.tipsy" -> "keep-2.tipsy".
+ * 0, or -1 where none of 2 .. 999 is free. */
+static int free_sibling(const char *path, char *buf, size_t len)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    const int stem = dot && (!slash || dot > slash + 1) ? (int)(dot - path) : (int)strlen(path);
+    for (int k = 2; k < 1000; k++) {
+        const int n = snprintf(buf, len, "%.*s-%d%s", stem, path, k, path + stem);
+        if (n < 0 || (size_t)n >= len) return -1;
+        if (access(buf, F_OK) != 0) return 0;
+    }
+    return -1;
+}
+
+int app_save_at_exit(App *a)
+{
+    const char *path = a->set.save_path;
+    char beside[sizeof a->live.saved_at_exit];
+    if (a->live.save_holds_other) {
+        if (free_sibling(path, beside, sizeof beside) != 0) {
+            fprintf(stderr, "starburst: not saved: %s holds the run you left, and no free name beside it\n", path);
+            return -1;
+        }
+        app_say(a, "starburst: %s holds the run this one replaced: kept; this run goes to %s\n", path, beside);
+        path = beside;
+    }
+    snprintf(a->live.saved_at_exit, sizeof a->live.saved_at_exit, "%s", path);
+    return app_save_run(a, path);
 }
 
 /* "Run at scale...": the run's present, handed to SWIFT (run/export.h) in a new folder named
@@ -489,37 +549,96 @@ void app_restore_defaults(App *a)
     app_notify(a, "Defaults: %s (ctrl+Z undoes)", text);
 }
 
-/* ctrl+Z or the Undo button: the future a resume set aside, where it came last (the view on its
- * last keyframe, paused); else the parameters before the last change, and the run as it was. */
-void app_undo(App *a)
+/* The settings the run runs with now: what a run left keeps, and a save records. */
+static RunSettings app_run_settings(const App *a)
 {
-    SimParams p;
-    double t;
-    char err[256];
-    const int rc = run_undo(a->run, &p, &t, err, sizeof err);
-    if (rc == 0) {
-        app_notify(a, "Nothing to undo");
+    return (RunSettings){.params = app_ui_params(a), .steps_per_frame = a->ui.controls.steps_per_frame};
+}
+
+void app_leave_run(App *a)
+{
+    const RunSettings s = app_run_settings(a);
+    run_leave(a->run, &s);
+    if (a->set.save_path && access(a->set.save_path, F_OK) == 0) a->live.save_holds_other = true;
+}
+
+/* The run an undo or a redo brought back: its settings, the panel's scene and the view home. */
+static void app_run_back(App *a, const RunSettings *s)
+{
+    const RunInfo *info = run_info(a->run);
+    if (info->kind < SCENE_TIPSY) {
+        a->ui.controls.scene = (int)info->kind;
+        a->ui.controls.n = info->n;
+        a->ui.controls.seed = (int)info->seed;
+    }
+    app_run_built(a);
+    app_set_params(a, &s->params);
+    if (s->steps_per_frame > 0) a->ui.controls.steps_per_frame = s->steps_per_frame;
+    a->ui.readout.caption_title = a->ui.readout.caption = a->ui.readout.caption_source = NULL;
+    app_camera_home(a, &a->camera);
+    app_follow_pair_start(a);
+    if (run_shown(a->run) >= 0) app_shown(a);
+    a->live.save_holds_other = a->set.save_path && access(a->set.save_path, F_OK) == 0;
+}
+
+/* What an undo or a redo did, said; rc as run_undo's. */
+static void app_undone(App *a, int rc, const RunSettings *s, double t, const char *err, bool redo)
+{
+    const char *what = redo ? "Redo" : "Undo";
+    if (rc == RUN_UNDID_NOTHING) {
+        app_notify(a, "Nothing to %s", redo ? "redo" : "undo");
         return;
     }
     if (rc < 0) {
-        app_notify(a, "Undo failed: %s", err);
+        app_notify(a, "%s failed: %s", what, err);
+        fprintf(stderr, "starburst: %s\n", a->msg.notice);
         return;
     }
     a->msg.alarm[0] = '\0';
     a->live.diverged_pause = false;
-    if (rc == 2) {
+    if (rc == RUN_UNDID_FUTURE) {
         app_shown(a);
         return;
     }
     a->tl.playing_back = false;
-    app_set_params(a, &p);
+    char when[64], text[160];
+    if (rc == RUN_UNDID_RUN) {
+        app_run_back(a, s);
+        app_describe_params(a, &s->params, text, sizeof text);
+        app_notify(a, "Back to the run you %s: %d bodies at %s with %s (%s brings back the other)",
+                   redo ? "undid" : "left", sim_count(run_sim(a->run)), app_when(a, t, when, sizeof when), text,
+                   redo ? "ctrl+Z" : "ctrl+Y");
+        app_say(a, "starburst: %s\n", a->msg.notice);
+        return;
+    }
+    app_set_params(a, &s->params);
     /* A run paused because it diverged goes on from the state before the change. */
     if (a->live.diverged_pause) a->ui.controls.paused = a->live.diverged_pause = false;
     run_measure_soon(a->run);
-    char text[160];
-    app_describe_params(a, &p, text, sizeof text);
-    char when[64];
+    app_describe_params(a, &s->params, text, sizeof text);
     app_notify(a, "Undone: back to %s with %s", app_when(a, t, when, sizeof when), text);
+}
+
+/* ctrl+Z or the Undo button: the future a resume set aside, where it came last (the view on its
+ * last keyframe, paused); else the parameters before the last change, and the run as it was; else
+ * the run a reset or a preset replaced, whole. */
+void app_undo(App *a)
+{
+    RunSettings s = app_run_settings(a);
+    double t = 0;
+    char err[512] = "";
+    const int rc = run_undo(a->run, &s, &t, err, sizeof err);
+    app_undone(a, rc, &s, t, err, false);
+}
+
+/* ctrl+Y, ctrl+shift+Z or the Redo button: the future or the run the last undos set aside. */
+void app_redo(App *a)
+{
+    RunSettings s = app_run_settings(a);
+    double t = 0;
+    char err[512] = "";
+    const int rc = run_redo(a->run, &s, &t, err, sizeof err);
+    app_undone(a, rc, &s, t, err, true);
 }
 
 /* The device holds the run and its kernel can launch as asked, checked before anything opens:

@@ -80,6 +80,10 @@ typedef struct AppLive {
     SimParams params;
     bool kernel_picked;
     bool diverged_pause;
+    /* --save's file holds a run this one replaced (a reset, a preset or an undo since the run was
+     * loaded or saved there): the exit's save goes beside it (app_save_at_exit). */
+    bool save_holds_other;
+    char saved_at_exit[1100]; /* where the exit's save went: the line of an interrupt names it */
     char backend_note[300];
 } AppLive;
 
@@ -287,6 +291,15 @@ int app_export_swift(App *a);
 void app_remember(App *a, const SimParams *before);
 void app_restore_defaults(App *a);
 void app_undo(App *a);
+void app_redo(App *a);
+/* Keeps the run as it stands for ctrl+Z, before a reset or a preset replaces it. */
+void app_leave_run(App *a);
+/* A reset that failed after app_leave_run, with `before` runs left then: the run left back. */
+void app_take_back(App *a, int before);
+/* "; ctrl+Z brings back the run you left" where a run was left since there were `before`; else "". */
+const char *app_left_note(const App *a, int before);
+/* --save at the exit (app_save_run), beside its file where that holds a run this one replaced. */
+int app_save_at_exit(App *a);
 int app_check_device(const AppOptions *o, int n, char *err, size_t errlen);
 /* The run's lines (RunDesc.log): on screen, the console, stderr. */
 void app_run_said(void *user, int where, const char *line);

@@ -11,6 +11,16 @@ typedef struct Keyframe {
     float *state; /* 8n floats: the positions (float4), then the velocities (float4) */
 } Keyframe;
 
+/* A future set aside: the frames after the one it was cut after (at cut_step), oldest first. A
+ * branch set aside by a resume comes back with an undo; one set aside by that undo (the future
+ * the resume had started), with a redo. */
+typedef struct Branch {
+    Keyframe *frames; /* room for capacity */
+    int count;
+    long long cut_step;
+    bool redo;
+} Branch;
+
 struct Keyframes {
     size_t budget;
     int n;
@@ -18,10 +28,9 @@ struct Keyframes {
     Keyframe *frames; /* oldest first; room for capacity */
     int count, capacity;
     long long spacing;
-    /* The future a cut set aside, and the step of the frame it was cut after. */
-    Keyframe *future;
-    int future_count;
-    long long cut_step;
+    /* The futures set aside, the newest last (room for capacity: each holds a frame at least). */
+    Branch *aside;
+    int aside_count;
 };
 
 size_t keyframes_frame_bytes(int n) { return (size_t)n * 8 * sizeof(float) + sizeof(Keyframe); }
@@ -38,10 +47,17 @@ static void free_frames(Keyframe *f, int count)
     for (int i = 0; i < count; i++) free(f[i].state);
 }
 
+static void free_branch(Branch *b)
+{
+    free_frames(b->frames, b->count);
+    free(b->frames);
+    *b = (Branch){0};
+}
+
 static void free_future(Keyframes *t)
 {
-    free_frames(t->future, t->future_count);
-    t->future_count = 0;
+    for (int i = 0; i < t->aside_count; i++) free_branch(&t->aside[i]);
+    t->aside_count = 0;
 }
 
 static void clear(Keyframes *t)
@@ -49,11 +65,20 @@ static void clear(Keyframes *t)
     free_frames(t->frames, t->count);
     free_future(t);
     free(t->frames);
-    free(t->future);
+    free(t->aside);
     free(t->tag);
-    t->frames = t->future = NULL;
+    t->frames = NULL;
+    t->aside = NULL;
     t->tag = NULL;
     t->count = t->capacity = t->n = 0;
+}
+
+/* The frames all futures set aside hold. */
+static int aside_frames(const Keyframes *t)
+{
+    int frames = 0;
+    for (int i = 0; i < t->aside_count; i++) frames += t->aside[i].count;
+    return frames;
 }
 
 void keyframes_destroy(Keyframes *t)
@@ -80,19 +105,21 @@ int keyframes_start(Keyframes *t, const Bodies *first, double time, long long st
     clear(t);
     const size_t frame = keyframes_frame_bytes(first->n), tags = (size_t)first->n;
     const size_t capacity = t->budget > tags ? (t->budget - tags) / frame : 0;
-    if (capacity < 2) {
+    /* Three at least: the first, the newest and the newest of a future set aside, so that a
+     * resume never loses the future it set aside, at any budget (make_room). */
+    if (capacity < KEYFRAMES_MIN) {
         char takes[32], budget[32];
-        snprintf(err, errlen, "a keyframe of %d bodies takes %s; a budget of %s holds fewer than two", first->n,
+        snprintf(err, errlen, "a keyframe of %d bodies takes %s; a budget of %s holds fewer than three", first->n,
                  keyframes_bytes_text((double)frame, takes, sizeof takes),
                  keyframes_bytes_text((double)t->budget, budget, sizeof budget));
         return -1;
     }
     t->capacity = capacity > (size_t)(1 << 24) ? 1 << 24 : (int)capacity;
     t->frames = calloc((size_t)t->capacity, sizeof *t->frames);
-    t->future = calloc((size_t)t->capacity, sizeof *t->future);
+    t->aside = calloc((size_t)t->capacity, sizeof *t->aside);
     t->tag = malloc(tags ? tags : 1);
     float *state = copy_state(first);
-    if (!t->frames || !t->future || !t->tag || !state) {
+    if (!t->frames || !t->aside || !t->tag || !state) {
         free(state);
         clear(t);
         snprintf(err, errlen, "out of memory for the timeline of %d bodies", first->n);
@@ -128,32 +155,51 @@ static int thin_frames(Keyframe *f, int *count)
     return gone;
 }
 
-/* Room for one more frame: the frames, and the future held, thinned alike (the spacing doubles),
- * so that a future set aside stays whole in time, only coarser, until a change of the user's
- * frees it. Only where neither can be thinned (two frames each at most) does the future go. */
+/* Room for one more frame: the frames, and the futures held, thinned alike (the spacing doubles),
+ * so that a future set aside stays whole in time, only coarser. Where nothing can be thinned (two frames a list at most), a future of two keeps its
+ * newest, then the newest frame of the run makes way for the one to come (the first stays): a
+ * future set aside keeps its newest state at any budget of KEYFRAMES_MIN frames or more. Only a
+ * budget full of futures of one frame each gives the oldest of them up. */
 static void make_room(Keyframes *t, KeyframesAdded *added)
 {
-    while (t->count + t->future_count >= t->capacity) {
+    while (t->count + aside_frames(t) >= t->capacity) {
         const int frames = t->count >= 3 ? thin_frames(t->frames, &t->count) : 0;
-        const int future = t->future_count >= 3 ? thin_frames(t->future, &t->future_count) : 0;
+        int future = 0;
+        for (int i = 0; i < t->aside_count; i++)
+            if (t->aside[i].count >= 3) future += thin_frames(t->aside[i].frames, &t->aside[i].count);
         if (frames + future > 0) {
             t->spacing *= 2;
             added->thinned = true;
             added->future_thinned += future;
             continue;
         }
-        added->future_freed = t->future_count;
-        free_future(t);
-        if (t->count >= t->capacity) { /* a capacity of two frames: the newest makes way */
+        Branch *pair = NULL;
+        for (int i = 0; i < t->aside_count && !pair; i++)
+            if (t->aside[i].count == 2) pair = &t->aside[i];
+        if (pair) {
+            free(pair->frames[0].state);
+            pair->frames[0] = pair->frames[1];
+            pair->frames[1] = (Keyframe){0};
+            pair->count = 1;
+            added->future_thinned++;
+            continue;
+        }
+        if (t->count >= 2) {
             free(t->frames[t->count - 1].state);
             t->frames[--t->count] = (Keyframe){0};
+            continue;
         }
+        added->future_freed += t->aside[0].count;
+        free_branch(&t->aside[0]);
+        memmove(t->aside, t->aside + 1, (size_t)--t->aside_count * sizeof *t->aside);
+        t->aside[t->aside_count] = (Branch){0};
     }
 }
 
 int keyframes_thin(Keyframes *t)
 {
-    const int gone = thin_frames(t->frames, &t->count) + thin_frames(t->future, &t->future_count);
+    int gone = thin_frames(t->frames, &t->count);
+    for (int i = 0; i < t->aside_count; i++) gone += thin_frames(t->aside[i].frames, &t->aside[i].count);
     if (gone > 0) t->spacing *= 2;
     return gone;
 }
@@ -199,7 +245,7 @@ size_t keyframes_budget(const Keyframes *t) { return t->budget; }
 size_t keyframes_bytes_used(const Keyframes *t)
 {
     if (t->n == 0) return 0;
-    return (size_t)(t->count + t->future_count) * keyframes_frame_bytes(t->n) + (size_t)t->n;
+    return (size_t)(t->count + aside_frames(t)) * keyframes_frame_bytes(t->n) + (size_t)t->n;
 }
 
 double keyframes_time(const Keyframes *t, int i) { return i >= 0 && i < t->count ? t->frames[i].time : 0; }
@@ -227,34 +273,61 @@ int keyframes_load(const Keyframes *t, int i, Bodies *out)
     return 0;
 }
 
+/* The frames after step move into a branch of their own (empty where there are none); NULL where
+ * its room cannot be had. */
+static Keyframe *split_after(Keyframes *t, long long step, int *moved)
+{
+    int keep = t->count;
+    while (keep > 1 && t->frames[keep - 1].step > step) keep--;
+    *moved = t->count - keep;
+    Keyframe *f = calloc((size_t)t->capacity, sizeof *f);
+    if (!f) return NULL;
+    memcpy(f, t->frames + keep, (size_t)*moved * sizeof *f);
+    memset(t->frames + keep, 0, (size_t)*moved * sizeof *f);
+    t->count = keep;
+    return f;
+}
+
 int keyframes_cut(Keyframes *t, int i)
 {
-    if (i < 0 || i >= t->count - 1) return 0;
-    free_future(t);
-    const int moved = t->count - 1 - i;
-    memcpy(t->future, t->frames + i + 1, (size_t)moved * sizeof *t->frames);
-    memset(t->frames + i + 1, 0, (size_t)moved * sizeof *t->frames);
-    t->future_count = moved;
-    t->count = i + 1;
-    t->cut_step = t->frames[i].step;
+    if (i < 0 || i >= t->count - 1 || t->aside_count >= t->capacity) return 0;
+    const long long step = t->frames[i].step;
+    int moved;
+    Keyframe *f = split_after(t, step, &moved);
+    if (!f) return 0;
+    t->aside[t->aside_count++] = (Branch){.frames = f, .count = moved, .cut_step = step};
     return moved;
 }
 
-int keyframes_future_count(const Keyframes *t) { return t->future_count; }
+static const Branch *top(const Keyframes *t) { return t->aside_count > 0 ? &t->aside[t->aside_count - 1] : NULL; }
 
-int keyframes_restore(Keyframes *t)
+int keyframes_future_count(const Keyframes *t) { return top(t) ? top(t)->count : 0; }
+int keyframes_redo_count(const Keyframes *t) { return top(t) && top(t)->redo ? top(t)->count : 0; }
+int keyframes_undo_count(const Keyframes *t) { return top(t) && !top(t)->redo ? top(t)->count : 0; }
+int keyframes_aside_frames(const Keyframes *t) { return aside_frames(t); }
+
+int keyframes_swap(Keyframes *t, int *set_aside)
 {
-    if (t->future_count == 0) return 0;
-    keyframes_drop_after(t, t->cut_step);
-    /* The frames thinned since the cut may have left room for fewer: the oldest of the future
-     * stay, the newest go first. (The cut frame itself may have been thinned away; the future
-     * still follows the frames before it.) */
-    int room = t->capacity - t->count, restored = t->future_count < room ? t->future_count : room;
-    memcpy(t->frames + t->count, t->future, (size_t)restored * sizeof *t->future);
-    free_frames(t->future + restored, t->future_count - restored);
-    memset(t->future, 0, (size_t)t->future_count * sizeof *t->future);
+    *set_aside = 0;
+    Branch *b = t->aside_count > 0 ? &t->aside[t->aside_count - 1] : NULL;
+    if (!b) return 0;
+    int moved;
+    Keyframe *f = split_after(t, b->cut_step, &moved);
+    if (!f) return 0;
+    /* The frames thinned since the cut left room for both: together they were held. (The cut
+     * frame itself may have been thinned away; the future still follows the frames before it.) */
+    memcpy(t->frames + t->count, b->frames, (size_t)b->count * sizeof *b->frames);
+    const int restored = b->count;
     t->count += restored;
-    t->future_count = 0;
+    free(b->frames);
+    if (moved > 0) {
+        *b = (Branch){.frames = f, .count = moved, .cut_step = b->cut_step, .redo = !b->redo};
+    } else {
+        free(f);
+        *b = (Branch){0};
+        t->aside_count--;
+    }
+    *set_aside = moved;
     return restored;
 }
 

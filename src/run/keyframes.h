@@ -7,8 +7,10 @@
  * nothing leaves it without the spacing saying so.
  *
  * Resuming from a past frame starts a new future: keyframes_cut moves the frames after it aside,
- * where keyframes_restore puts them back (the undo). When the budget is full the future held is
- * thinned with the other frames: it stays, ever more coarsely, until the next cut replaces it.
+ * where keyframes_swap puts them back (the undo), setting aside in their place the future the
+ * resume had started, which the next swap brings back (the redo): no future is freed by a resume
+ * or an undo. Futures set aside stack, the newest on top. When the budget is full the futures held
+ * are thinned with the other frames: each stays, ever more coarsely, down to its newest state.
  *
  * What shows a timeline reads it through a FrameSource, which a series of snapshots on disk can
  * fill as well (frames loaded on demand): a count, each frame's time and step, and a load.
@@ -23,6 +25,9 @@
 
 typedef struct Keyframes Keyframes;
 
+/* The fewest frames a budget must hold: the first, the newest and a future's newest. */
+#define KEYFRAMES_MIN 3
+
 /* The memory one keyframe of n bodies takes, its bookkeeping included. */
 size_t keyframes_frame_bytes(int n);
 
@@ -32,7 +37,7 @@ void keyframes_destroy(Keyframes *t);
 
 /* Starts again from first (taken as frame 0) at time and step, frames spacing steps apart (at
  * least 1). The frames before, and any future held, are freed. 0, or -1 with err: the budget
- * holds fewer than two frames of these bodies, or memory ran out (the timeline is then empty). */
+ * holds fewer than KEYFRAMES_MIN frames of these bodies, or memory ran out (the timeline is then empty). */
 int keyframes_start(Keyframes *t, const Bodies *first, double time, long long step, long long spacing, char *err,
                    size_t errlen);
 
@@ -40,7 +45,8 @@ int keyframes_start(Keyframes *t, const Bodies *first, double time, long long st
 typedef struct KeyframesAdded {
     bool thinned;       /* every other frame went (of the future held too); the spacing doubled */
     int future_thinned; /* the frames of the future held for undo that thinning took (0 = none) */
-    int future_freed;   /* the frames of the future freed whole, where it could not be thinned */
+    int future_freed;   /* the frames of a future freed whole: only where the budget is full of
+                           futures of one frame each (make_room) */
 } KeyframesAdded;
 
 /* A frame is due at step: the last one is spacing steps behind or more (or ahead: the run went
@@ -72,14 +78,19 @@ int keyframes_find(const Keyframes *t, long long step);
  * 0, or -1 when i or out's count does not fit. */
 int keyframes_load(const Keyframes *t, int i, Bodies *out);
 
-/* Resuming from frame i: the frames after it are set aside as the future (replacing one held
- * before, which is freed). Returns how many were set aside. */
+/* Resuming from frame i: the frames after it are set aside as a future (on top of any held
+ * before), for an undo. Returns how many were set aside (0: none after i). */
 int keyframes_cut(Keyframes *t, int i);
-/* Frames held as the future, 0 = none. */
+/* The frames of the future on top, 0 = none; of it where an undo (not a redo) brings it back;
+ * where a redo does; and of all the futures held. */
 int keyframes_future_count(const Keyframes *t);
-/* Undoes the last cut: the frames added since it go, the future comes back. Returns the frames
- * restored (0 = no future held; nothing changes). */
-int keyframes_restore(Keyframes *t);
+int keyframes_undo_count(const Keyframes *t);
+int keyframes_redo_count(const Keyframes *t);
+int keyframes_aside_frames(const Keyframes *t);
+/* Undo (or redo) of the last cut: the future on top comes back after the frame it was cut after,
+ * and the frames after that frame take its place on top (*set_aside of them), for the redo (or
+ * the undo). Returns the frames brought back (0 = no future held; nothing changes). */
+int keyframes_swap(Keyframes *t, int *set_aside);
 /* Frees the frames after step (the run went back to it another way); any future held stays
  * held. Returns how many went. */
 int keyframes_drop_after(Keyframes *t, long long step);

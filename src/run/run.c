@@ -156,6 +156,7 @@ void run_destroy(Run *r)
 {
     if (!r) return;
     run_timeline_free(r);
+    run_left_free(r);
     run_watch_free(r);
     undo_clear(&r->undo);
     bodies_free(&r->copy.bodies);
@@ -251,7 +252,7 @@ static bool all_dark(const Bodies *b)
     return true;
 }
 
-static SimDesc sim_desc(const Run *r, SimBackend backend, SimKernel kernel)
+SimDesc run_sim_desc(const Run *r, SimBackend backend, SimKernel kernel)
 {
     return (SimDesc){
         .backend = backend,
@@ -300,7 +301,7 @@ int run_reset(Run *r, SceneKind kind, int n, uint64_t seed, SimKernel kernel, ch
         bodies_free(&b);
         return -1;
     }
-    SimDesc sd = sim_desc(r, r->desc.backend, kernel);
+    SimDesc sd = run_sim_desc(r, r->desc.backend, kernel);
     r->sim = sim_create(&sd, &b, err, errlen);
     if (!r->sim || (r->source.from_series &&
                     run_in_step(r->sim, &b, series_lead(r->series, 0), saved.params.softening, err, errlen) != 0)) {
@@ -400,7 +401,7 @@ int run_fall_back_to_cpu(Run *r, char *err, size_t errlen)
     r->sim = NULL;
     r->desc.backend = SIM_BACKEND_CPU;
     if (r->copy.valid) {
-        SimDesc sd = sim_desc(r, SIM_BACKEND_CPU, SIM_KERNEL_DEFAULT);
+        SimDesc sd = run_sim_desc(r, SIM_BACKEND_CPU, SIM_KERNEL_DEFAULT);
         r->sim = sim_create(&sd, &r->copy.bodies, err, errlen);
         r->time_base = r->copy.time;
         r->step_base = r->copy.step;
@@ -444,13 +445,21 @@ void run_remember(Run *r, const SimParams *before)
         run_say(r, RUN_SAY_SCREEN, "Undo unavailable: %s", err);
 }
 
-int run_undo_depth(const Run *r) { return r->undo.count + (run_can_undo_future(r) ? 1 : 0); }
-
-int run_undo(Run *r, SimParams *params, double *time, char *err, size_t errlen)
+int run_undo_depth(const Run *r)
 {
-    if (run_undo_future(r)) return 2;
+    return r->undo.count + (run_can_undo_future(r) ? 1 : 0) + r->left_count;
+}
+
+int run_redo_depth(const Run *r) { return (run_can_redo_future(r) ? 1 : 0) + r->right_count; }
+
+int run_undo(Run *r, RunSettings *s, double *time, char *err, size_t errlen)
+{
+    if (run_undo_future(r)) {
+        *time = run_time(r);
+        return RUN_UNDID_FUTURE;
+    }
     UndoEntry e;
-    if (!undo_pop(&r->undo, &e)) return 0;
+    if (!undo_pop(&r->undo, &e)) return run_undo_run(r, s, time, err, errlen);
     if (sim_load(r->sim, &e.state, err, errlen) != 0) {
         bodies_free(&e.state);
         return -1;
@@ -459,8 +468,17 @@ int run_undo(Run *r, SimParams *params, double *time, char *err, size_t errlen)
     r->step_base = e.step;
     r->copy.valid = false;
     run_went_back(r);
-    *params = e.params;
+    s->params = e.params;
     *time = e.time;
     bodies_free(&e.state);
-    return 1;
+    return RUN_UNDID_PARAMS;
+}
+
+int run_redo(Run *r, RunSettings *s, double *time, char *err, size_t errlen)
+{
+    if (run_redo_future(r)) {
+        *time = run_time(r);
+        return RUN_UNDID_FUTURE;
+    }
+    return run_redo_run(r, s, time, err, errlen);
 }

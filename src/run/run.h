@@ -175,6 +175,8 @@ int run_show(Run *r, int i, char *err, size_t errlen);
 void run_went_back(Run *r);
 /* Whether run_undo would bring back a future set aside. */
 bool run_can_undo_future(const Run *r);
+/* Whether run_redo would bring back the future an undo set aside. */
+bool run_can_redo_future(const Run *r);
 /* How far apart the keyframes stand, for the line over the slider: "every 4 steps" (the spacing);
  * the mean gap where they stand where something else put them: "every ~220 steps" (the CUDA
  * backend's checkpoint copies), "every 384 steps" (--open's series, "~" where uneven), "every
@@ -230,22 +232,41 @@ double run_heating_cost(const Run *r); /* seconds the last sample took */
 
 /* ---- undo ---- */
 
-/* Keeps p (the parameters before a change) and the state as it is, for run_undo. */
-void run_remember(Run *r, const SimParams *before);
-/* Counts for the Undo button: changes kept, and one more for a future set aside. */
-int run_undo_depth(const Run *r);
-/* Undoes the last change: a future a resume set aside where it came last (the view on its last
- * keyframe), else the parameters and state before the last change (into *params). 1 = the
- * parameters and state, 2 = the future, 0 = nothing to undo, -1 = failed (err). */
-int run_undo(Run *r, SimParams *params, double *time, char *err, size_t errlen);
-
-/* ---- files ---- */
-
-/* What a save records besides the bodies. */
+/* What a save records besides the bodies, and what a run left runs with again. */
 typedef struct RunSettings {
     SimParams params;
     int steps_per_frame;
 } RunSettings;
+
+/* Keeps p (the parameters before a change) and the state as it is, for run_undo. */
+void run_remember(Run *r, const SimParams *before);
+/* Counts for the Undo and Redo buttons: changes kept, one more for a future set aside, and the
+ * runs left (run_leave); futures and runs a redo brings back. */
+int run_undo_depth(const Run *r);
+int run_redo_depth(const Run *r);
+/* What run_undo and run_redo did. */
+enum { RUN_UNDID_NOTHING = 0, RUN_UNDID_PARAMS = 1, RUN_UNDID_FUTURE = 2, RUN_UNDID_RUN = 3 };
+/* Undoes the last change: a future a resume set aside where it came last (the view on its last
+ * keyframe; the future it replaces set aside for run_redo), else the parameters and state before
+ * the last change (into s->params), else the run a reset replaced (run_leave), whole, with the
+ * settings it ran with (into *s; s holds the settings of the run it replaces on the way in,
+ * which run_redo brings back). RUN_UNDID_*, or -1 with err. *time: the time gone back to. */
+int run_undo(Run *r, RunSettings *s, double *time, char *err, size_t errlen);
+/* Redoes what the last undos set aside: a future, or a run (into *s, as run_undo). RUN_UNDID_*,
+ * or -1 with err. */
+int run_redo(Run *r, RunSettings *s, double *time, char *err, size_t errlen);
+
+/* Keeps the run as it stands, whole (its present, first state, clock, undo history, timeline and
+ * the settings s it runs with), before a reset, a preset or a load replaces it: run_undo brings it
+ * back. The runs a redo would have brought back are kept too, behind it. Does nothing before the
+ * first build. */
+void run_leave(Run *r, const RunSettings *s);
+/* A reset that failed after run_leave: the run left comes back at once, as it was. 0, or -1. */
+int run_take_back(Run *r, RunSettings *s, char *err, size_t errlen);
+/* Runs kept for ctrl+Z. */
+int run_left_count(const Run *r);
+
+/* ---- files ---- */
 /* Writes the present to path: bodies, step and time, with s. *step gets the step written, *shown
  * whether that was not the state shown. 0, or -1 with err. */
 int run_save(Run *r, const char *path, const RunSettings *s, long long *step, bool *other_than_shown, char *err,

@@ -46,6 +46,27 @@ typedef struct RunWatch {
     double heating_cost, next_heating;
 } RunWatch;
 
+/* A run a reset, a preset or a load replaced, kept whole (run_left.c): where it came from and
+ * what it was built into, its present and first state, its clock, undo history and timeline, and
+ * the settings it ran with. */
+typedef struct RunLeft {
+    RunSource source;
+    RunInfo info;
+    int last_scene, last_n;
+    Bodies first, present;
+    double time;
+    long long step;
+    RunSettings settings;
+    UndoHistory undo;
+    Keyframes *store; /* its timeline; NULL: none */
+    char note[256];   /* why it had no timeline */
+    int view, undo_depth;
+} RunLeft;
+
+/* Runs kept at most on each side (run_left.c): ctrl+Z goes back through the left, ctrl+Y forward
+ * through the right. */
+#define RUN_LEFT_MAX 16
+
 struct Run {
     RunDesc desc;
     RunSource source;
@@ -65,6 +86,8 @@ struct Run {
     UndoHistory undo;
     RunTimeline tl;
     RunWatch watch;
+    RunLeft left[RUN_LEFT_MAX], right[RUN_LEFT_MAX];
+    int left_count, right_count;
 };
 
 /* A line for the app (RunDesc.log), printf-style. */
@@ -78,6 +101,14 @@ int run_in_step(Sim *sim, Bodies *b, double lead, float softening, char *err, si
 void run_watch_restart(Run *r);
 void run_watch_free(Run *r);
 
+/* run.c: the simulation's description for the run's source on backend b with kernel k. */
+SimDesc run_sim_desc(const Run *r, SimBackend b, SimKernel k);
+
+/* run_left.c: the runs left freed; ctrl+Z's and ctrl+Y's last parts (RUN_UNDID_*, or -1). */
+void run_left_free(Run *r);
+int run_undo_run(Run *r, RunSettings *s, double *time, char *err, size_t errlen);
+int run_redo_run(Run *r, RunSettings *s, double *time, char *err, size_t errlen);
+
 /* run_timeline.c */
 void run_timeline_free(Run *r);
 /* The timeline holds keyframes and takes more. */
@@ -86,6 +117,8 @@ bool run_timeline_on(const Run *r);
 void run_resume(Run *r);
 /* ctrl+Z's first part: the future set aside, where it came last. False when not its to take. */
 bool run_undo_future(Run *r);
+/* ctrl+Y's part: the future an undo set aside comes back. False when there is none. */
+bool run_redo_future(Run *r);
 
 /* "1 keyframe", "4 keyframes". */
 static inline const char *run_plural(long long count, const char *one, const char *many)

@@ -244,8 +244,9 @@ static void keep_now(Run *r, bool force)
     char budget[32];
     keyframes_bytes_text((double)keyframes_budget(tl->store), budget, sizeof budget);
     if (added.future_freed > 0)
-        run_say(r, RUN_SAY_SCREEN, "The %d %s set aside are gone: the timeline had no room to thin them into",
-                added.future_freed, run_plural(added.future_freed, "keyframe", "keyframes"));
+        run_say(r, RUN_SAY_SCREEN | RUN_SAY_CONSOLE,
+                "Timeline full (%s): the oldest future set aside (%d %s) is gone; a larger --timeline-mb keeps more",
+                budget, added.future_freed, run_plural(added.future_freed, "keyframe", "keyframes"));
     else if (added.future_thinned > 0)
         run_say(r, RUN_SAY_SCREEN,
                 "Timeline full (%s): every other keyframe thinned out, the %d set aside too (ctrl+Z still brings "
@@ -299,21 +300,34 @@ void run_resume(Run *r)
 
 bool run_can_undo_future(const Run *r)
 {
-    return run_timeline_on(r) && keyframes_future_count(r->tl.store) > 0 && r->undo.count == r->tl.undo_depth;
+    return run_timeline_on(r) && keyframes_undo_count(r->tl.store) > 0 && r->undo.count == r->tl.undo_depth;
 }
 
-bool run_undo_future(Run *r)
+bool run_can_redo_future(const Run *r) { return run_timeline_on(r) && keyframes_redo_count(r->tl.store) > 0; }
+
+/* The future on top of those set aside comes back, the view on its last keyframe; the one it
+ * replaces (the present kept first as a keyframe) is set aside in its place, for the swap back. */
+static bool swap_future(Run *r, bool redo)
 {
-    if (!run_can_undo_future(r)) return false;
-    const int restored = keyframes_restore(r->tl.store);
-    char err[256], when[64];
+    if (!(redo ? run_can_redo_future(r) : run_can_undo_future(r))) return false;
+    if (r->tl.view < 0) keep_now(r, true);
+    int aside;
+    const int restored = keyframes_swap(r->tl.store, &aside);
+    char err[256], when[64], back[96] = "";
     if (run_show(r, keyframes_count(r->tl.store) - 1, err, sizeof err) != 0) {
         run_say(r, RUN_SAY_SCREEN, "Keyframe not shown: %s", err);
         return true;
     }
-    run_say(r, RUN_SAY_SCREEN, "Brought back the %d %s set aside: the run as it stood at %s (space runs on)", restored,
-            run_plural(restored, "keyframe", "keyframes"), run_when(r, run_time(r), when, sizeof when));
+    if (aside > 0)
+        snprintf(back, sizeof back, "; the %d %s you left set aside (%s brings them back)", aside,
+                 run_plural(aside, "keyframe", "keyframes"), redo ? "ctrl+Z" : "ctrl+Y");
+    run_say(r, RUN_SAY_SCREEN, "Brought back the %d %s set aside: the run as it stood at %s (space runs on)%s", restored,
+            run_plural(restored, "keyframe", "keyframes"), run_when(r, run_time(r), when, sizeof when), back);
+    if (redo) r->tl.undo_depth = r->undo.count;
     return true;
 }
+
+bool run_undo_future(Run *r) { return swap_future(r, false); }
+bool run_redo_future(Run *r) { return swap_future(r, true); }
 
 void run_went_back(Run *r) { r->tl.view = -1; }

@@ -169,6 +169,7 @@ typedef struct UiActions {
     int force_wanted;
     bool defaults;        /* restore the scene's dt, softening, damping and theta */
     bool undo;            /* take back the last parameter change, state included */
+    bool redo;            /* bring back what the last undos set aside (a future, a run) */
     /* Raised when an edit of dt, softening, damping or theta begins, with their values before it. */
     bool edit_began;
     UiParams before;
@@ -184,6 +185,7 @@ typedef struct UiReadout {
     const char *const *preset_names; /* from the presets file */
     int preset_count;
     int undo_depth;       /* changes that can be undone */
+    int redo_depth;       /* undos that can be redone */
     double fps, steps_per_s, interactions_per_s, gflops;
     double energy_error; /* dE/E0 */
     bool energy_valid;

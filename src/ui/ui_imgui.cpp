@@ -360,6 +360,11 @@ static void simulation_section(UiModel *m)
     if (ImGui::Button("Undo")) m->actions.undo = true;
     ui_note_widget(m, "undo");
     ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::BeginDisabled(m->readout.redo_depth == 0);
+    if (ImGui::Button("Redo")) m->actions.redo = true;
+    ui_note_widget(m, "redo");
+    ImGui::EndDisabled();
 }
 
 static void ladder_section(UiModel *m)

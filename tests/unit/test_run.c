@@ -161,12 +161,30 @@ static void a_resume_sets_the_future_aside_and_undo_brings_it_back(void **state)
     assert_int_equal(run_step(r), 15);
     assert_true(run_can_undo_future(r));
     assert_int_equal(run_undo_depth(r), 1);
-    SimParams p;
+    RunSettings p = {.params = params};
     double t;
-    assert_int_equal(run_undo(r, &p, &t, err, sizeof err), 2);
+    run_read_state(r);
+    Bodies branch = {0};
+    assert_int_equal(bodies_copy(&branch, &run_copy(r)->bodies), 0);
+    assert_int_equal(run_undo(r, &p, &t, err, sizeof err), RUN_UNDID_FUTURE);
     assert_int_equal(run_shown(r), last);
     assert_int_equal(run_step(r), 50);
-    assert_int_equal(run_undo(r, &p, &t, err, sizeof err), 0);
+    /* The branch the resume started is kept for ctrl+Y: back at step 15, bit for bit, and on from
+     * there as a run never undone. */
+    assert_int_equal(run_redo_depth(r), 1);
+    assert_int_equal(run_undo(r, &p, &t, err, sizeof err), RUN_UNDID_NOTHING);
+    assert_int_equal(run_redo(r, &p, &t, err, sizeof err), RUN_UNDID_FUTURE);
+    assert_int_equal(run_step(r), 15);
+    run_read_state(r);
+    assert_same_bodies(&run_copy(r)->bodies, &branch);
+    assert_int_equal(run_redo(r, &p, &t, err, sizeof err), RUN_UNDID_NOTHING);
+    /* ...and ctrl+Z takes it back again, to the future set aside. */
+    assert_int_equal(run_undo_depth(r), 1);
+    assert_int_equal(run_undo(r, &p, &t, err, sizeof err), RUN_UNDID_FUTURE);
+    assert_int_equal(run_step(r), 50);
+    assert_int_equal(run_redo(r, &p, &t, err, sizeof err), RUN_UNDID_FUTURE);
+    assert_int_equal(run_step(r), 15);
+    bodies_free(&branch);
     run_destroy(r);
 }
 
@@ -187,13 +205,121 @@ static void a_future_set_aside_outlives_a_full_timeline(void **state)
     assert_true(keyframes_future_count(k) >= 2);
     assert_null(strstr(said, "are gone"));
     assert_non_null(strstr(said, "set aside too"));
-    SimParams p;
+    RunSettings p = {.params = params};
     double t;
     assert_int_equal(run_undo(r, &p, &t, err, sizeof err), 2);
     /* The view on the newest of the future brought back: the run as it stood at step 40. */
     assert_int_equal(run_step(r), 40);
     assert_true(run_step(r) > shown_step);
     run_destroy(r);
+}
+
+/* The smallest timeline, three keyframes: a resume from the start sets a future aside that the
+ * new one never drops; ctrl+Z brings back the newest state it held, bit for bit. */
+static void the_smallest_timeline_keeps_the_future_set_aside(void **state)
+{
+    (void)state;
+    said[0] = '\0';
+    Run *r = make(3.0 * (double)keyframes_frame_bytes(BODIES) + BODIES);
+    assert_non_null(run_keyframes(r));
+    advance(r, 2);
+    run_here(r);
+    run_read_state(r);
+    Bodies newest = {0};
+    assert_int_equal(bodies_copy(&newest, &run_copy(r)->bodies), 0);
+    char err[256];
+    assert_int_equal(run_show(r, 0, err, sizeof err), 0);
+    advance(r, 40);
+    assert_null(strstr(said, "are gone"));
+    assert_null(strstr(said, "is gone"));
+    RunSettings p = {.params = params};
+    double t;
+    assert_int_equal(run_undo(r, &p, &t, err, sizeof err), RUN_UNDID_FUTURE);
+    assert_int_equal(run_step(r), 2);
+    run_read_state(r);
+    assert_same_bodies(&run_copy(r)->bodies, &newest);
+    bodies_free(&newest);
+    run_destroy(r);
+
+    /* Two keyframes are too few for that: no timeline, said. */
+    Run *small = make(2.0 * (double)keyframes_frame_bytes(BODIES) + BODIES);
+    assert_null(run_keyframes(small));
+    assert_non_null(strstr(run_timeline_note(small), "fewer than three"));
+    run_destroy(small);
+}
+
+/* A reset keeps the run it replaces: ctrl+Z brings it back whole (state, step, timeline, settings),
+ * ctrl+Y the run the reset made, each going on as if never left. */
+static void a_reset_keeps_the_run_it_replaces(void **state)
+{
+    (void)state;
+    Run *r = make(64e6);
+    advance(r, 30);
+    Run *twin = make(64e6); /* the same run, never left */
+    advance(twin, 30);
+    const int frames = keyframes_count(run_keyframes(r));
+    const RunSettings kept = {.params = {.dt = 0.02f, .softening = 0.1f, .damping = 1.0f, .theta = 0.5f},
+                              .steps_per_frame = 7};
+    run_leave(r, &kept);
+    assert_int_equal(run_left_count(r), 1);
+    char err[256];
+    assert_int_equal(run_reset(r, SCENE_PLUMMER, BODIES / 2, 9, SIM_KERNEL_DEFAULT, err, sizeof err), 0);
+    run_start_timeline(r, 1);
+    advance(r, 5);
+    run_read_state(r);
+    Bodies reset = {0};
+    assert_int_equal(bodies_copy(&reset, &run_copy(r)->bodies), 0);
+    assert_int_equal(run_undo_depth(r), 1);
+
+    RunSettings s = {.params = params, .steps_per_frame = 3};
+    double t;
+    assert_int_equal(run_undo(r, &s, &t, err, sizeof err), RUN_UNDID_RUN);
+    assert_true(s.params.dt == kept.params.dt && s.params.softening == kept.params.softening);
+    assert_int_equal(s.steps_per_frame, 7);
+    assert_int_equal(run_step(r), 30);
+    assert_int_equal(sim_count(run_sim(r)), BODIES);
+    assert_int_equal(run_info(r)->n, BODIES);
+    assert_int_equal(keyframes_count(run_keyframes(r)), frames);
+    run_read_state(r);
+    run_read_state(twin);
+    assert_same_bodies(&run_copy(r)->bodies, &run_copy(twin)->bodies);
+    advance(r, 10);
+    advance(twin, 10);
+    run_read_state(r);
+    run_read_state(twin);
+    assert_same_bodies(&run_copy(r)->bodies, &run_copy(twin)->bodies);
+
+    /* ctrl+Y: the reset's run, at its step 5, with the settings it ran with. */
+    assert_int_equal(run_redo_depth(r), 1);
+    s = (RunSettings){.params = params, .steps_per_frame = 7};
+    assert_int_equal(run_redo(r, &s, &t, err, sizeof err), RUN_UNDID_RUN);
+    assert_int_equal(s.steps_per_frame, 3);
+    assert_int_equal(run_step(r), 5);
+    assert_int_equal(sim_count(run_sim(r)), BODIES / 2);
+    run_read_state(r);
+    assert_same_bodies(&run_copy(r)->bodies, &reset);
+    /* And back again: the first run at step 40, where it was left the second time. */
+    assert_int_equal(run_undo(r, &s, &t, err, sizeof err), RUN_UNDID_RUN);
+    assert_int_equal(run_step(r), 40);
+    assert_int_equal(run_undo(r, &s, &t, err, sizeof err), RUN_UNDID_NOTHING);
+
+    /* A reset that fails after the leave takes the run back at once; the reset's run that ctrl+Y
+     * would have brought back stays kept behind it. */
+    run_leave(r, &kept);
+    RunSource bad = {.from_save = true, .force = SIM_FORCE_DIRECT};
+    snprintf(bad.file, sizeof bad.file, "/nonexistent/run.tipsy");
+    assert_int_equal(run_reset_to(r, &bad, SCENE_TIPSY, 0, 1, SIM_KERNEL_DEFAULT, err, sizeof err), -1);
+    assert_int_equal(run_take_back(r, &s, err, sizeof err), 0);
+    assert_int_equal(run_step(r), 40);
+    assert_int_equal(sim_count(run_sim(r)), BODIES);
+    assert_int_equal(run_left_count(r), 1);
+    assert_int_equal(run_redo_depth(r), 0);
+    assert_int_equal(run_undo(r, &s, &t, err, sizeof err), RUN_UNDID_RUN);
+    assert_int_equal(run_step(r), 5);
+
+    bodies_free(&reset);
+    run_destroy(r);
+    run_destroy(twin);
 }
 
 static void undo_returns_to_the_state_before_a_change(void **state)
@@ -206,11 +332,11 @@ static void undo_returns_to_the_state_before_a_change(void **state)
     assert_int_equal(bodies_copy(&before, &run_copy(r)->bodies), 0);
     run_remember(r, &params);
     advance(r, 20);
-    SimParams p;
+    RunSettings p = {0};
     double t;
     char err[256];
-    assert_int_equal(run_undo(r, &p, &t, err, sizeof err), 1);
-    assert_true(p.dt == params.dt);
+    assert_int_equal(run_undo(r, &p, &t, err, sizeof err), RUN_UNDID_PARAMS);
+    assert_true(p.params.dt == params.dt);
     assert_int_equal(run_step(r), 20);
     run_read_state(r);
     assert_same_bodies(&run_copy(r)->bodies, &before);
@@ -401,6 +527,8 @@ int main(void)
         cmocka_unit_test(a_resume_sets_the_future_aside_and_undo_brings_it_back),
         cmocka_unit_test(a_future_set_aside_outlives_a_full_timeline),
         cmocka_unit_test(undo_returns_to_the_state_before_a_change),
+        cmocka_unit_test(the_smallest_timeline_keeps_the_future_set_aside),
+        cmocka_unit_test(a_reset_keeps_the_run_it_replaces),
         cmocka_unit_test(the_run_measures_itself),
         cmocka_unit_test(a_series_says_its_snapshots_spacing),
         cmocka_unit_test(no_timeline_says_why_once),

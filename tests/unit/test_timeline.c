@@ -91,12 +91,13 @@ static void stays_within_its_budget(void **state)
     assert_true(thinnings > 5); /* 5000 steps into 10 frames: the spacing doubled again and again */
     keyframes_destroy(t);
 
-    /* A budget that holds fewer than two frames is refused with a reason. */
-    Keyframes *small = keyframes_create(keyframes_frame_bytes(n) + (size_t)n);
+    /* A budget that holds fewer than three frames (the first, the newest and a future's newest)
+     * is refused with a reason. */
+    Keyframes *small = keyframes_create(2 * keyframes_frame_bytes(n) + (size_t)n);
     Bodies b = state_at(n, 0);
     char err[160] = "";
     assert_int_equal(keyframes_start(small, &b, 0, 0, 1, err, sizeof err), -1);
-    assert_non_null(strstr(err, "fewer than two"));
+    assert_non_null(strstr(err, "fewer than three"));
     assert_int_equal(keyframes_count(small), 0);
     assert_false(keyframes_due(small, 10));
     keyframes_destroy(small);
@@ -190,7 +191,7 @@ static void states_come_back_bit_identical(void **state)
     keyframes_destroy(t);
 }
 
-static void resume_discards_the_future_and_undo_restores_it(void **state)
+static void resume_sets_the_future_aside_and_swaps_bring_either_back(void **state)
 {
     const int n = 200;
     Keyframes *t = run(n, 100 * keyframes_frame_bytes(n) + (size_t)n, 10, 200, NULL);
@@ -210,18 +211,43 @@ static void resume_discards_the_future_and_undo_restores_it(void **state)
     }
     assert_int_equal(keyframes_count(t), 9);
     assert_int_equal(keyframes_step(t, 8), 80);
-    /* Undo: the new future goes, the old one comes back, every state as it was. */
-    assert_int_equal(keyframes_restore(t), 15);
-    assert_int_equal(keyframes_future_count(t), 0);
+    /* Undo: the old future comes back, every state as it was; the new one is set aside in its
+     * place, for the redo. */
+    assert_int_equal(keyframes_undo_count(t), 15);
+    int aside = -1;
+    assert_int_equal(keyframes_swap(t, &aside), 15);
+    assert_int_equal(aside, 3);
+    assert_int_equal(keyframes_undo_count(t), 0);
+    assert_int_equal(keyframes_redo_count(t), 3);
     assert_int_equal(keyframes_count(t), 21);
     for (int i = 0; i < 21; i++) {
         assert_int_equal(keyframes_step(t, i), 10 * i);
         assert_frame_is_its_step(t, i);
     }
-    /* Nothing more to restore; a cut at the last frame sets nothing aside. */
-    assert_int_equal(keyframes_restore(t), 0);
-    assert_int_equal(keyframes_cut(t, 20), 0);
-    assert_int_equal(keyframes_count(t), 21);
+    /* Redo: the new future back, bit for bit; the old one aside again, for an undo. */
+    assert_int_equal(keyframes_swap(t, &aside), 3);
+    assert_int_equal(aside, 15);
+    assert_int_equal(keyframes_undo_count(t), 15);
+    assert_int_equal(keyframes_count(t), 9);
+    Bodies got;
+    assert_int_equal(bodies_alloc(&got, n), 0);
+    for (int i = 6; i < 9; i++) {
+        assert_int_equal(keyframes_step(t, i), 60 + 10 * (i - 6));
+        fill(&b, keyframes_step(t, i) + 100000);
+        assert_int_equal(keyframes_load(t, i, &got), 0);
+        assert_memory_equal(got.pos, b.pos, (size_t)n * 16);
+    }
+    bodies_free(&got);
+    /* A cut at the last frame sets nothing aside; a swap with nothing new after the cut brings
+     * the future back and holds none. */
+    assert_int_equal(keyframes_cut(t, 8), 0);
+    assert_int_equal(keyframes_cut(t, 5), 3);
+    assert_int_equal(keyframes_future_count(t), 3);
+    assert_int_equal(keyframes_aside_frames(t), 18);
+    assert_int_equal(keyframes_swap(t, &aside), 3);
+    assert_int_equal(aside, 0);
+    assert_int_equal(keyframes_count(t), 9);
+    assert_int_equal(keyframes_undo_count(t), 15);
     bodies_free(&b);
     keyframes_destroy(t);
 }
@@ -251,12 +277,44 @@ static void a_future_held_is_thinned_not_dropped(void **state)
     assert_true(held >= 2);
     assert_int_equal(thinned, 7 - held);
     /* The undo brings back its ends, steps 3 and 9, and what stayed between, each as it was. */
-    const int restored = keyframes_restore(t);
+    int aside;
+    const int restored = keyframes_swap(t, &aside);
     assert_int_equal(restored, held);
+    assert_true(aside > 0);
     const int count = keyframes_count(t);
     assert_int_equal(keyframes_step(t, count - restored), 3);
     assert_int_equal(keyframes_step(t, count - 1), 9);
     for (int i = 0; i < count; i++) assert_frame_is_its_step(t, i);
+    bodies_free(&b);
+    keyframes_destroy(t);
+}
+
+/* The smallest budget, three frames: a future set aside by a cut after the first frame keeps its
+ * newest state however long the new future runs, and the swap brings it back as it was. */
+static void the_smallest_budget_keeps_a_future_s_newest(void **state)
+{
+    const int n = 64;
+    Keyframes *t = run(n, 3 * keyframes_frame_bytes(n) + (size_t)n, 1, 2, NULL);
+    assert_int_equal(keyframes_capacity(t), 3);
+    assert_int_equal(keyframes_count(t), 3); /* steps 0, 1, 2 */
+    assert_int_equal(keyframes_cut(t, 0), 2);
+    Bodies b = state_at(n, 0);
+    char err[160];
+    for (long long step = 1; step <= 100; step++) {
+        if (!keyframes_due(t, step)) continue;
+        fill(&b, step + 5000);
+        KeyframesAdded added = {0};
+        assert_int_equal(keyframes_add(t, &b, 0.5 * (double)step, step, &added, err, sizeof err), 0);
+        assert_int_equal(added.future_freed, 0);
+        assert_true(keyframes_undo_count(t) >= 1);
+        assert_true(keyframes_bytes_used(t) <= keyframes_budget(t));
+    }
+    int aside;
+    assert_int_equal(keyframes_swap(t, &aside), 1);
+    assert_true(aside >= 1);
+    assert_int_equal(keyframes_step(t, 0), 0);
+    assert_int_equal(keyframes_step(t, keyframes_count(t) - 1), 2);
+    for (int i = 0; i < keyframes_count(t); i++) assert_frame_is_its_step(t, i);
     bodies_free(&b);
     keyframes_destroy(t);
 }
@@ -303,8 +361,9 @@ int main(void)
         cmocka_unit_test(stays_within_its_budget),
         cmocka_unit_test(thinning_keeps_the_ends_and_doubles_the_spacing),
         cmocka_unit_test(states_come_back_bit_identical),
-        cmocka_unit_test(resume_discards_the_future_and_undo_restores_it),
+        cmocka_unit_test(resume_sets_the_future_aside_and_swaps_bring_either_back),
         cmocka_unit_test(a_future_held_is_thinned_not_dropped),
+        cmocka_unit_test(the_smallest_budget_keeps_a_future_s_newest),
         cmocka_unit_test(a_run_that_went_back_drops_what_came_after),
         cmocka_unit_test(a_frame_source_reads_the_keyframes),
     };
