@@ -433,6 +433,8 @@ static int app_start(App *a, AppOptions *opt)
         return 1;
     }
     app_say_gpu_only_options(a, opt);
+    if (opt->load_path && opt->save_path && app_same_file(opt->load_path, opt->save_path))
+        a->live.save_holder = run_info(a->run)->id;
     app_default_settings(a);
     app_start_timeline(a);
     app_camera_home(a, &a->camera);

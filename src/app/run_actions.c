@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <GLFW/glfw3.h>
@@ -466,7 +467,7 @@ int app_save_run(App *a, const char *path)
         fprintf(stderr, "starburst: %s\n", a->msg.notice);
         return -1;
     }
-    if (a->set.save_path && !strcmp(path, a->set.save_path)) a->live.save_holds_other = false;
+    if (a->set.save_path && !strcmp(path, a->set.save_path)) a->live.save_holder = run_info(a->run)->id;
     if (other)
         app_notify(a, "Saved the run at step %lld (its newest state; not the keyframe shown, step %lld) to %s", step,
                    run_step(a->run), path);
@@ -490,11 +491,18 @@ static int free_sibling(const char *path, char *buf, size_t len)
     return -1;
 }
 
+bool app_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int app_save_at_exit(App *a)
 {
     const char *path = a->set.save_path;
     char beside[sizeof a->live.saved_at_exit];
-    if (a->live.save_holds_other) {
+    const int holder = a->live.save_holder;
+    if (holder != 0 && holder != run_info(a->run)->id && access(path, F_OK) == 0) {
         if (free_sibling(path, beside, sizeof beside) != 0) {
             fprintf(stderr, "starburst: not saved: %s holds the run you left, and no free name beside it\n", path);
             return -1;
@@ -559,7 +567,6 @@ void app_leave_run(App *a)
 {
     const RunSettings s = app_run_settings(a);
     run_leave(a->run, &s);
-    if (a->set.save_path && access(a->set.save_path, F_OK) == 0) a->live.save_holds_other = true;
 }
 
 /* The run an undo or a redo brought back: its settings, the panel's scene and the view home. */
@@ -578,7 +585,6 @@ static void app_run_back(App *a, const RunSettings *s)
     app_camera_home(a, &a->camera);
     app_follow_pair_start(a);
     if (run_shown(a->run) >= 0) app_shown(a);
-    a->live.save_holds_other = a->set.save_path && access(a->set.save_path, F_OK) == 0;
 }
 
 /* What an undo or a redo did, said; rc as run_undo's. */

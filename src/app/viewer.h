@@ -80,9 +80,10 @@ typedef struct AppLive {
     SimParams params;
     bool kernel_picked;
     bool diverged_pause;
-    /* --save's file holds a run this one replaced (a reset, a preset or an undo since the run was
-     * loaded or saved there): the exit's save goes beside it (app_save_at_exit). */
-    bool save_holds_other;
+    /* The run (RunInfo.id) --save's file holds, as loaded from it or saved there; 0: none known.
+     * Where another run stands at the exit (a reset, a preset or an undo since), the exit's save
+     * goes beside the file (app_save_at_exit). */
+    int save_holder;
     char saved_at_exit[1100]; /* where the exit's save went: the line of an interrupt names it */
     char backend_note[300];
 } AppLive;
@@ -298,6 +299,8 @@ void app_leave_run(App *a);
 void app_take_back(App *a, int before);
 /* "; ctrl+Z brings back the run you left" where a run was left since there were `before`; else "". */
 const char *app_left_note(const App *a, int before);
+/* Whether two paths name one file (both exist). */
+bool app_same_file(const char *a, const char *b);
 /* --save at the exit (app_save_run), beside its file where that holds a run this one replaced. */
 int app_save_at_exit(App *a);
 int app_check_device(const AppOptions *o, int n, char *err, size_t errlen);

@@ -324,11 +324,12 @@ int run_reset(Run *r, SceneKind kind, int n, uint64_t seed, SimKernel kernel, ch
     snprintf(info->device, sizeof info->device, "%s", sim_device_name(r->sim));
     snprintf(info->gpus_note, sizeof info->gpus_note, "%s", said);
     info->gpus = sim_gpus(r->sim, NULL);
-    r->builds++;
+    info->id = ++r->builds;
     r->last_scene = (int)d.kind;
     r->last_n = b.n;
     r->time_base = loaded ? saved.time : 0;
     r->step_base = loaded ? saved.step : 0;
+    r->first_step = r->step_base;
     undo_clear(&r->undo);
     r->copy.valid = false;
     if (r->copy.bodies.n != b.n) {

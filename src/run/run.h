@@ -105,6 +105,7 @@ typedef struct RunInfo {
     bool fresh;         /* another scene or N than before: its own dt and softening */
     bool dark_only;     /* the bodies are all dark matter */
     bool loaded;        /* from a saved run or a series: saved holds its settings */
+    int id;             /* which build of the run this is (1, 2, ...): a run left keeps its own */
     SavedRun saved;
     float speed_scale;  /* about twice the first state's rms speed */
     char device[160];
@@ -259,7 +260,7 @@ int run_redo(Run *r, RunSettings *s, double *time, char *err, size_t errlen);
 /* Keeps the run as it stands, whole (its present, first state, clock, undo history, timeline and
  * the settings s it runs with), before a reset, a preset or a load replaces it: run_undo brings it
  * back. The runs a redo would have brought back are kept too, behind it. Does nothing before the
- * first build. */
+ * first build, or where nothing was computed since it (no step, no keyframe, nothing to undo). */
 void run_leave(Run *r, const RunSettings *s);
 /* A reset that failed after run_leave: the run left comes back at once, as it was. 0, or -1. */
 int run_take_back(Run *r, RunSettings *s, char *err, size_t errlen);

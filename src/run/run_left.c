@@ -66,6 +66,7 @@ static bool take(Run *r, const RunSettings *s, RunLeft *l)
                    .last_n = r->last_n,
                    .time = r->copy.valid ? r->copy.time : run_time(r),
                    .step = r->copy.valid ? r->copy.step : run_step(r),
+                   .first_step = r->first_step,
                    .settings = *s,
                    .view = r->tl.view,
                    .undo_depth = r->tl.undo_depth};
@@ -96,9 +97,17 @@ static void push(Run *r, RunLeft *side, int *count, RunLeft *l)
     *l = (RunLeft){0};
 }
 
+/* Nothing computed since the build: the present is the first state, no keyframe past the first,
+ * nothing to undo. */
+static bool computed_nothing(const Run *r)
+{
+    const int frames = r->tl.store ? keyframes_count(r->tl.store) + keyframes_aside_frames(r->tl.store) : 0;
+    return run_step(r) == r->first_step && r->tl.view < 0 && frames <= 1 && r->undo.count == 0;
+}
+
 void run_leave(Run *r, const RunSettings *s)
 {
-    if (!r->sim || r->first.n == 0 || sim_error(r->sim)) return;
+    if (!r->sim || r->first.n == 0 || sim_error(r->sim) || computed_nothing(r)) return;
     RunLeft l;
     if (!take(r, s, &l)) {
         run_say(r, RUN_SAY_SCREEN | RUN_SAY_CONSOLE, "Out of memory: the run replaced cannot be kept for ctrl+Z");
@@ -154,6 +163,7 @@ static int become(Run *r, RunLeft *l, char *err, size_t errlen)
     r->last_n = l->last_n;
     r->time_base = l->time;
     r->step_base = l->step;
+    r->first_step = l->first_step;
     bodies_free(&r->first);
     r->first = l->first;
     undo_clear(&r->undo);

@@ -55,7 +55,7 @@ typedef struct RunLeft {
     int last_scene, last_n;
     Bodies first, present;
     double time;
-    long long step;
+    long long step, first_step;
     RunSettings settings;
     UndoHistory undo;
     Keyframes *store; /* its timeline; NULL: none */
@@ -81,6 +81,7 @@ struct Run {
      * step before that. */
     double time_base;
     long long step_base, computed;
+    long long first_step; /* the step of the first state (the last reset's) */
     RunCopy copy;
     Bodies first;
     UndoHistory undo;
