@@ -70,7 +70,8 @@ void app_print_usage(FILE *f)
             mw.myr, mw.kpc);
     fputs("\n"
           "Keys: space pause, . single step, R reset, Backspace defaults (dt, softening, damping),\n"
-          "      ctrl+Z undo the last parameter change, H hide UI, F full screen, A auto-rotate,\n"
+          "      ctrl+Z undo the last change (a parameter, a resume, a reset or preset: the run left\n"
+          "      comes back whole), ctrl+Y or ctrl+shift+Z redo, H hide UI, F full screen, A auto-rotate,\n"
           "      M colour mode, D halo, G follow, L lecture mode (full screen), K time every kernel,\n"
           "      T tree cells, S save the run, P screenshot, V record, [ ] previous / next preset,\n"
           "      C cycle presets, Home reset camera, Left / Right a keyframe back / forward,\n"

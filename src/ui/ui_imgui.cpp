@@ -542,9 +542,10 @@ static void view_section(UiModel *m)
 // Every key the program answers to, as the README lists them.
 static const char *const ui_key_lines[] = {
     "space pause   . step   R reset   Backspace defaults",
-    "ctrl+Z undo   H hide UI   F full screen   L lecture",
-    "A auto-rotate   M colour   D halo   G follow   T tree",
-    "K time the ladder   [ ] presets   C cycle   Home camera",
+    "ctrl+Z undo   ctrl+Y redo   H hide UI   F full screen",
+    "L lecture   A auto-rotate   M colour   D halo   G follow",
+    "T tree   K time the ladder   [ ] presets   C cycle",
+    "Home camera",
     "S save   P screenshot   V record   Esc quit",
     "Left Right keyframe   ctrl+Left ctrl+Right ends",
     "shift+Left play backwards",
