@@ -24,6 +24,8 @@ app=$(realpath "$1") src=$(realpath "$2") out=$3
 . "$(dirname "$(realpath "$0")")/window_checks.sh"
 enter_out "$out"
 cp "$src/assets/presets.ini" presets.ini || exit 1
+# STARBURST_TEST_BACKEND=cuda runs the same on a GPU machine (NVIDIA's GLX on Xvfb).
+backend=${STARBURST_TEST_BACKEND:-cpu}
 
 calc() { awk "BEGIN { printf \"%.9g\", $1 }"; }
 at_least() { local v; v=$(rv "$1"); [ -n "$v" ] && [ "$v" -ge "$2" ]; }
@@ -38,7 +40,7 @@ cp keep.tipsy keep.orig && cp keep.tipsy.ini keep.orig.ini
 loaded=$(ini_step keep.tipsy)
 [ -n "$loaded" ] && [ "$loaded" -gt 0 ] || abort "keep.tipsy.ini gives no step"
 
-STARBURST_READOUT=$readout "$app" --backend cpu --load keep.tipsy --save keep.tipsy --presets presets.ini \
+STARBURST_READOUT=$readout "$app" --backend "$backend" --load keep.tipsy --save keep.tipsy --presets presets.ini \
     --steps-per-frame 4 --timeline-mb 64 --size 1100x700 >app.log 2>&1 &
 pid=$!
 focus_window
@@ -127,7 +129,7 @@ for s in $(seq 0 120); do
     echo taken >"$name"
 done
 readout=$PWD/readout.txt
-STARBURST_READOUT=$readout "$app" --backend cpu --scene plummer -n 512 --size 900x600 >app.log 2>&1 &
+STARBURST_READOUT=$readout "$app" --backend "$backend" --scene plummer -n 512 --size 900x600 >app.log 2>&1 &
 pid=$!
 focus_window
 key s
