@@ -300,7 +300,7 @@ static bool sc_upload(SimCuda *c, const Bodies *b)
     size_t bytes = (size_t)c->n * sizeof(float4);
     if (carried && !(acc = malloc(bytes))) return sc_fail(c, "CUDA backend: out of host memory");
     for (int i = 0; carried && i < c->n; i++)
-        acc[i] = make_float4(b->acc[3 * (size_t)i], b->acc[3 * (size_t)i + 1], b->acc[3 * (size_t)i + 2], 0.0f);
+        acc[i] = (float4){.x = b->acc[3 * (size_t)i], .y = b->acc[3 * (size_t)i + 1], .z = b->acc[3 * (size_t)i + 2]};
     if (!sc_map(c, &pos, &speed)) {
         free(acc);
         return false;
