@@ -131,7 +131,7 @@ static const AppOption table[] = {
     {"--tipsy-collide", .key = "tipsy_collide", .arg = "FILE",
      .help = "two copies of a TIPSY galaxy on a collision orbit", .value = TEXT, .app = APP(scene.tipsy_path, STRING), .to_app = tipsy_collided, .preset = PRE(file, CHARS),
      .source = PRESET_SOURCE_TIPSY_COLLIDE, .to_preset = preset_file, .names_scene = true, .written = file_written},
-    {"--load", .key = "load", .arg = "FILE", .help = "continue a saved run (a TIPSY file and FILE.ini beside it)",
+    {"--load", .key = "load", .arg = "FILE", .help = "continue a saved run (a TIPSY file, FILE.ini and FILE.acc beside it)",
      .value = TEXT, .app = APP(load_path, STRING), .preset = PRE(file, CHARS), .source = PRESET_SOURCE_LOAD,
      .to_preset = preset_file, .names_scene = true, .written = file_written},
     {.short_name = "-n", .arg = "N", .help = "number of bodies (a collision needs 6, a disk 3)",
