@@ -56,11 +56,11 @@ static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t len)
 
 /* FILE.acc: the accelerations the run's next step reads (sim/bodies.h's Bodies.acc), so that a
  * loaded run goes on bit for bit as the run never saved. Little-endian: the 16 bytes of ACC_MAGIC
- * (no TIPSY header: a folder of saves opened as a series passes over it), then u32 n, i32 backend, i32
- * force, f32 softening, theta, alpha, u64 the size and u64 the FNV-1a of the TIPSY file they
- * belong to, then 3n f32. A load takes them only from a file that records the TIPSY file it
- * read and its count of bodies; any other it passes over, and the run computes them as a run
- * saved without them does. */
+ * (no TIPSY header: a folder of saves opened as a series passes over it), then u32 n, i32
+ * backend, i32 force, f32 softening, theta, alpha, u64 the size and u64 the FNV-1a of the TIPSY
+ * file they belong to, then 3n f32. A load takes them only from a file that records the TIPSY
+ * file it read and its count of bodies; any other it passes over, and the run computes them as a
+ * run saved without them does. */
 static const char ACC_MAGIC[16] = "Starburst acc 1";
 #define ACC_HEADER 56
 

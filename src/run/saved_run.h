@@ -30,8 +30,8 @@ typedef struct SavedRun {
     char recovered[640];
 } SavedRun;
 
-/* Writes path (TIPSY), path.acc where b carries accelerations, and path.ini. 0, or -1 with err; earlier files are intact on failure and
- * no temporary file is left. A save that succeeds removes what interrupted saves to path left. */
+/* Writes path (TIPSY), path.acc where b carries accelerations, and path.ini. 0, or -1 with err;
+ * earlier files are intact on failure and no temporary file is left. A save that succeeds removes what interrupted saves to path left. */
 int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err, size_t errlen);
 /* Reads path into b (allocated here, with the accelerations of path.acc where it records path)
  * and path.ini into run. Without path.ini, refused ("...: no
