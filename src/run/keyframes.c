@@ -8,7 +8,8 @@
 typedef struct Keyframe {
     long long step;
     double time;
-    float *state; /* 8n floats: the positions (float4), then the velocities (float4) */
+    float *state; /* 11n floats: the positions (float4), the velocities (float4), the accelerations (3) */
+    BodiesAccInfo acc_info; /* what computed the accelerations (backend 0: none kept) */
 } Keyframe;
 
 /* A future set aside: the frames after the one it was cut after (at cut_step), oldest first. A
@@ -33,7 +34,7 @@ struct Keyframes {
     int aside_count;
 };
 
-size_t keyframes_frame_bytes(int n) { return (size_t)n * 8 * sizeof(float) + sizeof(Keyframe); }
+size_t keyframes_frame_bytes(int n) { return (size_t)n * KEYFRAMES_BODY_FLOATS * sizeof(float) + sizeof(Keyframe); }
 
 Keyframes *keyframes_create(size_t budget_bytes)
 {
@@ -88,15 +89,19 @@ void keyframes_destroy(Keyframes *t)
     free(t);
 }
 
-/* A frame of b, or NULL when memory ran out. */
-static float *copy_state(const Bodies *b)
+/* A frame of b at step and time, or one with state NULL when memory ran out. Accelerations b does
+ * not carry are kept as zeros, none carried. */
+static Keyframe copy_state(const Bodies *b, double time, long long step)
 {
     const size_t floats = (size_t)b->n * 4;
-    float *s = malloc(2 * floats * sizeof(float));
-    if (!s) return NULL;
-    memcpy(s, b->pos, floats * sizeof(float));
-    memcpy(s + floats, b->vel, floats * sizeof(float));
-    return s;
+    Keyframe f = {.step = step, .time = time, .state = malloc((size_t)b->n * KEYFRAMES_BODY_FLOATS * sizeof(float))};
+    if (!f.state) return f;
+    memcpy(f.state, b->pos, floats * sizeof(float));
+    memcpy(f.state + floats, b->vel, floats * sizeof(float));
+    if (b->acc) memcpy(f.state + 2 * floats, b->acc, 3 * (size_t)b->n * sizeof(float));
+    else memset(f.state + 2 * floats, 0, 3 * (size_t)b->n * sizeof(float));
+    if (b->acc) f.acc_info = b->acc_info;
+    return f;
 }
 
 int keyframes_start(Keyframes *t, const Bodies *first, double time, long long step, long long spacing, char *err,
@@ -118,9 +123,9 @@ int keyframes_start(Keyframes *t, const Bodies *first, double time, long long st
     t->frames = calloc((size_t)t->capacity, sizeof *t->frames);
     t->aside = calloc((size_t)t->capacity, sizeof *t->aside);
     t->tag = malloc(tags ? tags : 1);
-    float *state = copy_state(first);
-    if (!t->frames || !t->aside || !t->tag || !state) {
-        free(state);
+    const Keyframe kept = copy_state(first, time, step);
+    if (!t->frames || !t->aside || !t->tag || !kept.state) {
+        free(kept.state);
         clear(t);
         snprintf(err, errlen, "out of memory for the timeline of %d bodies", first->n);
         return -1;
@@ -129,7 +134,7 @@ int keyframes_start(Keyframes *t, const Bodies *first, double time, long long st
     else memset(t->tag, 0, tags);
     t->n = first->n;
     t->spacing = spacing > 0 ? spacing : 1;
-    t->frames[0] = (Keyframe){.step = step, .time = time, .state = state};
+    t->frames[0] = kept;
     t->count = 1;
     return 0;
 }
@@ -156,10 +161,11 @@ static int thin_frames(Keyframe *f, int *count)
 }
 
 /* Room for one more frame: the frames, and the futures held, thinned alike (the spacing doubles),
- * so that a future set aside stays whole in time, only coarser. Where nothing can be thinned (two frames a list at most), a future of two keeps its
- * newest, then the newest frame of the run makes way for the one to come (the first stays): a
- * future set aside keeps its newest state at any budget of KEYFRAMES_MIN frames or more. Only a
- * budget full of futures of one frame each gives the oldest of them up. */
+ * so that a future set aside stays whole in time, only coarser. Where nothing can be thinned (two
+ * frames a list at most), a future of two keeps its newest, then the newest frame of the run makes
+ * way for the one to come (the first stays): a future set aside keeps its newest state at any
+ * budget of KEYFRAMES_MIN frames or more. Only a budget full of futures of one frame each gives the
+ * oldest of them up. */
 static void make_room(Keyframes *t, KeyframesAdded *added)
 {
     while (t->count + aside_frames(t) >= t->capacity) {
@@ -217,12 +223,12 @@ int keyframes_add(Keyframes *t, const Bodies *b, double time, long long step, Ke
     /* A run that went back to before the last frame goes on from there: what came after is gone. */
     keyframes_drop_after(t, step - 1);
     make_room(t, added);
-    float *state = copy_state(b);
-    if (!state) {
+    const Keyframe kept = copy_state(b, time, step);
+    if (!kept.state) {
         snprintf(err, errlen, "out of memory for a keyframe of %d bodies", b->n);
         return -1;
     }
-    t->frames[t->count++] = (Keyframe){.step = step, .time = time, .state = state};
+    t->frames[t->count++] = kept;
     return 0;
 }
 
@@ -270,6 +276,10 @@ int keyframes_load(const Keyframes *t, int i, Bodies *out)
     memcpy(out->pos, t->frames[i].state, floats * sizeof(float));
     memcpy(out->vel, t->frames[i].state + floats, floats * sizeof(float));
     if (out->tag) memcpy(out->tag, t->tag, (size_t)t->n);
+    if (out->acc) {
+        memcpy(out->acc, t->frames[i].state + 2 * floats, 3 * (size_t)t->n * sizeof(float));
+        out->acc_info = t->frames[i].acc_info;
+    }
     return 0;
 }
 

@@ -1,7 +1,8 @@
 /* The keyframes of a run's timeline: its states kept as keyframes in memory, within a budget of bytes.
  *
- * A keyframe holds the positions and velocities of every body (32 bytes a body) with its step
- * and time; the tags never change during a run and are kept once. Frames are taken at least
+ * A keyframe holds the positions, velocities and stored accelerations of every body (44 bytes a
+ * body: what the next step reads, so that a run resumed from it goes on bit for bit as it went)
+ * with its step and time; the tags never change during a run and are kept once. Frames are taken at least
  * `spacing` steps apart. When the budget is full, every other frame goes (the first and the last
  * stay) and the spacing doubles: the whole run stays on the timeline, ever more coarsely, and
  * nothing leaves it without the spacing saying so.
@@ -28,6 +29,8 @@ typedef struct Keyframes Keyframes;
 /* The fewest frames a budget must hold: the first, the newest and a future's newest. */
 #define KEYFRAMES_MIN 3
 
+/* Floats a keyframe keeps of each body: position and velocity (float4 each), acceleration (3). */
+#define KEYFRAMES_BODY_FLOATS 11
 /* The memory one keyframe of n bodies takes, its bookkeeping included. */
 size_t keyframes_frame_bytes(int n);
 
@@ -52,8 +55,9 @@ typedef struct KeyframesAdded {
 /* A frame is due at step: the last one is spacing steps behind or more (or ahead: the run went
  * back), and the timeline has started. */
 bool keyframes_due(const Keyframes *t, long long step);
-/* Appends b at time and step, thinning first when the budget is full. 0, or -1 with err (other
- * bodies than the start's, or memory ran out; nothing was added). added may be NULL. */
+/* Appends b at time and step (its accelerations where it carries them), thinning first when the
+ * budget is full. 0, or -1 with err (other bodies than the start's, or memory ran out; nothing was
+ * added). added may be NULL. */
 int keyframes_add(Keyframes *t, const Bodies *b, double time, long long step, KeyframesAdded *added, char *err,
                  size_t errlen);
 
@@ -74,8 +78,9 @@ double keyframes_time(const Keyframes *t, int i);
 long long keyframes_step(const Keyframes *t, int i);
 /* The last frame at or before step; 0 when all are after it, -1 when there are none. */
 int keyframes_find(const Keyframes *t, long long step);
-/* Copies frame i into out (bodies_alloc'ed with the timeline's count): bit for bit as added.
- * 0, or -1 when i or out's count does not fit. */
+/* Copies frame i into out (bodies_alloc'ed with the timeline's count): bit for bit as added, the
+ * accelerations too where out has room for them (bodies_alloc_acc). 0, or -1 when i or out's
+ * count does not fit. */
 int keyframes_load(const Keyframes *t, int i, Bodies *out);
 
 /* Resuming from frame i: the frames after it are set aside as a future (on top of any held

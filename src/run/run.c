@@ -334,7 +334,7 @@ int run_reset(Run *r, SceneKind kind, int n, uint64_t seed, SimKernel kernel, ch
     r->copy.valid = false;
     if (r->copy.bodies.n != b.n) {
         bodies_free(&r->copy.bodies);
-        if (bodies_alloc(&r->copy.bodies, b.n) != 0) {
+        if (bodies_alloc(&r->copy.bodies, b.n) != 0 || bodies_alloc_acc(&r->copy.bodies) != 0) {
             bodies_free(&b);
             snprintf(err, errlen, "out of memory for a host copy of %d bodies", b.n);
             return -1;

@@ -1,7 +1,8 @@
 /* Runs left: a reset, a preset or a load replaces the run, and ctrl+Z brings the one it replaced
  * back whole. The run as it stands moves into a RunLeft (its timeline's keyframes and its undo
  * history change hands, nothing is copied but the present), and coming back builds a simulation
- * on its present again, as a load does. The run an undo leaves goes to the right, for ctrl+Y; a
+ * on its present again, as a load does (its stored accelerations with it, so that it goes on bit
+ * for bit as the run never left). The run an undo leaves goes to the right, for ctrl+Y; a
  * new reset keeps those too, behind the run it leaves, so that no run is dropped by going back
  * and forth.
  *
@@ -34,7 +35,7 @@ int run_left_count(const Run *r) { return r->left_count; }
 
 static size_t left_bytes(const RunLeft *l)
 {
-    return (l->store ? keyframes_bytes_used(l->store) : 0) + (size_t)l->present.n * 32;
+    return (l->store ? keyframes_bytes_used(l->store) : 0) + (size_t)l->present.n * (l->present.acc ? 44 : 32);
 }
 
 /* The timelines kept thinned, the oldest first, until those on both sides fit one budget. */
@@ -144,7 +145,8 @@ static int become(Run *r, RunLeft *l, char *err, size_t errlen)
     if (r->copy.bodies.n != l->present.n) {
         bodies_free(&r->copy.bodies);
         bodies_free(&r->tl.frame);
-        if (bodies_alloc(&r->copy.bodies, l->present.n) != 0 || bodies_alloc(&r->tl.frame, l->present.n) != 0) {
+        if (bodies_alloc(&r->copy.bodies, l->present.n) != 0 || bodies_alloc_acc(&r->copy.bodies) != 0 ||
+            bodies_alloc(&r->tl.frame, l->present.n) != 0 || bodies_alloc_acc(&r->tl.frame) != 0) {
             snprintf(err, errlen, "out of memory for a host copy of %d bodies", l->present.n);
             sim_destroy(r->sim);
             r->sim = NULL;

@@ -150,7 +150,7 @@ int run_start_timeline(Run *r, long long spacing)
     tl->reserve = malloc(reserve_bytes(r->first.n)); /* untouched: address space, not memory */
     if (tl->frame.n != r->first.n) {
         bodies_free(&tl->frame);
-        if (bodies_alloc(&tl->frame, r->first.n) != 0) {
+        if (bodies_alloc(&tl->frame, r->first.n) != 0 || bodies_alloc_acc(&tl->frame) != 0) {
             snprintf(tl->note, sizeof tl->note, "out of memory");
             return -1;
         }

@@ -32,14 +32,16 @@
 #include "util/input_file.h"
 #include "util/params.h"
 
-/* path with ".ini" after it, in a new allocation (NULL when out of memory). */
-static char *sidecar_of(const char *path)
+/* path with suffix after it, in a new allocation (NULL when out of memory). */
+static char *suffixed(const char *path, const char *suffix)
 {
-    size_t len = strlen(path) + sizeof ".ini";
-    char *ini = malloc(len);
-    if (ini) snprintf(ini, len, "%s.ini", path);
-    return ini;
+    size_t len = strlen(path) + strlen(suffix) + 1;
+    char *name = malloc(len);
+    if (name) snprintf(name, len, "%s%s", path, suffix);
+    return name;
 }
+
+static char *sidecar_of(const char *path) { return suffixed(path, ".ini"); }
 
 /* 64-bit FNV-1a over a file's bytes: enough to tell one TIPSY file from another (no defence
  * against a forged one, which is not what it is for). */
@@ -50,6 +52,109 @@ static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t len)
 {
     for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * FNV_PRIME;
     return h;
+}
+
+/* FILE.acc: the accelerations the run's next step reads (sim/bodies.h's Bodies.acc), so that a
+ * loaded run goes on bit for bit as the run never saved. Little-endian: the 16 bytes of ACC_MAGIC
+ * (no TIPSY header: a folder of saves opened as a series passes over it), then u32 n, i32
+ * backend, i32 force, f32 softening, theta, alpha, u64 the size and u64 the FNV-1a of the TIPSY
+ * file they belong to, then 3n f32. A load takes them only from a file that records the TIPSY
+ * file it read and its count of bodies; any other it passes over, and the run computes them as a
+ * run saved without them does. */
+static const char ACC_MAGIC[16] = "Starburst acc 1";
+#define ACC_HEADER 56
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int k = 0; k < 4; k++) p[k] = (unsigned char)(v >> (8 * k));
+}
+static void put_u64(unsigned char *p, uint64_t v)
+{
+    for (int k = 0; k < 8; k++) p[k] = (unsigned char)(v >> (8 * k));
+}
+static void put_f32(unsigned char *p, float f)
+{
+    uint32_t v;
+    memcpy(&v, &f, 4);
+    put_u32(p, v);
+}
+static uint32_t get_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t get_u64(const unsigned char *p) { return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32; }
+static float get_f32(const unsigned char *p)
+{
+    const uint32_t v = get_u32(p);
+    float f;
+    memcpy(&f, &v, 4);
+    return f;
+}
+
+/* b's accelerations as FILE.acc's bytes, for the TIPSY file of tipsy_bytes and sum; NULL when
+ * out of memory. */
+static unsigned char *acc_encode(const Bodies *b, size_t tipsy_bytes, uint64_t sum, size_t *len)
+{
+    *len = ACC_HEADER + 12 * (size_t)b->n;
+    unsigned char *p = malloc(*len);
+    if (!p) return NULL;
+    const BodiesAccInfo *a = &b->acc_info;
+    memcpy(p, ACC_MAGIC, sizeof ACC_MAGIC);
+    put_u32(p + 16, (uint32_t)b->n);
+    put_u32(p + 20, (uint32_t)a->backend);
+    put_u32(p + 24, (uint32_t)a->force);
+    put_f32(p + 28, a->softening);
+    put_f32(p + 32, a->theta);
+    put_f32(p + 36, a->alpha);
+    put_u64(p + 40, tipsy_bytes);
+    put_u64(p + 48, sum);
+    for (size_t i = 0; i < 3 * (size_t)b->n; i++) put_f32(p + ACC_HEADER + 4 * i, b->acc[i]);
+    return p;
+}
+
+/* Where FILE.acc is looked for: the TIPSY file read (its size and checksum) and its bodies. */
+typedef struct AccSearch {
+    Bodies *b;
+    long long tipsy_bytes;
+    uint64_t sum;
+} AccSearch;
+
+/* Takes the accelerations of the file at name into s->b where it records s's TIPSY file: 1, else 0. */
+static int acc_take(void *user, const char *name)
+{
+    AccSearch *s = user;
+    char why[160];
+    FILE *f = input_file_open(name, why, sizeof why);
+    if (!f) return 0;
+    const size_t want = ACC_HEADER + 12 * (size_t)s->b->n;
+    unsigned char *p = malloc(want + 1);
+    const size_t got = p ? fread(p, 1, want + 1, f) : 0;
+    fclose(f);
+    const bool fits = got == want && memcmp(p, ACC_MAGIC, sizeof ACC_MAGIC) == 0 &&
+                      get_u32(p + 16) == (uint32_t)s->b->n && get_u64(p + 40) == (uint64_t)s->tipsy_bytes &&
+                      get_u64(p + 48) == s->sum && bodies_alloc_acc(s->b) == 0;
+    if (fits) {
+        s->b->acc_info = (BodiesAccInfo){.backend = (int)get_u32(p + 20),
+                                         .force = (int)get_u32(p + 24),
+                                         .softening = get_f32(p + 28),
+                                         .theta = get_f32(p + 32),
+                                         .alpha = get_f32(p + 36)};
+        for (size_t i = 0; i < 3 * (size_t)s->b->n; i++) s->b->acc[i] = get_f32(p + ACC_HEADER + 4 * i);
+    }
+    free(p);
+    return fits;
+}
+
+/* The accelerations saved beside target for the TIPSY file read (of tipsy_bytes and sum) into b:
+ * from target.acc, or what an interrupted save left beside it. None found: b carries none. */
+static void acc_load(const char *target, Bodies *b, long long tipsy_bytes, uint64_t sum)
+{
+    char *acc = suffixed(target, ".acc"), *acc_target = acc ? atomic_file_target(acc) : NULL;
+    AccSearch s = {.b = b, .tipsy_bytes = tipsy_bytes, .sum = sum};
+    if (acc_target && !acc_take(&s, acc_target) && !atomic_file_leftovers(acc_target, ".tmp-", acc_take, &s))
+        atomic_file_leftovers(acc_target, ".old-", acc_take, &s);
+    free(acc);
+    free(acc_target);
 }
 
 int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err, size_t errlen)
@@ -66,35 +171,58 @@ int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err
     }
     size_t len;
     int rc = -1;
+    char *acc_name = NULL, *acc_target = NULL;
     unsigned char *bytes = tipsy_encode(b, run->time, &len, why, sizeof why);
     if (!bytes) {
         snprintf(err, errlen, "%s: %s", path, why);
         goto done;
     }
     uint64_t sum = fnv1a(FNV_OFFSET, bytes, len);
-    AtomicFile *files[2] = {atomic_file_open(target, err, errlen), NULL};
-    if (files[0]) files[1] = atomic_file_open(ini_target, err, errlen);
-    if (!files[1]) {
-        atomic_file_abort(files[0]);
+    /* The accelerations where the bodies carry them, between the TIPSY file and the ini. */
+    size_t acc_len = 0;
+    unsigned char *acc = b->acc && b->acc_info.backend ? acc_encode(b, len, sum, &acc_len) : NULL;
+    if (b->acc && b->acc_info.backend && !acc) {
+        snprintf(err, errlen, "%s: cannot write: out of memory", path);
         free(bytes);
+        goto done;
+    }
+    acc_name = acc ? suffixed(target, ".acc") : NULL;
+    acc_target = acc_name ? atomic_file_target(acc_name) : NULL;
+    if (acc && !acc_target) {
+        snprintf(err, errlen, "%s: cannot write: out of memory", path);
+        free(bytes);
+        free(acc);
+        goto done;
+    }
+    AtomicFile *files[3] = {atomic_file_open(target, err, errlen), NULL, NULL};
+    const int nfiles = acc ? 3 : 2;
+    for (int k = 1; k < nfiles && files[k - 1]; k++)
+        files[k] = atomic_file_open(k == nfiles - 1 ? ini_target : acc_target, err, errlen);
+    if (!files[nfiles - 1]) {
+        for (int k = 0; k < nfiles; k++) atomic_file_abort(files[k]);
+        free(bytes);
+        free(acc);
         goto done;
     }
     atomic_file_write(files[0], bytes, len);
     free(bytes);
+    if (acc) atomic_file_write(files[1], acc, acc_len);
+    free(acc);
+    AtomicFile *ini_file = files[nfiles - 1];
     /* 9 significant digits give back every float bit for bit, 17 every double. The parameters'
      * keys are the table's (util/params.h), as the reader's are. */
-    atomic_file_printf(files[1],
+    atomic_file_printf(ini_file,
                        "; Starburst run parameters, beside the TIPSY file of the same name\n[run]\n"
                        "%s = %.9g\n%s = %.9g\n%s = %.9g\n",
                        params_get(PARAM_DT)->key, (double)run->params.dt, params_get(PARAM_SOFTENING)->key,
                        (double)run->params.softening, params_get(PARAM_DAMPING)->key, (double)run->params.damping);
     /* The method and angle only where given, so that a save loads back as it was handed in. */
-    if (run->force != SIM_FORCE_AUTO) atomic_file_printf(files[1], "force = %s\n", sim_force_name(run->force));
+    if (run->force != SIM_FORCE_AUTO) atomic_file_printf(ini_file, "force = %s\n", sim_force_name(run->force));
     if (run->params.theta > 0)
-        atomic_file_printf(files[1], "%s = %.9g\n", params_get(PARAM_THETA)->key, (double)run->params.theta);
+        atomic_file_printf(ini_file, "%s = %.9g\n", params_get(PARAM_THETA)->key, (double)run->params.theta);
     if (run->params.alpha >= 0)
-        atomic_file_printf(files[1], "%s = %.9g\n", params_get(PARAM_ALPHA)->key, (double)run->params.alpha);
-    atomic_file_printf(files[1],
+        atomic_file_printf(ini_file, "%s = %.9g\n", params_get(PARAM_ALPHA)->key, (double)run->params.alpha);
+    atomic_file_printf(ini_file,
                        "%s = %d\nstep = %lld\ntime = %.17g\n"
                        "; the TIPSY file these belong to: its size, and the 64-bit FNV-1a of its bytes\n"
                        "tipsy_bytes = %zu\ntipsy_checksum = 0x%016llx\n",
@@ -103,16 +231,19 @@ int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err
     /* The scale goes with the run: one model length in kpc and one model speed in km/s (mass and
      * time follow from G); a run in model units alone has no such section. */
     if (units_physical(&run->units))
-        atomic_file_printf(files[1], "[units]\nkpc = %.17g\nkms = %.17g\n", run->units.kpc, run->units.kms);
-    if (run->period > 0) atomic_file_printf(files[1], "%speriod = %.9g\n", units_physical(&run->units) ? "" : "[units]\n",
+        atomic_file_printf(ini_file, "[units]\nkpc = %.17g\nkms = %.17g\n", run->units.kpc, run->units.kms);
+    if (run->period > 0) atomic_file_printf(ini_file, "%speriod = %.9g\n", units_physical(&run->units) ? "" : "[units]\n",
                                             (double)run->period);
     /* The TIPSY file is renamed first and the ini last, the commit record (see the top). */
-    rc = atomic_file_commit_all(files, 2, err, errlen);
+    rc = atomic_file_commit_all(files, nfiles, err, errlen);
     if (rc == 0) {
         atomic_file_remove_leftovers(target);
+        if (acc_target) atomic_file_remove_leftovers(acc_target);
         atomic_file_remove_leftovers(ini_target);
     }
 done:
+    free(acc_name);
+    free(acc_target);
     free(target);
     free(ini);
     free(ini_target);
@@ -366,11 +497,13 @@ static int load_pair(const char *path, const char *ini, const char *ini_target, 
     if (file_digest(path, &size, &sum, err, errlen) != 0) return -1;
     if (got == 0 && records(&in_place, size, sum)) {
         *run = in_place.run;
+        acc_load(target, b, size, sum);
         return 0;
     }
     Search search = {.base = &base, .size = size, .sum = sum};
     if (atomic_file_leftovers(ini_target, ".tmp-", ini_records_tipsy, &search)) {
         *run = search.found.run;
+        acc_load(target, b, size, sum);
         recovered(run, "recovered from an interrupted save: %s (step %lld) with its settings from %s; saving to %s "
                        "again tidies up",
                   path, run->step, search.name, path);
@@ -378,7 +511,7 @@ static int load_pair(const char *path, const char *ini, const char *ini_target, 
     }
     if (got == 1) return refuse_alone(path, ini, err, errlen);
     if (!in_place.has_pair) {
-        *run = in_place.run; /* an older save: nothing to check */
+        *run = in_place.run; /* an older save: nothing to check, and no accelerations */
         return 0;
     }
     search = (Search){.size = in_place.tipsy_bytes, .sum = in_place.tipsy_checksum};
@@ -386,6 +519,7 @@ static int load_pair(const char *path, const char *ini, const char *ini_target, 
         bodies_free(b);
         if (tipsy_read(search.name, b, &time, err, errlen) != 0) return -1;
         *run = in_place.run;
+        acc_load(target, b, in_place.tipsy_bytes, in_place.tipsy_checksum);
         recovered(run, "recovered from an interrupted save: the previous save, %s (step %lld) with %s; saving to %s "
                        "again tidies up",
                   search.name, run->step, ini, path);

@@ -1,7 +1,10 @@
-/* Saving and loading a whole run: the bodies as a TIPSY file (positions, velocities, masses, ids)
- * and beside it FILE.ini with the parameters, so that a loaded run continues as if it had never
- * stopped. The two are one save: both are written in full before either replaces its old file
- * (util/atomic_file.h), and the ini records the TIPSY file's size and checksum. A save cut off at
+/* Saving and loading a whole run: the bodies as a TIPSY file (positions, velocities, masses, ids),
+ * beside it FILE.acc with the accelerations the next step reads (where the bodies carry them,
+ * sim/bodies.h) and FILE.ini with the parameters, so that a loaded run continues bit for bit as if
+ * it had never stopped. The three are one save: all are written in full before any replaces its
+ * old file (util/atomic_file.h); the ini records the TIPSY file's size and checksum, and so does
+ * FILE.acc, which a load takes only where it records the TIPSY file read (else the run computes
+ * the accelerations again, as for a save without them). A save cut off at
  * any point loads as the old save or the new one, each with its own settings (state.c says how);
  * a pair that does not belong together otherwise (a file copied over by hand) is refused rather
  * than run, and so is a TIPSY file without its ini. A path that is a symbolic link is followed:
@@ -27,10 +30,11 @@ typedef struct SavedRun {
     char recovered[640];
 } SavedRun;
 
-/* Writes path (TIPSY) and path.ini. 0, or -1 with err; earlier files are intact on failure and
- * no temporary file is left. A save that succeeds removes what interrupted saves to path left. */
+/* Writes path (TIPSY), path.acc where b carries accelerations, and path.ini. 0, or -1 with err;
+ * earlier files are intact on failure and no temporary file is left. A save that succeeds removes what interrupted saves to path left. */
 int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err, size_t errlen);
-/* Reads path into b (allocated here) and path.ini into run. Without path.ini, refused ("...: no
+/* Reads path into b (allocated here, with the accelerations of path.acc where it records path)
+ * and path.ini into run. Without path.ini, refused ("...: no
  * settings beside it"); an ini that records a size and checksum other than path's is refused
  * ("run.tipsy: does not match run.tipsy.ini ..."), unless an interrupted save left the other half
  * of a pair beside them (run->recovered then says which); an ini of an older save, without them,

@@ -3,7 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static size_t state_bytes(int n) { return (size_t)n * (8 * sizeof(float) + 1); }
+/* Positions, velocities and tags, and the accelerations the next step reads where they are kept. */
+static size_t state_bytes(const Bodies *b)
+{
+    return (size_t)b->n * (8 * sizeof(float) + 1 + (b->acc ? 3 * sizeof(float) : 0));
+}
 
 static void drop_oldest(UndoHistory *h)
 {
@@ -16,7 +20,7 @@ static void drop_oldest(UndoHistory *h)
 int undo_push(UndoHistory *h, const SimParams *params, const Bodies *state, double time, long long step, char *err,
               size_t errlen)
 {
-    const size_t bytes = state_bytes(state->n);
+    const size_t bytes = state_bytes(state);
     if (bytes > UNDO_MAX_BYTES) {
         snprintf(err, errlen, "%d bodies take more memory than undo keeps (%zu MiB)", state->n,
                  UNDO_MAX_BYTES >> 20);

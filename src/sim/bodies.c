@@ -20,8 +20,19 @@ int bodies_alloc(Bodies *b, int n)
     return 0;
 }
 
+int bodies_alloc_acc(Bodies *b)
+{
+    float *acc = calloc(3 * (size_t)(b->n > 0 ? b->n : 1), sizeof(float));
+    if (!acc) return -1;
+    free(b->acc);
+    b->acc = acc;
+    b->acc_info = (BodiesAccInfo){0};
+    return 0;
+}
+
 void bodies_free(Bodies *b)
 {
+    free(b->acc);
     free(b->pos);
     free(b->vel);
     free(b->tag);
@@ -34,6 +45,13 @@ int bodies_copy(Bodies *dst, const Bodies *src)
     memcpy(dst->pos, src->pos, 4 * (size_t)src->n * sizeof(float));
     memcpy(dst->vel, src->vel, 4 * (size_t)src->n * sizeof(float));
     memcpy(dst->tag, src->tag, (size_t)src->n);
+    if (!src->acc) return 0;
+    if (bodies_alloc_acc(dst) != 0) {
+        bodies_free(dst);
+        return -1;
+    }
+    memcpy(dst->acc, src->acc, 3 * (size_t)src->n * sizeof(float));
+    dst->acc_info = src->acc_info;
     return 0;
 }
 

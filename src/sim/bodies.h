@@ -21,17 +21,34 @@ enum {
 #define BODY_TAG_GALAXY(tag) (((tag) >> 2) & 1)
 #define BODY_TAG_COMPONENT(tag) ((tag) & 3)
 
+/* What computed the accelerations a simulation stored at some positions (Bodies.acc). */
+typedef struct BodiesAccInfo {
+    int backend;        /* the SimBackend whose they are; 0: none carried */
+    int force;          /* the SimForce that computed them */
+    float softening;    /* NaN: none computed at these positions yet (the next step computes them,
+                           reading the array as the previous ones) */
+    float theta, alpha; /* the SimParams they were computed with */
+} BodiesAccInfo;
+
 typedef struct Bodies {
     int n;
     float *pos;   /* 4n floats: x, y, z, mass */
     float *vel;   /* 4n floats: vx, vy, vz, 0 */
     uint8_t *tag; /* n: BODY_TAG(galaxy, component) */
+    /* Optional (NULL: none; bodies_alloc_acc): 3n floats, the accelerations a simulation stored at
+     * these positions, which its next step reads (the opening half kick, and the error-based
+     * opening test each body's previous |a|). sim_read fills them where allocated and sim_load
+     * takes them back, so that a run kept and put back goes on bit for bit (sim/sim.h). */
+    float *acc;
+    BodiesAccInfo acc_info;
 } Bodies;
 
 /* Returns 0, or -1 when memory runs out (b is then left empty). Arrays are zeroed. */
 int bodies_alloc(Bodies *b, int n);
 void bodies_free(Bodies *b);
-/* Deep copy; returns 0 or -1. */
+/* Gives b (allocated) room for the accelerations, zeroed, none carried. 0, or -1 (b unchanged). */
+int bodies_alloc_acc(Bodies *b);
+/* Deep copy, the accelerations too where src has them; returns 0 or -1. */
 int bodies_copy(Bodies *dst, const Bodies *src);
 double bodies_total_mass(const Bodies *b);
 /* Centre of mass (dest[3]) and its velocity (vdest[3], may be NULL), summed in double. */

@@ -112,7 +112,9 @@ typedef struct SimParams {
                       (kernels/tree_geometry.h) within its widest angle NBODY_TREE_REL_THETA;
                       0: by the angle theta. */
     int rebuild_every; /* the GPU tree: rebuilt every this many force calls, refitted between
-                          (nbody_tree_set_rebuild); 0 or 1: rebuilt every call. The CPU ignores it. */
+                          (nbody_tree_set_rebuild); 0 or 1: rebuilt every call. The CPU ignores it.
+                          sim_load starts the cycle again, so only with 0 or 1 (the viewer's) does a
+                          loaded run go on bit for bit. */
 } SimParams;
 
 /* The angle force method f opens cells within for theta and alpha (SimParams): the widest angle
@@ -150,9 +152,14 @@ void sim_destroy(Sim *s);
 /* Advances `steps` steps; positions end in the VBO. steps <= 0 does nothing. */
 void sim_advance(Sim *s, const SimParams *p, int steps);
 SimStats sim_stats(const Sim *s);
-/* Copies positions, velocities and tags into out (allocated by the caller with bodies_alloc). */
+/* Copies positions, velocities and tags into out (allocated by the caller with bodies_alloc) and,
+ * where out->acc is allocated (bodies_alloc_acc), the accelerations the next step reads, with what
+ * computed them (out->acc_info). */
 void sim_read(Sim *s, Bodies *out);
-/* Replaces the state with b (same n); resets counters. Returns 0 or -1 with err. */
+/* Replaces the state with b (same n); resets counters. Where b carries this backend's accelerations
+ * (b->acc as sim_read gave them), the next step reads them as the run never interrupted would have,
+ * so it goes on bit for bit; without them the next step computes them first (the error-based
+ * opening test then has no previous |a|: the fallback angle). Returns 0 or -1 with err. */
 int sim_load(Sim *s, const Bodies *b, char *err, size_t errlen);
 /* Total energy with softening eps (O(N^2), in double on the backend that holds the data). */
 SimEnergy sim_energy(Sim *s, float softening);

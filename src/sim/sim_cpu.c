@@ -29,6 +29,7 @@ typedef struct SimCpu {
     float theta_fmm;        /* the fmm's far angle, from the theta asked for */
     SimForce acc_force;     /* method, angles and alpha the stored accelerations were computed with */
     float acc_theta, acc_alpha, acc_theta_fmm;
+    float acc_theta_asked;  /* and SimParams.theta, from which the angles follow */
     TreeCpu *tree;
     FmmCpu *fmm;
     TreeCpuStats tree_stats; /* of the last tree or fmm evaluation; zero after the direct sum */
@@ -119,15 +120,34 @@ static void cpu_destroy(void *impl)
     free(c);
 }
 
+/* The opening angles of method f for SimParams' theta and alpha, as an advance takes them. */
+static void cpu_angles(SimForce f, float theta_asked, float alpha_asked, float *theta, float *alpha, float *theta_fmm)
+{
+    *alpha = alpha_asked > 0 ? alpha_asked : 0;
+    *theta = sim_opening_theta(f, theta_asked, *alpha);
+    *theta_fmm = fmm_theta(params_theta(theta_asked));
+}
+
 static int cpu_load(void *impl, const Bodies *b, char *err, size_t errlen)
 {
     SimCpu *c = impl;
     memcpy(c->pos, b->pos, 4 * (size_t)c->n * sizeof(float));
     memcpy(c->vel, b->vel, 4 * (size_t)c->n * sizeof(float));
     memcpy(c->tag, b->tag, (size_t)c->n);
-    c->acc_softening = NAN; /* recomputed by the next advance */
-    /* Other bodies' accelerations are no estimate of these (the error-based test reads them). */
-    memset(c->acc, 0, 3 * (size_t)c->n * sizeof(float));
+    if (b->acc && b->acc_info.backend == SIM_BACKEND_CPU) {
+        /* This backend's own, as sim_read gave them: the run goes on as if never interrupted. */
+        const BodiesAccInfo *a = &b->acc_info;
+        memcpy(c->acc, b->acc, 3 * (size_t)c->n * sizeof(float));
+        c->acc_softening = a->softening;
+        c->acc_force = (SimForce)a->force;
+        c->acc_theta_asked = a->theta;
+        cpu_angles(c->acc_force, a->theta, a->alpha, &c->acc_theta, &c->acc_alpha, &c->acc_theta_fmm);
+        c->theta = c->acc_theta, c->alpha = c->acc_alpha, c->theta_fmm = c->acc_theta_fmm;
+    } else {
+        c->acc_softening = NAN; /* recomputed by the next advance */
+        /* Other bodies' accelerations are no estimate of these (the error-based test reads them). */
+        memset(c->acc, 0, 3 * (size_t)c->n * sizeof(float));
+    }
     memset(&c->tree_stats, 0, sizeof c->tree_stats);
     c->finite = true;
     cpu_publish(c);
@@ -180,9 +200,7 @@ static void cpu_advance(void *impl, const SimParams *p, int steps)
     SimCpu *c = impl;
     const int n = c->n;
     const float dt = p->dt, damping = p->damping;
-    c->alpha = p->alpha > 0 ? p->alpha : 0;
-    c->theta = sim_opening_theta(c->force, p->theta, c->alpha);
-    c->theta_fmm = fmm_theta(params_theta(p->theta));
+    cpu_angles(c->force, p->theta, p->alpha, &c->theta, &c->alpha, &c->theta_fmm);
     /* The stored accelerations are those of the current positions unless the softening or the
      * force method changed. */
     if (!(c->acc_softening == p->softening) || c->acc_force != c->force ||
@@ -195,6 +213,7 @@ static void cpu_advance(void *impl, const SimParams *p, int steps)
     c->acc_theta = c->theta;
     c->acc_alpha = c->alpha;
     c->acc_theta_fmm = c->theta_fmm;
+    c->acc_theta_asked = p->theta;
     for (int s = 0; s < steps; s++) {
         /* Drift, with the opening half kick on the first step. */
         const float open = s == 0 ? 0.5f * dt : 0.0f;
@@ -228,6 +247,13 @@ static void cpu_read(void *impl, Bodies *out)
     memcpy(out->pos, c->pos, 4 * (size_t)c->n * sizeof(float));
     memcpy(out->vel, c->vel, 4 * (size_t)c->n * sizeof(float));
     memcpy(out->tag, c->tag, (size_t)c->n);
+    if (!out->acc) return;
+    memcpy(out->acc, c->acc, 3 * (size_t)c->n * sizeof(float));
+    out->acc_info = (BodiesAccInfo){.backend = SIM_BACKEND_CPU,
+                                    .force = c->acc_force,
+                                    .softening = c->acc_softening,
+                                    .theta = c->acc_theta_asked,
+                                    .alpha = c->acc_alpha};
 }
 
 static SimEnergy cpu_energy(void *impl, float softening)

@@ -48,6 +48,7 @@ typedef struct SimCuda {
     NbodyTree *tree;     /* the tree's memory, while it is the method */
     float acc_theta;     /* opening angle of the stored accelerations (tree), */
     float acc_alpha;     /* and the error-based test's alpha (0: geometric) */
+    float acc_theta_asked; /* and SimParams.theta, from which acc_theta follows */
     int rebuild;         /* the tree's rebuild_every as last set (0: not set since the tree was made) */
     int diverged;        /* the flag after the last advance */
     long fail_after;     /* STARBURST_CUDA_FAIL_AFTER: advances before a failure is injected; 0 = never */
@@ -288,23 +289,41 @@ static int sc_size_sums(SimCuda *c, SimKernel k, NbodyShape s, char *err, size_t
     return 0;
 }
 
-/* Writes positions and velocities of b to the device, and the speeds where a buffer takes them. */
+/* Writes positions and velocities of b to the device, and the speeds where a buffer takes them;
+ * the accelerations b carries where they are this backend's (sim_read's), else zeros. */
 static bool sc_upload(SimCuda *c, const Bodies *b)
 {
     float4 *pos;
     float *speed;
-    if (!sc_map(c, &pos, &speed)) return false;
+    const bool carried = b->acc && b->acc_info.backend == SIM_BACKEND_CUDA;
+    float4 *acc = NULL;
     size_t bytes = (size_t)c->n * sizeof(float4);
+    if (carried && !(acc = malloc(bytes))) return sc_fail(c, "CUDA backend: out of host memory");
+    for (int i = 0; carried && i < c->n; i++)
+        acc[i] = (float4){.x = b->acc[3 * (size_t)i], .y = b->acc[3 * (size_t)i + 1], .z = b->acc[3 * (size_t)i + 2]};
+    if (!sc_map(c, &pos, &speed)) {
+        free(acc);
+        return false;
+    }
     /* Other bodies' accelerations are no estimate of these (the error-based test reads them). */
     bool ok = CUDA_CHECK(&c->status, cudaMemcpyAsync(pos, b->pos, bytes, cudaMemcpyHostToDevice, c->stream)) &&
               CUDA_CHECK(&c->status, cudaMemcpyAsync(c->vel, b->vel, bytes, cudaMemcpyHostToDevice, c->stream)) &&
-              CUDA_CHECK(&c->status, cudaMemsetAsync(c->acc, 0, bytes, c->stream));
+              CUDA_CHECK(&c->status, carried ? cudaMemcpyAsync(c->acc, acc, bytes, cudaMemcpyHostToDevice, c->stream)
+                                             : cudaMemsetAsync(c->acc, 0, bytes, c->stream));
     if (ok && speed) ok = CUDA_CHECK(&c->status, nbody_speed_launch(c->vel, speed, c->n, c->stream));
     sc_unmap(c);
     ok = CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream)) && ok;
+    free(acc);
     if (!ok) return false;
     memcpy(c->tags, b->tag, (size_t)c->n);
     c->acc_softening = NAN;
+    if (carried && b->acc_info.force == (int)c->force) {
+        /* The run goes on from them as if never interrupted (another method's: computed again). */
+        c->acc_softening = b->acc_info.softening;
+        c->acc_alpha = b->acc_info.alpha;
+        c->acc_theta_asked = b->acc_info.theta;
+        c->acc_theta = sim_opening_theta(c->force, c->acc_theta_asked, c->acc_alpha);
+    }
     c->rebuild = 0; /* other bodies: the next call builds (set again, which drops the last build) */
     gpu_choice_reset(&c->choice); /* and --gpus all times its two ways again */
     return true;
@@ -523,6 +542,7 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
             if (ok) {
                 c->acc_softening = p->softening;
                 c->acc_theta = sim_opening_theta(c->force, p->theta, alpha);
+                c->acc_theta_asked = p->theta;
                 c->acc_alpha = alpha;
             }
         }
@@ -570,16 +590,33 @@ static void cuda_read(void *impl, Bodies *out)
 {
     SimCuda *c = impl;
     memcpy(out->tag, c->tags, (size_t)c->n);
+    if (out->acc) out->acc_info = (BodiesAccInfo){0};
     if (sc_failed(c)) return;
     float4 *pos;
     float *speed;
+    const size_t bytes = (size_t)c->n * sizeof(float4);
+    float4 *acc = out->acc ? malloc(bytes) : NULL;
     if (sc_map(c, &pos, &speed)) {
-        size_t bytes = (size_t)c->n * sizeof(float4);
         CUDA_CHECK(&c->status, cudaMemcpyAsync(out->pos, pos, bytes, cudaMemcpyDeviceToHost, c->stream));
         CUDA_CHECK(&c->status, cudaMemcpyAsync(out->vel, c->vel, bytes, cudaMemcpyDeviceToHost, c->stream));
+        if (acc) CUDA_CHECK(&c->status, cudaMemcpyAsync(acc, c->acc, bytes, cudaMemcpyDeviceToHost, c->stream));
         sc_unmap(c);
         CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream));
     }
+    /* Without host memory for them, none carried: a load computes them again. */
+    if (acc && !sc_failed(c)) {
+        for (int i = 0; i < c->n; i++) {
+            out->acc[3 * (size_t)i] = acc[i].x;
+            out->acc[3 * (size_t)i + 1] = acc[i].y;
+            out->acc[3 * (size_t)i + 2] = acc[i].z;
+        }
+        out->acc_info = (BodiesAccInfo){.backend = SIM_BACKEND_CUDA,
+                                        .force = c->force,
+                                        .softening = c->acc_softening,
+                                        .theta = c->acc_theta_asked,
+                                        .alpha = c->acc_alpha};
+    }
+    free(acc);
 }
 
 static int cuda_load(void *impl, const Bodies *b, char *err, size_t errlen)

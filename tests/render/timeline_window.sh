@@ -1,7 +1,7 @@
 #!/bin/bash
 # The run's timeline in a real window, driven as a hand drives it (xdotool), read back from the
 # program's readout (STARBURST_READOUT) and its saves (S):
-# - a CPU collision runs a while; its keyframes stay within the budget, 32 bytes a body each;
+# - a CPU collision runs a while; its keyframes stay within the budget, 44 bytes a body each (position, velocity, acceleration);
 # - the slider dragged across its range (several stops, not only the ends) pauses the run and
 #   shows a keyframe at each stop: the keyframe follows the handle and the time rises with it;
 # - Left, Right, ctrl+Left, ctrl+Right and shift+Left, each pressed twice, do what the README says;
@@ -71,7 +71,7 @@ count=$(rv timeline_count) bytes=$(rv timeline_bytes) budget=$(rv timeline_budge
 per=$(calc "$bytes / $count")
 echo "memory: $bytes bytes in $count keyframes of $n bodies: $per bytes a keyframe ($(calc "$per / $n") a body)"
 if is "$budget == $budget_mb * 1000000 && $bytes <= $budget"; then ok "within --timeline-mb $budget_mb: $bytes of $budget bytes"; else fail "$bytes bytes of a budget of $budget"; fi
-if is "$per >= 32 * $n && $per <= 32 * $n + 200"; then ok "a keyframe of $n bodies takes $per bytes"; else fail "a keyframe takes $per bytes, not 32 a body"; fi
+if is "$per >= 44 * $n && $per <= 44 * $n + 200"; then ok "a keyframe of $n bodies takes $per bytes"; else fail "a keyframe takes $per bytes, not 44 a body"; fi
 if [ "$spacing" = $spf ]; then ok "a keyframe every $spf steps (a frame's)"; else fail "spacing $spacing, not $spf"; fi
 case "$(rv timeline_text)" in
 *"(running), $count keyframes, $every"* | *"(running), $((count + 1)) keyframes, $every"*) ok "the HUD: $(rv timeline_text)" ;;

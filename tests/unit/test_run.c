@@ -4,6 +4,8 @@
  *
  * - A save while a past keyframe is shown writes the run's present: it loads as the state of a
  *   run never scrubbed, at its step.
+ * - Every force method (direct, tree, fmm; by the angle and by estimated error) goes on bit for
+ *   bit after a save and load, a scrub and resume, Left / Right / space, and an undo.
  * - A future set aside by a resume survives a timeline that needs its room (thinned, not
  *   dropped), and ctrl+Z's run_undo brings it back.
  * - The timeline's budget is held to what the process may still take (setrlimit in a child), and
@@ -145,6 +147,129 @@ static void a_save_after_scrubbing_writes_the_present(void **state)
     run_destroy(a);
     run_destroy(b);
     run_destroy(c);
+    folder_remove(dir);
+}
+
+/* Every force method, by the angle and by estimated error: the run never interrupted against the
+ * same run saved and loaded, scrubbed back to a keyframe and resumed, stepped Left then Right
+ * then resumed (space), and undone to a change: each goes on bit for bit. The tree and the fmm
+ * by error read each body's previous |a|, which the keyframe, the save and the undo carry. */
+#define RESUME_BODIES 2048
+#define RESUME_STEPS 12
+
+typedef struct Method {
+    const char *name;
+    SimForce force;
+    float alpha; /* 0: by the angle */
+} Method;
+
+static const Method methods[] = {
+    {"direct", SIM_FORCE_DIRECT, 0},     {"tree by angle", SIM_FORCE_TREE, 0}, {"tree by error", SIM_FORCE_TREE, 5e-4f},
+    {"fmm by angle", SIM_FORCE_FMM, 0}, {"fmm by error", SIM_FORCE_FMM, 5e-4f},
+};
+
+static Run *make_method(const Method *m, const char *from_save)
+{
+    RunDesc d = {.source = {.scene = {.kind = SCENE_PLUMMER}, .force = m->force},
+                 .backend = SIM_BACKEND_CPU,
+                 .timeline_bytes = 64e6,
+                 .log = keep_line};
+    if (from_save) {
+        d.source.from_save = true;
+        snprintf(d.source.file, sizeof d.source.file, "%s", from_save);
+    }
+    char err[512];
+    Run *r = run_make(&d, err, sizeof err);
+    assert_non_null(r);
+    if (run_reset(r, from_save ? SCENE_TIPSY : SCENE_PLUMMER, RESUME_BODIES, 5, SIM_KERNEL_DEFAULT, err, sizeof err))
+        fail_msg("%s: %s", m->name, err);
+    assert_int_equal(sim_force(run_sim(r)), m->force);
+    run_start_timeline(r, 1);
+    return r;
+}
+
+static void advance_with(Run *r, const SimParams *p, int k)
+{
+    for (int i = 0; i < k; i++) {
+        assert_int_equal(run_advance(r, p, 1), 0);
+        run_keep(r);
+    }
+}
+
+/* The run's state now equals want's, bit for bit, at want's step. */
+static void assert_state(Run *r, const Bodies *want, long long step, const char *what, const Method *m)
+{
+    run_read_state(r);
+    const Bodies *got = &run_copy(r)->bodies;
+    assert_int_equal(run_step(r), step);
+    int differ = 0;
+    for (int i = 0; i < got->n; i++)
+        differ += memcmp(got->pos + 4 * i, want->pos + 4 * i, 4 * sizeof(float)) != 0 ||
+                  memcmp(got->vel + 4 * i, want->vel + 4 * i, 4 * sizeof(float)) != 0;
+    print_message("%s, %s: %d of %d bodies differ from the run never interrupted\n", m->name, what, differ, got->n);
+    assert_int_equal(differ, 0);
+}
+
+static void every_method_resumes_bit_for_bit(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/starburst-run-XXXXXX", path[256], err[512];
+    assert_int_equal(folder_make(dir), 0);
+    for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
+        const Method *m = &methods[k];
+        const SimParams p = {.dt = 0.01f, .softening = 0.05f, .damping = 1.0f, .theta = 0.5f, .alpha = m->alpha};
+        Bodies want = {0};
+        Run *straight = make_method(m, NULL);
+        advance_with(straight, &p, 2 * RESUME_STEPS);
+        run_read_state(straight);
+        assert_int_equal(bodies_copy(&want, &run_copy(straight)->bodies), 0);
+        run_destroy(straight);
+
+        /* Saved at RESUME_STEPS, loaded, run on. */
+        snprintf(path, sizeof path, "%s/half-%zu.tipsy", dir, k);
+        Run *first = make_method(m, NULL);
+        advance_with(first, &p, RESUME_STEPS);
+        const RunSettings settings = {.params = p, .steps_per_frame = 1};
+        long long step;
+        bool other;
+        assert_int_equal(run_save(first, path, &settings, &step, &other, err, sizeof err), 0);
+        /* Undo to a change at RESUME_STEPS, after steps with other parameters. */
+        run_remember(first, &p);
+        SimParams changed = p;
+        changed.dt *= 2;
+        advance_with(first, &changed, 3);
+        RunSettings back = {.params = changed};
+        double t;
+        assert_int_equal(run_undo(first, &back, &t, err, sizeof err), RUN_UNDID_PARAMS);
+        advance_with(first, &back.params, RESUME_STEPS);
+        assert_state(first, &want, 2 * RESUME_STEPS, "undone", m);
+        run_destroy(first);
+        Run *loaded = make_method(m, path);
+        assert_int_equal(run_step(loaded), RESUME_STEPS);
+        advance_with(loaded, &p, RESUME_STEPS);
+        assert_state(loaded, &want, 2 * RESUME_STEPS, "saved and loaded", m);
+        run_destroy(loaded);
+
+        /* Scrubbed back to the keyframe of RESUME_STEPS and resumed. */
+        Run *scrubbed = make_method(m, NULL);
+        advance_with(scrubbed, &p, 2 * RESUME_STEPS);
+        assert_int_equal(run_show(scrubbed, RESUME_STEPS, err, sizeof err), 0);
+        assert_int_equal(run_step(scrubbed), RESUME_STEPS);
+        advance_with(scrubbed, &p, RESUME_STEPS);
+        assert_state(scrubbed, &want, 2 * RESUME_STEPS, "scrubbed and resumed", m);
+        run_destroy(scrubbed);
+
+        /* Left, Right, space: a keyframe back, the present again, and on. */
+        Run *stepped = make_method(m, NULL);
+        advance_with(stepped, &p, RESUME_STEPS);
+        const int here = run_here(stepped);
+        assert_int_equal(run_show(stepped, here - 1, err, sizeof err), 0);
+        assert_int_equal(run_show(stepped, here, err, sizeof err), 0);
+        advance_with(stepped, &p, RESUME_STEPS);
+        assert_state(stepped, &want, 2 * RESUME_STEPS, "Left, Right, space", m);
+        run_destroy(stepped);
+        bodies_free(&want);
+    }
     folder_remove(dir);
 }
 
@@ -524,6 +649,7 @@ int main(void)
         cmocka_unit_test(the_timeline_keeps_within_the_address_space),
 #endif
         cmocka_unit_test(a_save_after_scrubbing_writes_the_present),
+        cmocka_unit_test(every_method_resumes_bit_for_bit),
         cmocka_unit_test(a_resume_sets_the_future_aside_and_undo_brings_it_back),
         cmocka_unit_test(a_future_set_aside_outlives_a_full_timeline),
         cmocka_unit_test(undo_returns_to_the_state_before_a_change),

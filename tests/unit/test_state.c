@@ -1,6 +1,7 @@
 /* Saved runs: a run saved at step 500 and loaded again continues bit for bit like the run that
- * never stopped; a save that cannot be written leaves the earlier files intact; a save cut off
- * between its renames loads as the new pair or the old one; settings that cannot be read, a FIFO
+ * never stopped, the fmm by error too with its stored accelerations (FILE.acc); a save that
+ * cannot be written leaves the earlier files intact; a save cut off between its renames loads as
+ * the new pair or the old one; settings that cannot be read, a FIFO
  * or a missing ini are refused; a save through a symbolic link writes beside its target. */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -241,6 +242,90 @@ static const char *save_in(const char *sub, const char *name, uint64_t seed, lon
     if (state_save(path, &b, &r, err, sizeof err) != 0) fail_msg("%s", err);
     bodies_free(&b);
     return path;
+}
+
+/* The fmm by error, saved with its stored accelerations (run.tipsy.acc) after 20 steps: loaded,
+ * it goes on bit for bit as the run never saved, where the same bodies without the accelerations
+ * do not (the error-based test would have no previous |a|). An .acc that belongs to another
+ * TIPSY file, or is cut short, is passed over without a word: the load computes them again. */
+static void accelerations_load_beside_their_tipsy_alone(void **state)
+{
+    (void)state;
+    Bodies b, saved, loaded, want, got;
+    SceneInfo info;
+    char err[512] = "", path[256], other[256], acc[300];
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_PLUMMER, .n = 2048, .seed = 5}, &b, &info, err, sizeof err), 0);
+    const SimParams p = {.dt = 0.01f, .softening = 0.05f, .damping = 1, .alpha = 5e-4f};
+    const SimDesc d = {.backend = SIM_BACKEND_CPU, .force = SIM_FORCE_FMM};
+    Sim *s = sim_create(&d, &b, err, sizeof err);
+    assert_non_null(s);
+    run(s, &p, 20, 1);
+    assert_int_equal(bodies_alloc(&saved, b.n), 0);
+    assert_int_equal(bodies_alloc_acc(&saved), 0);
+    sim_read(s, &saved);
+    assert_int_equal(saved.acc_info.backend, SIM_BACKEND_CPU);
+    assert_int_equal(saved.acc_info.force, SIM_FORCE_FMM);
+    assert_true(saved.acc_info.softening == p.softening && saved.acc_info.alpha == p.alpha);
+    snprintf(path, sizeof path, "%s/acc.tipsy", dir);
+    SavedRun r = {.params = p, .force = SIM_FORCE_FMM, .steps_per_frame = 1, .step = 20};
+    assert_int_equal(state_save(path, &saved, &r, err, sizeof err), 0);
+    run(s, &p, 10, 1);
+    assert_int_equal(bodies_alloc(&want, b.n), 0);
+    sim_read(s, &want);
+    sim_destroy(s);
+
+    SavedRun back;
+    assert_int_equal(state_load(path, &loaded, &back, err, sizeof err), 0);
+    assert_non_null(loaded.acc);
+    assert_memory_equal(loaded.acc, saved.acc, 3 * (size_t)b.n * sizeof(float));
+    assert_memory_equal(&loaded.acc_info, &saved.acc_info, sizeof saved.acc_info);
+    assert_int_equal(bodies_alloc(&got, b.n), 0);
+    for (int with = 1; with >= 0; with--) {
+        if (!with) {
+            free(loaded.acc);
+            loaded.acc = NULL;
+        }
+        s = sim_create(&d, &loaded, err, sizeof err);
+        assert_non_null(s);
+        run(s, &p, 10, 1);
+        sim_read(s, &got);
+        sim_destroy(s);
+        const bool same = memcmp(got.pos, want.pos, 4 * (size_t)b.n * sizeof(float)) == 0 &&
+                          memcmp(got.vel, want.vel, 4 * (size_t)b.n * sizeof(float)) == 0;
+        print_message("loaded %s its accelerations: %s the run never saved\n", with ? "with" : "without",
+                      same ? "bit for bit" : "not");
+        assert_true(same == (with == 1));
+    }
+    bodies_free(&loaded);
+
+    /* Another save's .acc in its place, then one cut short: loads, without them. */
+    snprintf(other, sizeof other, "%s/other.tipsy", dir);
+    saved.pos[0] += 1.0f;
+    assert_int_equal(state_save(other, &saved, &r, err, sizeof err), 0);
+    snprintf(acc, sizeof acc, "%s.acc", other);
+    long size;
+    char *bytes = read_file(acc, &size);
+    assert_non_null(bytes);
+    snprintf(acc, sizeof acc, "%s.acc", path);
+    for (int cut = 0; cut < 2; cut++) {
+        spit(acc, bytes, cut ? size - 4 : size);
+        if (cut) { /* this save's own, cut short */
+            free(bytes);
+            assert_int_equal(state_save(path, &saved, &r, err, sizeof err), 0);
+            bytes = read_file(acc, &size);
+            spit(acc, bytes, size - 4);
+        }
+        err[0] = '\0';
+        assert_int_equal(state_load(path, &loaded, &back, err, sizeof err), 0);
+        assert_null(loaded.acc);
+        assert_string_equal(err, "");
+        bodies_free(&loaded);
+    }
+    free(bytes);
+    bodies_free(&b);
+    bodies_free(&saved);
+    bodies_free(&want);
+    bodies_free(&got);
 }
 
 static void saved_files_follow_the_umask(void **state)
@@ -613,6 +698,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reload_continues_bit_for_bit),
+        cmocka_unit_test(accelerations_load_beside_their_tipsy_alone),
         cmocka_unit_test(failed_save_keeps_old_files),
         cmocka_unit_test(missing_and_bad_files_are_refused),
         cmocka_unit_test(force_and_theta_round_trip),

@@ -14,6 +14,7 @@
 #include "test_skip.h"
 
 #include "run/keyframes.h"
+#include "sim/sim.h"
 
 /* A state whose every float is a distinct bit pattern drawn from (step, i): what comes back is
  * compared bit for bit. */
@@ -191,6 +192,35 @@ static void states_come_back_bit_identical(void **state)
     keyframes_destroy(t);
 }
 
+/* A keyframe keeps the accelerations the next step reads, with what computed them, bit for bit
+ * (44 bytes a body in all); bodies that carry none give zeros back, none carried. */
+static void a_keyframe_keeps_the_accelerations(void **state)
+{
+    const int n = 100;
+    assert_true(keyframes_frame_bytes(n) >= (size_t)44 * n && keyframes_frame_bytes(n) <= (size_t)44 * n + 128);
+    Keyframes *t = keyframes_create(10 * keyframes_frame_bytes(n) + (size_t)n);
+    Bodies b = state_at(n, 0), got;
+    assert_int_equal(bodies_alloc_acc(&b), 0);
+    for (int i = 0; i < 3 * n; i++) b.acc[i] = (float)mix((uint64_t)i) / 4e9f;
+    b.acc_info = (BodiesAccInfo){.backend = SIM_BACKEND_CPU, .force = SIM_FORCE_FMM, .softening = 0.05f, .alpha = 5e-4f};
+    char err[160];
+    assert_int_equal(keyframes_start(t, &b, 0, 0, 1, err, sizeof err), 0);
+    assert_int_equal(bodies_alloc(&got, n), 0);
+    assert_int_equal(bodies_alloc_acc(&got), 0);
+    assert_int_equal(keyframes_load(t, 0, &got), 0);
+    assert_memory_equal(got.acc, b.acc, 3 * (size_t)n * sizeof(float));
+    assert_memory_equal(&got.acc_info, &b.acc_info, sizeof b.acc_info);
+    Bodies plain = state_at(n, 1);
+    assert_int_equal(keyframes_add(t, &plain, 1, 1, NULL, err, sizeof err), 0);
+    assert_int_equal(keyframes_load(t, 1, &got), 0);
+    assert_int_equal(got.acc_info.backend, 0);
+    for (int i = 0; i < 3 * n; i++) assert_true(got.acc[i] == 0.0f);
+    bodies_free(&plain);
+    bodies_free(&got);
+    bodies_free(&b);
+    keyframes_destroy(t);
+}
+
 static void resume_sets_the_future_aside_and_swaps_bring_either_back(void **state)
 {
     const int n = 200;
@@ -361,6 +391,7 @@ int main(void)
         cmocka_unit_test(stays_within_its_budget),
         cmocka_unit_test(thinning_keeps_the_ends_and_doubles_the_spacing),
         cmocka_unit_test(states_come_back_bit_identical),
+        cmocka_unit_test(a_keyframe_keeps_the_accelerations),
         cmocka_unit_test(resume_sets_the_future_aside_and_swaps_bring_either_back),
         cmocka_unit_test(a_future_held_is_thinned_not_dropped),
         cmocka_unit_test(the_smallest_budget_keeps_a_future_s_newest),
