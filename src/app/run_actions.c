@@ -348,12 +348,12 @@ void app_handle_reset(App *a)
     if ((int)run_info(a->run)->kind != scene || run_info(a->run)->n != n) {
         const SimParams p = app_ui_params(a);
         app_describe_params(a, &p, text, sizeof text);
-        app_notify(a, "Reset: %s, %d bodies on the %s, with its own %s", scene_name((SceneKind)(int)run_info(a->run)->kind),
-                   sim_count(run_sim(a->run)), a->ui.readout.backend, text);
+        app_notify(a, "Reset: %s, %d %s on the %s, with its own %s", scene_name((SceneKind)(int)run_info(a->run)->kind),
+                   sim_count(run_sim(a->run)), plural(sim_count(run_sim(a->run)), "body", "bodies"), a->ui.readout.backend, text);
     } else {
         app_describe_params(a, &kept, text, sizeof text);
-        app_notify(a, "Reset: %d bodies on the %s; kept %s (Backspace: the scene's defaults)", sim_count(run_sim(a->run)),
-                   a->ui.readout.backend, text);
+        app_notify(a, "Reset: %d %s on the %s; kept %s (Backspace: the scene's defaults)", sim_count(run_sim(a->run)),
+                   plural(sim_count(run_sim(a->run)), "body", "bodies"), a->ui.readout.backend, text);
     }
 }
 
@@ -381,7 +381,8 @@ void app_set_force(App *a, SimForce f)
         snprintf(method, sizeof method, "the direct sum (all N^2 pairs)");
     if (say_fmm_runs_as_tree(a)) return;
     if (f == SIM_FORCE_AUTO)
-        app_notify(a, "Force auto: %s for %d bodies on the %s", method, sim_count(run_sim(a->run)), a->ui.readout.backend);
+        app_notify(a, "Force auto: %s for %d %s on the %s", method, sim_count(run_sim(a->run)),
+                   plural(sim_count(run_sim(a->run)), "body", "bodies"), a->ui.readout.backend);
     else
         app_notify(a, "Forces by %s", method);
 }

@@ -244,8 +244,9 @@ static void keep_now(Run *r, bool force)
     char budget[32];
     keyframes_bytes_text((double)keyframes_budget(tl->store), budget, sizeof budget);
     if (added.future_freed > 0)
-        run_say(r, RUN_SAY_SCREEN, "The %d %s set aside are gone: the timeline had no room to thin them into",
-                added.future_freed, run_plural(added.future_freed, "keyframe", "keyframes"));
+        run_say(r, RUN_SAY_SCREEN, "The %d %s set aside %s gone: the timeline had no room to thin %s into",
+                added.future_freed, run_plural(added.future_freed, "keyframe", "keyframes"),
+                run_plural(added.future_freed, "is", "are"), run_plural(added.future_freed, "it", "them"));
     else if (added.future_thinned > 0)
         run_say(r, RUN_SAY_SCREEN,
                 "Timeline full (%s): every other keyframe thinned out, the %d set aside too (ctrl+Z still brings "
