@@ -113,6 +113,20 @@ static int check_combination(const AppOptions *o, char *err, size_t errlen)
         snprintf(err, errlen, "%s", why);
         return -1;
     }
+    /* The opening test: the tree takes one of the angle and the estimated error, the fmm both (theta
+     * its far angle, alpha its near cells), the direct sum neither. */
+    const bool theta_given = o->theta > 0, alpha_given = o->alpha >= 0;
+    if (o->force == SIM_FORCE_TREE && theta_given && o->alpha > 0) {
+        snprintf(err, errlen, "--force tree: --theta opens the tree by the angle, --alpha by estimated error: one "
+                              "of them (--force fmm takes both)");
+        return -1;
+    }
+    if (o->force == SIM_FORCE_DIRECT && (theta_given || alpha_given)) {
+        snprintf(err, errlen, "--force direct: the direct sum sums every pair and opens no cells: %s the tree's "
+                              "and the fmm's",
+                 theta_given && alpha_given ? "--theta and --alpha are" : theta_given ? "--theta is" : "--alpha is");
+        return -1;
+    }
     const bool cuda_options = o->kernel != SIM_KERNEL_DEFAULT || o->threads_per_body > 0 || o->block_size > 0 ||
                               o->precision == SIM_PRECISION_DOUBLE;
     if (o->backend == SIM_BACKEND_CPU && cuda_options) {
