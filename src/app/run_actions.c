@@ -17,14 +17,6 @@
 #include "util/clock.h"
 #include "util/params.h"
 
-void app_describe_opening(SimForce f, const SimParams *p, char *buf, size_t len)
-{
-    if (f == SIM_FORCE_TREE && p->alpha > 0) snprintf(buf, len, "alpha %.2g", (double)p->alpha);
-    else if (f == SIM_FORCE_FMM && p->alpha > 0) /* the far field by theta, the near by alpha */
-        snprintf(buf, len, "theta %.2f, alpha %.2g", (double)params_theta(p->theta), (double)p->alpha);
-    else snprintf(buf, len, "theta %.2f", (double)params_theta(p->theta));
-}
-
 /* "dt 0.0100, softening 0.0500, damping 1 (off)", and the opening test while a tree runs. */
 void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len)
 {
