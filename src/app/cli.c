@@ -69,10 +69,10 @@ void app_print_usage(FILE *f)
             "see README, Units.\n",
             mw.myr, mw.kpc);
     fputs("\n"
-          "Keys: space pause, . single step, R reset, Backspace defaults (dt, softening, damping),\n"
-          "      ctrl+Z undo the last parameter change, H hide UI, F full screen, A auto-rotate,\n"
-          "      M colour mode, D halo, G follow, L lecture mode (full screen), K time every kernel,\n"
-          "      T tree cells, S save the run, P screenshot, V record, [ ] previous / next preset,\n"
+          "Keys: space pause, . single step, R reset, Backspace defaults (dt, softening, damping,\n"
+          "      theta, alpha), ctrl+Z undo the last parameter change, H hide UI, F full screen,\n"
+          "      A auto-rotate, M colour mode, D halo, G follow, L lecture mode (full screen),\n"
+          "      K time every kernel, T tree cells, S save the run, P screenshot, V record, [ ] previous / next preset,\n"
           "      C cycle presets, Home reset camera, Left / Right a keyframe back / forward,\n"
           "      ctrl+Left / ctrl+Right the timeline's start / end, shift+Left play backwards,\n"
           "      Esc quit. Mouse: left drag orbit, right or shift drag pan, wheel zoom; ctrl+click a\n"
