@@ -45,6 +45,10 @@ check --kernel tiled --threads-per-body 4
 check --precision double --kernel symmetric
 check --kernel symmetric --block-size 128
 check --force barnes-hut
+# The opening test as the method takes it: the tree one of theta and alpha, the direct sum neither.
+expect 2 "one of them" --force tree --theta 0.5 --alpha 1e-3
+expect 2 "--theta is the tree's" --force direct --theta 0.3
+expect 2 "--alpha is the tree's" --force direct --alpha 0.001
 check --theta 0
 check --theta 2
 check --theta x

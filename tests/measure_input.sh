@@ -95,6 +95,39 @@ else
     fi
 fi
 
+# A disk saved with its scale ([units] in its .ini): measured with its units, the mass in solar
+# masses the built scene gives; --softening with a unit is read on the save's scale, as the viewer
+# reads it; -n is the viewer's spelling of --n.
+if ! "$app" --scene disk --backend cpu -n 2048 --headless --frames 1 --size 64x64 --save "$tmp/disk.tipsy" \
+        >"$tmp/log" 2>&1; then
+    cat "$tmp/log"
+    fail "the disk was not saved"
+else
+    units_line() { grep ' units: length ' <<<"$1" | sed 's/^[^ ]* units: //'; }
+    built=$("$measure" --scene disk -n 2048)
+    from_save=$("$measure" "$tmp/disk.tipsy")
+    if [ -n "$(units_line "$built")" ] && [ "$(units_line "$from_save")" = "$(units_line "$built")" ]; then
+        ok "a save with [units] is measured with them: $(units_line "$from_save")"
+    else
+        fail "the save's units: '$(units_line "$from_save")', the scene's: '$(units_line "$built")'"
+    fi
+    if [ "$built" = "$("$measure" --scene disk --n 2048)" ]; then ok "-n N as --n N"; else fail "-n 2048: $built"; fi
+    # 1 model length is 2.6 kpc on this scale: 208pc is 0.08.
+    kpc=$(sed -n 's/.* units: length \([0-9.]*\) kpc.*/\1/p' <<<"$from_save")
+    pc=$(awk "BEGIN { printf \"%g\", 0.08 * $kpc * 1000 }")
+    "$measure" --softening "${pc}pc" "$tmp/disk.tipsy" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    with_unit=$(sed -n 's/.*2K\/|W| \([0-9.]*\) at softening \([0-9.e+-]*\).*/\1 \2/p' "$tmp/out")
+    plain=$("$measure" --softening 0.08 "$tmp/disk.tipsy" | sed -n 's/.*2K\/|W| \([0-9.]*\) at softening \([0-9.e+-]*\).*/\1 \2/p')
+    if [ $rc -eq 0 ] && [ -n "$plain" ] && [ "$with_unit" = "$plain" ]; then
+        ok "--softening ${pc}pc on the save's scale is 0.08: 2K/|W| and softening $with_unit"
+    else
+        fail "--softening ${pc}pc: exit $rc, '$with_unit' against --softening 0.08's '$plain'; $(cat "$tmp/err")"
+    fi
+fi
+# A save without a scale (a Plummer sphere): a unit is refused, one line, naming --softening.
+[ -s "$tmp/plummer.tipsy" ] && refused --softening --softening 5kpc "$tmp/plummer.tipsy"
+
 # A collision of 6 bodies: one of each component a galaxy, none in the annulus.
 check_line "6-body collision, galaxy 0" "$("$measure" --scene collision --n 6 | sed -n 1p)"
 check_line "6-body collision, galaxy 1" "$("$measure" --scene collision --n 6 | sed -n 2p)"

@@ -73,9 +73,9 @@ fi
 mkdir runs
 ln -s runs/real.tipsy link.tipsy
 if "$app" --headless --backend cpu -n 256 --frames 1 --size 32x32 --quiet --save link.tipsy &&
-    [ -L link.tipsy ] && [ -f runs/real.tipsy ] && [ -f runs/real.tipsy.ini ] && [ -f runs/real.tipsy.acc ] && [ "$(ls -A runs | wc -l)" -eq 3 ] &&
+    [ -L link.tipsy ] && [ -f runs/real.tipsy ] && [ -f runs/real.tipsy.ini ] && [ -f runs/real.tipsy.acc ] && [ -f runs/real.tipsy.param ] && [ "$(ls -A runs | wc -l)" -eq 4 ] &&
     "$app" --headless --backend cpu --frames 1 --size 32x32 --quiet --load link.tipsy; then
-    ok "--save link.tipsy writes runs/real.tipsy, its .acc and its ini, keeps the link, and loads through it"
+    ok "--save link.tipsy writes runs/real.tipsy, its .acc, its ini and its .param, keeps the link, and loads through it"
 else
     fail "--save link.tipsy: $(ls -lA . runs)"
 fi

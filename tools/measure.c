@@ -6,7 +6,9 @@
  *   starburst-measure [--ring R0 R1] [--beyond R] [--softening EPS] FILE ...
  *   starburst-measure [options] --scene disk|collision [--n N] [--seed S]
  *
- * A built scene also gets its physical units and the mass of all its bodies in solar masses.
+ * A built scene, or a save that records its scale (FILE.ini's [units]), also gets its physical units
+ * and the mass of all its bodies in solar masses; --softening with a unit ("200pc") is read on that
+ * scale, as the viewer reads it for the same run.
  *
  * The options are read as the viewer reads its own (util/params.h: the parameter table's ranges,
  * OptionSpec's numbers); a bad one is refused with one line and exit 2. A figure that the bodies
@@ -64,7 +66,7 @@ static const MeasureOption options[] = {
                    {.kind = OPTION_CHOICE, .name_of = measure_scene_name, .first = SCENE_COLLISION,
                     .end = SCENE_DISK + 1, .noun = "scene of disk galaxies"},
                    "build the scene and measure it at t 0"},
-    [OPT_N] = {"--n", "N", 1, {.kind = OPTION_PARAM, .param = PARAM_BODIES}, "the scene's bodies"},
+    [OPT_N] = {"-n", "N", 1, {.kind = OPTION_PARAM, .param = PARAM_BODIES}, "the scene's bodies"},
     [OPT_SEED] = {"--seed", "S", 1, {.kind = OPTION_SEED}, "the scene's seed"},
     [OPT_HELP] = {"--help", "", 0, {.kind = OPTION_HELP}, "this help"},
 };
@@ -74,9 +76,11 @@ typedef struct MeasureArgs {
     StructureDesc desc;    /* ring and beyond */
     double softening;
     bool softening_given;
+    const char *softening_text; /* with a unit: read on each source's scale (softening_for) */
     int scene_kind;        /* -1: no scene */
     SceneDesc scene;
-    bool scene_set;        /* --n or --seed given */
+    bool scene_set;        /* -n or --seed given */
+    const char *n_name;    /* -n as it was typed: -n, --n */
     const char **files;
     int file_count;
 } MeasureArgs;
@@ -84,8 +88,8 @@ typedef struct MeasureArgs {
 static void help(void)
 {
     printf("usage: starburst-measure [--ring R0 R1] [--beyond R] [--softening EPS] FILE ...\n"
-           "       starburst-measure [options] --scene disk|collision [--n N] [--seed S]\n"
-           "FILE: a TIPSY file (a save: its FILE.ini gives the softening) or an HDF5 snapshot.\n");
+           "       starburst-measure [options] --scene disk|collision [-n N] [--seed S]\n"
+           "FILE: a TIPSY file (a save: its FILE.ini gives the softening and the scale) or an HDF5 snapshot.\n");
     for (int i = 0; i < OPTION_COUNT; i++) {
         const MeasureOption *o = &options[i];
         /* A parameter's range alone: its default is the viewer's, not this tool's. */
@@ -118,7 +122,25 @@ static int find_option(const char *name)
 {
     for (int i = 0; i < OPTION_COUNT; i++)
         if (strcmp(options[i].name, name) == 0) return i;
+    /* The viewer's spellings too. */
+    if (strcmp(name, "--n") == 0 || strcmp(name, "--bodies") == 0) return OPT_N;
     return strcmp(name, "-h") == 0 ? OPT_HELP : -1;
+}
+
+/* --softening on the scale of what is measured (a save's [units], a scene's): 0 with *eps, or 2
+ * with the line said. A value without a unit was read with the options. */
+static int softening_for(const MeasureArgs *m, const Units *u, double *eps)
+{
+    if (!m->softening_text) {
+        *eps = m->softening;
+        return 0;
+    }
+    OptionValue v;
+    char err[320];
+    if (option_read(&options[OPT_SOFTENING].spec, u, "--softening", m->softening_text, &v, err, sizeof err) != 0)
+        return refuse("%s", err);
+    *eps = v.number;
+    return 0;
 }
 
 /* 0 with the options in *m; 1 where --help was asked for (printed); 2 where one is refused. */
@@ -142,9 +164,18 @@ static int read_args(int argc, char **argv, MeasureArgs *m)
         const MeasureOption *o = &options[id];
         if (i + o->count >= argc) return refuse("%s takes %s", o->name, o->values);
         OptionValue v[2];
-        for (int k = 0; k < o->count; k++)
-            if (option_read(&o->spec, NULL, o->name, argv[i + 1 + k], &v[k], err, sizeof err) != 0)
-                return refuse("%s", err);
+        for (int k = 0; k < o->count; k++) {
+            if (option_read(&o->spec, NULL, a, argv[i + 1 + k], &v[k], err, sizeof err) == 0) continue;
+            /* A softening with a unit is read on the scale of each file or scene measured. */
+            const Units mw = scene_units(SCENE_DISK);
+            OptionValue scaled;
+            char why[320];
+            if (id != OPT_SOFTENING) return refuse("%s", err);
+            if (option_read(&o->spec, &mw, o->name, argv[i + 1 + k], &scaled, why, sizeof why) != 0)
+                return refuse("%s", why);
+            m->softening_text = argv[i + 1 + k];
+            v[k] = scaled;
+        }
         i += o->count;
         switch ((MeasureOptionId)id) {
         case OPT_RING:
@@ -164,6 +195,7 @@ static int read_args(int argc, char **argv, MeasureArgs *m)
             break;
         case OPT_SCENE: m->scene_kind = (int)v[0].number; break;
         case OPT_N:
+            m->n_name = a;
             m->scene.n = (int)v[0].number;
             m->scene_set = true;
             break;
@@ -174,9 +206,9 @@ static int read_args(int argc, char **argv, MeasureArgs *m)
         case OPT_HELP: break;
         }
     }
-    if (m->scene_set && m->scene_kind < 0) return refuse("--n and --seed build a scene: they go with --scene");
+    if (m->scene_set && m->scene_kind < 0) return refuse("-n and --seed build a scene: they go with --scene");
     if (m->scene_kind >= 0 && m->scene.n > 0 && m->scene.n < scene_min_bodies((SceneKind)m->scene_kind))
-        return refuse("--n: '%d' is too small: the %s scene needs at least %d bodies", m->scene.n,
+        return refuse("%s: '%d' is too small: the %s scene needs at least %d bodies", m->n_name, m->scene.n,
                       scene_name((SceneKind)m->scene_kind), scene_min_bodies((SceneKind)m->scene_kind));
     if (m->scene_kind < 0 && m->file_count == 0)
         return refuse("nothing to measure: name a file or --scene (starburst-measure --help)");
@@ -295,11 +327,26 @@ static void print_bodies(const char *source, double time, const Bodies *b, const
     if (b->n == 0) printf("%s t %.4g: not measured: no bodies\n", source, time);
 }
 
+/* "NAME units: length 2.6 kpc, ...; mass of all bodies 1.2e11 Msun": what a model unit is on the
+ * run's scale, where it has one. */
+static void print_units(const char *name, const Units *u, const Bodies *b)
+{
+    if (!units_physical(u)) return;
+    double mass = 0;
+    for (int k = 0; k < b->n; k++) mass += b->pos[4 * k + 3];
+    printf("%s units: length %.4g kpc, speed %.4g km/s, mass %.4g Msun, time %.4g Myr (1 Gyr = %.2f); "
+           "mass of all bodies %.3g Msun\n",
+           name, u->kpc, u->kms, u->msun, u->myr, 1000.0 / u->myr, mass * u->msun);
+}
+
 static int measure_scene(const MeasureArgs *m)
 {
     SceneDesc scene = m->scene;
     scene.kind = (SceneKind)m->scene_kind;
     const char *name = scene_name(scene.kind);
+    double given = 0;
+    const Units scale = scene_units(scene.kind);
+    if (m->softening_given && softening_for(m, &scale, &given) != 0) return 2;
     Bodies b;
     SceneInfo info;
     char err[512];
@@ -307,16 +354,10 @@ static int measure_scene(const MeasureArgs *m)
         fprintf(stderr, "starburst-measure: %s\n", err);
         return 1;
     }
-    const Softening eps = m->softening_given ? (Softening){m->softening, "--softening"}
+    const Softening eps = m->softening_given ? (Softening){given, "--softening"}
                                              : (Softening){info.softening, "the scene's"};
     print_bodies(name, 0, &b, &m->desc, &eps);
-    double mass = 0;
-    for (int k = 0; k < b.n; k++) mass += b.pos[4 * k + 3];
-    if (units_physical(&info.units))
-        printf("%s units: length %.4g kpc, speed %.4g km/s, mass %.4g Msun, time %.4g Myr (1 Gyr = %.2f); "
-               "mass of all bodies %.3g Msun\n",
-               name, info.units.kpc, info.units.kms, info.units.msun, info.units.myr, 1000.0 / info.units.myr,
-               mass * info.units.msun);
+    print_units(name, &info.units, &b);
     bodies_free(&b);
     return 0;
 }
@@ -333,9 +374,17 @@ static int measure_hdf5(const char *path, const MeasureArgs *m)
         return 1;
     }
     Softening eps = {0, "none recorded: --softening sets it"};
-    if (m->softening_given) eps = (Softening){m->softening, "--softening"};
+    const Units scale = series_units(s);
+    double given = 0;
+    if (m->softening_given && softening_for(m, &scale, &given) != 0) {
+        bodies_free(&b);
+        series_close(s);
+        return 2;
+    }
+    if (m->softening_given) eps = (Softening){given, "--softening"};
     else if (series_softening(s) > 0) eps = (Softening){series_softening(s), "the file's"};
     print_bodies(path, series_time(s, 0), &b, &m->desc, &eps);
+    print_units(path, &scale, &b);
     bodies_free(&b);
     series_close(s);
     return 0;
@@ -345,15 +394,17 @@ static int measure_tipsy(const char *path, const MeasureArgs *m)
 {
     char err[512];
     SavedRun saved;
-    int has_ini = 0;
-    if (!m->softening_given) {
-        has_ini = state_read_settings(path, &saved, err, sizeof err);
-        if (has_ini < 0) {
-            fprintf(stderr, "starburst-measure: %s\n", err);
-            return 1;
-        }
-        has_ini = has_ini == 0;
+    /* The save's settings: its softening, and its scale for the units and for --softening 200pc. */
+    int has_ini = state_read_settings(path, &saved, err, sizeof err);
+    if (has_ini < 0) {
+        fprintf(stderr, "starburst-measure: %s\n", err);
+        return 1;
     }
+    has_ini = has_ini == 0;
+    const Units none = {0};
+    const Units *scale = has_ini ? &saved.units : &none;
+    double given = 0;
+    if (m->softening_given && softening_for(m, scale, &given) != 0) return 2;
     Bodies b;
     TipsyMeta meta;
     if (tipsy_read_meta(path, &b, &meta, err, sizeof err) != 0) {
@@ -364,10 +415,11 @@ static int measure_tipsy(const char *path, const MeasureArgs *m)
     const char *slash = strrchr(path, '/');
     snprintf(ini, sizeof ini, "%.59s.ini", slash ? slash + 1 : path);
     Softening eps = {0, "none recorded: --softening sets it"};
-    if (m->softening_given) eps = (Softening){m->softening, "--softening"};
+    if (m->softening_given) eps = (Softening){given, "--softening"};
     else if (has_ini) eps = (Softening){saved.params.softening, ini};
     else if (meta.softening > 0) eps = (Softening){meta.softening, "the file's eps"};
     print_bodies(path, meta.time, &b, &m->desc, &eps);
+    print_units(path, scale, &b);
     bodies_free(&b);
     return 0;
 }
@@ -380,11 +432,13 @@ int main(int argc, char **argv)
         free(m.files);
         return read == 1 ? 0 : 2;
     }
+    /* 2 where --softening does not read on a file's scale, else 1 where a file does not read. */
     int rc = 0;
     if (m.scene_kind >= 0) rc = measure_scene(&m);
     for (int i = 0; i < m.file_count; i++) {
         const char *path = m.files[i];
-        if (snapshot_hdf5_is(path) ? measure_hdf5(path, &m) != 0 : measure_tipsy(path, &m) != 0) rc = 1;
+        const int one = snapshot_hdf5_is(path) ? measure_hdf5(path, &m) : measure_tipsy(path, &m);
+        if (one > rc) rc = one;
     }
     free(m.files);
     return rc;

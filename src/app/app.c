@@ -260,9 +260,10 @@ static void app_write_readout(App *a)
 /* --frames: a line of progress a second on a terminal, every few seconds into a log. */
 static void app_report_progress(App *a, double t)
 {
+    char steps[32];
     if (a->loop.frames > 0)
-        app_progress(a, t, "starburst: frame %d/%d, %.0f fps, %.0f %s", a->loop.frame + 1, a->loop.frames, a->ui.readout.fps,
-                     a->ui.readout.steps_per_s, plural(lround(a->ui.readout.steps_per_s), "step/s", "steps/s"));
+        app_progress(a, t, "starburst: frame %d/%d, %.0f fps, %s", a->loop.frame + 1, a->loop.frames, a->ui.readout.fps,
+                     ui_steps_per_s(a->ui.readout.steps_per_s, steps, sizeof steps));
 }
 
 /* Ends the loop with an exit status. */
@@ -411,7 +412,7 @@ static int app_start(App *a, AppOptions *opt)
     /* A built-in scene on the CPU gets fewer bodies; a file brings its own. */
     const bool scene_n = !opt->load_path && !opt->open_path && opt->scene.kind < SCENE_TIPSY;
     char bodies[64] = "";
-    if (scene_n) snprintf(bodies, sizeof bodies, ", %d bodies%s", a->ui.controls.n, opt->scene.n ? "" : " (-n for more)");
+    if (scene_n) snprintf(bodies, sizeof bodies, ", %d %s%s", a->ui.controls.n, plural(a->ui.controls.n, "body", "bodies"), opt->scene.n ? "" : " (-n for more)");
     if (!cuda && opt->backend == SIM_BACKEND_AUTO)
         snprintf(a->live.backend_note, sizeof a->live.backend_note, "CUDA unavailable (%.200s): CPU backend%s.", why,
                  bodies);
@@ -459,7 +460,8 @@ static int app_start(App *a, AppOptions *opt)
     const int gpus = sim_gpus(run_sim(a->run), NULL);
     if (gpus > 1) snprintf(device, sizeof device, "%d x %s", gpus, run_info(a->run)->device);
     else snprintf(device, sizeof device, "%s", run_info(a->run)->device);
-    app_say(a, "starburst: %d bodies on %s (%s)%s, %s, %d %s a frame\n", a->ui.readout.bodies, a->ui.readout.backend, device,
+    app_say(a, "starburst: %d %s on %s (%s)%s, %s, %d %s a frame\n", a->ui.readout.bodies,
+            plural(a->ui.readout.bodies, "body", "bodies"), a->ui.readout.backend, device,
             kernel, app_dt_softening(a, app_ui_params(a).dt, app_ui_params(a).softening, params, sizeof params), a->ui.controls.steps_per_frame,
             plural(a->ui.controls.steps_per_frame, "step", "steps"));
 
@@ -504,9 +506,9 @@ static int app_finish(App *a, int status)
     const double elapsed = run_clock_seconds(&a->loop.clock, clock_seconds());
     if (a->run && run_sim(a->run)) {
         const long long steps = run_steps_computed(a->run);
-        app_say(a, "starburst: %lld %s in %.2f s (%.0f %s)\n", steps, plural(steps, "step", "steps"), elapsed,
-                elapsed > 0 ? steps / elapsed : 0,
-                plural(elapsed > 0 ? llround(steps / elapsed) : 0, "step/s", "steps/s"));
+        char rate[32];
+        app_say(a, "starburst: %lld %s in %.2f s (%s)\n", steps, plural(steps, "step", "steps"), elapsed,
+                ui_steps_per_s(elapsed > 0 ? steps / elapsed : 0, rate, sizeof rate));
     }
     return status;
 }

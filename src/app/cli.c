@@ -69,11 +69,11 @@ void app_print_usage(FILE *f)
             "see README, Units.\n",
             mw.myr, mw.kpc);
     fputs("\n"
-          "Keys: space pause, . single step, R reset, Backspace defaults (dt, softening, damping),\n"
-          "      ctrl+Z undo the last change (a parameter, a resume, a reset or preset: the run left\n"
-          "      comes back whole), ctrl+Y or ctrl+shift+Z redo, H hide UI, F full screen, A auto-rotate,\n"
-          "      M colour mode, D halo, G follow, L lecture mode (full screen), K time every kernel,\n"
-          "      T tree cells, S save the run, P screenshot, V record, [ ] previous / next preset,\n"
+          "Keys: space pause, . single step, R reset, Backspace defaults (dt, softening, damping,\n"
+          "      theta, alpha), ctrl+Z undo the last change (a parameter, a resume, a reset or preset:\n"
+          "      the run left comes back whole), ctrl+Y or ctrl+shift+Z redo, H hide UI, F full screen,\n"
+          "      A auto-rotate, M colour mode, D halo, G follow, L lecture mode (full screen),\n"
+          "      K time every kernel, T tree cells, S save the run, P screenshot, V record, [ ] previous / next preset,\n"
           "      C cycle presets, Home reset camera, Left / Right a keyframe back / forward,\n"
           "      ctrl+Left / ctrl+Right the timeline's start / end, shift+Left play backwards,\n"
           "      Esc quit. Mouse: left drag orbit, right or shift drag pan, wheel zoom; ctrl+click a\n"
@@ -112,6 +112,20 @@ static int check_combination(const AppOptions *o, char *err, size_t errlen)
     char why[400];
     if (!o->load_path && !o->open_path && o->scene.kind != SCENE_TIPSY && scene_check(&o->scene, why, sizeof why) != 0) {
         snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    /* The opening test: the tree takes one of the angle and the estimated error, the fmm both (theta
+     * its far angle, alpha its near cells), the direct sum neither. */
+    const bool theta_given = o->theta > 0, alpha_given = o->alpha >= 0;
+    if (o->force == SIM_FORCE_TREE && theta_given && o->alpha > 0) {
+        snprintf(err, errlen, "--force tree: --theta opens the tree by the angle, --alpha by estimated error: one "
+                              "of them (--force fmm takes both)");
+        return -1;
+    }
+    if (o->force == SIM_FORCE_DIRECT && (theta_given || alpha_given)) {
+        snprintf(err, errlen, "--force direct: the direct sum sums every pair and opens no cells: %s the tree's "
+                              "and the fmm's",
+                 theta_given && alpha_given ? "--theta and --alpha are" : theta_given ? "--theta is" : "--alpha is");
         return -1;
     }
     const bool cuda_options = o->kernel != SIM_KERNEL_DEFAULT || o->threads_per_body > 0 || o->block_size > 0 ||

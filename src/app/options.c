@@ -199,7 +199,7 @@ static const AppOption table[] = {
      .preset_only = "cuda", .preset_bit = PRESET_CUDA},
     {"--kernel", .arg = "NAME",
      .help = "the force kernel (default: mtpb below 40 bodies per multiprocessor,\n"
-             "about 5,000 on an H100, symmetric above; mtpb in double precision)",
+             "about 5,000 on an H200, symmetric above; mtpb in double precision)",
      .value = CHOICE(kernel_choice, SIM_KERNEL_NAIVE, SIM_KERNEL_COUNT, "kernel"), .app = APP(kernel, INT)},
     {"--precision", .arg = "P", .help = "float (default) or double (the mtpb kernel only)",
      .value = CHOICE(precision_choice, SIM_PRECISION_FLOAT, SIM_PRECISION_DOUBLE + 1, "precision"),
@@ -228,9 +228,9 @@ static const AppOption table[] = {
     {.arg = "X", .help = "tree opening angle, smaller is more exact", .value = PARAM(PARAM_THETA),
      .app = APP(theta, FLOAT), .preset = PRE(theta, FLOAT), .preset_bit = PRESET_THETA},
     {.arg = "A",
-     .help = "the tree opened by estimated error: a cell is taken where its error\n"
-             "stays within A times the smallest |a| it acts on (0: by the angle\n"
-             "theta, as --theta alone asks)",
+     .help = "the tree opened by estimated error, 0 by the angle theta as --theta\n"
+             "alone asks: a cell is taken where its error stays within A times\n"
+             "the smallest |a| it acts on",
      .value = PARAM(PARAM_ALPHA), .app = APP(alpha, FLOAT), .preset = PRE(alpha, FLOAT), .preset_bit = PRESET_ALPHA},
 
     HEADING("Display:"),
@@ -273,7 +273,7 @@ static const AppOption table[] = {
      .app = APP(shader_dir, STRING)},
     {"--timeline-mb", .arg = "MB",
      .help = "memory for the run's timeline of keyframes (0: none; default a tenth\n"
-             "of the memory available, at most 1000)",
+             "of the memory available, at most 1 GiB = 1073.7 MB)",
      .value = NUMBER(0, 1e6, "MB"), .app = APP(timeline_mb, FLOAT)},
 
     HEADING("Runs without a person:"),

@@ -200,7 +200,8 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
     camera_glide(&a->camera, own_camera ? origin : home.home_target, yaw, pitch, distance, glide);
     if (own_camera) app_follow_pair_stop(a);
     else app_follow_pair_start(a);
-    app_notify(a, "Preset: %s (%d bodies)%s%s", p->name, sim_count(run_sim(a->run)),
+    app_notify(a, "Preset: %s (%d %s)%s%s", p->name, sim_count(run_sim(a->run)),
+               plural(sim_count(run_sim(a->run)), "body", "bodies"),
                run_info(a->run)->dark_only ? "; all bodies are dark matter: shown; D hides them" : "",
                app_left_note(a, left));
     return 0;

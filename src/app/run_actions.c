@@ -21,14 +21,6 @@
 static RunSettings app_run_settings(const App *a);
 static void app_run_back(App *a, const RunSettings *s);
 
-void app_describe_opening(SimForce f, const SimParams *p, char *buf, size_t len)
-{
-    if (f == SIM_FORCE_TREE && p->alpha > 0) snprintf(buf, len, "alpha %.2g", (double)p->alpha);
-    else if (f == SIM_FORCE_FMM && p->alpha > 0) /* the far field by theta, the near by alpha */
-        snprintf(buf, len, "theta %.2f, alpha %.2g", (double)params_theta(p->theta), (double)p->alpha);
-    else snprintf(buf, len, "theta %.2f", (double)params_theta(p->theta));
-}
-
 /* "dt 0.0100, softening 0.0500, damping 1 (off)", and the opening test while a tree runs. */
 void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len)
 {
@@ -375,13 +367,15 @@ void app_handle_reset(App *a)
     if ((int)run_info(a->run)->kind != scene || run_info(a->run)->n != n) {
         const SimParams p = app_ui_params(a);
         app_describe_params(a, &p, text, sizeof text);
-        app_notify(a, "Reset: %s, %d bodies on the %s, with its own %s%s",
-                   scene_name((SceneKind)(int)run_info(a->run)->kind), sim_count(run_sim(a->run)), a->ui.readout.backend,
-                   text, app_left_note(a, left));
+        app_notify(a, "Reset: %s, %d %s on the %s, with its own %s%s",
+                   scene_name((SceneKind)(int)run_info(a->run)->kind), sim_count(run_sim(a->run)),
+                   plural(sim_count(run_sim(a->run)), "body", "bodies"), a->ui.readout.backend, text,
+                   app_left_note(a, left));
     } else {
         app_describe_params(a, &kept, text, sizeof text);
-        app_notify(a, "Reset: %d bodies on the %s; kept %s (Backspace: the scene's defaults)%s",
-                   sim_count(run_sim(a->run)), a->ui.readout.backend, text, app_left_note(a, left));
+        app_notify(a, "Reset: %d %s on the %s; kept %s (Backspace: the scene's defaults)%s", sim_count(run_sim(a->run)),
+                   plural(sim_count(run_sim(a->run)), "body", "bodies"), a->ui.readout.backend, text,
+                   app_left_note(a, left));
     }
 }
 
@@ -409,7 +403,8 @@ void app_set_force(App *a, SimForce f)
         snprintf(method, sizeof method, "the direct sum (all N^2 pairs)");
     if (say_fmm_runs_as_tree(a)) return;
     if (f == SIM_FORCE_AUTO)
-        app_notify(a, "Force auto: %s for %d bodies on the %s", method, sim_count(run_sim(a->run)), a->ui.readout.backend);
+        app_notify(a, "Force auto: %s for %d %s on the %s", method, sim_count(run_sim(a->run)),
+                   plural(sim_count(run_sim(a->run)), "body", "bodies"), a->ui.readout.backend);
     else
         app_notify(a, "Forces by %s", method);
 }

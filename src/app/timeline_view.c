@@ -135,7 +135,8 @@ void app_timeline_show(App *a)
         snprintf(u->readout.timeline_text, sizeof u->readout.timeline_text, "t %s of %s, keyframe %d/%d, %s", t, of,
                  view + 1, count, every);
     else
-        snprintf(u->readout.timeline_text, sizeof u->readout.timeline_text, "t %s (running), %d %s, %s", t, count,
+        snprintf(u->readout.timeline_text, sizeof u->readout.timeline_text, "t %s (%s), %d %s, %s", t,
+                 u->controls.paused ? "paused" : "running", count,
                  plural(count, "keyframe", "keyframes"), every);
 }
 

@@ -3,7 +3,9 @@
 #include "app/ui_names.h"
 
 #include <math.h>
+#include <stdio.h>
 
+#include "app/viewer.h"
 #include "render/renderer.h"
 #include "scene/scene.h"
 #include "sim/heating.h"
@@ -97,4 +99,13 @@ void ui_show_live_error(UiModel *m, const ForceCheck *f)
 {
     m->readout.live_error_valid = f != NULL;
     if (f) m->readout.live_error = force_error(f);
+}
+
+/* Named here, below both the run's actions and its observation, which each say it. */
+void app_describe_opening(SimForce f, const SimParams *p, char *buf, size_t len)
+{
+    if (f == SIM_FORCE_TREE && p->alpha > 0) snprintf(buf, len, "alpha %.2g", (double)p->alpha);
+    else if (f == SIM_FORCE_FMM && p->alpha > 0) /* the far field by theta, the near by alpha */
+        snprintf(buf, len, "theta %.2f, alpha %.2g", (double)params_theta(p->theta), (double)p->alpha);
+    else snprintf(buf, len, "theta %.2f", (double)params_theta(p->theta));
 }

@@ -265,11 +265,12 @@ void app_set_params(App *a, const SimParams *p);
  * panel's "by error" to return to. */
 void app_set_alpha(App *a, float alpha);
 
+/* ui_names.c: how force method f opens its cells under p: "alpha 0.0005" for the tree by error,
+ * else "theta 0.40". */
+void app_describe_opening(SimForce f, const SimParams *p, char *buf, size_t len);
+
 /* run_actions.c: what the keys and the panel do to the run, said on screen. */
 void app_describe_params(const App *a, const SimParams *p, char *buf, size_t len);
-/* How force method f opens its cells under p: "alpha 0.0005" for the tree by error, else
- * "theta 0.40". */
-void app_describe_opening(SimForce f, const SimParams *p, char *buf, size_t len);
 SimParams app_scene_defaults(const App *a);
 void app_default_settings(App *a);
 void app_resolve_settings(const AppOptions *o, AppSettings *s);

@@ -28,7 +28,7 @@ BenchTable *bench_table_open(FILE *out, const char *title, const char *csv_path,
 {
     BenchTable *t = calloc(1, sizeof *t);
     if (!t) {
-        snprintf(err, errlen, "bench: out of memory");
+        snprintf(err, errlen, "out of memory");
         return NULL;
     }
     t->out = out;
@@ -36,7 +36,7 @@ BenchTable *bench_table_open(FILE *out, const char *title, const char *csv_path,
         char why[512];
         t->csv = atomic_file_open(csv_path, why, sizeof why);
         if (!t->csv) {
-            snprintf(err, errlen, "bench: %s", why);
+            snprintf(err, errlen, "%s", why);
             free(t);
             return NULL;
         }
@@ -281,7 +281,7 @@ static int experiment_open(Experiment *e, const SweepContext *c, const char *wha
     printf("\n");
     e->table = bench_table_open(stdout, title, e->csv[0] ? e->csv : NULL, err, sizeof err);
     if (!e->table) {
-        fprintf(stderr, "%s\n", err);
+        fprintf(stderr, "bench: %s\n", err);
         return -1;
     }
     return 0;
@@ -581,7 +581,7 @@ static int run(const BenchOptions *o)
     char err[256];
     BenchTable *t = bench_table_open(stdout, title, o->csv_path, err, sizeof err);
     if (!t) {
-        fprintf(stderr, "%s\n", err);
+        fprintf(stderr, "bench: %s\n", err);
         return 1;
     }
     int rc = 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/gpu_split.h"
+#include "util/output_path.h"
 #include "util/params.h"
 
 static void bench_usage(FILE *f)
@@ -82,13 +83,14 @@ static int int_list(const char *opt, const char *s, int *out, int cap, int lo, i
         errno = 0;
         long v = strtol(p, &end, 10);
         if (end == p || errno || v < lo || v > hi || (*end && *end != ',') || count == cap) {
-            snprintf(err, errlen, "%s: '%s' is not a list of whole numbers in %d .. %d", opt, s, lo, hi);
+            if (cap == 1) snprintf(err, errlen, "bench: %s: '%s' is not a whole number from %d to %d", opt, s, lo, hi);
+            else snprintf(err, errlen, "bench: %s: '%s' is not a list of whole numbers from %d to %d", opt, s, lo, hi);
             return -1;
         }
         out[count++] = (int)v;
         p = *end ? end + 1 : end;
     }
-    if (count == 0) snprintf(err, errlen, "%s: empty list", opt);
+    if (count == 0) snprintf(err, errlen, "bench: %s: empty list", opt);
     return count ? count : -1;
 }
 
@@ -181,8 +183,12 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
             int c = 0;
             for (char *save = NULL, *k = strtok_r(b->kernel_text, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
                 if (c == 8 || (sim_kernel_from_name(k) < 0 && strcmp(k, "mtpb-f64") != 0)) {
-                    snprintf(err, errlen, "bench: --kernel: '%s' is not a kernel: naive, registers, tiled, "
-                                          "tiled-unrolled, mtpb, mtpb-f64", k);
+                    /* The names the ladder knows, as sim.h names them, and the f64 rung. */
+                    char names[160] = "";
+                    for (int n = SIM_KERNEL_NAIVE; n < SIM_KERNEL_COUNT; n++)
+                        snprintf(names + strlen(names), sizeof names - strlen(names), "%s, ",
+                                 sim_kernel_name((SimKernel)n));
+                    snprintf(err, errlen, "bench: --kernel: '%s' is not a kernel: %smtpb-f64", k, names);
                     return -1;
                 }
                 b->kernel_names[c++] = k;
@@ -297,6 +303,19 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
         snprintf(err, errlen, "bench: --theta opens the tree by the angle, --alpha by estimated error: one of them");
         return -1;
     }
+    /* The CPU's tree is built afresh every step: a rebuild cycle is the GPU tree's alone. */
+    if (b->tree.rebuild_every > 1 && b->tree.backend == SIM_BACKEND_CPU) {
+        snprintf(err, errlen, "bench: --rebuild %d: the CPU's tree and fmm are rebuilt every step; --rebuild is "
+                              "the GPU tree's (--backend cuda or auto)",
+                 b->tree.rebuild_every);
+        return -1;
+    }
+    if (b->tree.rebuild_every > 1 && force && !strcmp(force, "fmm")) {
+        snprintf(err, errlen, "bench: --rebuild %d: the fmm runs on the CPU, rebuilt every step; --rebuild is the "
+                              "GPU tree's",
+                 b->tree.rebuild_every);
+        return -1;
+    }
     if (b->tree.alpha < 0) b->tree.alpha = theta_given ? 0.0f : params_alpha(-1);
     b->loop.alpha = b->tree.alpha;
     if (b->kernels.sweep && !b->run_kernels) {
@@ -392,6 +411,14 @@ int bench_main(int argc, char **argv)
     char err[512] = "";
     int rc = bench_parse_args(&b, argc, argv, err, sizeof err);
     if (rc == 1) return 0;
+    /* The CSVs lie beside --csv, in its folder: one that cannot take them is said before a run of
+     * minutes, not after it. */
+    char why[400];
+    if (rc == 0 && b.csv_path && output_path_check(b.csv_path, false, why, sizeof why) != 0) {
+        char quoted[160];
+        snprintf(err, sizeof err, "bench: --csv: '%s' %s", params_quote(b.csv_path, quoted, sizeof quoted), why);
+        rc = -1;
+    }
     if (rc != 0) {
         fprintf(stderr, "starburst: %s\n", err);
         return 2;

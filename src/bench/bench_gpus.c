@@ -90,7 +90,7 @@ int bench_gpus_run(const BenchGpusOptions *o)
         SceneInfo info;
         char err[512];
         if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = ns[i], .seed = 1}, &b, &info, err, sizeof err) != 0) {
-            fprintf(stderr, "bench: the collision scene of %d bodies: %s\n", ns[i], err);
+            fprintf(stderr, "bench: the collision scene of %d %s: %s\n", ns[i], ns[i] == 1 ? "body" : "bodies", err);
             rc = -1;
             break;
         }

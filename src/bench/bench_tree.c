@@ -335,7 +335,7 @@ static int probe_direct_rate(Context *c, const SimDesc *d)
     SceneInfo info;
     if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = probe_n, .seed = 1}, &b, &info, err, sizeof err) != 0) {
         bench_progress_clear(&c->progress);
-        fprintf(stderr, "bench: the collision scene of %d bodies: %s\n", probe_n, err);
+        fprintf(stderr, "bench: the collision scene of %d %s: %s\n", probe_n, probe_n == 1 ? "body" : "bodies", err);
         return -1;
     }
     double ms = 0;
@@ -390,7 +390,7 @@ static int measure(Context *c, int n, BenchTreeRow *row, bool with_direct)
     SceneInfo info;
     if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = n, .seed = 1}, &b, &info, err, sizeof err) != 0) {
         bench_progress_clear(&c->progress);
-        fprintf(stderr, "bench: the collision scene of %d bodies: %s\n", n, err);
+        fprintf(stderr, "bench: the collision scene of %d %s: %s\n", n, n == 1 ? "body" : "bodies", err);
         return -1;
     }
     int rc = measure_tree(c, &b, &info, row);

@@ -114,8 +114,8 @@ int keyframes_start(Keyframes *t, const Bodies *first, double time, long long st
      * resume never loses the future it set aside, at any budget (make_room). */
     if (capacity < KEYFRAMES_MIN) {
         char takes[32], budget[32];
-        snprintf(err, errlen, "a keyframe of %d bodies takes %s; a budget of %s holds fewer than three", first->n,
-                 keyframes_bytes_text((double)frame, takes, sizeof takes),
+        snprintf(err, errlen, "a keyframe of %d %s takes %s; a budget of %s holds fewer than three", first->n,
+                 first->n == 1 ? "body" : "bodies", keyframes_bytes_text((double)frame, takes, sizeof takes),
                  keyframes_bytes_text((double)t->budget, budget, sizeof budget));
         return -1;
     }

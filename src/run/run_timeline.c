@@ -42,9 +42,22 @@ const char *run_timeline_every(const Run *r, char *buf, size_t len)
     const int count = keyframes_count(k);
     const bool series = r->source.from_series && r->series;
     const bool cuda = sim_backend(r->sim) == SIM_BACKEND_CUDA;
-    if (count < 2 || (!series && !cuda)) {
+    if (count < 2) {
         const long long every = keyframes_spacing(k);
         snprintf(buf, len, "every %lld %s", every, run_plural(every, "step", "steps"));
+        return buf;
+    }
+    if (!series && !cuda) {
+        /* The gaps kept, not the spacing asked for now: after a thinning the newest are the new
+         * spacing apart and the last of the old ones half that ("every 8 to 16 steps"). */
+        long long least = 0, most = 0;
+        for (int i = 1; i < count; i++) {
+            const long long gap = keyframes_step(k, i) - keyframes_step(k, i - 1);
+            if (i == 1 || gap < least) least = gap;
+            if (i == 1 || gap > most) most = gap;
+        }
+        if (least == most) snprintf(buf, len, "every %lld %s", most, run_plural(most, "step", "steps"));
+        else snprintf(buf, len, "every %lld to %lld steps", least, most);
         return buf;
     }
     const bool by_time = series && !(series_dt(r->series) > 0);

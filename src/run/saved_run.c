@@ -157,6 +157,49 @@ static void acc_load(const char *target, Bodies *b, long long tipsy_bytes, uint6
     free(acc_target);
 }
 
+/* FILE.param beside a save with a scale: the TIPSY parameters that name its model units (G = 1),
+ * which yt's TIPSY reader takes from a .param file in the save's folder (dKpcUnit, dMsolUnit; the
+ * time follows from G). A save without a scale removes one an older save left. 0, or -1 with err. */
+static int write_units_param(const char *target, const Units *u, char *err, size_t errlen)
+{
+    const size_t len = strlen(target) + sizeof ".param";
+    char *param = malloc(len);
+    if (!param) {
+        snprintf(err, errlen, "%s: out of memory", target);
+        return -1;
+    }
+    snprintf(param, len, "%s.param", target);
+    int rc = 0;
+    if (!units_physical(u)) {
+        if (remove(param) != 0 && errno != ENOENT) {
+            snprintf(err, errlen, "saved; but %s, of an older save, stays: %s", param, strerror(errno));
+            rc = -1;
+        }
+        free(param);
+        return rc;
+    }
+    char why[256];
+    AtomicFile *f = atomic_file_open(param, why, sizeof why);
+    if (!f) {
+        snprintf(err, errlen, "saved; but not its units for other readers: %s", why);
+        free(param);
+        return -1;
+    }
+    atomic_file_printf(f,
+                       "# Starburst: the scale of the model units (G = 1) of the TIPSY file beside it\n"
+                       "dKpcUnit = %.17g\n"
+                       "dMsolUnit = %.17g\n"
+                       "bPeriodic = 0\n"
+                       "bComove = 0\n",
+                       u->kpc, u->msun);
+    if (atomic_file_commit(f, why, sizeof why) != 0) {
+        snprintf(err, errlen, "saved; but not its units for other readers: %s", why);
+        rc = -1;
+    }
+    free(param);
+    return rc;
+}
+
 int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err, size_t errlen)
 {
     char why[256];
@@ -241,6 +284,7 @@ int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err
         if (acc_target) atomic_file_remove_leftovers(acc_target);
         atomic_file_remove_leftovers(ini_target);
     }
+    if (rc == 0) rc = write_units_param(target, &run->units, err, errlen);
 done:
     free(acc_name);
     free(acc_target);

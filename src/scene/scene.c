@@ -973,7 +973,7 @@ static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen)
     if (d->n == 0 && !from_file) d->n = SCENE_DEFAULT_N;
     int least = scene_min_bodies(d->kind);
     if (d->n < 0 || (d->n > 0 && d->n < least)) {
-        snprintf(err, errlen, "scene: %s: n = %d bodies; it needs at least %d%s", name, d->n, least,
+        snprintf(err, errlen, "scene: %s: n = %d %s; it needs at least %d%s", name, d->n, d->n == 1 ? "body" : "bodies", least,
                  from_file ? " (or 0 for all the file holds)" : "");
         return -1;
     }

@@ -606,6 +606,17 @@ static int put_attr(hid_t loc, const char *name, hid_t type, int count, const vo
     return rc;
 }
 
+/* A number as a scalar attribute, not an array of one. */
+static int put_scalar(hid_t loc, const char *name, double value)
+{
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(loc, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = a >= 0 && H5Awrite(a, H5T_NATIVE_DOUBLE, &value) >= 0 ? 0 : -1;
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(space);
+    return rc;
+}
+
 /* A string attribute, as SWIFT writes its parameters (a scalar of fixed length). */
 static int put_string(hid_t loc, const char *name, const char *value)
 {
@@ -691,12 +702,14 @@ SnapshotWriter *snapshot_writer_create(const char *path, long long total, const 
     unsigned low[SNAPSHOT_TYPES] = {0}, high[SNAPSHOT_TYPES] = {0};
     low[1] = (unsigned)(total & 0xffffffffLL);
     high[1] = (unsigned)(total >> 32);
-    double box[3] = {desc->box, desc->box, desc->box}, table[SNAPSHOT_TYPES] = {0};
+    double table[SNAPSHOT_TYPES] = {0};
     int entropy[SNAPSHOT_TYPES] = {0}, files = 1, dim = 3;
     hid_t h = H5Gcreate2(w->file, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     int rc = h >= 0 ? 0 : -1;
     if (rc == 0)
-        rc = put_attr(h, "BoxSize", H5T_NATIVE_DOUBLE, 3, box) | put_attr(h, "Time", H5T_NATIVE_DOUBLE, 1, &desc->time) |
+        /* A cube: BoxSize one number, as GADGET writes it; SWIFT reads it so too, and yt's
+         * GADGET reader takes no other. */
+        rc = put_scalar(h, "BoxSize", desc->box) | put_attr(h, "Time", H5T_NATIVE_DOUBLE, 1, &desc->time) |
              put_attr(h, "NumPart_ThisFile", H5T_NATIVE_LLONG, SNAPSHOT_TYPES, counts) |
              put_attr(h, "NumPart_Total", H5T_NATIVE_UINT, SNAPSHOT_TYPES, low) |
              put_attr(h, "NumPart_Total_HighWord", H5T_NATIVE_UINT, SNAPSHOT_TYPES, high) |

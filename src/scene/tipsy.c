@@ -158,8 +158,8 @@ static int check_header(const char *path, const TipsyHeader *h, long long size, 
         return -1;
     }
     if (size > need) {
-        snprintf(err, errlen, "tipsy: %s: %lld unexpected bytes after the last of %d bodies", path, size - need,
-                 h->nbodies);
+        snprintf(err, errlen, "tipsy: %s: %lld unexpected bytes after the last of %d %s", path, size - need,
+                 h->nbodies, h->nbodies == 1 ? "body" : "bodies");
         return -1;
     }
     if (body_check_count(path, h->nbodies, err, errlen) != 0) return -1;

@@ -47,5 +47,9 @@ const char *ui_grouped(int n, char *buf, size_t len)
     return buf;
 }
 
-// "1 step/s", "2 steps/s": the unit's noun agrees with the rounded figure.
-const char *ui_per_s(double rate, const char *one, const char *many) { return lround(rate) == 1 ? one : many; }
+extern "C" const char *ui_steps_per_s(double rate, char *buf, size_t len)
+{
+    if (rate > 0 && rate < 0.95) snprintf(buf, len, "%.2g steps/s", rate);
+    else snprintf(buf, len, "%.0f %s", rate > 0 ? rate : 0.0, lround(rate) == 1 ? "step/s" : "steps/s");
+    return buf;
+}

@@ -69,10 +69,10 @@ void ui_hud(UiModel *m)
     ImGui::SetNextWindowBgAlpha(0.35f);
     if (ImGui::Begin("##hud", nullptr, overlay_flags)) {
         hud_text(m, nullptr, "%.0f fps (%.1f ms)", m->readout.fps, m->readout.fps > 0 ? 1000.0 / m->readout.fps : 0.0);
-        char rate[32], flops[32];
+        char rate[32], flops[32], steps[32];
         // A tree sums far fewer pairs: its rates are those of the N^2 sum it stands for, and say so.
-        hud_text(m, nullptr, "%.0f %s   %s interactions/s   %s%s", m->readout.steps_per_s,
-                    ui_per_s(m->readout.steps_per_s, "step/s", "steps/s"), ui_compact_exp(m->readout.interactions_per_s, rate, sizeof rate),
+        hud_text(m, nullptr, "%s   %s interactions/s   %s%s", ui_steps_per_s(m->readout.steps_per_s, steps, sizeof steps),
+                    ui_compact_exp(m->readout.interactions_per_s, rate, sizeof rate),
                     ui_flops(m->readout.gflops, flops, sizeof flops), m->readout.tree ? " (N^2 equivalent)" : "");
         char both[128];
         hud_text(m, nullptr, "N %d   %s", m->readout.bodies, backend_device(m, both, sizeof both));
@@ -112,8 +112,9 @@ void ui_lecture_hud(UiModel *m)
         ImGui::SameLine();
         ImGui::SetCursorPosY(ImGui::GetCursorPosY() + ui_look.huge->Ascent - ImGui::GetFont()->Ascent);
         hud_text(m, nullptr, "%s", m->readout.tree ? "N^2-equivalent interactions/s" : "interactions/s");
-        hud_text(m, nullptr, "%s   %.0f %s   %.0f fps", ui_flops(m->readout.gflops, text, sizeof text), m->readout.steps_per_s, ui_per_s(m->readout.steps_per_s, "step/s", "steps/s"),
-                    m->readout.fps);
+        char steps[32];
+        hud_text(m, nullptr, "%s   %s   %.0f fps", ui_flops(m->readout.gflops, text, sizeof text),
+                    ui_steps_per_s(m->readout.steps_per_s, steps, sizeof steps), m->readout.fps);
         if ((m->readout.cuda && m->readout.kernel_name) || m->readout.tree) {
             hud_text(m, &accent_color, "%s", m->readout.fmm ? "fmm" : m->readout.tree ? "tree" : m->readout.kernel_name);
             ImGui::SameLine();

@@ -272,6 +272,10 @@ void ui_frame(UiModel *m);
 /* True while ImGui uses the mouse or keyboard, so the camera and shortcuts leave them alone. */
 bool ui_wants_mouse(void);
 bool ui_wants_keyboard(void);
+/* A rate of steps as a person reads it: "41 steps/s", "1 step/s", and below one a second its two
+ * figures, "0.31 steps/s" (a million bodies on the CPU), not "0 steps/s"; "0 steps/s" where none
+ * ran. Returns buf. */
+const char *ui_steps_per_s(double rate, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -46,7 +46,6 @@ static const ImGuiWindowFlags overlay_flags = ImGuiWindowFlags_NoDecoration | Im
 const char *ui_compact_exp(double x, char *buf, size_t len);
 const char *ui_grouped(int n, char *buf, size_t len);
 const char *ui_flops(double gflops, char *buf, size_t len);
-const char *ui_per_s(double rate, const char *one, const char *many);
 
 // hud.cpp: the HUD, top left, in the normal and the lecture layout.
 void ui_hud(UiModel *m);

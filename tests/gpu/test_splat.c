@@ -314,5 +314,5 @@ int main(void)
         cmocka_unit_test(test_million),       cmocka_unit_test(test_sixteen_million),
         cmocka_unit_test(test_copied_into_a_texture),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

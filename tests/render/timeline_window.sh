@@ -67,16 +67,26 @@ focus_window
 
 # ---- The run keeps keyframes, within the budget ----
 wait_for "60 keyframes" at_least timeline_count 60 || abort "keyframes: $(rv timeline_count)"
-count=$(rv timeline_count) bytes=$(rv timeline_bytes) budget=$(rv timeline_budget) spacing=$(rv timeline_spacing)
+# Paused, and read from one frame's readout: the count, the bytes and the line of one moment (read
+# one at a time from a run going on, they belong to different frames).
+key space
+wait_for "the pause" value_is paused 1
+snap paused.txt
+sv() { readout_value paused.txt "$1"; }
+count=$(sv timeline_count) bytes=$(sv timeline_bytes) budget=$(sv timeline_budget) spacing=$(sv timeline_spacing)
 per=$(calc "$bytes / $count")
 echo "memory: $bytes bytes in $count keyframes of $n bodies: $per bytes a keyframe ($(calc "$per / $n") a body)"
 if is "$budget == $budget_mb * 1000000 && $bytes <= $budget"; then ok "within --timeline-mb $budget_mb: $bytes of $budget bytes"; else fail "$bytes bytes of a budget of $budget"; fi
 if is "$per >= 44 * $n && $per <= 44 * $n + 200"; then ok "a keyframe of $n bodies takes $per bytes"; else fail "a keyframe takes $per bytes, not 44 a body"; fi
 if [ "$spacing" = $spf ]; then ok "a keyframe every $spf steps (a frame's)"; else fail "spacing $spacing, not $spf"; fi
-case "$(rv timeline_text)" in
-*"(running), $count keyframes, $every"* | *"(running), $((count + 1)) keyframes, $every"*) ok "the HUD: $(rv timeline_text)" ;;
-*) fail "the HUD's timeline line: $(rv timeline_text)" ;;
+case "$(sv timeline_text)" in
+*"(paused), $count keyframes, $every"*) ok "the HUD, paused: $(sv timeline_text)" ;;
+*) fail "the HUD's timeline line, paused at $count keyframes: $(sv timeline_text)" ;;
 esac
+key space
+wait_for "the run to go on" value_is paused 0
+running() { case "$(rv timeline_text)" in *"(running), "*" keyframes, $every"*) return 0 ;; esac; return 1; }
+if wait_for "(running) on the HUD" running; then ok "the HUD, running: $(rv timeline_text)"; fi
 
 # ---- The slider, dragged across its range ----
 widget timeline
@@ -217,14 +227,23 @@ STARBURST_READOUT=$readout "$app" --backend "$backend" --scene collision -n $n -
 pid=$!
 focus_window
 wait_for "two thinnings" at_least timeline_spacing $((4 * spf))
-count=$(rv timeline_count) bytes=$(rv timeline_bytes) budget=$(rv timeline_budget)
+snap thinned.txt
+tv() { readout_value thinned.txt "$1"; }
+count=$(tv timeline_count) bytes=$(tv timeline_bytes) budget=$(tv timeline_budget) spacing=$(tv timeline_spacing)
 if is "$bytes <= $budget && $budget == 1000000 && $count <= 15"; then ok "within 1 MB: $count keyframes, $bytes bytes"; else fail "$count keyframes, $bytes of $budget bytes"; fi
-spaced="every $(rv timeline_spacing) steps"
-[ "$backend" = cuda ] && spaced="every ~"
-case "$(rv timeline_text)" in
-*", $spaced"*) ok "the spacing is on screen: $(rv timeline_text)" ;;
-*) fail "the spacing is not on screen: $(rv timeline_text)" ;;
-esac
+# The gaps kept, "every 16 steps" or "every 8 to 16 steps": none wider than the spacing now, none
+# narrower than a frame's steps, the widest at least the spacing before the last thinning.
+gaps=$(tv timeline_text | sed -n 's/.*, every \([0-9]*\)\( to \([0-9]*\)\)\? steps.*/\1 \3/p')
+read -r least most <<<"$gaps"
+most=${most:-$least}
+if [ "$backend" = cuda ]; then
+    case "$(tv timeline_text)" in *", every ~"*) ok "the spacing is on screen: $(tv timeline_text)" ;; *) fail "the spacing is not on screen: $(tv timeline_text)" ;; esac
+elif [ -n "$least" ] && [ "$least" -ge $spf ] && [ "$least" -le "$most" ] && [ "$most" -le "$spacing" ] &&
+    [ $((2 * most)) -ge "$spacing" ]; then
+    ok "the gaps kept are on screen (spacing $spacing): $(tv timeline_text)"
+else
+    fail "the gaps on screen do not agree with the spacing $spacing: $(tv timeline_text)"
+fi
 key ctrl+Left
 if wait_for "the start" view_is 0 && value_is step 0; then ok "the first keyframe stays: step 0"; else fail "the start after thinning: step $(rv step)"; fi
 # A future set aside outlives a full timeline: Right, space (the rest set aside), two thinnings

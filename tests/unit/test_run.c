@@ -510,6 +510,34 @@ static Run *open_series(const char *dir)
     return r;
 }
 
+/* A live run thinned: the line gives the gaps the timeline keeps, not the spacing asked for now.
+ * After a thinning the last of the older keyframes stand half the new spacing apart, and the line
+ * names both ends ("every 8 to 16 steps"), never one figure that holds for some of them only. */
+static void a_thinned_timeline_says_its_gaps(void **state)
+{
+    (void)state;
+    Run *r = make((double)keyframes_frame_bytes(BODIES) * 6.5);
+    char every[64], want[64];
+    int uneven = 0;
+    for (int s = 0; s < 200; s++) {
+        advance(r, 1);
+        const Keyframes *k = run_keyframes(r);
+        long long least = -1, most = -1;
+        for (int i = 1; i < keyframes_count(k); i++) {
+            const long long gap = keyframes_step(k, i) - keyframes_step(k, i - 1);
+            if (least < 0 || gap < least) least = gap;
+            if (gap > most) most = gap;
+        }
+        if (most < 0) continue;
+        if (least == most) snprintf(want, sizeof want, "every %lld step%s", most, most == 1 ? "" : "s");
+        else snprintf(want, sizeof want, "every %lld to %lld steps", least, most), uneven++;
+        assert_string_equal(run_timeline_every(r, every, sizeof every), want);
+    }
+    assert_true(keyframes_spacing(run_keyframes(r)) >= 8); /* thinned several times */
+    assert_true(uneven > 0);                               /* and seen uneven between */
+    run_destroy(r);
+}
+
 /* The line over the slider says how far apart a series' snapshots stand: the steps between saves
  * (their .ini gives dt), or the time between files that give no step, "~" where uneven; never the
  * spacing a live run would keep. */
@@ -657,6 +685,7 @@ int main(void)
         cmocka_unit_test(a_reset_keeps_the_run_it_replaces),
         cmocka_unit_test(the_run_measures_itself),
         cmocka_unit_test(a_series_says_its_snapshots_spacing),
+        cmocka_unit_test(a_thinned_timeline_says_its_gaps),
         cmocka_unit_test(no_timeline_says_why_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
