@@ -64,21 +64,23 @@ expect 2 "--dt: '1e30' is too large: expected more than 0, at most 10" --dt 1e30
 expect 2 "--dt: '0.2parsec' does not end in a unit of time" --dt 0.2parsec
 expect 2 "--softening: '200pc' has a unit, but this run has no physical scale" --scene plummer --softening 200pc
 expect 2 "--dt: '2Gyr' is too large" --dt 2Gyr
+# A presets file with a bad section starts the program: the section is skipped with one line.
+skips="--headless --backend cpu -n 1024 --frames 1 --size 64x64 --quiet"
 printf '[Slow]\ndt = 0.2 furlongs\n' >"$tmp/slow.ini"
-expect 2 "slow.ini:2: dt = '0.2 furlongs' does not end in a unit of time" --presets "$tmp/slow.ini"
+expect 0 "slow.ini:2: dt = '0.2 furlongs' does not end in a unit of time" --presets "$tmp/slow.ini" $skips
 expect 2 "--mass-ratio: '100' is too large: expected 0.05 to 20" --tipsy-collide "$tmp/none.bin" --mass-ratio 100
 expect 2 "--steps-per-frame: '2000' is too large" --steps-per-frame 2000
 expect 2 "unknown option '--bogus\\e[2J'" "--bogus$esc[2J"
 # The presets file: a folder, values out of range, a binary file's bytes.
 expect 2 "$tmp: not a regular file: a folder" --presets "$tmp"
 printf '[Fast]\ndt = 1e30\n' >"$tmp/fast.ini"
-expect 2 "fast.ini:2: dt = '1e30' is too large" --presets "$tmp/fast.ini"
+expect 0 "fast.ini:2: dt = '1e30' is too large" --presets "$tmp/fast.ini" $skips
 printf '[Heavy]\nmass_ratio = 100\n' >"$tmp/heavy.ini"
-expect 2 "heavy.ini:2: mass_ratio = '100' is too large: expected 0.05 to 20" --presets "$tmp/heavy.ini"
+expect 0 "heavy.ini:2: mass_ratio = '100' is too large: expected 0.05 to 20" --presets "$tmp/heavy.ini" $skips
 printf '[Few]\nbodies = 3\n' >"$tmp/few.ini"
-expect 2 "[Few]: bodies = 3: the collision scene needs at least 6" --presets "$tmp/few.ini"
+expect 0 "[Few]: bodies = 3: the collision scene needs at least 6" --presets "$tmp/few.ini" $skips
 printf '[Bin]\nexposure = \033[2J\033]0;x\007\n' >"$tmp/binary.ini"
-expect 2 "exposure = '\\e[2J\\e]0;x\\x07' is not a number" --presets "$tmp/binary.ini"
+expect 0 "exposure = '\\e[2J\\e]0;x\\x07' is not a number" --presets "$tmp/binary.ini" $skips
 # An unquoted pattern the shell expanded into several files: the line says so, and how to quote it.
 touch "$tmp/snap_000.hdf5" "$tmp/snap_001.hdf5" "$tmp/snap_002.hdf5"
 expect 2 "look like a pattern the shell expanded; quote it: --open '$tmp/snap_00*.hdf5'" \
@@ -88,7 +90,7 @@ expect 2 "--load takes one file of them" --load "$tmp/snap_000.hdf5" "$tmp/snap_
 expect 2 "unexpected argument 'extra' (see --help)" --open "$tmp/snap_000.hdf5" extra
 # A presets file that names a preset twice.
 printf '[Twice]\nscene = disk\n[Other]\nscene = disk\n[Twice]\nbodies = 4096\n' >"$tmp/twice.ini"
-expect 2 "twice.ini:5: [Twice] again: the preset 'Twice' stands at line 1 already" --presets "$tmp/twice.ini"
+expect 0 "twice.ini:5: [Twice] again: the preset 'Twice' stands at line 1 already" --presets "$tmp/twice.ini" $skips
 
 if "$app" --help >/dev/null; then passed=$((passed + 1)); else echo "FAIL: --help exits $?"; fails=$((fails + 1)); fi
 echo "$passed passed, $fails failed"

@@ -77,7 +77,8 @@ void app_print_usage(FILE *f)
           "      C cycle presets, Home reset camera, Left / Right a keyframe back / forward,\n"
           "      ctrl+Left / ctrl+Right the timeline's start / end, shift+Left play backwards,\n"
           "      Esc quit. Mouse: left drag orbit, right or shift drag pan, wheel zoom; ctrl+click a\n"
-          "      slider to type a value.\n",
+          "      slider to type a value (as an option takes it, 200pc or 0.2Myr; one out of its\n"
+          "      range is set to the end it passed, and the screen says so).\n",
           f);
 }
 

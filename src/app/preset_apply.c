@@ -85,7 +85,12 @@ int app_load_presets(App *a, char *err, size_t errlen)
     a->ui.readout.preset_count = 0;
     if (a->set.presets_path) snprintf(a->presets.path, sizeof a->presets.path, "%s", a->set.presets_path);
     else find_presets_file(a->presets.path, sizeof a->presets.path);
-    if (presets_load(a->presets.path, &a->presets.list, err, errlen) != 0) return -1;
+    if (presets_load_skipping(a->presets.path, &a->presets.list, err, errlen) != 0) return -1;
+    /* What was left out is said once a read, on stderr and on screen; the other presets are offered. */
+    const PresetList *l = &a->presets.list;
+    for (int i = 0; i < l->skipped_count; i++) fprintf(stderr, "starburst: %s\n", l->skipped[i]);
+    if (l->skipped_more > 0) fprintf(stderr, "starburst: %s: %d more lines skipped\n", a->presets.path, l->skipped_more);
+    if (l->skipped_count > 0) app_notify(a, "%s", l->skipped[0]);
     a->presets.names = calloc((size_t)a->presets.list.count + 1, sizeof *a->presets.names);
     if (!a->presets.names) return -1;
     for (int i = 0; i < a->presets.list.count; i++) a->presets.names[i] = a->presets.list.items[i].name;

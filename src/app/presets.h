@@ -56,13 +56,24 @@ typedef struct Preset {
     unsigned set;      /* PRESET_* bits: which of the optional fields the file gave */
 } Preset;
 
+#define PRESETS_SKIPPED_MAX 8
 typedef struct PresetList {
     Preset *items;
     int count;
+    /* What a skipping read left out, a line each: "presets.ini:184: steps_per_frame = '-3' is too
+     * small: expected 1 to 1024: the preset [Mine] (line 180) is skipped"; past the first
+     * PRESETS_SKIPPED_MAX, counted alone. */
+    char skipped[PRESETS_SKIPPED_MAX][600];
+    int skipped_count, skipped_more;
 } PresetList;
 
-/* Reads path. Unknown keys and bad values fail with "path:line: ..." in err. */
+/* Reads path. Unknown keys, bad values, a key given twice in a section and lines that are not INI
+ * fail with "path:line: ..." in err, the line counted as a person counts it. */
 int presets_load(const char *path, PresetList *out, char *err, size_t errlen);
+/* As presets_load, where a preset with a mistake is left out with a line in out->skipped and the
+ * others are read: a presets file with a bad section still starts the program. -1 with err only
+ * where the file cannot be read at all. */
+int presets_load_skipping(const char *path, PresetList *out, char *err, size_t errlen);
 void presets_free(PresetList *list);
 /* The preset named name, or NULL. */
 const Preset *presets_find(const PresetList *list, const char *name);

@@ -77,9 +77,12 @@ void app_take_requests(App *a, FramePlan *f)
         app_remember(a, &(SimParams){.dt = u->actions.before.dt, .softening = u->actions.before.softening,
                                      .damping = u->actions.before.damping, .theta = u->actions.before.theta,
                                      .alpha = u->actions.before.alpha});
+    if (u->actions.typed) app_take_typed(a);
     if (take(&u->actions.defaults)) app_restore_defaults(a);
     if (take(&u->actions.undo)) app_undo(a);
     if (take(&u->actions.redo)) app_redo(a);
+    /* Before anything below writes the controls out (a save, a preset). */
+    app_check_controls(a);
     app_timeline_requests(a);
     if (take(&a->req.record)) {
         if (a->rec.recorder) app_stop_recording(a);

@@ -264,6 +264,11 @@ void app_set_params(App *a, const SimParams *p);
 /* The tree's error-based test set to alpha (0: by the angle), the last alpha > 0 kept for the
  * panel's "by error" to return to. */
 void app_set_alpha(App *a, float alpha);
+/* The value typed into a field of the panel (actions.typed): checked against the table's range,
+ * its unit read on the run's scale, set, and what was done said on screen. */
+void app_take_typed(App *a);
+/* Every control the panel sets brought into the table's range, with a notice for each that was not. */
+void app_check_controls(App *a);
 
 /* ui_names.c: how force method f opens its cells under p: "alpha 0.0005" for the tree by error,
  * else "theta 0.40". */

@@ -29,6 +29,7 @@
 
 #include "scene/tipsy.h"
 #include "util/atomic_file.h"
+#include "util/ini_lines.h"
 #include "util/input_file.h"
 #include "util/params.h"
 
@@ -200,9 +201,36 @@ static int write_units_param(const char *target, const Units *u, char *err, size
     return rc;
 }
 
+/* Whether the run's parameters are what the reader takes back (the table's ranges): a save that
+ * would not load is not written. 0, or -1 with the first that is not in err. */
+static int check_saved(const char *path, const SavedRun *run, char *err, size_t errlen)
+{
+    const struct {
+        ParamId id;
+        double v;
+        bool given;
+    } values[] = {
+        {PARAM_DT, run->params.dt, true},
+        {PARAM_SOFTENING, run->params.softening, true},
+        {PARAM_DAMPING, run->params.damping, true},
+        {PARAM_THETA, run->params.theta, run->params.theta > 0},
+        {PARAM_ALPHA, run->params.alpha, run->params.alpha >= 0},
+        {PARAM_STEPS_PER_FRAME, run->steps_per_frame, true},
+    };
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        char why[256];
+        if (values[i].given && params_check(values[i].id, values[i].v, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s: not saved, it would not load: %s", path, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err, size_t errlen)
 {
     char why[256];
+    if (check_saved(path, run, err, errlen) != 0) return -1;
     /* Through a symbolic link, the pair goes beside the file it ends at. */
     char *target = atomic_file_target(path), *ini = target ? sidecar_of(target) : NULL;
     char *ini_target = ini ? atomic_file_target(ini) : NULL;
@@ -301,7 +329,37 @@ typedef struct SidecarParser {
     uint64_t tipsy_checksum;
     char what[256];
     char with_unit[2][96]; /* dt and softening given with a unit, read once [units] has given the scale */
+    IniLines lines;
+    int fail_line; /* where the first mistake is */
+    struct {
+        char key[48];
+        int line;
+    } keys[32]; /* the keys given so far, with their sections' headers and lines */
+    int key_count;
 } SidecarParser;
+
+static void sidecar_problem(void *user, int line, const char *what)
+{
+    SidecarParser *ps = user;
+    if (ps->what[0]) return;
+    ps->fail_line = line;
+    snprintf(ps->what, sizeof ps->what, "%s", what);
+}
+
+/* The line a key stood at before in the same section, or 0: of two values, which was meant cannot
+ * be told. */
+static int given_before(SidecarParser *ps, const char *section, const char *key)
+{
+    char full[48];
+    snprintf(full, sizeof full, "%.20s.%.26s", section, key);
+    for (int i = 0; i < ps->key_count; i++)
+        if (strcmp(ps->keys[i].key, full) == 0) return ps->keys[i].line;
+    if (ps->key_count < (int)(sizeof ps->keys / sizeof ps->keys[0])) {
+        snprintf(ps->keys[ps->key_count].key, sizeof ps->keys[0].key, "%s", full);
+        ps->keys[ps->key_count++].line = ps->lines.line;
+    }
+    return 0;
+}
 
 /* Whether text is a value of id with a unit after it ("0.2Myr"): read after the file, on its scale. */
 static bool has_unit(ParamId id, const char *text)
@@ -318,6 +376,13 @@ static int on_sidecar(void *user, const char *section, const char *key, const ch
 {
     SidecarParser *ps = user;
     char *end, quoted[2][96];
+    const int before = given_before(ps, section, key);
+    if (before) {
+        if (!ps->what[0])
+            snprintf(ps->what, sizeof ps->what, "%s is given twice, at lines %d and %d",
+                     params_quote(key, quoted[0], sizeof quoted[0]), before, ps->lines.line);
+        return 0;
+    }
     /* The run's parameters, in the ranges the command line and the presets take. */
     const int id = params_find(key);
     if (id == PARAM_DT || id == PARAM_SOFTENING || id == PARAM_DAMPING || id == PARAM_THETA || id == PARAM_ALPHA ||
@@ -436,10 +501,12 @@ static int read_settings(const char *path, const SavedRun *base, Settings *s, ch
         return -1;
     }
     SidecarParser ps = {.run = &s->run};
-    int rc = ini_parse_file(f, on_sidecar, &ps);
+    ps.lines = (IniLines){.file = f, .problem = sidecar_problem, .user = &ps};
+    int rc = ini_parse_stream(ini_lines_read, &ps.lines, on_sidecar, &ps);
     fclose(f);
-    if (rc != 0) {
-        snprintf(err, errlen, "%s:%d: %.200s", path, rc, ps.what[0] ? ps.what : "not a valid INI line");
+    if (rc != 0 || ps.what[0]) {
+        snprintf(err, errlen, "%s:%d: %.200s", path, ps.fail_line ? ps.fail_line : rc,
+                 ps.what[0] ? ps.what : "not a valid INI line");
         return -1;
     }
     /* dt and softening with a unit, as the command line and the presets take them, on the save's scale. */

@@ -61,6 +61,21 @@ typedef struct UiRanges {
     float widest_by_error; /* the tree's widest opening angle while it opens by error */
 } UiRanges;
 
+/* The panel's fields a value can be typed into (ctrl+click on a slider). */
+typedef enum UiField {
+    UI_FIELD_NONE = 0,
+    UI_FIELD_DT,
+    UI_FIELD_SOFTENING,
+    UI_FIELD_DAMPING,
+    UI_FIELD_THETA,
+    UI_FIELD_ALPHA,
+    UI_FIELD_STEPS_PER_FRAME,
+    UI_FIELD_POINT_SIZE,
+    UI_FIELD_EXPOSURE,
+    UI_FIELD_CYCLE_SECONDS,
+    UI_FIELD_COUNT
+} UiField;
+
 /* The parameters an edit of dt, softening, damping, theta or alpha can be undone for (as SimParams). */
 typedef struct UiParams {
     float dt, softening, damping, theta, alpha;
@@ -173,6 +188,11 @@ typedef struct UiActions {
     /* Raised when an edit of dt, softening, damping or theta begins, with their values before it. */
     bool edit_began;
     UiParams before;
+    /* A value typed into a field and closed with Enter: the field (UiField; 0 = none) and the text
+     * as typed ("5000", "200pc"). The UI does not read it: the app checks it against the parameter
+     * table, sets the control and says what it did. */
+    int typed;
+    char typed_text[64];
     int ladder_force;     /* raised by the ladder: UI_FORCE_TREE or UI_FORCE_DIRECT to switch to; 0 = none */
     bool measure_ladder;  /* K or the ladder's button: time every rung in turn */
     bool timeline_seek;   /* the slider moved, to keyframe timeline_to */

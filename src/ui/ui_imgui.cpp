@@ -209,9 +209,9 @@ static void edit_begins(UiModel *m, const UiParams *before)
 
 // The parameters an edit can be undone for: their values before the edit go with it. The rule
 // maps the handle onto the range the app gives.
-static void parameter_slider(UiModel *m, const char *label, float *v, SliderRule rule, UiRange range)
+static void parameter_slider(UiModel *m, const char *label, int field, float *v, SliderRule rule, UiRange range)
 {
-    const SliderSpec spec = {rule, range.lo, range.hi,
+    const SliderSpec spec = {rule, range.lo, range.hi, field,
                              v == &m->controls.dt ? m->readout.dt_note : v == &m->controls.softening ? m->readout.softening_note : nullptr};
     const UiParams before = ui_params_now(m);
     bool began = false;
@@ -267,7 +267,7 @@ static void theta_slider(UiModel *m)
 {
     const bool tree = m->readout.tree, by_error = tree && !m->readout.fmm && m->controls.alpha > 0;
     ImGui::BeginDisabled(!tree || by_error);
-    parameter_slider(m, "theta", &m->controls.theta, RULE_LINEAR, m->ranges.theta);
+    parameter_slider(m, "theta", UI_FIELD_THETA, &m->controls.theta, RULE_LINEAR, m->ranges.theta);
     ImGui::EndDisabled();
     if (!ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
     if (by_error)
@@ -296,7 +296,7 @@ static void opening_controls(UiModel *m)
     // The slider, then its box on the same line: one row of the panel.
     ImGui::BeginDisabled(!tree || !on);
     float shown = on ? c->alpha : c->alpha_kept;
-    parameter_slider(m, "alpha", on ? &c->alpha : &shown, RULE_LOG, m->ranges.alpha);
+    parameter_slider(m, "alpha", UI_FIELD_ALPHA, on ? &c->alpha : &shown, RULE_LOG, m->ranges.alpha);
     if (c->alpha > 0) c->alpha_kept = c->alpha;
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
@@ -327,13 +327,14 @@ static bool section(UiModel *m, const char *title, const char *name, ImGuiTreeNo
 static void simulation_section(UiModel *m)
 {
     if (!section(m, "Simulation", "Simulation", ImGuiTreeNodeFlags_DefaultOpen)) return;
-    parameter_slider(m, "dt", &m->controls.dt, RULE_LOG, m->ranges.dt);
-    parameter_slider(m, "softening", &m->controls.softening, RULE_LOG, m->ranges.softening);
-    parameter_slider(m, "damping", &m->controls.damping, RULE_DAMPING, m->ranges.damping);
+    parameter_slider(m, "dt", UI_FIELD_DT, &m->controls.dt, RULE_LOG, m->ranges.dt);
+    parameter_slider(m, "softening", UI_FIELD_SOFTENING, &m->controls.softening, RULE_LOG, m->ranges.softening);
+    parameter_slider(m, "damping", UI_FIELD_DAMPING, &m->controls.damping, RULE_DAMPING, m->ranges.damping);
     force_combo(m);
     theta_slider(m);
     opening_controls(m);
-    ui_slider_int(m, "steps/frame", &m->controls.steps_per_frame, m->ranges.steps_per_frame.lo, m->ranges.steps_per_frame.hi);
+    ui_typed_slider_int(m, "steps/frame", UI_FIELD_STEPS_PER_FRAME, &m->controls.steps_per_frame, m->ranges.steps_per_frame.lo,
+                        m->ranges.steps_per_frame.hi);
     ui_note_widget(m, "steps/frame", true);
     if (m->readout.cuda) {
         int k = ui_active_kernel(m);
@@ -408,7 +409,8 @@ static void presets_section(UiModel *m)
     ui_note_widget(m, "cycle");
     ImGui::SameLine();
     ImGui::PushItemWidth(px(90.0f));
-    ui_slider_float(m, "seconds", &m->controls.cycle_seconds, m->ranges.cycle_seconds.lo, m->ranges.cycle_seconds.hi, "%.0f s");
+    ui_typed_slider_float(m, "seconds", UI_FIELD_CYCLE_SECONDS, &m->controls.cycle_seconds, m->ranges.cycle_seconds.lo,
+                          m->ranges.cycle_seconds.hi, "%.0f s");
     ui_note_widget(m, "seconds", true);
     ImGui::PopItemWidth();
     ImGui::InputText("name", m->controls.preset_name, sizeof m->controls.preset_name);
@@ -517,9 +519,11 @@ static void view_section(UiModel *m)
 {
     if (!section(m, "View", "View", ImGuiTreeNodeFlags_DefaultOpen)) return;
     const ImGuiSliderFlags log = ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_NoRoundToFormat;
-    ui_slider_float(m, "point size", &m->controls.point_size, m->ranges.point_size.lo, m->ranges.point_size.hi, "%.2f", log);
+    ui_typed_slider_float(m, "point size", UI_FIELD_POINT_SIZE, &m->controls.point_size, m->ranges.point_size.lo,
+                          m->ranges.point_size.hi, "%.2f", log);
     ui_note_widget(m, "point size", true);
-    ui_slider_float(m, "exposure", &m->controls.exposure, m->ranges.exposure.lo, m->ranges.exposure.hi, "%.2f", log);
+    ui_typed_slider_float(m, "exposure", UI_FIELD_EXPOSURE, &m->controls.exposure, m->ranges.exposure.lo,
+                          m->ranges.exposure.hi, "%.2f", log);
     ui_note_widget(m, "exposure", true);
     const UiNames *names = &m->names;
     if (ImGui::BeginCombo("colour", ui_name(names->color, names->color_count, m->controls.color_mode))) {

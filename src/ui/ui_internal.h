@@ -84,10 +84,16 @@ typedef enum SliderRule {
 typedef struct SliderSpec {
     SliderRule rule;
     float lo, hi;
+    int field; // the UiField a value typed in it (ctrl+click) goes to
     const char *note; // the value in physical units, shown in its place ("0.16 Myr"); NULL or "": none
 } SliderSpec;
 
 bool ui_rule_slider(UiModel *m, const char *label, float *v, const SliderSpec *s, bool *began);
+// ImGui's SliderFloat and SliderInt where ctrl+click types a value instead: the text goes to the
+// app as typed (actions.typed, with field), which checks it and sets *v; a drag stays in lo .. hi.
+bool ui_typed_slider_float(UiModel *m, const char *label, int field, float *v, float lo, float hi, const char *format,
+                           ImGuiSliderFlags flags = 0);
+bool ui_typed_slider_int(UiModel *m, const char *label, int field, int *v, int lo, int hi);
 // A slider over a list of choices (0 shown as "auto"), by their index.
 bool ui_choice_slider(UiModel *m, const char *label, int *value, const int *choices, int count);
 // ImGui's SliderFloat and SliderInt with the value drawn clear of the handle, the handle's and

@@ -144,32 +144,81 @@ static void slider_text(const SliderSpec *s, float v, char *buf, size_t len)
     }
 }
 
-// The slider of spec s over *v. Ctrl+click types a value instead (clamped to the range). True
-// when *v changed; *began is raised when an edit starts (the value before it is still *v then).
-bool ui_rule_slider(UiModel *m, const char *label, float *v, const SliderSpec *s, bool *began)
+// Ctrl+click on a slider puts a text field in its place. One field is typed into at a time: its
+// text is kept here, and a field another has taken over from closes unread.
+static struct {
+    ImGuiID id;
+    char text[sizeof ((UiActions *)0)->typed_text];
+} typing_now;
+
+static void start_typing(const char *label)
+{
+    const ImGuiID key = ImGui::GetID(label);
+    ImGui::GetStateStorage()->SetInt(key, 1); // the click that asked for typing moves nothing
+    typing_now.id = key;
+}
+
+// The text field of label while a value is typed into it (true: the slider is not drawn). With
+// Enter the text goes to the app as typed (actions.typed): the app checks it and sets the value.
+static bool typed_field(UiModel *m, const char *label, int field, double now)
 {
     // State kept by value: a pointer into ImGui's storage moves when another key is added.
     ImGuiStorage *store = ImGui::GetStateStorage();
-    const ImGuiID key = ImGui::GetID(label), typed_key = ImGui::GetID("typed value");
-    const int typing = store->GetInt(key, 0); // frames since typing began + 1; 0 = sliding
-    if (typing > 0) {
-        float typed = typing == 1 ? *v : store->GetFloat(typed_key, *v);
-        ImGui::PushID("typed");
-        if (typing == 1) ImGui::SetKeyboardFocusHere();
-        ImGui::InputFloat(label, &typed, 0.0f, 0.0f, "%g", ImGuiInputTextFlags_AutoSelectAll);
-        const bool done = ImGui::IsItemDeactivated() || (typing > 3 && !ImGui::IsItemActive());
-        const bool edited = ImGui::IsItemDeactivatedAfterEdit();
-        if (!done && !ImGui::IsItemActive()) ui_look.field_opening = true;
-        ImGui::PopID();
-        store->SetFloat(typed_key, typed);
-        store->SetInt(key, done ? 0 : typing + 1);
-        if (!done || !edited || !isfinite(typed)) return false;
-        const float value = fminf(fmaxf(typed, s->lo), s->hi);
-        if (value == *v) return false;
-        *began = true;
-        *v = value;
-        return true;
+    const ImGuiID key = ImGui::GetID(label);
+    int typing = store->GetInt(key, 0); // frames since typing began + 1; 0 = sliding
+    if (typing > 0 && typing_now.id != key) store->SetInt(key, typing = 0);
+    if (typing == 0) return false;
+    if (typing == 1) {
+        snprintf(typing_now.text, sizeof typing_now.text, "%g", now);
+        ImGui::SetKeyboardFocusHere();
     }
+    ImGui::PushID("typed");
+    ImGui::InputText(label, typing_now.text, sizeof typing_now.text, ImGuiInputTextFlags_AutoSelectAll);
+    const bool done = ImGui::IsItemDeactivated() || (typing > 3 && !ImGui::IsItemActive());
+    const bool edited = ImGui::IsItemDeactivatedAfterEdit();
+    if (!done && !ImGui::IsItemActive()) ui_look.field_opening = true;
+    ImGui::PopID();
+    store->SetInt(key, done ? 0 : typing + 1);
+    if (done && edited) {
+        m->actions.typed = field;
+        snprintf(m->actions.typed_text, sizeof m->actions.typed_text, "%s", typing_now.text);
+    }
+    return true;
+}
+
+bool ui_typed_slider_float(UiModel *m, const char *label, int field, float *v, float lo, float hi, const char *format,
+                           ImGuiSliderFlags flags)
+{
+    if (typed_field(m, label, field, *v)) return false;
+    float moved = *v;
+    const bool changed = ui_slider_float(m, label, &moved, lo, hi, format,
+                                         flags | ImGuiSliderFlags_NoInput | ImGuiSliderFlags_AlwaysClamp);
+    if (ImGui::IsItemActivated() && ImGui::GetIO().KeyCtrl) {
+        start_typing(label);
+        return false;
+    }
+    if (changed) *v = moved;
+    return changed;
+}
+
+bool ui_typed_slider_int(UiModel *m, const char *label, int field, int *v, int lo, int hi)
+{
+    if (typed_field(m, label, field, *v)) return false;
+    int moved = *v;
+    const bool changed = ui_slider_int(m, label, &moved, lo, hi, "%d", ImGuiSliderFlags_NoInput | ImGuiSliderFlags_AlwaysClamp);
+    if (ImGui::IsItemActivated() && ImGui::GetIO().KeyCtrl) {
+        start_typing(label);
+        return false;
+    }
+    if (changed) *v = moved;
+    return changed;
+}
+
+// The slider of spec s over *v. Ctrl+click types a value instead, which goes to the app as typed.
+// True when *v changed; *began is raised when an edit starts (the value before it is still *v then).
+bool ui_rule_slider(UiModel *m, const char *label, float *v, const SliderSpec *s, bool *began)
+{
+    if (typed_field(m, label, s->field, *v)) return false;
     // A value with a physical note reads in it ("0.22 Myr"); the model value is in its tooltip.
     char model[48];
     slider_text(s, *v, model, sizeof model);
@@ -181,7 +230,7 @@ bool ui_rule_slider(UiModel *m, const char *label, float *v, const SliderSpec *s
     if (noted && ImGui::IsItemHovered() && !ImGui::IsItemActive())
         ImGui::SetTooltip("%s = %s in model units", s->note, model);
     if (ImGui::IsItemActivated() && ImGui::GetIO().KeyCtrl) {
-        store->SetInt(key, 1); // the click that asked for typing moves nothing
+        start_typing(label);
         return false;
     }
     if (ImGui::IsItemActivated()) *began = true;

@@ -1,7 +1,5 @@
 #include "util/params.h"
 
-#include "tree_geometry.h"
-
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -21,8 +19,10 @@
  * a 99th percentile below 3e-4 on the Plummer, collision, galaxy_20K and clustered tests; at 0.5
  * the median is 1.0e-4 to 1.8e-4 (tests/unit/test_tree.c, tests/gpu/test_cuda_tree.c; docs/TREE.md).
  *
- * Alpha's 5e-4 opens the tree by estimated error (kernels/tree_geometry.h, NBODY_TREE_REL_ALPHA):
- * more exact than theta 0.4 and fewer terms a body from 131,072 bodies up; 0 opens it by theta. */
+ * Alpha's 5e-4 opens the tree by estimated error (the kernels take alpha from their caller;
+ * kernels/tree_geometry.h's NBODY_TREE_REL_ALPHA is the same figure, test_params checks the two
+ * agree): more exact than theta 0.4 and fewer terms a body from 131,072 bodies up; 0 opens it by
+ * theta. util/ includes nothing of ours outside util/. */
 static const Param table[PARAM_COUNT] = {
     [PARAM_DT] = {"dt", "--dt", "model time units", 0, 10, true, false, 0.01, "the scene's", UNIT_TIME},
     [PARAM_SOFTENING] = {"softening", "--softening", "model length units", 0, 100, false, false, 0,
@@ -30,7 +30,7 @@ static const Param table[PARAM_COUNT] = {
     [PARAM_DAMPING] = {"damping", "--damping", "velocity factor per step", 0, 1, true, false, 1, "1, off"},
     [PARAM_THETA] = {"theta", "--theta", "cell size / distance", 0.05, 1.5, false, false, 0.4, NULL},
     [PARAM_ALPHA] = {"alpha", "--alpha", "of the smallest |a| a cell's error may be", 0, 0.01, false, false,
-                     NBODY_TREE_REL_ALPHA, "5e-4; 0: by the angle theta"},
+                     5e-4, "5e-4; 0: by the angle theta"},
     [PARAM_MASS_RATIO] = {"mass_ratio", "--mass-ratio", "mass of galaxy B / galaxy A", 0.05, 20, false, false, 1,
                           NULL},
     [PARAM_BODIES] = {"bodies", "--bodies", "", 1, 64 * 1024 * 1024, false, true, 131072,
@@ -142,17 +142,17 @@ int option_refuse(const char *label, const char *text, const char *why, char *er
     return -1;
 }
 
-/* text as a number in p's range, or with a unit of p's dimension converted with u. A value nearer 0
- * than a float holds would be kept as 0, which the options read as "not given": it is refused as
- * out of range, as one past the other end is. */
-static int read_number(const Param *p, const Units *u, const char *label, const char *text, double *out,
-                       bool *had_unit, char *err, size_t errlen)
+/* text as a number, or with a unit of p's dimension converted with u: 0 with *out (infinite where
+ * it overflows), or -1 with what is wrong in err. */
+static int parse_value(const Param *p, const Units *u, const char *label, const char *text, double *out,
+                       bool *had_unit, bool *underflow, char *err, size_t errlen)
 {
     *had_unit = false;
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    const bool overflow = errno == ERANGE && fabs(v) > 1, underflow = errno == ERANGE && !overflow;
+    const bool overflow = errno == ERANGE && fabs(v) > 1;
+    *underflow = errno == ERANGE && !overflow;
     const bool hex = !decimal(text, end);
     const char *what = NULL;
     char why_unit[160];
@@ -165,7 +165,26 @@ static int read_number(const Param *p, const Units *u, const char *label, const 
     if (hex) what = p->whole ? "is not a whole number" : "is not a decimal number";
     else if (end == text || *end != '\0') what = p->whole ? "is not a whole number" : "is not a number";
     else if (isnan(v)) what = "is not a finite number";
-    else if (overflow) what = v > 0 ? "is too large" : "is too small";
+    if (what) {
+        char why[192];
+        verdict(p, what, why, sizeof why);
+        return option_refuse(label, text, why, err, errlen);
+    }
+    *out = overflow ? copysign(INFINITY, v) : v;
+    return 0;
+}
+
+/* text as a number in p's range, or with a unit of p's dimension converted with u. A value nearer 0
+ * than a float holds would be kept as 0, which the options read as "not given": it is refused as
+ * out of range, as one past the other end is. */
+static int read_number(const Param *p, const Units *u, const char *label, const char *text, double *out,
+                       bool *had_unit, char *err, size_t errlen)
+{
+    double v;
+    bool underflow;
+    if (parse_value(p, u, label, text, &v, had_unit, &underflow, err, errlen) != 0) return -1;
+    const char *what = NULL;
+    if (isinf(v)) what = v > 0 ? "is too large" : "is too small";
     else if (underflow || (v != 0 && fabs(v) < FLT_MIN)) what = "is too near 0 to hold";
     else if (too_small(p, v)) what = "is too small";
     else if (v > p->max) what = "is too large";
@@ -290,6 +309,67 @@ int option_read(const OptionSpec *s, const Units *u, const char *label, const ch
     }
     if (rc == 0) *out = v;
     return rc;
+}
+
+/* The range a number of s is fitted to: the parameter's, or the option's own. */
+static bool fit_range(const OptionSpec *s, Param *range)
+{
+    if (s->kind == OPTION_PARAM && params_get(s->param)) *range = *params_get(s->param);
+    else if (s->kind == OPTION_NUMBER) *range = spec_range(s);
+    else return false;
+    return true;
+}
+
+double option_fit_value(const OptionSpec *s, double v, double least)
+{
+    Param p;
+    if (!fit_range(s, &p) || isnan(v)) return least;
+    if (v != 0 && fabs(v) < FLT_MIN) v = 0; /* nearer 0 than a float holds */
+    if (p.whole) v = floor(v + 0.5);
+    if (too_small(&p, v)) v = p.min_open || p.whole ? fmax(least, p.min) : p.min;
+    if (v > p.max) v = p.whole ? floor(p.max) : p.max;
+    if (too_small(&p, v)) v = nextafter(p.min, INFINITY); /* least itself lay outside */
+    return v;
+}
+
+/* "6.25e-05", "1024": a value as a note gives it back. */
+static void value_text(double v, char *buf, size_t len) { snprintf(buf, len, "%.6g", v); }
+
+int option_fit(const OptionSpec *s, const Units *u, const char *name, const char *text, double least, double *out,
+               char *note, size_t len)
+{
+    Param p;
+    note[0] = '\0';
+    if (!fit_range(s, &p)) {
+        snprintf(note, len, "%s: no range to fit a value to", name);
+        return -1;
+    }
+    double v;
+    bool had_unit, underflow;
+    char why[320];
+    if (parse_value(&p, u, name, text, &v, &had_unit, &underflow, why, sizeof why) != 0) {
+        snprintf(note, len, "%s", why);
+        return -1;
+    }
+    const double fitted = option_fit_value(s, v, least);
+    underflow = underflow || (v != 0 && fabs(v) < FLT_MIN);
+    char range[96], given[64], set[32], model[64] = "";
+    range_words(&p, range, sizeof range);
+    params_quote(text, given, sizeof given);
+    value_text(fitted, set, sizeof set);
+    /* A value with its unit says what it is in the run's units. */
+    if (had_unit) snprintf(model, sizeof model, " (%s%s%s)", set, p.unit[0] ? " " : "", p.unit);
+    *out = fitted;
+    if (fitted == v && !underflow) {
+        if (had_unit) snprintf(note, len, "%s %s = %s%s%s", name, given, set, p.unit[0] ? " " : "", p.unit);
+        return 0;
+    }
+    const char *what = isinf(v) || v > p.max             ? "is above the range"
+                       : underflow || too_small(&p, v) || v < p.min ? "is below the range"
+                                                           : NULL;
+    if (what) snprintf(note, len, "%s %s%s %s %s: set to %s", name, given, model, what, range, set);
+    else snprintf(note, len, "%s %s is not a whole number: set to %s", name, given, set);
+    return 1;
 }
 
 bool option_takes_unit(const OptionSpec *s)

@@ -130,6 +130,18 @@ typedef struct OptionValue {
  * (NULL or not physical: a unit is refused). */
 int option_read(const OptionSpec *s, const Units *u, const char *label, const char *text, OptionValue *out,
                 char *err, size_t errlen);
+/* A value a person typed into a field (the panel's), of an OPTION_PARAM or OPTION_NUMBER s: read as
+ * option_read reads it (a unit converted with u), then brought into the range rather than refused,
+ * a whole number rounded. 0: taken as read (note: "" or, given with its unit, what it is in the
+ * run's units: "softening 200pc = 0.0769231 model length units"); 1: changed to fit, with what was
+ * done in note: "steps/frame 5000 is above the range 1 to 1024: set to 1024"; -1: no number, why in
+ * note ("steps/frame: 'abc' is not a whole number: expected 1 to 1024"), *out untouched. name: the
+ * field as the panel names it. least: what a value at or below an open minimum becomes (the panel's
+ * smallest). */
+int option_fit(const OptionSpec *s, const Units *u, const char *name, const char *text, double least, double *out,
+               char *note, size_t len);
+/* v brought into the range of s as option_fit brings it; NaN gives least. */
+double option_fit_value(const OptionSpec *s, double v, double least);
 /* Whether a value of s may come with a unit, to be read on the scale of a scene yet to be named. */
 bool option_takes_unit(const OptionSpec *s);
 /* The values s takes, for help: "0.05 to 1.5; default 0.4", "1 to 32, a power of two", "collision,

@@ -94,7 +94,7 @@ open_field() {
 type_into() {
     local name=$1 key=$2 text=$3
     open_field "$name"
-    xdotool type "$text"
+    xdotool type -- "$text"
     xdotool key Return
     # Enter closes the field: only then do keys reach the program again.
     wait_for "Enter to close $name's text field" value_is keyboard_captured 0
@@ -118,6 +118,102 @@ start_app() {
 backend=${STARBURST_TEST_BACKEND:-cpu}
 start_app -n 1024 --save run.tipsy
 scene_dt=$(rv dt) scene_softening=$(rv softening)
+
+# ---- Values out of every range typed into each field: brought into the table's range, and said ----
+# Types text into a field; the readout's key then reads want, and the notice says what was done.
+typed_to() {
+    local name=$1 key=$2 text=$3 want=$4 says=$5
+    open_field "$name"
+    xdotool type -- "$text"
+    xdotool key Return
+    wait_for "Enter to close $name's text field" value_is keyboard_captured 0
+    if wait_for "$key = $want" is_close "$key" "$want"; then ok "$name typed $text: $key = $want"; else fail "$name typed $text: $key reads $(rv "$key"), not $want"; fi
+    notice_says() { case "$(rv notice)" in *"$1"*) return 0 ;; esac; return 1; }
+    if wait_for "the notice: $says" notice_says "$says"; then ok "$name typed $text says: $(rv notice)"; else fail "$name typed $text says '$(rv notice)', not '$says'"; fi
+}
+typed_to steps/frame steps_per_frame -3 1 "steps/frame -3 is below the range 1 to 1024: set to 1"
+typed_to steps/frame steps_per_frame 5000 1024 "steps/frame 5000 is above the range 1 to 1024: set to 1024"
+typed_to steps/frame steps_per_frame 0 1 "steps/frame 0 is below the range 1 to 1024: set to 1"
+typed_to steps/frame steps_per_frame abc 1 "steps/frame = 'abc' is not a whole number"
+typed_to point_size point_size 0 0.25 "point size 0 is below the range more than 0, at most 64: set to 0.25"
+typed_to point_size point_size 100 64 "point size 100 is above the range more than 0, at most 64: set to 64"
+typed_to point_size point_size -2 0.25 "point size -2 is below the range"
+typed_to exposure exposure 1e6 1000 "exposure 1e6 is above the range more than 0, at most 1000: set to 1000"
+typed_to exposure exposure 0 0.05 "exposure 0 is below the range more than 0, at most 1000: set to 0.05"
+# Units as the command line takes them, on the collision's scale (a model length of 2.6 kpc).
+typed_to softening softening 200pc "$(calc 0.2/2.6)" "softening 200pc = 0.0769231 model length units"
+click Presets
+frames 3
+typed_to seconds cycle_seconds 0 1 "cycle seconds 0 is below the range 1 to 3600: set to 1"
+typed_to seconds cycle_seconds 99999 3600 "cycle seconds 99999 is above the range 1 to 3600: set to 3600"
+# The values as they stand go into a save and a preset, and both load (paused: 1,024 steps a frame
+# on the CPU would slow every wait below).
+move 300 300
+frames 2
+key space
+expect paused 1 "paused for the typed values' save"
+typed_to steps/frame steps_per_frame 5000 1024 "set to 1024"
+typed_to point_size point_size 100 64 "set to 64"
+typed_to exposure exposure 0 0.05 "set to 0.05"
+frames 2
+name_preset() {
+    widget name
+    move "$CX" "$CY"
+    frames 2
+    xdotool click 1
+    frames 3
+    xdotool keydown ctrl key a
+    frames 2
+    xdotool keyup ctrl
+    frames 2
+    xdotool type "$1"
+    xdotool key Return
+    wait_for "Enter to close the name field" value_is keyboard_captured 0
+    frames 3
+}
+count=$(rv presets)
+name_preset "typed values"
+click save_preset
+expect presets $((count + 1)) "Save current as preset with the typed values"
+if awk '$0 == "[typed values]" { on = 1; next } /^\[/ { on = 0 } on && $0 == "steps_per_frame = 1024" { s = 1 } on && $0 == "point_size = 64" { p = 1 } on && $0 == "exposure = 0.0500000007" { e = 1 } END { exit !(s && p && e) }' presets.ini; then
+    ok "presets.ini holds [typed values] with the values as set"
+else
+    fail "presets.ini's [typed values]: $(awk '$0 == "[typed values]" { on = 1 } on' presets.ini | tr '\n' ' ')"
+fi
+click Presets
+move 300 300
+frames 2
+rm -f run.tipsy run.tipsy.ini
+key s
+wait_for "S to write run.tipsy" test -s run.tipsy.ini && ok "S saved run.tipsy with the typed values"
+if grep -q "^steps_per_frame = 1024$" run.tipsy.ini; then ok "the save holds steps_per_frame = 1024"; else fail "the save: $(grep steps_per_frame run.tipsy.ini)"; fi
+if "$app" --headless --backend cpu --load run.tipsy --frames 2 --size 64x64 --quiet 2>load.err; then ok "the save with the typed values loads"; else fail "the save does not load: $(cat load.err)"; fi
+if "$app" --headless --backend cpu --presets presets.ini --preset "typed values" -n 1024 --frames 1 --size 64x64 --quiet 2>start.err; then
+    ok "a start with the presets file and its [typed values] runs"
+else
+    fail "a start with the presets file fails: $(cat start.err)"
+fi
+# A presets file with a bad section starts the program: one line names file:line, the rest is offered.
+cp presets.ini broken.ini
+printf '\n[Broken]\nscene = disk\nsteps_per_frame = -3\n' >>broken.ini
+bad_line=$(grep -n '^steps_per_frame = -3$' broken.ini | cut -d: -f1)
+if "$app" --headless --backend cpu --presets broken.ini --preset Collision -n 1024 --frames 1 --size 64x64 --quiet 2>broken.err &&
+    grep -q "^starburst: broken.ini:$bad_line: steps_per_frame = '-3' is too small.*\[Broken\].*skipped" broken.err; then
+    ok "a presets file with a bad section starts: $(cat broken.err)"
+else
+    fail "a presets file with a bad section: $(cat broken.err)"
+fi
+type_into steps/frame steps_per_frame 1
+type_into point_size point_size 1
+type_into exposure exposure 1
+key space
+expect paused 0 "running again"
+if [ "${WINDOW_CONTROLS_PART:-}" = typed ]; then
+    xdotool key Escape
+    if wait "$pid"; then ok "Esc exits with status 0"; else fail "Esc: exit status $?"; fi
+    pid=
+    finish
+fi
 
 # ---- Simulation: the three parameters, dragged end to end, then typed ----
 sweep dt dt
@@ -370,22 +466,7 @@ click Presets
 frames 3
 sweep seconds cycle_seconds
 check_sweep "cycle seconds" 5 300 120 185
-# Types text into the preset name field (replacing what it held) and ends with Enter.
-name_preset() {
-    widget name
-    move "$CX" "$CY"
-    frames 2
-    xdotool click 1
-    frames 3
-    xdotool keydown ctrl key a
-    frames 2
-    xdotool keyup ctrl
-    frames 2
-    xdotool type "$1"
-    xdotool key Return
-    wait_for "Enter to close the name field" value_is keyboard_captured 0
-    frames 3
-}
+# name_preset (above): types text into the preset name field, replacing what it held, and Enter.
 # Names a preset, clicks Save current as preset twice: one more preset, then a refusal.
 save_twice() {
     local count

@@ -242,6 +242,106 @@ static void underflow_and_hexadecimal_are_refused(void **state)
     assert_true(v > 0 && (float)v > 0);
 }
 
+/* A value typed into the panel: brought into the table's range and said, never refused for its
+ * size; a unit read as the command line reads it; what is no number is refused and changes nothing. */
+static void typed_values_fit_the_range(void **state)
+{
+    (void)state;
+    static const OptionSpec steps = {.kind = OPTION_PARAM, .param = PARAM_STEPS_PER_FRAME},
+                     point = {.kind = OPTION_PARAM, .param = PARAM_POINT_SIZE},
+                     exposure = {.kind = OPTION_PARAM, .param = PARAM_EXPOSURE},
+                     softening = {.kind = OPTION_PARAM, .param = PARAM_SOFTENING},
+                     dt = {.kind = OPTION_PARAM, .param = PARAM_DT},
+                     /* the cycle's seconds, as --cycle takes them */
+                     cycle = {.kind = OPTION_NUMBER, .min = 1, .max = 3600, .unit = "seconds"};
+    static const struct {
+        const OptionSpec *spec;
+        const char *name, *text;
+        double least, want;
+        int rc;
+        const char *says;
+    } cases[] = {
+        {&steps, "steps/frame", "-3", 1, 1, 1, "steps/frame -3 is below the range 1 to 1024: set to 1"},
+        {&steps, "steps/frame", "0", 1, 1, 1, "is below the range 1 to 1024: set to 1"},
+        {&steps, "steps/frame", "5000", 1, 1024, 1, "steps/frame 5000 is above the range 1 to 1024: set to 1024"},
+        {&steps, "steps/frame", "2.6", 1, 3, 1, "steps/frame 2.6 is not a whole number: set to 3"},
+        {&steps, "steps/frame", "1e999", 1, 1024, 1, "is above the range"},
+        {&steps, "steps/frame", "17", 1, 17, 0, ""},
+        {&point, "point size", "0", 0.25, 0.25, 1, "point size 0 is below the range more than 0, at most 64: set to 0.25"},
+        {&point, "point size", "-2", 0.25, 0.25, 1, "is below the range"},
+        {&point, "point size", "100", 0.25, 64, 1, "point size 100 is above the range more than 0, at most 64: set to 64"},
+        {&exposure, "exposure", "0", 0.05, 0.05, 1, "set to 0.05"},
+        {&exposure, "exposure", "1e6", 0.05, 1000, 1, "exposure 1e6 is above the range more than 0, at most 1000: set to 1000"},
+        {&cycle, "cycle seconds", "0", 5, 1, 1, "cycle seconds 0 is below the range 1 to 3600: set to 1"},
+        {&cycle, "cycle seconds", "99999", 5, 3600, 1, "cycle seconds 99999 is above the range 1 to 3600: set to 3600"},
+        {&dt, "dt", "1e-50", 1e-5, 1e-5, 1, "is below the range"},
+        {&softening, "softening", "-1", 1e-4, 0, 1, "set to 0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double v = -99;
+        char note[400];
+        const int rc = option_fit(cases[i].spec, NULL, cases[i].name, cases[i].text, cases[i].least, &v, note, sizeof note);
+        print_message("%s -> %g: %s\n", cases[i].text, v, note);
+        assert_int_equal(rc, cases[i].rc);
+        assert_true(fabs(v - cases[i].want) <= 1e-12 * fabs(cases[i].want));
+        assert_non_null(strstr(note, cases[i].says));
+        assert_true(v == option_fit_value(cases[i].spec, strtod(cases[i].text, NULL), cases[i].least));
+    }
+    /* Units as the command line takes them, on the run's scale: 200 pc of a 2.6 kpc model length. */
+    const Units disk = units_from(2.6, 300);
+    double v = -1, cli;
+    char note[400], err[256];
+    assert_int_equal(option_fit(&softening, &disk, "softening", "200pc", 1e-4, &v, note, sizeof note), 0);
+    assert_int_equal(params_parse_in(PARAM_SOFTENING, &disk, "--softening", "200pc", &cli, err, sizeof err), 0);
+    assert_true(v == cli && fabs(v - 0.2 / 2.6) < 1e-9);
+    assert_non_null(strstr(note, "softening 200pc = 0.0769231 model length units"));
+    assert_int_equal(option_fit(&dt, &disk, "dt", "0.2Myr", 1e-5, &v, note, sizeof note), 0);
+    assert_int_equal(params_parse_in(PARAM_DT, &disk, "--dt", "0.2Myr", &cli, err, sizeof err), 0);
+    assert_true(v == cli);
+    /* A length beyond the range with its unit: the model value it came to, and the end it was set to. */
+    assert_int_equal(option_fit(&softening, &disk, "softening", "1000kpc", 1e-4, &v, note, sizeof note), 1);
+    assert_true(v == 100);
+    assert_non_null(strstr(note, "softening 1000kpc (100 model length units) is above the range 0 to 100: set to 100"));
+    /* Junk: refused with why, the value untouched. */
+    static const struct {
+        const OptionSpec *spec;
+        const char *text, *says;
+    } junk[] = {
+        {&steps, "abc", "steps/frame = 'abc' is not a whole number: expected 1 to 1024"},
+        {&steps, "", "is not a whole number"},
+        {&point, "2x", "is not a number"},
+        {&exposure, "nan", "is not a finite number"},
+        {&exposure, "0x10", "is not a decimal number"},
+        {&softening, "200ly", "unit"},
+        {&cycle, "12s", "is not a number"},
+    };
+    for (size_t i = 0; i < sizeof junk / sizeof junk[0]; i++) {
+        v = -99;
+        assert_int_equal(option_fit(junk[i].spec, &disk, "steps/frame", junk[i].text, 1, &v, note, sizeof note), -1);
+        print_message("'%s': %s\n", junk[i].text, note);
+        assert_true(v == -99);
+        assert_non_null(strstr(note, junk[i].says));
+    }
+    /* No unit where the run has no scale. */
+    assert_int_equal(option_fit(&softening, NULL, "softening", "200pc", 1e-4, &v, note, sizeof note), -1);
+}
+
+/* util/ is the ground floor: params.c includes nothing of ours outside util/. */
+static void params_include_nothing_outside_util(void **state)
+{
+    (void)state;
+    FILE *f = fopen(STARBURST_SOURCE_DIR "/src/util/params.c", "r");
+    assert_non_null(f);
+    char line[512];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        n++;
+        if (strncmp(line, "#include \"", 10) == 0 && strncmp(line + 10, "util/", 5) != 0)
+            fail_msg("src/util/params.c:%d includes %s", n, line + 9);
+    }
+    fclose(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +354,8 @@ int main(void)
         cmocka_unit_test(help_gives_range_and_default),
         cmocka_unit_test(quoting_escapes_what_a_terminal_would_act_on),
         cmocka_unit_test(underflow_and_hexadecimal_are_refused),
+        cmocka_unit_test(typed_values_fit_the_range),
+        cmocka_unit_test(params_include_nothing_outside_util),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -304,6 +304,101 @@ static int setup(void **state) { return folder_make(dir); }
 
 static int teardown(void **state) { return folder_remove(dir); }
 
+/* A line as a person counts lines: a 5,000-character line, a header without its ']' and a key given
+ * twice are each reported at their own line, and a skipping read leaves out that section alone. */
+static void mistakes_at_their_own_line(void **state)
+{
+    (void)state;
+    static char long_line[6000];
+    snprintf(long_line, sizeof long_line, "[A]\nscene = disk\nabout = %05000d\ndt = 0.01\n\n[B]\nscene = plummer\n", 7);
+    static const struct {
+        const char *text, *line, *word, *skipped;
+    } cases[] = {
+        {long_line, "bad.ini:3:", "longer than", "[A] (line 1) is skipped"},
+        {"[A]\nscene = disk\n[B\nscene = disk\n\n[C]\nscene = plummer\n", "bad.ini:3:", "'[B' opens a section without its closing ']'",
+         "the lines under it are skipped"},
+        {"[A]\nscene = disk\ndt = 0.01\nbodies = 4096\ndt = 0.02\n[B]\nscene = plummer\n", "bad.ini:5:",
+         "dt is given twice in [A], at lines 3 and 5", "[A] (line 1) is skipped"},
+        {"[A]\nscene = disk\nsteps_per_frame = -3\n[B]\nscene = plummer\n", "bad.ini:3:",
+         "steps_per_frame = '-3' is too small: expected 1 to 1024", "[A] (line 1) is skipped"},
+        {"[A]\nscene = disk\n  dt = 0.01\n  dt = 0.02\n[B]\nscene = plummer\n", "bad.ini:4:", "dt is given twice", "[A]"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *path = write_file("bad.ini", cases[i].text);
+        PresetList l;
+        char err[800] = "";
+        /* The strict read: the first mistake, at its line. */
+        assert_int_equal(presets_load(path, &l, err, sizeof err), -1);
+        print_message("strict: %s\n", err);
+        assert_non_null(strstr(err, cases[i].line));
+        assert_non_null(strstr(err, cases[i].word));
+        /* The skipping read: one line naming file:line and the mistake; the next section reads. */
+        assert_int_equal(presets_load_skipping(path, &l, err, sizeof err), 0);
+        assert_int_equal(l.skipped_count, 1);
+        print_message("skipped: %s\n", l.skipped[0]);
+        assert_non_null(strstr(l.skipped[0], cases[i].line));
+        assert_non_null(strstr(l.skipped[0], cases[i].word));
+        assert_non_null(strstr(l.skipped[0], cases[i].skipped));
+        const Preset *last = &l.items[l.count - 1];
+        assert_string_equal(last->name, i == 1 ? "C" : "B");
+        assert_int_equal(last->scene.kind, SCENE_PLUMMER);
+        assert_null(presets_find(&l, i == 1 ? "B" : "A"));
+        if (i == 1) assert_int_equal(presets_find(&l, "A")->scene.kind, SCENE_DISK); /* "scene = disk" under [B went nowhere */
+        presets_free(&l);
+    }
+    /* Two bad sections among good ones: a line each, the good ones all read. */
+    const char *path = write_file("two.ini", "[One]\nscene = disk\n[Bad]\nexposure = 0\n[Two]\nscene = disk\n"
+                                             "[Worse]\npoint_size = -2\n[Three]\nscene = disk\n");
+    PresetList l;
+    char err[512] = "";
+    assert_int_equal(presets_load_skipping(path, &l, err, sizeof err), 0);
+    assert_int_equal(l.count, 3);
+    assert_int_equal(l.skipped_count, 2);
+    assert_non_null(strstr(l.skipped[0], "two.ini:4: exposure"));
+    assert_non_null(strstr(l.skipped[1], "two.ini:8: point_size"));
+    presets_free(&l);
+}
+
+/* A preset whose values the reader would refuse is not written: the file stays as it was, and
+ * what is written always reads back. */
+static void append_writes_only_what_reads_back(void **state)
+{
+    (void)state;
+    const char *path = write_file("checked.ini", "[Kept]\nscene = disk\n");
+    char before[4096];
+    const char *was = slurp(path);
+    assert_true(strlen(was) < sizeof before);
+    memcpy(before, was, strlen(was) + 1);
+    static const struct {
+        unsigned bit;
+        const char *word;
+    } bad[] = {{PRESET_STEPS, "steps_per_frame"}, {PRESET_POINT_SIZE, "point_size"}, {PRESET_EXPOSURE, "exposure"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        Preset p = {.name = "Typed", .scene = {.kind = SCENE_DISK}, .steps_per_frame = 4, .point_size = 1, .exposure = 1};
+        p.set = PRESET_STEPS | PRESET_POINT_SIZE | PRESET_EXPOSURE;
+        if (bad[i].bit == PRESET_STEPS) p.steps_per_frame = -3;
+        if (bad[i].bit == PRESET_POINT_SIZE) p.point_size = 100;
+        if (bad[i].bit == PRESET_EXPOSURE) p.exposure = 0;
+        char err[800] = "";
+        assert_int_equal(presets_append(path, &p, err, sizeof err), -1);
+        print_message("%s\n", err);
+        assert_non_null(strstr(err, "checked.ini"));
+        assert_non_null(strstr(err, bad[i].word));
+        assert_string_equal(slurp(path), before);
+    }
+    /* A file with a bad section takes a new preset after it, its bytes kept. */
+    path = write_file("mixed.ini", "[Bad]\nsteps_per_frame = -3\n");
+    Preset good = {.name = "Good", .scene = {.kind = SCENE_DISK}, .steps_per_frame = 8, .set = PRESET_STEPS};
+    char err[800] = "";
+    if (presets_append(path, &good, err, sizeof err) != 0) fail_msg("%s", err);
+    PresetList l;
+    assert_int_equal(presets_load_skipping(path, &l, err, sizeof err), 0);
+    assert_int_equal(l.count, 1);
+    assert_int_equal(l.items[0].steps_per_frame, 8);
+    assert_non_null(strstr(slurp(path), "[Bad]\nsteps_per_frame = -3\n"));
+    presets_free(&l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +409,8 @@ int main(void)
         cmocka_unit_test(physical_values_become_model_values),
         cmocka_unit_test(append_adds_a_section_and_keeps_the_rest),
         cmocka_unit_test(appended_file_follows_the_umask),
+        cmocka_unit_test(mistakes_at_their_own_line),
+        cmocka_unit_test(append_writes_only_what_reads_back),
     };
     return test_exit_status(cmocka_run_group_tests(tests, setup, teardown));
 }

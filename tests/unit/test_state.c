@@ -153,6 +153,31 @@ static void missing_and_bad_files_are_refused(void **state)
     assert_int_equal(state_load(path, &b, &r, err, sizeof err), -1);
     assert_non_null(strstr(err, ".ini:3"));
     assert_non_null(strstr(err, "damping"));
+    /* A key given twice, a 5,000-character line and a header without ']': each at its own line. */
+    static char long_line[6000];
+    snprintf(long_line, sizeof long_line, "[run]\ndt = 0.01\n; %05000d\ndamping = 1\nwarp = 1\n", 0);
+    static const struct {
+        const char *text, *line, *word;
+    } cases[] = {
+        {"[run]\ndt = 0.01\ndamping = 1\ndt = 0.02\n", ".ini:4:", "dt is given twice, at lines 2 and 4"},
+        {long_line, ".ini:3:", "longer than"},
+        {"[run]\ndt = 0.01\n[units\nkpc = 2\n", ".ini:3:", "'[units' opens a section without its closing ']'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        f = fopen(ini, "w");
+        assert_non_null(f);
+        fputs(cases[i].text, f);
+        fclose(f);
+        assert_int_equal(state_load(path, &b, &r, err, sizeof err), -1);
+        print_message("%s\n", err);
+        assert_non_null(strstr(err, cases[i].line));
+        assert_non_null(strstr(err, cases[i].word));
+    }
+    /* Values the reader would refuse are not written: the save would not load. */
+    SavedRun bad = run;
+    bad.steps_per_frame = -3;
+    assert_int_equal(state_save(path, &good, &bad, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not saved, it would not load: steps_per_frame = -3 is too small"));
     bodies_free(&good);
 }
 
