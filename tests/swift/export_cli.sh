@@ -43,6 +43,16 @@ refused "--snapshots: '3' is not a power of two" export --swift out --snapshots 
 refused "--snapshots 4096: the span is 2^" export --swift out -n 2048 --span 5 --snapshots 4096
 refused "--swift is given twice" export --swift a --swift b
 refused "--snapshots is given twice" export --swift out --snapshots 4 --snapshots 8
+# What export would not use is refused, not ignored: a series (export writes a scene or a saved
+# run), the viewer's display, backend, method and saves, however spelled; the scene's own options
+# are taken (here a bad value of one says it is read).
+refused "export: --open is the viewer's option" export --swift out --open x.hdf5
+refused "export: --size is the viewer's option" export --swift out --size 64x64
+refused "export: --force=tree is the viewer's option" export --swift out --scene disk --force=tree
+refused "export: --preset is the viewer's option" export --swift out --preset "Isolated disk"
+refused "export: --save is the viewer's option" export --swift out --save s.tipsy
+refused "export: --headless is the viewer's option" export --swift out --seed 3 --headless
+refused "--inclination-a: '999' is too large" export --swift out --seed 3 --inclination-a 999 --dt 0.01
 [ ! -e out ] && [ ! -e a ] && [ ! -e b ] || fail "a refused export made a folder: $(ls -d out a b 2>/dev/null)"
 refused "cannot make the folder nope/deeper" export --swift nope/deeper
 refused "plummer builds at most" export --swift out --scene plummer -n 100000000
