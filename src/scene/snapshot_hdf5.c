@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "scene/body_check.h"
 #include "scene/snapshot.h"
@@ -653,13 +654,28 @@ static int put_parameters(hid_t g, const char *text)
     return rc;
 }
 
+/* Let go of the datasets and the file. A close writes the file's metadata; where that write fails
+ * (a full disk) HDF5 1.10 frees the file yet keeps its handle, and closes it again at exit: a crash
+ * after everything else went right. So the file is flushed first, which fails without freeing
+ * anything, and where it fails the partial file is emptied, giving back its blocks, before the close
+ * writes what it must; the file is then only fit for removing. Returns the close's status. */
+static herr_t close_writer(SnapshotWriter *w, bool flushed)
+{
+    bool emptied = false;
+    if (w->file >= 0 && (!flushed || H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0)) emptied = truncate(w->part, 0) == 0;
+    hid_t *d[] = {&w->coords, &w->vels, &w->masses, &w->ids};
+    for (size_t k = 0; k < sizeof d / sizeof d[0]; k++) {
+        if (*d[k] >= 0) H5Dclose(*d[k]);
+        *d[k] = -1;
+    }
+    herr_t rc = w->file >= 0 ? H5Fclose(w->file) : 0;
+    w->file = -1;
+    return emptied ? -1 : rc;
+}
+
 void snapshot_writer_abort(SnapshotWriter *w)
 {
-    if (w->coords >= 0) H5Dclose(w->coords);
-    if (w->vels >= 0) H5Dclose(w->vels);
-    if (w->masses >= 0) H5Dclose(w->masses);
-    if (w->ids >= 0) H5Dclose(w->ids);
-    if (w->file >= 0) H5Fclose(w->file);
+    close_writer(w, false);
     remove(w->part);
     free(w);
 }
@@ -803,15 +819,9 @@ int snapshot_writer_close(SnapshotWriter *w, char *err, size_t errlen)
         snapshot_writer_abort(w);
         return -1;
     }
-    H5Dclose(w->coords);
-    H5Dclose(w->vels);
-    H5Dclose(w->masses);
-    H5Dclose(w->ids);
-    w->coords = w->vels = w->masses = w->ids = -1;
-    herr_t rc = H5Fclose(w->file);
-    w->file = -1;
+    herr_t rc = close_writer(w, true);
     if (rc < 0 || rename(w->part, w->path) != 0) {
-        snprintf(err, errlen, "%s: cannot finish writing it", w->path);
+        snprintf(err, errlen, "%s: cannot finish writing it%s", w->path, rc < 0 ? " (disk full?)" : "");
         snapshot_writer_abort(w);
         return -1;
     }
