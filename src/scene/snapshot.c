@@ -20,14 +20,16 @@ typedef struct SeriesEntry {
     double time; /* in the file's units */
     double lead_steps; /* SnapshotInfo's */
     long long n;
+    double softening, dt; /* an HDF5 file's, its units; 0: none given */
+    SnapshotUnits units;  /* an HDF5 file's; all 0: none */
 } SeriesEntry;
 
 struct SnapshotSeries {
     SeriesEntry *e;
     int count, cap;
-    SnapshotUnits file_units; /* the first HDF5 file's; all 0 where none */
+    SnapshotUnits file_units; /* the first HDF5 file's in time; all 0 where none */
     Units to;                 /* model units bodies come back in */
-    double softening, dt;     /* file units */
+    double softening, dt;     /* the first file's in time (the one a run starts from), file units */
     double time_factor;
 };
 
@@ -72,10 +74,8 @@ static int add_entry(SnapshotSeries *s, const char *path, bool named, char *err,
         /* Another HDF5 file in a folder is passed over; a snapshot that fails the check is not. */
         const int rc = snapshot_hdf5_info(path, &info, err, errlen);
         if (rc != 0) return named || rc == -2 ? -1 : 0;
-        e = (SeriesEntry){.hdf5 = true, .time = info.time, .lead_steps = info.lead_steps, .n = info.n};
-        if (!(s->file_units.length_cm > 0)) s->file_units = info.units;
-        if (!(s->softening > 0)) s->softening = info.softening;
-        if (!(s->dt > 0)) s->dt = info.dt;
+        e = (SeriesEntry){.hdf5 = true, .time = info.time, .lead_steps = info.lead_steps, .n = info.n,
+                          .softening = info.softening, .dt = info.dt, .units = info.units};
     } else if (tipsy_header(path, &e.time, &e.n) != 0) {
         if (named) snprintf(err, errlen, "%s: neither an HDF5 snapshot nor a TIPSY file", path);
         return named ? -1 : 0;
@@ -175,6 +175,11 @@ SnapshotSeries *series_open(const char *path, char *err, size_t errlen)
         return NULL;
     }
     qsort(s->e, (size_t)s->count, sizeof *s->e, by_time);
+    /* The settings are the first file's in time, the one the run starts from and its line names,
+     * whatever order the folder or the glob listed them in. */
+    s->softening = s->e[0].softening;
+    s->dt = s->e[0].dt;
+    for (int i = 0; i < s->count && !(s->file_units.length_cm > 0); i++) s->file_units = s->e[i].units;
     series_set_units(s, NULL);
     return s;
 }

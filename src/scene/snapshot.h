@@ -152,7 +152,7 @@ double series_time(const SnapshotSeries *s, int i); /* model units */
  * with count, time and load, what a timeline's frame source asks of a series. */
 long long series_step(const SnapshotSeries *s, int i);
 long long series_bodies(const SnapshotSeries *s, int i);
-/* The softening and the step the files give (model units), or 0. */
+/* The softening and the step the first file in time gives (model units), or 0. */
 double series_softening(const SnapshotSeries *s);
 double series_dt(const SnapshotSeries *s);
 /* The step and softening of a series whose files do not give them (a TIPSY save's .ini beside

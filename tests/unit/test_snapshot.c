@@ -651,6 +651,58 @@ static void test_export_opens_back_scaled(void **state)
     export_opens_back(*state, SCENE_COLLISION);
 }
 
+/* Removes dir's files and dir itself. */
+static void remove_folder(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        char p[4400];
+        snprintf(p, sizeof p, "%.4100s/%.255s", dir, e->d_name);
+        if (e->d_name[0] != '.') assert_int_equal(remove(p), 0);
+    }
+    closedir(d);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* A series whose files give different steps and softenings runs at the first's in time, the file
+ * the run starts from and its line names, whichever order the glob lists them in: here the file
+ * named first is the later one. */
+static void test_series_settings_of_the_first(void **state)
+{
+    const char *dir = *state;
+    Bodies b;
+    SceneInfo info;
+    char err[1200] = "", path[4200], to[4200];
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_PLUMMER, .n = 200, .seed = 3}, &b, &info, err, sizeof err),
+                     0);
+    const struct {
+        const char *name;
+        double t0, dt, eps;
+    } files[] = {{"a_late", 5, 0.02, 0.1}, {"b_early", 0, 0.01, 0.05}};
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[k].name);
+        if (export_state(path, &b, &info, files[k].dt, files[k].eps, files[k].t0, 1, 0, "a test", err, sizeof err) != 0)
+            fail_msg("%s", err);
+        snprintf(path, sizeof path, "%s/%s/ics.hdf5", dir, files[k].name);
+        snprintf(to, sizeof to, "%s/%s.hdf5", dir, files[k].name);
+        assert_int_equal(rename(path, to), 0);
+        snprintf(path, sizeof path, "%s/%s", dir, files[k].name);
+        remove_folder(path);
+    }
+    snprintf(path, sizeof path, "%s/*.hdf5", dir);
+    SnapshotSeries *s = series_open(path, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(series_count(s), 2);
+    assert_non_null(strstr(series_path(s, 0), "b_early.hdf5"));
+    if (!(fabs(series_dt(s) / 0.01 - 1) < 1e-6) || !(fabs(series_softening(s) / 0.05 - 1) < 1e-6))
+        fail_msg("the series runs at dt %g and softening %g, not its first file's 0.01 and 0.05", series_dt(s),
+                 series_softening(s));
+    assert_int_equal(series_step(s, 1), 500); /* 5 model times at the first's dt */
+    series_close(s);
+    bodies_free(&b);
+}
+
 /* Writes value (a double) into row and column of dataset name of PartType1, or the Header's Time. */
 static void damage(const char *path, const char *name, int row, int col, double value)
 {
@@ -792,6 +844,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sorted_by_id, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_bad_files, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_series, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_series_settings_of_the_first, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_tipsy_series_settings, make_dir, remove_dir),
         cmocka_unit_test(test_plan_pitfalls),
         cmocka_unit_test_setup_teardown(test_body_outside_box_refused, make_dir, remove_dir),
