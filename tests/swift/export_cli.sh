@@ -210,6 +210,18 @@ if "$app" --headless --backend cpu -n 512 --frames 3 --size 32x32 --quiet --save
 else
     fail "export --load run.tipsy: $(cat saved.log 2>/dev/null)"
 fi
+# The round trip keeps the force method: the saved run's tree, opened by error, loads so and its
+# export opens so (it opened by the angle, alpha 0).
+"$app" --headless --backend cpu -n 512 --frames 1 --size 32x32 --quiet --force tree --save tree.tipsy &&
+    "$app" export --swift tree-export --load tree.tipsy >/dev/null 2>&1
+loaded=$("$app" --headless --backend cpu --load tree.tipsy --frames 1 --size 32x32 2>&1 | grep -o "tree, [a-z]* [0-9.]*")
+opened=$("$app" --headless --backend cpu --open tree-export/ics.hdf5 --force tree --frames 1 --size 32x32 2>&1 |
+    grep -o "tree, [a-z]* [0-9.]*")
+if [ -n "$loaded" ] && [ "$loaded" = "$opened" ]; then
+    ok "--load and --open of its export: $loaded"
+else
+    fail "--load runs '$loaded', --open of its export '$opened'"
+fi
 # A saved run has its own bodies: -n beside it is refused (the save is read first, for its scale).
 refused "a --load'ed run has its own bodies" export --swift out --load run.tipsy -n 5
 
