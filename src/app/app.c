@@ -390,6 +390,11 @@ static int app_start(App *a, AppOptions *opt)
         fprintf(stderr, "starburst: %s\n", err);
         return 1;
     }
+    /* An image larger than the GL draws would come out black: refused before the run is built. */
+    if (opt->headless && renderer_size_check(opt->width, opt->height, err, sizeof err) != 0) {
+        fprintf(stderr, "starburst: --size %dx%d: %s\n", opt->width, opt->height, err);
+        return 2;
+    }
     app_say(a, "starburst: OpenGL on %s (%s)%s\n", render_context_renderer(a->ctx), render_context_vendor(a->ctx),
             opt->headless ? ", headless" : "");
     /* CUDA updates the vertex buffer in place only where the GL context runs on its device. */
