@@ -24,6 +24,7 @@
 #include "app/readout.h"
 #include "app/stop_signal.h"
 #include "app/ui_names.h"
+#include "run/saved_run.h"
 #include "util/clock.h"
 #include "util/params.h"
 
@@ -336,6 +337,24 @@ static void app_init_ui_model(App *a, const AppOptions *o)
 
 /* Everything before the first frame; 0, or the exit status. The options are read here, and what
  * the viewer needs of them later is kept resolved in a->set. */
+/* --tipsy takes a file's bodies as they are: where the file is a save of Starburst's (its .ini
+ * beside it), the settings saved there are not read, and the run's dt and softening are those
+ * its bodies' scale suggests. Said once, with the way to continue the save as it was. */
+static void app_say_tipsy_of_save(App *a, const AppOptions *o)
+{
+    SavedRun saved;
+    char why[512];
+    if (o->scene.kind != SCENE_TIPSY || !o->scene.tipsy_path ||
+        state_read_settings(o->scene.tipsy_path, &saved, why, sizeof why) != 0)
+        return;
+    const SimParams now = app_ui_params(a);
+    app_say(a, "starburst: --tipsy takes the bodies of %.300s alone, at dt %.3g and softening %.3g; the settings saved "
+               "beside it (dt %.3g, softening %.3g%s) are --load's: --load %.300s continues that run\n",
+            o->scene.tipsy_path, (double)now.dt, (double)now.softening, (double)saved.params.dt,
+            (double)saved.params.softening, units_physical(&saved.units) ? ", its units" : "", o->scene.tipsy_path);
+    app_notify(a, "--tipsy: the file's bodies alone, not its saved settings (--load continues the saved run)");
+}
+
 static int app_start(App *a, AppOptions *opt)
 {
     char err[512] = "";
@@ -464,6 +483,8 @@ static int app_start(App *a, AppOptions *opt)
     app_say(a, "starburst: %d bodies on %s (%s)%s, %s, %d %s a frame\n", a->ui.readout.bodies, a->ui.readout.backend, device,
             kernel, app_dt_softening(a, app_ui_params(a).dt, app_ui_params(a).softening, params, sizeof params), a->ui.controls.steps_per_frame,
             plural(a->ui.controls.steps_per_frame, "step", "steps"));
+
+    app_say_tipsy_of_save(a, opt);
 
     GLFWwindow *win = render_context_window(a->ctx);
     if (win) {

@@ -792,6 +792,17 @@ static int tipsy_info(const Bodies *b, const char *path, float file_softening, d
                  "beyond what a float holds", path, gs->rh, info->dt, info->softening);
         return -1;
     }
+    /* What the run would take and save must be what a run and a save take (the table's range):
+     * masses of 1e-40 in model units suggest a step of 1e17, and a save of it would not load. */
+    char why[300];
+    if (params_check(PARAM_DT, info->dt, why, sizeof why) != 0 ||
+        params_check(PARAM_SOFTENING, info->softening, why, sizeof why) != 0) {
+        double mass = 0;
+        for (int i = 0; i < b->n; i++) mass += b->pos[4 * (size_t)i + 3];
+        snprintf(err, errlen, "scene: %s: what its bodies suggest is out of range (mass %.3g in all, half-mass "
+                 "radius %.3g; a file in model units has G = 1): %s", path, mass, gs->rh, why);
+        return -1;
+    }
     return 0;
 }
 

@@ -124,10 +124,11 @@ else
 fi
 # The tree's opening test: by estimated error unless a theta alone is named (the command line, a
 # save that recorded its theta alone, a preset): each start's readout and line say which.
-opening() { # NAME ARGS...: a short tree run; its readout in NAME.readout, its output in NAME.log
-    local name=$1
+opening() { # NAME ARGS...: a short tree run (512 bodies, or a save's); its readout in NAME.readout, its output in NAME.log
+    local name=$1 bodies=(-n 512)
     shift
-    STARBURST_READOUT=$name.readout timeout 120 "$app" --headless --backend cpu -n 512 --size 96x64 --frames 3 \
+    case " $* " in *" --load "*) bodies=() ;; esac # a save has its own bodies: -n beside it is refused
+    STARBURST_READOUT=$name.readout timeout 120 "$app" --headless --backend cpu "${bodies[@]}" --size 96x64 --frames 3 \
         --force tree "$@" >"$name.log" 2>&1 || fail "$name: exit $? ($(tail -n 2 "$name.log"))"
 }
 readout_is() { # NAME KEY VALUE
@@ -183,6 +184,16 @@ if [ -n "$rate" ] && [ -n "$flops" ] && awk -v r="$rate" -v f="$flops" 'BEGIN {
     ok "the HUD's FLOP/s: ${flops}FLOP/s for $rate interactions/s"
 else
     fail "the HUD's FLOP/s '$flops' for '$rate' interactions/s: $hud"
+fi
+# --tipsy of a save takes its bodies alone: the line says so, the dt it runs at and the save's own,
+# and how to continue the save (its .ini was ignored without a word).
+timeout 120 "$app" --headless --backend cpu --tipsy both.tipsy --frames 1 --size 96x64 >tipsy-save.log 2>&1 ||
+    fail "--tipsy both.tipsy: exit $? ($(tail -n 2 tipsy-save.log))"
+dt_saved=$(awk '$1 == "dt" { printf "%.3g", $3; exit }' both.tipsy.ini)
+if grep -q "^starburst: --tipsy takes the bodies of both.tipsy alone, at dt [0-9.e+-]* and softening [0-9.e+-]*; the settings saved beside it (dt $dt_saved, .*--load both.tipsy continues that run$" tipsy-save.log; then
+    ok "--tipsy of a save says so: $(grep -m1 -- '--tipsy takes' tipsy-save.log)"
+else
+    fail "--tipsy of a save (dt $dt_saved) says: $(grep -v 'OpenGL on' tipsy-save.log | tr '\n' '|')"
 fi
 if grep -q "building\|built in" default.log; then fail "512 bodies speak of their build: $(grep -m1 build default.log)"; else ok "512 bodies say nothing of their build"; fi
 finish
