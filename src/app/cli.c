@@ -321,9 +321,10 @@ static int run_scale(AppOptions *o, Units *u, char *err, size_t errlen)
         return rc < 0 ? -1 : 0;
     }
     if (o->open_path) {
-        const Units galaxy = scene_units(SCENE_COLLISION);
+        /* A TIPSY file without its .ini has no known scale: model units, as --tipsy takes it. */
+        const Units none = {0, 0, 0, 0};
         series_close(o->series);
-        o->series = run_open_series(o->open_path, &galaxy, u, why, sizeof why);
+        o->series = run_open_series(o->open_path, &none, u, why, sizeof why);
         if (o->series) return 0;
         snprintf(err, errlen, "--open: %s", why);
         return -1;
