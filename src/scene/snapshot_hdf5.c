@@ -191,37 +191,56 @@ static void read_lead(const char *code, SnapshotInfo *info)
     info->lead_steps = first ? 0.5 : 1.0;
 }
 
+/* Reads the three unit attributes names[] of group: 0 with v[] where each is there (any missing:
+ * 1, the group names no units); -1 with err where one is there but no unit, not finite and above 0
+ * (U_L = -1 was taken for "no units", and the file read in model units). */
+static int unit_attrs(hid_t f, const char *group, const char *const names[3], double v[3], const char *path,
+                      char *err, size_t errlen)
+{
+    if (H5Lexists(f, group, H5P_DEFAULT) <= 0) return 1;
+    hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
+    if (g < 0) return 1;
+    int missing = 0, rc = 0;
+    for (int k = 0; k < 3 && rc == 0; k++) {
+        v[k] = 0;
+        if (attr_doubles(g, names[k], &v[k], 1) == 0) {
+            missing++;
+        } else if (!(isfinite(v[k]) && v[k] > 0)) {
+            snprintf(err, errlen, "%s: %s says %s = %g: a unit is a positive number of cgs units", base_name(path),
+                     group, names[k], v[k]);
+            rc = -1;
+        }
+    }
+    H5Gclose(g);
+    return rc != 0 ? -1 : missing ? 1 : 0;
+}
+
 /* The file's units: SWIFT's Units group, else GADGET's attributes in Header or Parameters. A run
  * in model units, without a physical scale, is written (`starburst export`, and SWIFT after it)
- * as units of 1 cm, 1 g and 1 s with G = 1: no units. */
-static SnapshotUnits read_units(hid_t f)
+ * as units of 1 cm, 1 g and 1 s with G = 1: no units. 0, or -1 with err where a unit given is none. */
+static int read_units(hid_t f, const char *path, SnapshotUnits *u, char *err, size_t errlen)
 {
-    SnapshotUnits u = {0, 0, 0};
-    if (H5Lexists(f, "Units", H5P_DEFAULT) > 0) {
-        hid_t g = H5Gopen2(f, "Units", H5P_DEFAULT);
-        if (g >= 0) {
-            double l = 0, m = 0, t = 0;
-            attr_doubles(g, "Unit length in cgs (U_L)", &l, 1);
-            attr_doubles(g, "Unit mass in cgs (U_M)", &m, 1);
-            attr_doubles(g, "Unit time in cgs (U_t)", &t, 1);
-            H5Gclose(g);
-            if (l == 1 && m == 1 && t == 1 && g_is_one(f)) return u;
-            if (l > 0 && m > 0 && t > 0) return (SnapshotUnits){l, m, t};
-        }
+    static const char *const swift[3] = {"Unit length in cgs (U_L)", "Unit mass in cgs (U_M)",
+                                         "Unit time in cgs (U_t)"};
+    static const char *const gadget[3] = {"UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s"};
+    *u = (SnapshotUnits){0, 0, 0};
+    double v[3];
+    int rc = unit_attrs(f, "Units", swift, v, path, err, errlen);
+    if (rc < 0) return -1;
+    if (rc == 0) {
+        if (!(v[0] == 1 && v[1] == 1 && v[2] == 1 && g_is_one(f))) *u = (SnapshotUnits){v[0], v[1], v[2]};
+        return 0;
     }
     const char *groups[] = {"Header", "Parameters"};
     for (int k = 0; k < 2; k++) {
-        if (H5Lexists(f, groups[k], H5P_DEFAULT) <= 0) continue;
-        hid_t g = H5Gopen2(f, groups[k], H5P_DEFAULT);
-        if (g < 0) continue;
-        double l = 0, m = 0, v = 0;
-        attr_doubles(g, "UnitLength_in_cm", &l, 1);
-        attr_doubles(g, "UnitMass_in_g", &m, 1);
-        attr_doubles(g, "UnitVelocity_in_cm_per_s", &v, 1);
-        H5Gclose(g);
-        if (l > 0 && m > 0 && v > 0) return (SnapshotUnits){l, m, l / v};
+        rc = unit_attrs(f, groups[k], gadget, v, path, err, errlen);
+        if (rc < 0) return -1;
+        if (rc == 0) {
+            *u = (SnapshotUnits){v[0], v[1], v[0] / v[2]};
+            return 0;
+        }
     }
-    return u;
+    return 0;
 }
 
 static int read_info(hid_t f, const char *path, SnapshotInfo *info, char *err, size_t errlen)
@@ -283,8 +302,7 @@ static int read_info(hid_t f, const char *path, SnapshotInfo *info, char *err, s
         }
     }
     read_lead(code, info);
-    info->units = read_units(f);
-    return 0;
+    return read_units(f, path, &info->units, err, errlen) != 0 ? -2 : 0;
 }
 
 static hid_t open_file(const char *path, char *err, size_t errlen)
@@ -562,6 +580,14 @@ int snapshot_hdf5_read(const char *path, const SnapshotReadDesc *desc, Bodies *o
             snprintf(err, errlen, "%s: out of memory sorting %d bodies", base_name(path), n);
             rc = -1;
         }
+        /* A body is its ID: two of one are a file put together wrong (their order, and which
+         * is which, unknown). */
+        for (int i = 1; i < n && rc == 0; i++)
+            if (ids[i] == ids[i - 1]) {
+                snprintf(err, errlen, "%s: ParticleIDs holds %llu twice: each body's ID is its own", base_name(path),
+                         (unsigned long long)ids[i]);
+                rc = -1;
+            }
     }
     free(ids);
     if (rc != 0) {

@@ -800,6 +800,81 @@ static void test_bad_bodies_refused(void **state)
     bodies_free(&b);
 }
 
+/* Sets the unit attribute name of group to value. */
+static void set_unit(const char *path, const char *group, const char *name, double value)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
+    assert_true(g >= 0);
+    if (H5Aexists(g, name) > 0) assert_true(H5Adelete(g, name) >= 0);
+    hid_t space = H5Screate(H5S_SCALAR), a = H5Acreate2(g, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(a >= 0 && H5Awrite(a, H5T_NATIVE_DOUBLE, &value) >= 0);
+    H5Aclose(a);
+    H5Sclose(space);
+    H5Gclose(g);
+    H5Fclose(f);
+}
+
+/* A unit that is none (U_L = -1, U_M = 0, a GADGET length of 0) is refused with one line naming it,
+ * even in a folder: it was taken for a file without units, read in model units. Two bodies with
+ * one ParticleID are refused too: a body is its ID. */
+static void test_bad_units_and_ids_refused(void **state)
+{
+    const char *dir = *state;
+    char path[4200], err[512];
+    Bodies b, r;
+    SceneInfo info;
+    collision(300, &b, &info);
+    snprintf(path, sizeof path, "%s/units.hdf5", dir);
+    const struct {
+        const char *group, *name;
+        double value;
+    } bad[] = {{"Units", "Unit length in cgs (U_L)", -1}, {"Units", "Unit mass in cgs (U_M)", 0},
+               {"Units", "Unit time in cgs (U_t)", NAN}, {"Header", "UnitLength_in_cm", 0}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        const bool gadget = strcmp(bad[k].group, "Header") == 0;
+        assert_int_equal(snapshot_write(path, &b, &(SnapshotWriteDesc){.units = gadget ? NULL : &info.units}, err,
+                                        sizeof err),
+                         0);
+        if (gadget) {
+            set_unit(path, "Header", "UnitMass_in_g", 1.989e43);
+            set_unit(path, "Header", "UnitVelocity_in_cm_per_s", 1e5);
+        }
+        set_unit(path, bad[k].group, bad[k].name, bad[k].value);
+        err[0] = '\0';
+        assert_int_equal(snapshot_hdf5_read(path, NULL, &r, NULL, err, sizeof err), -1);
+        char want[160];
+        snprintf(want, sizeof want, "units.hdf5: %s says %s = ", bad[k].group, bad[k].name);
+        one_line(err, want);
+        one_line(err, "a unit is a positive number");
+        SnapshotSeries *s = series_open(dir, err, sizeof err); /* in a folder too */
+        if (s) {
+            series_close(s);
+            fail_msg("a folder holding a file with %s = %g opened", bad[k].name, bad[k].value);
+        }
+    }
+    assert_int_equal(remove(path), 0);
+
+    snprintf(path, sizeof path, "%s/ids.hdf5", dir);
+    assert_int_equal(snapshot_write(path, &b, &(SnapshotWriteDesc){.units = &info.units}, err, sizeof err), 0);
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, "PartType1/ParticleIDs", H5P_DEFAULT);
+    uint64_t *ids = malloc(sizeof *ids * (size_t)b.n);
+    assert_true(d >= 0 && ids && H5Dread(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, ids) >= 0);
+    ids[200] = ids[7];
+    assert_true(H5Dwrite(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, ids) >= 0);
+    H5Dclose(d);
+    H5Fclose(f);
+    char want[96];
+    snprintf(want, sizeof want, "ids.hdf5: ParticleIDs holds %llu twice", (unsigned long long)ids[7]);
+    free(ids);
+    err[0] = '\0';
+    assert_int_equal(snapshot_hdf5_read(path, NULL, &r, NULL, err, sizeof err), -1);
+    one_line(err, want);
+    bodies_free(&b);
+}
+
 /* What an interrupted save leaves beside a TIPSY file (its old content kept, its new one not yet
  * renamed) is never a snapshot of the series: a folder of one save opens as that save alone, the
  * settings beside it found. */
@@ -852,6 +927,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_export_opens_back_unitless, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_export_opens_back_scaled, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_bad_bodies_refused, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_bad_units_and_ids_refused, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_leftovers_are_not_snapshots, make_dir, remove_dir),
     };
     return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
