@@ -111,6 +111,16 @@ expect 2 "-n: a series (--open) takes no -n" --open "$tmp/snap_000.hdf5" -n 5
 # what is wrong), a scene at a seed.
 expect 2 "g.bin" --tipsy-collide "$tmp/g.bin" --inclination-a 30 -n 100 --seed 3
 
+# A TIPSY file whose header fails its check: --open names the fault as --tipsy does (it said
+# "neither an HDF5 snapshot nor a TIPSY file").
+z4='\000\000\000\000'
+printf "$z4$z4\373\377\377\377\003\000\000\000$z4\373\377\377\377$z4$z4" >"$tmp/negative.bin"
+printf "$z4$z4\002\000\000\000\003\000\000\000$z4\001\000\000\000$z4$z4" >"$tmp/miscounted.bin"
+expect 2 "--open: tipsy: $tmp/negative.bin: negative count in the header (nbodies -5, ndark -5" --open "$tmp/negative.bin"
+expect 2 "--open: tipsy: $tmp/miscounted.bin: header says 2 bodies but ndark + nstar = 1" --open "$tmp/miscounted.bin"
+printf 'plain text, no snapshot\n' >"$tmp/notes.txt"
+expect 2 "notes.txt: neither an HDF5 snapshot nor a TIPSY file" --open "$tmp/notes.txt"
+
 if "$app" --help >/dev/null; then passed=$((passed + 1)); else echo "FAIL: --help exits $?"; fails=$((fails + 1)); fi
 echo "$passed passed, $fails failed"
 [ $fails -eq 0 ]
