@@ -122,6 +122,17 @@ elif [ "$drawn" = gl ] && [ "$said" -eq 1 ] && grep -q "drawing by CUDA.*: GL dr
 else
     fail "--draw cuda: drawn by '$drawn', the reason said $said times: $(cat -v draw.log | tail -n 3)"
 fi
+# The reason is a person's: no source location ("splat_cuda.c:49: cudaStreamCreateWithFlags(...)"),
+# and a CUDA build on a machine without NVIDIA's driver says so in those words.
+why=$(grep -m1 "drawing by CUDA" draw.log)
+if printf '%s' "$why" | grep -Eq '[A-Za-z_]+\.(c|cu|cpp|h):[0-9]+'; then
+    fail "--draw cuda: the reason names a source location: $why"
+elif [ ! -e /proc/driver/nvidia/version ] && ! printf '%s' "$why" | grep -q "this build has no CUDA" &&
+    [ "$drawn" != cuda ] && ! printf '%s' "$why" | grep -q "no NVIDIA driver"; then
+    fail "--draw cuda without NVIDIA's driver does not say so: $why"
+else
+    ok "--draw cuda: the reason without a source location: ${why:-CUDA draws}"
+fi
 # The tree's opening test: by estimated error unless a theta alone is named (the command line, a
 # save that recorded its theta alone, a preset): each start's readout and line say which.
 opening() { # NAME ARGS...: a short tree run (512 bodies, or a save's); its readout in NAME.readout, its output in NAME.log
