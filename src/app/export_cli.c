@@ -37,6 +37,7 @@ static int stream_chunk(void *user, const Bodies *chunk, char *err, size_t errle
         snprintf(err, errlen, "interrupted");
         return -1;
     }
+    if (chunk->n == 0) return 0; /* a galaxy measured before its bodies come: a chance to stop */
     if (export_append(s->e, chunk, err, errlen) != 0) return -1;
     s->done += chunk->n;
     double now = clock_seconds();

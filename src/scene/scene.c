@@ -441,7 +441,9 @@ static int galaxy_stream(long long n, int galaxy, const GalaxyModel *model, doub
     galaxy_counts(g, (int)n, halo_factor, c);
     SceneRng start = *rng;
     double m = 0, centre[6] = {0};
-    for (int first = 0; first < n; first += chunk) {
+    /* The first pass hands fn an empty piece after each of its own, so that a caller can stop
+     * it (a signal): 10 million bodies take many seconds to draw before the first is handed. */
+    for (int first = 0; first < n && rc == 0; first += chunk) {
         int count = n - first < chunk ? (int)(n - first) : chunk;
         scene_galaxy_sample_range(g, c[0], c[1], c[2], galaxy, rng, first, count, xv, tags);
         for (int i = 0; i < count; i++) {
@@ -449,6 +451,8 @@ static int galaxy_stream(long long n, int galaxy, const GalaxyModel *model, doub
             m += p[6];
             for (int k = 0; k < 6; k++) centre[k] += p[6] * p[k];
         }
+        b.n = 0;
+        rc = fn(user, &b, err, errlen);
     }
     *rng = start;
     for (int first = 0; first < n && rc == 0; first += chunk) {
