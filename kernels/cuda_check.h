@@ -33,4 +33,18 @@ static inline bool cuda_check_at(CudaStatus *status, cudaError_t e, const char *
 
 #define CUDA_CHECK(status, call) cuda_check_at((status), (call), #call, __FILE__, __LINE__)
 
+/* A failure as a person reads it, without the source location the message carries for a
+ * developer: "no NVIDIA driver" where the runtime found none (it says "CUDA driver version is
+ * insufficient"), "no NVIDIA GPU found", else the runtime's words. */
+static inline void cuda_status_reason(const CudaStatus *status, char *buf, size_t len)
+{
+    int driver = 0;
+    if (status->error == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0)
+        snprintf(buf, len, "no NVIDIA driver");
+    else if (status->error == cudaErrorNoDevice)
+        snprintf(buf, len, "no NVIDIA GPU found");
+    else
+        snprintf(buf, len, "%s", cudaGetErrorString(status->error));
+}
+
 #endif

@@ -92,6 +92,41 @@ expect 2 "unexpected argument 'extra' (see --help)" --open "$tmp/snap_000.hdf5" 
 printf '[Twice]\nscene = disk\n[Other]\nscene = disk\n[Twice]\nbodies = 4096\n' >"$tmp/twice.ini"
 expect 0 "twice.ini:5: [Twice] again: the preset 'Twice' stands at line 1 already" --presets "$tmp/twice.ini" $skips
 
+# Options that do not go together: two starts, or what makes a scene's bodies beside a start that
+# has its own (or makes no collision). Refused before anything opens, so a save named by --load and
+# --save both is not written over by the preset's run.
+printf 'not touched\n' >"$tmp/keep.tipsy"
+printf 'step = 128\n' >"$tmp/keep.tipsy.ini"
+expect 2 "--load: a saved run is the run's start; it goes with none of --preset" \
+    --load "$tmp/keep.tipsy" --save "$tmp/keep.tipsy" --preset Collision
+if [ "$(cat "$tmp/keep.tipsy" "$tmp/keep.tipsy.ini")" = "$(printf 'not touched\nstep = 128')" ]; then
+    passed=$((passed + 1))
+else
+    echo "FAIL: --load F --save F --preset X changed F"; fails=$((fails + 1))
+fi
+expect 2 "--tipsy: a TIPSY file is the run's start; it goes with none of --scene" --tipsy "$tmp/g.bin" --scene disk
+expect 2 "--load: a saved run is the run's start; it goes with none of --tipsy" --load "$tmp/keep.tipsy" --tipsy g.bin
+expect 2 "--load: a saved run is the run's start; it goes with none of --scene" --scene disk --load "$tmp/keep.tipsy"
+expect 2 "-n: a saved run (--load) takes no -n: it has its own bodies" --load "$tmp/keep.tipsy" -n 100
+expect 2 "--seed: a saved run (--load) takes no --seed" --load "$tmp/keep.tipsy" --seed 9
+expect 2 "--mass-ratio: the plummer scene takes no --mass-ratio: it shapes a collision" --scene plummer --mass-ratio 3
+expect 2 "--inclination-b: a TIPSY file (--tipsy) takes no --inclination-b" --tipsy "$tmp/g.bin" --inclination-b 30
+expect 2 "--seed: a preset (--preset) takes no --seed: the preset builds its own scene" --preset Collision --seed=3
+expect 2 "-n: a series (--open) takes no -n" --open "$tmp/snap_000.hdf5" -n 5
+# What does go together: a TIPSY galaxy collided at an inclination from fewer bodies (the file is
+# what is wrong), a scene at a seed.
+expect 2 "g.bin" --tipsy-collide "$tmp/g.bin" --inclination-a 30 -n 100 --seed 3
+
+# A TIPSY file whose header fails its check: --open names the fault as --tipsy does (it said
+# "neither an HDF5 snapshot nor a TIPSY file").
+z4='\000\000\000\000'
+printf "$z4$z4\373\377\377\377\003\000\000\000$z4\373\377\377\377$z4$z4" >"$tmp/negative.bin"
+printf "$z4$z4\002\000\000\000\003\000\000\000$z4\001\000\000\000$z4$z4" >"$tmp/miscounted.bin"
+expect 2 "--open: tipsy: $tmp/negative.bin: negative count in the header (nbodies -5, ndark -5" --open "$tmp/negative.bin"
+expect 2 "--open: tipsy: $tmp/miscounted.bin: header says 2 bodies but ndark + nstar = 1" --open "$tmp/miscounted.bin"
+printf 'plain text, no snapshot\n' >"$tmp/notes.txt"
+expect 2 "notes.txt: neither an HDF5 snapshot nor a TIPSY file" --open "$tmp/notes.txt"
+
 if "$app" --help >/dev/null; then passed=$((passed + 1)); else echo "FAIL: --help exits $?"; fails=$((fails + 1)); fi
 echo "$passed passed, $fails failed"
 [ $fails -eq 0 ]

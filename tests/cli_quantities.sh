@@ -54,6 +54,18 @@ else
     fail "--open p0.tipsy: $out"
 fi
 
+# A TIPSY file without its .ini has no known scale: shown in model units (it was shown on the Milky
+# Way's), and a unit is refused for it.
+cp g.tipsy bare.tipsy
+refused "--dt: '0.2Myr' has a unit, but this run has no physical scale" --open bare.tipsy --dt 0.2Myr
+out=$(timeout 60 "$app" --headless --backend cpu --open bare.tipsy --frames 1 --size 32x32 2>&1)
+line=$(printf '%s\n' "$out" | grep "bodies on cpu")
+if [ -n "$line" ] && ! printf '%s' "$line" | grep -q "Myr\|pc)"; then
+    ok "--open bare.tipsy (no .ini) is shown in model units: $line"
+else
+    fail "--open bare.tipsy (no .ini): $out"
+fi
+
 # A saved run's scale is read before the options: --dt 0.2Myr is 0.2 Myr on it, for --load and --open.
 for start in --load --open; do
     out=$(timeout 60 "$app" --headless --backend cpu $start g.tipsy --dt 0.2Myr --frames 1 --size 32x32 2>&1)

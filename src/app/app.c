@@ -24,6 +24,7 @@
 #include "app/readout.h"
 #include "app/stop_signal.h"
 #include "app/ui_names.h"
+#include "run/saved_run.h"
 #include "util/clock.h"
 #include "util/params.h"
 
@@ -338,6 +339,24 @@ static void app_init_ui_model(App *a, const AppOptions *o)
 
 /* Everything before the first frame; 0, or the exit status. The options are read here, and what
  * the viewer needs of them later is kept resolved in a->set. */
+/* --tipsy takes a file's bodies as they are: where the file is a save of Starburst's (its .ini
+ * beside it), the settings saved there are not read, and the run's dt and softening are those
+ * its bodies' scale suggests. Said once, with the way to continue the save as it was. */
+static void app_say_tipsy_of_save(App *a, const AppOptions *o)
+{
+    SavedRun saved;
+    char why[512];
+    if (o->scene.kind != SCENE_TIPSY || !o->scene.tipsy_path ||
+        state_read_settings(o->scene.tipsy_path, &saved, why, sizeof why) != 0)
+        return;
+    const SimParams now = app_ui_params(a);
+    app_say(a, "starburst: --tipsy takes the bodies of %.300s alone, at dt %.3g and softening %.3g; the settings saved "
+               "beside it (dt %.3g, softening %.3g%s) are --load's: --load %.300s continues that run\n",
+            o->scene.tipsy_path, (double)now.dt, (double)now.softening, (double)saved.params.dt,
+            (double)saved.params.softening, units_physical(&saved.units) ? ", its units" : "", o->scene.tipsy_path);
+    app_notify(a, "--tipsy: the file's bodies alone, not its saved settings (--load continues the saved run)");
+}
+
 static int app_start(App *a, AppOptions *opt)
 {
     char err[512] = "";
@@ -391,6 +410,11 @@ static int app_start(App *a, AppOptions *opt)
     if (!a->ctx) {
         fprintf(stderr, "starburst: %s\n", err);
         return 1;
+    }
+    /* An image larger than the GL draws would come out black: refused before the run is built. */
+    if (opt->headless && renderer_size_check(opt->width, opt->height, err, sizeof err) != 0) {
+        fprintf(stderr, "starburst: --size %dx%d: %s\n", opt->width, opt->height, err);
+        return 2;
     }
     app_say(a, "starburst: OpenGL on %s (%s)%s\n", render_context_renderer(a->ctx), render_context_vendor(a->ctx),
             opt->headless ? ", headless" : "");
@@ -464,6 +488,8 @@ static int app_start(App *a, AppOptions *opt)
             plural(a->ui.readout.bodies, "body", "bodies"), a->ui.readout.backend, device,
             kernel, app_dt_softening(a, app_ui_params(a).dt, app_ui_params(a).softening, params, sizeof params), a->ui.controls.steps_per_frame,
             plural(a->ui.controls.steps_per_frame, "step", "steps"));
+
+    app_say_tipsy_of_save(a, opt);
 
     GLFWwindow *win = render_context_window(a->ctx);
     if (win) {

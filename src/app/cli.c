@@ -82,13 +82,76 @@ void app_print_usage(FILE *f)
           f);
 }
 
-/* The run starts from one thing: a series goes with no other start. */
-static int check_start(const AppOptions *o, char *err, size_t errlen)
+/* The options argv gives that name the run's start or make its bodies (AppOption.start, .serves),
+ * each once, in the order given, with the spelling used. */
+typedef struct Given {
+    const AppOption *row[32];
+    const char *spelling[32];
+    int count;
+} Given;
+
+static void note_given(Given *g, const AppOption *row, const char *spelling)
 {
-    if (o->open_path && (o->load_path || o->scene.kind >= SCENE_TIPSY || o->preset || o->scene_given)) {
-        snprintf(err, errlen, "--open: a series is the run's start; it goes with none of --%s",
-                 o->load_path ? "load" : o->preset ? "preset" : o->scene.kind == SCENE_TIPSY_COLLIDE ? "tipsy-collide"
-                                                              : o->scene.kind == SCENE_TIPSY ? "tipsy" : "scene");
+    if (!g || !(row->start || row->serves)) return;
+    for (int i = 0; i < g->count; i++)
+        if (g->row[i] == row) return;
+    if (g->count < (int)(sizeof g->row / sizeof g->row[0])) {
+        g->row[g->count] = row;
+        g->spelling[g->count++] = spelling;
+    }
+}
+
+/* The start a row names: --scene's is the collision or another scene built from nothing. */
+static unsigned start_named(const AppOption *row, const AppOptions *o)
+{
+    if (row->start != (APP_START_COLLISION | APP_START_BUILT)) return row->start;
+    return o->scene.kind == SCENE_COLLISION ? APP_START_COLLISION : APP_START_BUILT;
+}
+
+/* What a start is, as a line says it. */
+static const char *start_noun(unsigned start)
+{
+    switch (start) {
+    case APP_START_OPEN: return "a series";
+    case APP_START_LOAD: return "a saved run";
+    case APP_START_TIPSY: return "a TIPSY file";
+    case APP_START_TIPSY_COLLIDE: return "two copies of a TIPSY galaxy";
+    case APP_START_PRESET: return "a preset";
+    default: return "a scene";
+    }
+}
+
+/* The run starts from one thing: a series, a saved run, a TIPSY file, a preset or a scene, and an
+ * option that makes bodies (-n, --seed, the collision's --mass-ratio ...) goes only with a start that
+ * builds them so. Refused here, before anything opens, rather than one of them ignored: a preset
+ * given with --load would replace the saved run (and --save write over it at exit). */
+static int check_start(const AppOptions *o, const Given *g, char *err, size_t errlen)
+{
+    static const unsigned rank[] = {APP_START_OPEN, APP_START_LOAD, APP_START_TIPSY, APP_START_TIPSY_COLLIDE,
+                                    APP_START_PRESET, APP_START_COLLISION | APP_START_BUILT};
+    int first = -1; /* the start given that ranks first: the one a line is about */
+    for (size_t k = 0; k < sizeof rank / sizeof rank[0] && first < 0; k++)
+        for (int i = 0; i < g->count && first < 0; i++)
+            if (g->row[i]->start == rank[k]) first = i;
+    for (int i = 0; first >= 0 && i < g->count; i++) {
+        if (i == first || !g->row[i]->start) continue;
+        snprintf(err, errlen, "%s: %s is the run's start; it goes with none of %s", g->spelling[first],
+                 start_noun(g->row[first]->start), g->spelling[i]);
+        return -1;
+    }
+    const unsigned start = first >= 0 ? start_named(g->row[first], o) : APP_START_COLLISION;
+    for (int i = 0; i < g->count; i++) {
+        const AppOption *row = g->row[i];
+        if (!row->serves || (row->serves & start)) continue;
+        char whose[96];
+        if (start == APP_START_BUILT) snprintf(whose, sizeof whose, "the %s scene", scene_name(o->scene.kind));
+        else snprintf(whose, sizeof whose, "%s (%s)", start_noun(start), g->spelling[first]);
+        const char *what = row->serves == APP_START_ENCOUNTER
+                               ? "it shapes a collision, of the collision scene or --tipsy-collide"
+                           : start == APP_START_PRESET ? "the preset builds its own scene"
+                                                       : "it makes the bodies of a scene or a TIPSY file";
+        snprintf(err, errlen, "%s: %s takes no %s: %s", g->spelling[i], whose, g->spelling[i],
+                 start == APP_START_LOAD || start == APP_START_OPEN ? "it has its own bodies" : what);
         return -1;
     }
     return 0;
@@ -206,7 +269,8 @@ static bool glob_expanded(int argc, char **argv, int i, const char *option, char
 /* One pass over argv. A value that may come with a unit ("--dt 0.2Myr") is read on the run's scale,
  * which a later --scene, --load or --open names: the first pass (scale NULL) takes the others, the
  * second these. */
-static int take_args(AppOptions *o, int argc, char **argv, const Units *scale, char *err, size_t errlen)
+static int take_args(AppOptions *o, int argc, char **argv, const Units *scale, Given *given, char *err,
+                     size_t errlen)
 {
     int value_of = -1; /* the last value given apart from its option: argv[value_of], of value_name */
     char value_name[64] = "";
@@ -244,6 +308,9 @@ static int take_args(AppOptions *o, int argc, char **argv, const Units *scale, c
             value_of = i;
             snprintf(value_name, sizeof value_name, "%s", name);
         }
+        note_given(given, row, row->short_name && strcmp(name, row->short_name) == 0 ? row->short_name
+                               : row->other_name && strcmp(name, row->other_name) == 0 ? row->other_name
+                                                                                       : app_option_name(row));
         if (option_takes_unit(&row->value) == (scale != NULL) && take(o, row, name, value, scale, err, errlen) != 0)
             return -1;
     }
@@ -270,9 +337,10 @@ static int run_scale(AppOptions *o, Units *u, char *err, size_t errlen)
         return rc < 0 ? -1 : 0;
     }
     if (o->open_path) {
-        const Units galaxy = scene_units(SCENE_COLLISION);
+        /* A TIPSY file without its .ini has no known scale: model units, as --tipsy takes it. */
+        const Units none = {0, 0, 0, 0};
         series_close(o->series);
-        o->series = run_open_series(o->open_path, &galaxy, u, why, sizeof why);
+        o->series = run_open_series(o->open_path, &none, u, why, sizeof why);
         if (o->series) return 0;
         snprintf(err, errlen, "--open: %s", why);
         return -1;
@@ -283,10 +351,11 @@ static int run_scale(AppOptions *o, Units *u, char *err, size_t errlen)
 
 int app_parse_args(AppOptions *o, int argc, char **argv, char *err, size_t errlen)
 {
-    int rc = take_args(o, argc, argv, NULL, err, errlen);
+    Given given = {.count = 0};
+    int rc = take_args(o, argc, argv, NULL, &given, err, errlen);
     if (rc != 0) return rc;
-    if (check_start(o, err, errlen) != 0 || run_scale(o, &o->scale, err, errlen) != 0) return -1;
-    if (take_args(o, argc, argv, &o->scale, err, errlen) != 0 || check_combination(o, err, errlen) != 0) {
+    if (check_start(o, &given, err, errlen) != 0 || run_scale(o, &o->scale, err, errlen) != 0) return -1;
+    if (take_args(o, argc, argv, &o->scale, NULL, err, errlen) != 0 || check_combination(o, err, errlen) != 0) {
         app_options_free(o);
         return -1;
     }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "app/options.h"
 #include "app/stop_signal.h"
 #include "run/export.h"
 #include "run/saved_run.h"
@@ -36,6 +37,7 @@ static int stream_chunk(void *user, const Bodies *chunk, char *err, size_t errle
         snprintf(err, errlen, "interrupted");
         return -1;
     }
+    if (chunk->n == 0) return 0; /* a galaxy measured before its bodies come: a chance to stop */
     if (export_append(s->e, chunk, err, errlen) != 0) return -1;
     s->done += chunk->n;
     double now = clock_seconds();
@@ -60,7 +62,9 @@ static void usage(FILE *f)
           "  --snapshots K    outputs after the first: a power of two, at most the steps of the span and\n"
           "                   4096 (default 16, or the steps where fewer)\n"
           "  scene options    as the viewer's: --scene, --seed, --mass-ratio, --pericentre, --dt,\n"
-          "                   --softening, ... (starburst --help); --load FILE exports a saved run\n"
+          "                   --softening, ... (starburst --help); --load FILE exports a saved run;\n"
+          "                   the viewer's other options (--open, --preset, --size, --backend, --force,\n"
+          "                   --save, ...) are refused\n"
           "Ctrl+C (or SIGTERM) during an export removes what it wrote.\n",
           f);
 }
@@ -138,6 +142,30 @@ static int parse_export(int argc, char **argv, ExportArgs *a, char **rest, int *
     if (!a->dir) {
         snprintf(err, errlen, "export: say where: --swift DIR (see starburst export --help)");
         return -1;
+    }
+    return 0;
+}
+
+/* The viewer's options that export would not use (the display, the backend, a series, a preset,
+ * --save): refused with one line rather than ignored. rest holds what parse_export left, rest[0]
+ * the program. */
+static int refuse_viewer_options(int nrest, char **rest, char *err, size_t errlen)
+{
+    for (int i = 1; i < nrest; i++) {
+        char name[64];
+        const char *eq = strchr(rest[i], '=');
+        snprintf(name, sizeof name, "%.*s", eq && strncmp(rest[i], "--", 2) == 0 ? (int)(eq - rest[i]) : 63, rest[i]);
+        const AppOption *row = app_option_named(name);
+        if (!row) continue; /* app_parse_args says what is wrong with it */
+        if (!row->exported) {
+            char shown[200];
+            snprintf(err, errlen, "export: %s is the viewer's option: export writes a scene or a saved run (--load) "
+                     "for SWIFT, which runs it at its own settings%s (see starburst export --help)",
+                     params_quote(eq ? rest[i] : name, shown, sizeof shown),
+                     row->start == APP_START_OPEN ? "; a series is opened by the viewer" : "");
+            return -1;
+        }
+        if (row->value.kind != OPTION_FLAG && !eq) i++; /* its value */
     }
     return 0;
 }
@@ -255,6 +283,7 @@ int export_main(int argc, char **argv)
     int nrest;
     app_default_options(&o);
     int rc = parse_export(argc, argv, &a, rest, &nrest, err, sizeof err);
+    if (rc == 0) rc = refuse_viewer_options(nrest, rest, err, sizeof err);
     if (rc == 0 && app_parse_args(&o, nrest, rest, err, sizeof err) != 0) rc = -1;
     app_options_free(&o); /* an export builds its bodies anew: a series opened for its scale is let go */
     free(rest);

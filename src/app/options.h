@@ -12,6 +12,22 @@
 #include "app/presets.h"
 #include "util/params.h"
 
+/* The ways a run starts (AppOption.start, .serves): a scene built from nothing, a TIPSY file as it
+ * is or collided, a preset, a saved run, a series. */
+enum {
+    APP_START_COLLISION = 1 << 0,     /* --scene collision, or no start named */
+    APP_START_BUILT = 1 << 1,         /* --scene disk, plummer, shell or random */
+    APP_START_TIPSY = 1 << 2,         /* --tipsy */
+    APP_START_TIPSY_COLLIDE = 1 << 3, /* --tipsy-collide */
+    APP_START_PRESET = 1 << 4,        /* --preset: it names its own scene */
+    APP_START_LOAD = 1 << 5,          /* --load */
+    APP_START_OPEN = 1 << 6,          /* --open */
+};
+/* The collision's orbit and galaxies: a built collision's or two TIPSY copies'. */
+#define APP_START_ENCOUNTER (APP_START_COLLISION | APP_START_TIPSY_COLLIDE)
+/* Every start that builds its bodies (a TIPSY file's: a subsample where -n is fewer). */
+#define APP_START_BUILDS (APP_START_ENCOUNTER | APP_START_BUILT | APP_START_TIPSY)
+
 typedef struct AppOption AppOption;
 struct AppOption {
     const char *name;       /* "--scene"; a parameter's is its option; NULL: a presets key alone */
@@ -29,6 +45,11 @@ struct AppOption {
     bool names_scene;       /* the scene on whose scale the values with a unit after it are read */
     bool in_disk_scale;     /* a length in galaxy A's disk scale lengths */
     bool sets_disk_scale;   /* galaxy A's disk scale length, which lengths after it are read in */
+    unsigned start;         /* APP_START_*: the start this option names (--scene, --load, ...); 0: none */
+    unsigned serves;        /* APP_START_* bits: the starts whose bodies this option makes (-n, --seed,
+                               --mass-ratio); 0: a setting every start takes */
+    bool exported;          /* `starburst export` takes it too (a scene's options, dt, softening); the
+                               others are the viewer's, and export refuses them */
     /* What a value does besides its store: the scene a file picks, a set bit of the scene. */
     void (*to_app)(AppOptions *o, const OptionValue *v);
     /* The same for a preset, or a refusal: 0, or -1 with what is wrong in why ("is not cuda: ..."). */

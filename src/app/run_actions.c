@@ -183,7 +183,7 @@ int app_make_run(App *a, AppOptions *o, bool cuda, char *err, size_t errlen)
         .source = {.scene = o->scene, .force = o->force},
         .open_path = o->open_path,
         .series = o->series, /* opened once, by app_parse_args: the run takes it */
-        .open_units = scene_units(SCENE_COLLISION),
+        .open_units = {0, 0, 0, 0}, /* a TIPSY file without its .ini: model units, as cli.c reads it */
         .backend = cuda ? SIM_BACKEND_CUDA : SIM_BACKEND_CPU,
         .kernel = o->kernel,
         .precision = o->precision,

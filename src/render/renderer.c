@@ -447,6 +447,41 @@ static bool texture_target(GLuint *fbo, GLuint *texture, GLenum format, GLenum t
     return glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
 }
 
+int renderer_size_check(int width, int height, char *err, size_t errlen)
+{
+    const char *gl = (const char *)glGetString(GL_RENDERER);
+    GLint texture = 0, renderbuffer = 0, viewport[2] = {0, 0};
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &texture);
+    glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &renderbuffer);
+    glGetIntegerv(GL_MAX_VIEWPORT_DIMS, viewport);
+    const int padded_w = (width + HDR_PAD - 1) / HDR_PAD * HDR_PAD, padded_h = (height + HDR_PAD - 1) / HDR_PAD * HDR_PAD;
+    const struct {
+        int most, w, h;
+        const char *what;
+    } limits[] = {{texture, padded_w, padded_h, "texture"}, {renderbuffer, width, height, "renderbuffer"},
+                  {viewport[0], width, 0, "viewport's width"}, {viewport[1], 0, height, "viewport's height"}};
+    for (size_t k = 0; k < sizeof limits / sizeof limits[0]; k++)
+        if (limits[k].most > 0 && (limits[k].w > limits[k].most || limits[k].h > limits[k].most)) {
+            snprintf(err, errlen, "%.100s draws at most %d pixels a side (its largest %s): %dx%d is too large", gl,
+                     (int)limits[k].most, limits[k].what, width, height);
+            return -1;
+        }
+    while (glGetError() != GL_NO_ERROR) {}
+    GLuint fbo = 0, tex = 0;
+    const bool complete =
+        texture_target(&fbo, &tex, GL_RGBA16F, GL_HALF_FLOAT, GL_LINEAR_MIPMAP_LINEAR, padded_w, padded_h);
+    const GLenum e = glGetError();
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteFramebuffers(1, &fbo);
+    glDeleteTextures(1, &tex);
+    while (glGetError() != GL_NO_ERROR) {}
+    if (complete && e == GL_NO_ERROR) return 0;
+    snprintf(err, errlen, "%.100s cannot make the %dx%d half-float image the bodies are drawn into (%.1f GiB with its "
+             "mipmaps%s): a smaller size draws", gl, padded_w, padded_h, 8.0 * padded_w * padded_h * 4 / 3 / (1 << 30),
+             e == GL_OUT_OF_MEMORY ? ", out of memory" : "");
+    return -1;
+}
+
 /* (Re)creates the HDR target for the view's size, padded to a multiple of HDR_PAD in each
  * direction: every mip level the glow reads then halves evenly, a 2 x 2 box on every GL (NVIDIA's
  * and Mesa's filters differ on odd sizes), the same levels as the CUDA drawing's; false when the GL

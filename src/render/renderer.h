@@ -77,6 +77,11 @@ unsigned int renderer_speed_vbo(const Renderer *r);    /* max_bodies float */
 void renderer_upload(Renderer *r, const float *pos4, const uint8_t *tags, int n);
 /* Replaces the boxes drawn while RenderView.show_boxes is set (count 0: none). */
 void renderer_set_boxes(Renderer *r, const RenderBox *boxes, int count);
+/* Whether the current GL context draws a width x height view: within its largest texture,
+ * renderbuffer and viewport, and able to make the half-float target the bodies are drawn into
+ * (a driver may refuse one that large for its memory: llvmpipe's 16384 x 16384, 2 GiB). 0, or -1
+ * with one line in err naming the limit; nothing is kept. */
+int renderer_size_check(int width, int height, char *err, size_t errlen);
 /* Draws n bodies; per-sprite brightness goes as 1/sqrt(n) so that 4K and 16K bodies look alike.
  * Leaves v->framebuffer bound with the viewport covering it, blending off, no program or VAO. */
 void renderer_draw(Renderer *r, const RenderView *v);

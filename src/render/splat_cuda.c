@@ -53,7 +53,7 @@ Splat *splat_create(unsigned int position_vbo, unsigned int speed_vbo, unsigned 
         ok = CUDA_CHECK(&s->status,
                         cudaGraphicsGLRegisterBuffer(&s->res[i], vbo[i], cudaGraphicsRegisterFlagsReadOnly));
     if (!ok) {
-        snprintf(err, errlen, "%s", s->status.message);
+        cuda_status_reason(&s->status, err, errlen); /* a person's line: "no NVIDIA driver", no file:line */
         splat_destroy(s);
         return NULL;
     }

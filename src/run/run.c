@@ -210,9 +210,12 @@ static int open_first_snapshot(Run *r, Bodies *b, SavedRun *saved, SceneInfo *in
     if (series_load(s, 0, b, NULL, say_read_progress, &p, err, errlen) != 0) return -1;
     r->series_reads++;
     const float dt = (float)series_dt(s), eps = (float)series_softening(s);
+    /* The files say nothing of the opening test: alpha -1 takes the default, as a save without one
+     * loads (0 would open the tree by the angle). */
     *saved = (SavedRun){.params = {.dt = dt > 0 ? dt : (float)params_get(PARAM_DT)->fallback,
                                    .softening = eps > 0 ? eps : (float)params_get(PARAM_SOFTENING)->fallback,
-                                   .damping = 1.0f},
+                                   .damping = 1.0f,
+                                   .alpha = -1.0f},
                         .time = series_time(s, 0),
                         .units = series_units(s)};
     *info = (SceneInfo){.dt = saved->params.dt, .softening = saved->params.softening,

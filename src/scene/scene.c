@@ -441,7 +441,9 @@ static int galaxy_stream(long long n, int galaxy, const GalaxyModel *model, doub
     galaxy_counts(g, (int)n, halo_factor, c);
     SceneRng start = *rng;
     double m = 0, centre[6] = {0};
-    for (int first = 0; first < n; first += chunk) {
+    /* The first pass hands fn an empty piece after each of its own, so that a caller can stop
+     * it (a signal): 10 million bodies take many seconds to draw before the first is handed. */
+    for (int first = 0; first < n && rc == 0; first += chunk) {
         int count = n - first < chunk ? (int)(n - first) : chunk;
         scene_galaxy_sample_range(g, c[0], c[1], c[2], galaxy, rng, first, count, xv, tags);
         for (int i = 0; i < count; i++) {
@@ -449,6 +451,8 @@ static int galaxy_stream(long long n, int galaxy, const GalaxyModel *model, doub
             m += p[6];
             for (int k = 0; k < 6; k++) centre[k] += p[6] * p[k];
         }
+        b.n = 0;
+        rc = fn(user, &b, err, errlen);
     }
     *rng = start;
     for (int first = 0; first < n && rc == 0; first += chunk) {
@@ -790,6 +794,17 @@ static int tipsy_info(const Bodies *b, const char *path, float file_softening, d
     if (!(isfinite(info->dt) && info->dt > 0 && isfinite(info->softening) && isfinite(info->extent))) {
         snprintf(err, errlen, "scene: %s: its scale (half-mass radius %.3g) gives dt = %g and softening %g, "
                  "beyond what a float holds", path, gs->rh, info->dt, info->softening);
+        return -1;
+    }
+    /* What the run would take and save must be what a run and a save take (the table's range):
+     * masses of 1e-40 in model units suggest a step of 1e17, and a save of it would not load. */
+    char why[300];
+    if (params_check(PARAM_DT, info->dt, why, sizeof why) != 0 ||
+        params_check(PARAM_SOFTENING, info->softening, why, sizeof why) != 0) {
+        double mass = 0;
+        for (int i = 0; i < b->n; i++) mass += b->pos[4 * (size_t)i + 3];
+        snprintf(err, errlen, "scene: %s: what its bodies suggest is out of range (mass %.3g in all, half-mass "
+                 "radius %.3g; a file in model units has G = 1): %s", path, mass, gs->rh, why);
         return -1;
     }
     return 0;

@@ -92,7 +92,9 @@ int scene_build(const SceneDesc *desc, Bodies *out, SceneInfo *info, char *err, 
  * its orbit's lengths go together. 0, or -1 with scene_build's line in err. */
 int scene_check(const SceneDesc *desc, char *err, size_t errlen);
 
-/* Receives a piece of a scene built by scene_stream; returns 0, or -1 with err to stop. */
+/* Receives a piece of a scene built by scene_stream; returns 0, or -1 with err to stop. A piece of
+ * no bodies (chunk->n 0) comes while a galaxy is measured before its bodies are handed: a chance
+ * to stop, nothing to take. */
 typedef int (*SceneChunkFn)(void *user, const Bodies *chunk, char *err, size_t errlen);
 
 /* The collision or disk of desc at n bodies (desc->n is not read; n may pass SCENE_MAX_BODIES,

@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 
 #include "scene/snapshot.h"
-#include "scene/body_check.h"
 #include "scene/tipsy.h"
 #include "util/atomic_file.h"
 
@@ -20,47 +19,18 @@ typedef struct SeriesEntry {
     double time; /* in the file's units */
     double lead_steps; /* SnapshotInfo's */
     long long n;
+    double softening, dt; /* an HDF5 file's, its units; 0: none given */
+    SnapshotUnits units;  /* an HDF5 file's; all 0: none */
 } SeriesEntry;
 
 struct SnapshotSeries {
     SeriesEntry *e;
     int count, cap;
-    SnapshotUnits file_units; /* the first HDF5 file's; all 0 where none */
+    SnapshotUnits file_units; /* the first HDF5 file's in time; all 0 where none */
     Units to;                 /* model units bodies come back in */
-    double softening, dt;     /* file units */
+    double softening, dt;     /* the first file's in time (the one a run starts from), file units */
     double time_factor;
 };
-
-/* A TIPSY file's header: time and body count, in either byte order (ndim tells them apart). */
-static int tipsy_header(const char *path, double *time, long long *n)
-{
-    unsigned char h[32];
-    FILE *f = fopen(path, "rb");
-    if (!f) return -1;
-    size_t got = fread(h, 1, sizeof h, f);
-    fclose(f);
-    if (got != sizeof h) return -1;
-    int32_t ndim, nb;
-    memcpy(&ndim, h + 12, 4);
-    if (ndim != 3) {
-        unsigned char r[8];
-        for (int k = 0; k < 8; k++) r[k] = h[7 - k];
-        memcpy(h, r, 8);
-        for (int w = 8; w < 32; w += 4) {
-            unsigned char t0 = h[w], t1 = h[w + 1];
-            h[w] = h[w + 3];
-            h[w + 1] = h[w + 2];
-            h[w + 2] = t1;
-            h[w + 3] = t0;
-        }
-        memcpy(&ndim, h + 12, 4);
-        if (ndim != 3) return -1;
-    }
-    memcpy(time, h, 8);
-    memcpy(&nb, h + 8, 4);
-    *n = nb;
-    return nb > 0 ? 0 : -1;
-}
 
 /* Adds path where it is a snapshot; a file that is neither format is passed over where it came
  * from a folder or glob (quietly) and refused where it was named alone. */
@@ -72,15 +42,16 @@ static int add_entry(SnapshotSeries *s, const char *path, bool named, char *err,
         /* Another HDF5 file in a folder is passed over; a snapshot that fails the check is not. */
         const int rc = snapshot_hdf5_info(path, &info, err, errlen);
         if (rc != 0) return named || rc == -2 ? -1 : 0;
-        e = (SeriesEntry){.hdf5 = true, .time = info.time, .lead_steps = info.lead_steps, .n = info.n};
-        if (!(s->file_units.length_cm > 0)) s->file_units = info.units;
-        if (!(s->softening > 0)) s->softening = info.softening;
-        if (!(s->dt > 0)) s->dt = info.dt;
-    } else if (tipsy_header(path, &e.time, &e.n) != 0) {
-        if (named) snprintf(err, errlen, "%s: neither an HDF5 snapshot nor a TIPSY file", path);
-        return named ? -1 : 0;
-    } else if (body_check_time(path, e.time, err, errlen) != 0 || body_check_count(path, e.n, err, errlen) != 0) {
-        return -1;
+        e = (SeriesEntry){.hdf5 = true, .time = info.time, .lead_steps = info.lead_steps, .n = info.n,
+                          .softening = info.softening, .dt = info.dt, .units = info.units};
+    } else {
+        /* A TIPSY header that fails its check is refused as --tipsy refuses it, naming the fault;
+         * another file is passed over in a folder or glob. */
+        char why[1024];
+        const int rc = tipsy_read_header(path, &e.time, &e.n, why, sizeof why);
+        if (rc == -1 && named) snprintf(err, errlen, "%s: neither an HDF5 snapshot nor a TIPSY file", path);
+        if (rc == -2) snprintf(err, errlen, "%s", why);
+        if (rc != 0) return named || rc == -2 ? -1 : 0;
     }
     if (s->count == s->cap) {
         int cap = s->cap ? 2 * s->cap : 16;
@@ -175,6 +146,11 @@ SnapshotSeries *series_open(const char *path, char *err, size_t errlen)
         return NULL;
     }
     qsort(s->e, (size_t)s->count, sizeof *s->e, by_time);
+    /* The settings are the first file's in time, the one the run starts from and its line names,
+     * whatever order the folder or the glob listed them in. */
+    s->softening = s->e[0].softening;
+    s->dt = s->e[0].dt;
+    for (int i = 0; i < s->count && !(s->file_units.length_cm > 0); i++) s->file_units = s->e[i].units;
     series_set_units(s, NULL);
     return s;
 }

@@ -6,9 +6,10 @@
  * header's MassTable entry) and ParticleIDs. Units come from the file's `Units` group (SWIFT:
  * "Unit length in cgs (U_L)", ...), else from UnitLength_in_cm / UnitMass_in_g /
  * UnitVelocity_in_cm_per_s attributes of Header or Parameters (GADGET); a file without them is
- * taken to be in model units (G = 1).
+ * taken to be in model units (G = 1), and one whose unit is not a positive number is refused.
  *
- * Bodies come back sorted by ParticleIDs (SWIFT writes them in the order of its cells). IDs that
+ * Bodies come back sorted by ParticleIDs (SWIFT writes them in the order of its cells); a file
+ * holding one ID twice is refused. IDs that
  * Starburst wrote (snapshot_id) carry each body's tag; other files get their tag from the
  * particle type (snapshot_type_tag), and the type of every body is kept beside them.
  *
@@ -152,7 +153,7 @@ double series_time(const SnapshotSeries *s, int i); /* model units */
  * with count, time and load, what a timeline's frame source asks of a series. */
 long long series_step(const SnapshotSeries *s, int i);
 long long series_bodies(const SnapshotSeries *s, int i);
-/* The softening and the step the files give (model units), or 0. */
+/* The softening and the step the first file in time gives (model units), or 0. */
 double series_softening(const SnapshotSeries *s);
 double series_dt(const SnapshotSeries *s);
 /* The step and softening of a series whose files do not give them (a TIPSY save's .ini beside

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "scene/body_check.h"
 #include "scene/snapshot.h"
@@ -190,37 +191,56 @@ static void read_lead(const char *code, SnapshotInfo *info)
     info->lead_steps = first ? 0.5 : 1.0;
 }
 
+/* Reads the three unit attributes names[] of group: 0 with v[] where each is there (any missing:
+ * 1, the group names no units); -1 with err where one is there but no unit, not finite and above 0
+ * (U_L = -1 was taken for "no units", and the file read in model units). */
+static int unit_attrs(hid_t f, const char *group, const char *const names[3], double v[3], const char *path,
+                      char *err, size_t errlen)
+{
+    if (H5Lexists(f, group, H5P_DEFAULT) <= 0) return 1;
+    hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
+    if (g < 0) return 1;
+    int missing = 0, rc = 0;
+    for (int k = 0; k < 3 && rc == 0; k++) {
+        v[k] = 0;
+        if (attr_doubles(g, names[k], &v[k], 1) == 0) {
+            missing++;
+        } else if (!(isfinite(v[k]) && v[k] > 0)) {
+            snprintf(err, errlen, "%s: %s says %s = %g: a unit is a positive number of cgs units", base_name(path),
+                     group, names[k], v[k]);
+            rc = -1;
+        }
+    }
+    H5Gclose(g);
+    return rc != 0 ? -1 : missing ? 1 : 0;
+}
+
 /* The file's units: SWIFT's Units group, else GADGET's attributes in Header or Parameters. A run
  * in model units, without a physical scale, is written (`starburst export`, and SWIFT after it)
- * as units of 1 cm, 1 g and 1 s with G = 1: no units. */
-static SnapshotUnits read_units(hid_t f)
+ * as units of 1 cm, 1 g and 1 s with G = 1: no units. 0, or -1 with err where a unit given is none. */
+static int read_units(hid_t f, const char *path, SnapshotUnits *u, char *err, size_t errlen)
 {
-    SnapshotUnits u = {0, 0, 0};
-    if (H5Lexists(f, "Units", H5P_DEFAULT) > 0) {
-        hid_t g = H5Gopen2(f, "Units", H5P_DEFAULT);
-        if (g >= 0) {
-            double l = 0, m = 0, t = 0;
-            attr_doubles(g, "Unit length in cgs (U_L)", &l, 1);
-            attr_doubles(g, "Unit mass in cgs (U_M)", &m, 1);
-            attr_doubles(g, "Unit time in cgs (U_t)", &t, 1);
-            H5Gclose(g);
-            if (l == 1 && m == 1 && t == 1 && g_is_one(f)) return u;
-            if (l > 0 && m > 0 && t > 0) return (SnapshotUnits){l, m, t};
-        }
+    static const char *const swift[3] = {"Unit length in cgs (U_L)", "Unit mass in cgs (U_M)",
+                                         "Unit time in cgs (U_t)"};
+    static const char *const gadget[3] = {"UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s"};
+    *u = (SnapshotUnits){0, 0, 0};
+    double v[3];
+    int rc = unit_attrs(f, "Units", swift, v, path, err, errlen);
+    if (rc < 0) return -1;
+    if (rc == 0) {
+        if (!(v[0] == 1 && v[1] == 1 && v[2] == 1 && g_is_one(f))) *u = (SnapshotUnits){v[0], v[1], v[2]};
+        return 0;
     }
     const char *groups[] = {"Header", "Parameters"};
     for (int k = 0; k < 2; k++) {
-        if (H5Lexists(f, groups[k], H5P_DEFAULT) <= 0) continue;
-        hid_t g = H5Gopen2(f, groups[k], H5P_DEFAULT);
-        if (g < 0) continue;
-        double l = 0, m = 0, v = 0;
-        attr_doubles(g, "UnitLength_in_cm", &l, 1);
-        attr_doubles(g, "UnitMass_in_g", &m, 1);
-        attr_doubles(g, "UnitVelocity_in_cm_per_s", &v, 1);
-        H5Gclose(g);
-        if (l > 0 && m > 0 && v > 0) return (SnapshotUnits){l, m, l / v};
+        rc = unit_attrs(f, groups[k], gadget, v, path, err, errlen);
+        if (rc < 0) return -1;
+        if (rc == 0) {
+            *u = (SnapshotUnits){v[0], v[1], v[0] / v[2]};
+            return 0;
+        }
     }
-    return u;
+    return 0;
 }
 
 static int read_info(hid_t f, const char *path, SnapshotInfo *info, char *err, size_t errlen)
@@ -282,8 +302,7 @@ static int read_info(hid_t f, const char *path, SnapshotInfo *info, char *err, s
         }
     }
     read_lead(code, info);
-    info->units = read_units(f);
-    return 0;
+    return read_units(f, path, &info->units, err, errlen) != 0 ? -2 : 0;
 }
 
 static hid_t open_file(const char *path, char *err, size_t errlen)
@@ -561,6 +580,14 @@ int snapshot_hdf5_read(const char *path, const SnapshotReadDesc *desc, Bodies *o
             snprintf(err, errlen, "%s: out of memory sorting %d bodies", base_name(path), n);
             rc = -1;
         }
+        /* A body is its ID: two of one are a file put together wrong (their order, and which
+         * is which, unknown). */
+        for (int i = 1; i < n && rc == 0; i++)
+            if (ids[i] == ids[i - 1]) {
+                snprintf(err, errlen, "%s: ParticleIDs holds %llu twice: each body's ID is its own", base_name(path),
+                         (unsigned long long)ids[i]);
+                rc = -1;
+            }
     }
     free(ids);
     if (rc != 0) {
@@ -664,13 +691,28 @@ static int put_parameters(hid_t g, const char *text)
     return rc;
 }
 
+/* Let go of the datasets and the file. A close writes the file's metadata; where that write fails
+ * (a full disk) HDF5 1.10 frees the file yet keeps its handle, and closes it again at exit: a crash
+ * after everything else went right. So the file is flushed first, which fails without freeing
+ * anything, and where it fails the partial file is emptied, giving back its blocks, before the close
+ * writes what it must; the file is then only fit for removing. Returns the close's status. */
+static herr_t close_writer(SnapshotWriter *w, bool flushed)
+{
+    bool emptied = false;
+    if (w->file >= 0 && (!flushed || H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0)) emptied = truncate(w->part, 0) == 0;
+    hid_t *d[] = {&w->coords, &w->vels, &w->masses, &w->ids};
+    for (size_t k = 0; k < sizeof d / sizeof d[0]; k++) {
+        if (*d[k] >= 0) H5Dclose(*d[k]);
+        *d[k] = -1;
+    }
+    herr_t rc = w->file >= 0 ? H5Fclose(w->file) : 0;
+    w->file = -1;
+    return emptied ? -1 : rc;
+}
+
 void snapshot_writer_abort(SnapshotWriter *w)
 {
-    if (w->coords >= 0) H5Dclose(w->coords);
-    if (w->vels >= 0) H5Dclose(w->vels);
-    if (w->masses >= 0) H5Dclose(w->masses);
-    if (w->ids >= 0) H5Dclose(w->ids);
-    if (w->file >= 0) H5Fclose(w->file);
+    close_writer(w, false);
     remove(w->part);
     free(w);
 }
@@ -816,15 +858,9 @@ int snapshot_writer_close(SnapshotWriter *w, char *err, size_t errlen)
         snapshot_writer_abort(w);
         return -1;
     }
-    H5Dclose(w->coords);
-    H5Dclose(w->vels);
-    H5Dclose(w->masses);
-    H5Dclose(w->ids);
-    w->coords = w->vels = w->masses = w->ids = -1;
-    herr_t rc = H5Fclose(w->file);
-    w->file = -1;
+    herr_t rc = close_writer(w, true);
     if (rc < 0 || rename(w->part, w->path) != 0) {
-        snprintf(err, errlen, "%s: cannot finish writing it", w->path);
+        snprintf(err, errlen, "%s: cannot finish writing it%s", w->path, rc < 0 ? " (disk full?)" : "");
         snapshot_writer_abort(w);
         return -1;
     }

@@ -241,6 +241,31 @@ int tipsy_read(const char *path, Bodies *out, double *time, char *err, size_t er
     return rc;
 }
 
+int tipsy_read_header(const char *path, double *time, long long *n, char *err, size_t errlen)
+{
+    char why[160];
+    FILE *f = input_file_open(path, why, sizeof why);
+    if (!f) {
+        snprintf(err, errlen, "tipsy: %s: %s", path, why);
+        return -1;
+    }
+    struct stat st;
+    unsigned char hb[TIPSY_HEADER];
+    const bool read = fstat(fileno(f), &st) == 0 && st.st_size >= TIPSY_HEADER &&
+                      fread(hb, 1, TIPSY_HEADER, f) == TIPSY_HEADER;
+    fclose(f);
+    if (!read || (get_i32(hb + 12) != 3 && !header_is_big_endian(hb))) {
+        snprintf(err, errlen, "tipsy: %s: not a TIPSY file (no ndim of 3 in its header, in either byte order)", path);
+        return -1;
+    }
+    TipsyHeader h = {get_f64(hb), get_i32(hb + 8), get_i32(hb + 12), get_i32(hb + 16),
+                     get_i32(hb + 20), get_i32(hb + 24), get_u32(hb + 28)};
+    if (check_header(path, &h, (long long)st.st_size, err, errlen) != 0) return -2;
+    *time = h.time;
+    *n = h.nbodies;
+    return 0;
+}
+
 int tipsy_read_meta(const char *path, Bodies *out, TipsyMeta *meta, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);

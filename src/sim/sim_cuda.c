@@ -737,14 +737,8 @@ bool sim_cuda_probe(char *why, size_t whylen)
     CudaStatus st = {0};
     if (!CUDA_CHECK(&st, cudaGetDeviceCount(&count)) || count == 0) {
         /* Without NVIDIA's driver the runtime says "driver version is insufficient": say what it means. */
-        int driver = 0;
-        CudaStatus dst = {0};
-        if (st.error == cudaErrorInsufficientDriver && CUDA_CHECK(&dst, cudaDriverGetVersion(&driver)) && driver == 0)
-            snprintf(why, whylen, "no NVIDIA driver");
-        else if (st.error == cudaErrorNoDevice || st.error == cudaSuccess)
-            snprintf(why, whylen, "no NVIDIA GPU found");
-        else
-            snprintf(why, whylen, "%s", st.message);
+        if (st.error == cudaSuccess) snprintf(why, whylen, "no NVIDIA GPU found");
+        else cuda_status_reason(&st, why, whylen);
         return false;
     }
     if (!CUDA_CHECK(&st, nbody_kernels_check())) {

@@ -122,12 +122,24 @@ elif [ "$drawn" = gl ] && [ "$said" -eq 1 ] && grep -q "drawing by CUDA.*: GL dr
 else
     fail "--draw cuda: drawn by '$drawn', the reason said $said times: $(cat -v draw.log | tail -n 3)"
 fi
+# The reason is a person's: no source location ("splat_cuda.c:49: cudaStreamCreateWithFlags(...)"),
+# and a CUDA build on a machine without NVIDIA's driver says so in those words.
+why=$(grep -m1 "drawing by CUDA" draw.log)
+if printf '%s' "$why" | grep -Eq '[A-Za-z_]+\.(c|cu|cpp|h):[0-9]+'; then
+    fail "--draw cuda: the reason names a source location: $why"
+elif [ ! -e /proc/driver/nvidia/version ] && ! printf '%s' "$why" | grep -q "this build has no CUDA" &&
+    [ "$drawn" != cuda ] && ! printf '%s' "$why" | grep -q "no NVIDIA driver"; then
+    fail "--draw cuda without NVIDIA's driver does not say so: $why"
+else
+    ok "--draw cuda: the reason without a source location: ${why:-CUDA draws}"
+fi
 # The tree's opening test: by estimated error unless a theta alone is named (the command line, a
 # save that recorded its theta alone, a preset): each start's readout and line say which.
-opening() { # NAME ARGS...: a short tree run; its readout in NAME.readout, its output in NAME.log
-    local name=$1
+opening() { # NAME ARGS...: a short tree run (512 bodies, or a save's); its readout in NAME.readout, its output in NAME.log
+    local name=$1 bodies=(-n 512)
     shift
-    STARBURST_READOUT=$name.readout timeout 120 "$app" --headless --backend cpu -n 512 --size 96x64 --frames 3 \
+    case " $* " in *" --load "*) bodies=() ;; esac # a save has its own bodies: -n beside it is refused
+    STARBURST_READOUT=$name.readout timeout 120 "$app" --headless --backend cpu "${bodies[@]}" --size 96x64 --frames 3 \
         --force tree "$@" >"$name.log" 2>&1 || fail "$name: exit $? ($(tail -n 2 "$name.log"))"
 }
 readout_is() { # NAME KEY VALUE
@@ -184,6 +196,16 @@ if [ -n "$rate" ] && [ -n "$flops" ] && awk -v r="$rate" -v f="$flops" 'BEGIN {
     ok "the HUD's FLOP/s: ${flops}FLOP/s for $rate interactions/s"
 else
     fail "the HUD's FLOP/s '$flops' for '$rate' interactions/s: $hud"
+fi
+# --tipsy of a save takes its bodies alone: the line says so, the dt it runs at and the save's own,
+# and how to continue the save (its .ini was ignored without a word).
+timeout 120 "$app" --headless --backend cpu --tipsy both.tipsy --frames 1 --size 96x64 >tipsy-save.log 2>&1 ||
+    fail "--tipsy both.tipsy: exit $? ($(tail -n 2 tipsy-save.log))"
+dt_saved=$(awk '$1 == "dt" { printf "%.3g", $3; exit }' both.tipsy.ini)
+if grep -q "^starburst: --tipsy takes the bodies of both.tipsy alone, at dt [0-9.e+-]* and softening [0-9.e+-]*; the settings saved beside it (dt $dt_saved, .*--load both.tipsy continues that run$" tipsy-save.log; then
+    ok "--tipsy of a save says so: $(grep -m1 -- '--tipsy takes' tipsy-save.log)"
+else
+    fail "--tipsy of a save (dt $dt_saved) says: $(grep -v 'OpenGL on' tipsy-save.log | tr '\n' '|')"
 fi
 if grep -q "building\|built in" default.log; then fail "512 bodies speak of their build: $(grep -m1 build default.log)"; else ok "512 bodies say nothing of their build"; fi
 finish

@@ -184,14 +184,52 @@ static void command_line_follows_the_table(void **state)
     const Units u = scene_units(SCENE_COLLISION);
     assert_int_equal(PARSE(&o, err, "--pericenter", "8kpc", "--scene", "collision"), 0);
     assert_float_equal(o.scene.pericentre, 8 / u.kpc, 1e-5);
+    assert_int_equal(PARSE(&o, err, "--scene", "plummer", "--softening", "8kpc"), -1);
+    assert_non_null(strstr(err, "--softening: '8kpc' has a unit, but this run has no physical scale"));
+    /* A collision's value for a scene that is none: refused as such, before its unit is read. */
     assert_int_equal(PARSE(&o, err, "--scene", "plummer", "--pericentre", "8kpc"), -1);
-    assert_non_null(strstr(err, "--pericentre: '8kpc' has a unit, but this run has no physical scale"));
+    assert_non_null(strstr(err, "--pericentre: the plummer scene takes no --pericentre: it shapes a collision"));
     assert_int_equal(PARSE(&o, err, "--cycle", "0.5"), -1);
     assert_non_null(strstr(err, "--cycle: '0.5' is too small: expected 1 to 3600 (seconds)"));
     assert_int_equal(PARSE(&o, err, "--frames", "1.5"), -1);
     assert_non_null(strstr(err, "--frames: '1.5' is not a whole number"));
     assert_int_equal(PARSE(&o, err, "--follow", "c"), -1);
     assert_non_null(strstr(err, "--follow: 'c' is not one of none, a, b, all"));
+}
+
+/* One start, and what makes bodies only beside a start that makes them: the pairs a run would
+ * otherwise take one of silently are refused, each with a line naming both; those that go
+ * together are taken. */
+static void starts_that_do_not_go_together_are_refused(void **state)
+{
+    AppOptions o;
+    char err[512];
+    static const struct {
+        const char *args[4];
+        const char *says;
+    } refused[] = {
+        {{"--load", "k.tipsy", "--preset", "Collision"}, "--load: a saved run is the run's start; it goes with none of --preset"},
+        {{"--preset", "Collision", "--load", "k.tipsy"}, "--load: a saved run is the run's start; it goes with none of --preset"},
+        {{"--tipsy", "g.bin", "--scene", "disk"}, "--tipsy: a TIPSY file is the run's start; it goes with none of --scene"},
+        {{"--tipsy-collide", "g.bin", "--tipsy", "h.bin"}, "--tipsy: a TIPSY file is the run's start; it goes with none of --tipsy-collide"},
+        {{"--load", "k.tipsy", "--bodies", "100"}, "--bodies: a saved run (--load) takes no --bodies"},
+        {{"--load", "k.tipsy", "--seed", "9"}, "--seed: a saved run (--load) takes no --seed"},
+        {{"--scene", "disk", "--inclination-a", "30"}, "--inclination-a: the disk scene takes no --inclination-a"},
+        {{"--mass-ratio", "3", "--scene", "plummer"}, "--mass-ratio: the plummer scene takes no --mass-ratio"},
+        {{"--preset", "Collision", "--mass-ratio", "3"}, "--mass-ratio: a preset (--preset) takes no --mass-ratio"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        const char *const *a = refused[i].args;
+        assert_int_equal(PARSE(&o, err, a[0], a[1], a[2], a[3]), -1);
+        if (!strstr(err, refused[i].says) || strchr(err, '\n'))
+            fail_msg("%s %s %s %s: '%s' does not say '%s'", a[0], a[1], a[2], a[3], err, refused[i].says);
+    }
+    assert_int_equal(PARSE(&o, err, "--scene", "collision", "--mass-ratio", "3", "--seed", "4", "-n", "600"), 0);
+    assert_int_equal(PARSE(&o, err, "--tipsy-collide", "g.bin", "--mass-ratio", "3", "--inclination-b", "10"), 0);
+    assert_int_equal(PARSE(&o, err, "--tipsy", "g.bin", "-n", "100", "--seed", "2"), 0);
+    assert_int_equal(PARSE(&o, err, "--scene", "plummer", "-n", "100", "--seed", "2"), 0);
+    assert_int_equal(PARSE(&o, err, "--preset", "Collision", "-n", "2048", "--dt", "0.01"), 0);
+    assert_int_equal(PARSE(&o, err, "--scene", "disk", "--scene", "plummer"), 0); /* one start, the last taken */
 }
 
 int main(void)
@@ -204,6 +242,7 @@ int main(void)
         cmocka_unit_test(bad_values_are_refused),
         cmocka_unit_test(unknown_and_incomplete_options_are_refused),
         cmocka_unit_test(command_line_follows_the_table),
+        cmocka_unit_test(starts_that_do_not_go_together_are_refused),
     };
     return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

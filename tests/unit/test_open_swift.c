@@ -123,6 +123,11 @@ static void an_exported_ics_opens_at_its_settings(void **state)
     assert_float_equal(s->params.softening, eps, 1e-6 * eps);
     assert_float_equal(run_info(r)->scene.softening, eps, 1e-6 * eps);
     assert_said("Parameters"); /* the export writes its settings into the file, as SWIFT does */
+    /* Nor theta nor alpha in the file: the run takes the defaults, as a save without them loads
+     * (alpha 0 would say "by the angle", and the tree opened by error before would not be). */
+    if (!(s->params.alpha < 0) || s->params.theta != 0)
+        fail_msg("an opened ics.hdf5 gives alpha %g and theta %g: not the defaults a load takes",
+                 (double)s->params.alpha, (double)s->params.theta);
     run_destroy(r);
 
     /* Without its Parameters group: the params.yml beside it gives the same. */

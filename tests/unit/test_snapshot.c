@@ -537,6 +537,29 @@ static void test_stream_is_build(void **state)
     one_line(err, "plummer");
 }
 
+/* Stops a stream at its first call, counting the bodies it was handed. */
+static int stop_at_once(void *user, const Bodies *chunk, char *err, size_t errlen)
+{
+    *(long long *)user += chunk->n;
+    snprintf(err, errlen, "interrupted");
+    return -1;
+}
+
+/* A stream can be stopped while a galaxy is measured, before the first of its bodies is handed:
+ * a signal during an export of 20 million bodies was heeded only after that pass, 18 s. */
+static void test_stream_stops_while_measuring(void **state)
+{
+    (void)state;
+    long long handed = 0;
+    SceneInfo info;
+    char err[256] = "";
+    assert_int_equal(scene_stream(&(SceneDesc){.kind = SCENE_COLLISION, .seed = 3}, 50000, 1000, stop_at_once, &handed,
+                                  &info, err, sizeof err),
+                     -1);
+    assert_string_equal(err, "interrupted");
+    if (handed != 0) fail_msg("%lld bodies were handed before the stream could be stopped", handed);
+}
+
 /* A string attribute of SWIFT's parameters as a number; NAN where it is missing. */
 static double parameter(hid_t f, const char *name)
 {
@@ -651,6 +674,58 @@ static void test_export_opens_back_scaled(void **state)
     export_opens_back(*state, SCENE_COLLISION);
 }
 
+/* Removes dir's files and dir itself. */
+static void remove_folder(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        char p[4400];
+        snprintf(p, sizeof p, "%.4100s/%.255s", dir, e->d_name);
+        if (e->d_name[0] != '.') assert_int_equal(remove(p), 0);
+    }
+    closedir(d);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* A series whose files give different steps and softenings runs at the first's in time, the file
+ * the run starts from and its line names, whichever order the glob lists them in: here the file
+ * named first is the later one. */
+static void test_series_settings_of_the_first(void **state)
+{
+    const char *dir = *state;
+    Bodies b;
+    SceneInfo info;
+    char err[1200] = "", path[4200], to[4200];
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_PLUMMER, .n = 200, .seed = 3}, &b, &info, err, sizeof err),
+                     0);
+    const struct {
+        const char *name;
+        double t0, dt, eps;
+    } files[] = {{"a_late", 5, 0.02, 0.1}, {"b_early", 0, 0.01, 0.05}};
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[k].name);
+        if (export_state(path, &b, &info, files[k].dt, files[k].eps, files[k].t0, 1, 0, "a test", err, sizeof err) != 0)
+            fail_msg("%s", err);
+        snprintf(path, sizeof path, "%s/%s/ics.hdf5", dir, files[k].name);
+        snprintf(to, sizeof to, "%s/%s.hdf5", dir, files[k].name);
+        assert_int_equal(rename(path, to), 0);
+        snprintf(path, sizeof path, "%s/%s", dir, files[k].name);
+        remove_folder(path);
+    }
+    snprintf(path, sizeof path, "%s/*.hdf5", dir);
+    SnapshotSeries *s = series_open(path, err, sizeof err);
+    assert_non_null(s);
+    assert_int_equal(series_count(s), 2);
+    assert_non_null(strstr(series_path(s, 0), "b_early.hdf5"));
+    if (!(fabs(series_dt(s) / 0.01 - 1) < 1e-6) || !(fabs(series_softening(s) / 0.05 - 1) < 1e-6))
+        fail_msg("the series runs at dt %g and softening %g, not its first file's 0.01 and 0.05", series_dt(s),
+                 series_softening(s));
+    assert_int_equal(series_step(s, 1), 500); /* 5 model times at the first's dt */
+    series_close(s);
+    bodies_free(&b);
+}
+
 /* Writes value (a double) into row and column of dataset name of PartType1, or the Header's Time. */
 static void damage(const char *path, const char *name, int row, int col, double value)
 {
@@ -748,6 +823,81 @@ static void test_bad_bodies_refused(void **state)
     bodies_free(&b);
 }
 
+/* Sets the unit attribute name of group to value. */
+static void set_unit(const char *path, const char *group, const char *name, double value)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    assert_true(f >= 0);
+    hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
+    assert_true(g >= 0);
+    if (H5Aexists(g, name) > 0) assert_true(H5Adelete(g, name) >= 0);
+    hid_t space = H5Screate(H5S_SCALAR), a = H5Acreate2(g, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(a >= 0 && H5Awrite(a, H5T_NATIVE_DOUBLE, &value) >= 0);
+    H5Aclose(a);
+    H5Sclose(space);
+    H5Gclose(g);
+    H5Fclose(f);
+}
+
+/* A unit that is none (U_L = -1, U_M = 0, a GADGET length of 0) is refused with one line naming it,
+ * even in a folder: it was taken for a file without units, read in model units. Two bodies with
+ * one ParticleID are refused too: a body is its ID. */
+static void test_bad_units_and_ids_refused(void **state)
+{
+    const char *dir = *state;
+    char path[4200], err[512];
+    Bodies b, r;
+    SceneInfo info;
+    collision(300, &b, &info);
+    snprintf(path, sizeof path, "%s/units.hdf5", dir);
+    const struct {
+        const char *group, *name;
+        double value;
+    } bad[] = {{"Units", "Unit length in cgs (U_L)", -1}, {"Units", "Unit mass in cgs (U_M)", 0},
+               {"Units", "Unit time in cgs (U_t)", NAN}, {"Header", "UnitLength_in_cm", 0}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        const bool gadget = strcmp(bad[k].group, "Header") == 0;
+        assert_int_equal(snapshot_write(path, &b, &(SnapshotWriteDesc){.units = gadget ? NULL : &info.units}, err,
+                                        sizeof err),
+                         0);
+        if (gadget) {
+            set_unit(path, "Header", "UnitMass_in_g", 1.989e43);
+            set_unit(path, "Header", "UnitVelocity_in_cm_per_s", 1e5);
+        }
+        set_unit(path, bad[k].group, bad[k].name, bad[k].value);
+        err[0] = '\0';
+        assert_int_equal(snapshot_hdf5_read(path, NULL, &r, NULL, err, sizeof err), -1);
+        char want[160];
+        snprintf(want, sizeof want, "units.hdf5: %s says %s = ", bad[k].group, bad[k].name);
+        one_line(err, want);
+        one_line(err, "a unit is a positive number");
+        SnapshotSeries *s = series_open(dir, err, sizeof err); /* in a folder too */
+        if (s) {
+            series_close(s);
+            fail_msg("a folder holding a file with %s = %g opened", bad[k].name, bad[k].value);
+        }
+    }
+    assert_int_equal(remove(path), 0);
+
+    snprintf(path, sizeof path, "%s/ids.hdf5", dir);
+    assert_int_equal(snapshot_write(path, &b, &(SnapshotWriteDesc){.units = &info.units}, err, sizeof err), 0);
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, "PartType1/ParticleIDs", H5P_DEFAULT);
+    uint64_t *ids = malloc(sizeof *ids * (size_t)b.n);
+    assert_true(d >= 0 && ids && H5Dread(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, ids) >= 0);
+    ids[200] = ids[7];
+    assert_true(H5Dwrite(d, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, ids) >= 0);
+    H5Dclose(d);
+    H5Fclose(f);
+    char want[96];
+    snprintf(want, sizeof want, "ids.hdf5: ParticleIDs holds %llu twice", (unsigned long long)ids[7]);
+    free(ids);
+    err[0] = '\0';
+    assert_int_equal(snapshot_hdf5_read(path, NULL, &r, NULL, err, sizeof err), -1);
+    one_line(err, want);
+    bodies_free(&b);
+}
+
 /* What an interrupted save leaves beside a TIPSY file (its old content kept, its new one not yet
  * renamed) is never a snapshot of the series: a folder of one save opens as that save alone, the
  * settings beside it found. */
@@ -792,13 +942,16 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sorted_by_id, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_bad_files, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_series, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_series_settings_of_the_first, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_tipsy_series_settings, make_dir, remove_dir),
         cmocka_unit_test(test_plan_pitfalls),
         cmocka_unit_test_setup_teardown(test_body_outside_box_refused, make_dir, remove_dir),
         cmocka_unit_test(test_stream_is_build),
+        cmocka_unit_test(test_stream_stops_while_measuring),
         cmocka_unit_test_setup_teardown(test_export_opens_back_unitless, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_export_opens_back_scaled, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_bad_bodies_refused, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_bad_units_and_ids_refused, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_leftovers_are_not_snapshots, make_dir, remove_dir),
     };
     return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));

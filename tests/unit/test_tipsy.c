@@ -19,6 +19,7 @@
 
 #include "scene/scene.h"
 #include "scene/tipsy.h"
+#include "util/params.h"
 
 #define HEADER 32
 #define DARK 36
@@ -389,6 +390,40 @@ static void bad_values_are_refused(void **state)
     free(good);
 }
 
+/* A file whose bodies suggest a step or softening beyond the parameter table's range is refused
+ * with one line naming it: masses of 1e-40 in model units suggested dt 5e16, which ran, and a save
+ * of it did not load. The same bodies at their own masses suggest values in range. */
+static void a_scale_beyond_the_table_is_refused(void **state)
+{
+    const char *dir = *state;
+    char path[4200], err[512] = "";
+    Bodies b, out;
+    collision_bodies(&b);
+    SceneInfo info;
+    snprintf(path, sizeof path, "%s/light.bin", dir);
+    assert_int_equal(tipsy_write(path, &b, 0, err, sizeof err), 0);
+    if (scene_build(&(SceneDesc){.kind = SCENE_TIPSY, .tipsy_path = path}, &out, &info, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_true(params_in_range(PARAM_DT, info.dt) && params_in_range(PARAM_SOFTENING, info.softening));
+    bodies_free(&out);
+    for (int i = 0; i < b.n; i++) b.pos[4 * i + 3] *= 1e-40f;
+    assert_int_equal(tipsy_write(path, &b, 0, err, sizeof err), 0);
+    const SceneKind kinds[] = {SCENE_TIPSY, SCENE_TIPSY_COLLIDE};
+    for (int k = 0; k < 2; k++) {
+        err[0] = '\0';
+        const int rc = scene_build(&(SceneDesc){.kind = kinds[k], .tipsy_path = path}, &out, &info, err, sizeof err);
+        if (rc == 0) {
+            bodies_free(&out);
+            fail_msg("%s of masses 1e-40 built, at dt %g and softening %g", scene_name(kinds[k]), (double)info.dt,
+                     (double)info.softening);
+        }
+        assert_null(strchr(err, '\n'));
+        if (!strstr(err, "light.bin") || !strstr(err, "dt = ") || !strstr(err, "is too large: expected more than 0, at most 10"))
+            fail_msg("'%s' does not name the file and its dt beyond the range", err);
+    }
+    bodies_free(&b);
+}
+
 /* Files without Starburst's tags: the bulge is told by GalactICS' ids, else by the heavier of two
  * star masses, else every star is disk. */
 static void stars_are_split_without_our_tags(void **state)
@@ -536,6 +571,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(damaged_headers_are_refused, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(bad_values_are_refused, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(stars_are_split_without_our_tags, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(a_scale_beyond_the_table_is_refused, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(written_file_follows_the_umask, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(failed_write_leaves_the_old_file, make_dir, remove_dir),
     };
