@@ -31,6 +31,7 @@
 #include "util/atomic_file.h"
 #include "util/ini_lines.h"
 #include "util/input_file.h"
+#include "util/le_bytes.h"
 #include "util/params.h"
 
 /* path with suffix after it, in a new allocation (NULL when out of memory). */
@@ -65,33 +66,6 @@ static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t len)
 static const char ACC_MAGIC[16] = "Starburst acc 1";
 #define ACC_HEADER 56
 
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    for (int k = 0; k < 4; k++) p[k] = (unsigned char)(v >> (8 * k));
-}
-static void put_u64(unsigned char *p, uint64_t v)
-{
-    for (int k = 0; k < 8; k++) p[k] = (unsigned char)(v >> (8 * k));
-}
-static void put_f32(unsigned char *p, float f)
-{
-    uint32_t v;
-    memcpy(&v, &f, 4);
-    put_u32(p, v);
-}
-static uint32_t get_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint64_t get_u64(const unsigned char *p) { return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32; }
-static float get_f32(const unsigned char *p)
-{
-    const uint32_t v = get_u32(p);
-    float f;
-    memcpy(&f, &v, 4);
-    return f;
-}
-
 /* b's accelerations as FILE.acc's bytes, for the TIPSY file of tipsy_bytes and sum; NULL when
  * out of memory. */
 static unsigned char *acc_encode(const Bodies *b, size_t tipsy_bytes, uint64_t sum, size_t *len)
@@ -101,15 +75,15 @@ static unsigned char *acc_encode(const Bodies *b, size_t tipsy_bytes, uint64_t s
     if (!p) return NULL;
     const BodiesAccInfo *a = &b->acc_info;
     memcpy(p, ACC_MAGIC, sizeof ACC_MAGIC);
-    put_u32(p + 16, (uint32_t)b->n);
-    put_u32(p + 20, (uint32_t)a->backend);
-    put_u32(p + 24, (uint32_t)a->force);
-    put_f32(p + 28, a->softening);
-    put_f32(p + 32, a->theta);
-    put_f32(p + 36, a->alpha);
-    put_u64(p + 40, tipsy_bytes);
-    put_u64(p + 48, sum);
-    for (size_t i = 0; i < 3 * (size_t)b->n; i++) put_f32(p + ACC_HEADER + 4 * i, b->acc[i]);
+    le_put_u32(p + 16, (uint32_t)b->n);
+    le_put_u32(p + 20, (uint32_t)a->backend);
+    le_put_u32(p + 24, (uint32_t)a->force);
+    le_put_f32(p + 28, a->softening);
+    le_put_f32(p + 32, a->theta);
+    le_put_f32(p + 36, a->alpha);
+    le_put_u64(p + 40, tipsy_bytes);
+    le_put_u64(p + 48, sum);
+    for (size_t i = 0; i < 3 * (size_t)b->n; i++) le_put_f32(p + ACC_HEADER + 4 * i, b->acc[i]);
     return p;
 }
 
@@ -132,15 +106,15 @@ static int acc_take(void *user, const char *name)
     const size_t got = p ? fread(p, 1, want + 1, f) : 0;
     fclose(f);
     const bool fits = got == want && memcmp(p, ACC_MAGIC, sizeof ACC_MAGIC) == 0 &&
-                      get_u32(p + 16) == (uint32_t)s->b->n && get_u64(p + 40) == (uint64_t)s->tipsy_bytes &&
-                      get_u64(p + 48) == s->sum && bodies_alloc_acc(s->b) == 0;
+                      le_get_u32(p + 16) == (uint32_t)s->b->n && le_get_u64(p + 40) == (uint64_t)s->tipsy_bytes &&
+                      le_get_u64(p + 48) == s->sum && bodies_alloc_acc(s->b) == 0;
     if (fits) {
-        s->b->acc_info = (BodiesAccInfo){.backend = (int)get_u32(p + 20),
-                                         .force = (int)get_u32(p + 24),
-                                         .softening = get_f32(p + 28),
-                                         .theta = get_f32(p + 32),
-                                         .alpha = get_f32(p + 36)};
-        for (size_t i = 0; i < 3 * (size_t)s->b->n; i++) s->b->acc[i] = get_f32(p + ACC_HEADER + 4 * i);
+        s->b->acc_info = (BodiesAccInfo){.backend = (int)le_get_u32(p + 20),
+                                         .force = (int)le_get_u32(p + 24),
+                                         .softening = le_get_f32(p + 28),
+                                         .theta = le_get_f32(p + 32),
+                                         .alpha = le_get_f32(p + 36)};
+        for (size_t i = 0; i < 3 * (size_t)s->b->n; i++) s->b->acc[i] = le_get_f32(p + ACC_HEADER + 4 * i);
     }
     free(p);
     return fits;

@@ -22,6 +22,7 @@
 #include "scene/body_check.h"
 #include "util/atomic_file.h"
 #include "util/input_file.h"
+#include "util/le_bytes.h"
 
 #define TIPSY_HEADER 32
 #define TIPSY_DARK 36
@@ -30,62 +31,6 @@
 /* NVIDIA's galaxy came from GalactICS, which numbers disk stars from 0, bulge stars from 1e8
  * and halo particles from 2e8. */
 #define GALACTICS_BAND 100000000
-
-static uint32_t get_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static int32_t get_i32(const unsigned char *p)
-{
-    uint32_t u = get_u32(p);
-    int32_t i;
-    memcpy(&i, &u, 4);
-    return i;
-}
-
-static float get_f32(const unsigned char *p)
-{
-    uint32_t u = get_u32(p);
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-static double get_f64(const unsigned char *p)
-{
-    uint64_t u = (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-    double d;
-    memcpy(&d, &u, 8);
-    return d;
-}
-
-static void put_u32(unsigned char *p, uint32_t u)
-{
-    for (int k = 0; k < 4; k++) p[k] = (unsigned char)(u >> (8 * k));
-}
-
-static void put_i32(unsigned char *p, int32_t i)
-{
-    uint32_t u;
-    memcpy(&u, &i, 4);
-    put_u32(p, u);
-}
-
-static void put_f32(unsigned char *p, float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    put_u32(p, u);
-}
-
-static void put_f64(unsigned char *p, double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, 8);
-    put_u32(p, (uint32_t)u);
-    put_u32(p + 4, (uint32_t)(u >> 32));
-}
 
 /* Reverses the bytes of each 4-byte word in p[0 .. len). */
 static void swap_words(unsigned char *p, size_t len)
@@ -103,9 +48,9 @@ static void swap_words(unsigned char *p, size_t len)
  * (the time's 8 bytes reversed, then each word). */
 static bool header_is_big_endian(unsigned char *hb)
 {
-    if (get_i32(hb + 12) == 3) return false;
+    if (le_get_i32(hb + 12) == 3) return false;
     unsigned char ndim[4] = {hb[15], hb[14], hb[13], hb[12]};
-    if (get_i32(ndim) != 3) return false;
+    if (le_get_i32(ndim) != 3) return false;
     for (int k = 0; k < 4; k++) {
         unsigned char t = hb[k];
         hb[k] = hb[7 - k];
@@ -254,12 +199,12 @@ int tipsy_read_header(const char *path, double *time, long long *n, char *err, s
     const bool read = fstat(fileno(f), &st) == 0 && st.st_size >= TIPSY_HEADER &&
                       fread(hb, 1, TIPSY_HEADER, f) == TIPSY_HEADER;
     fclose(f);
-    if (!read || (get_i32(hb + 12) != 3 && !header_is_big_endian(hb))) {
+    if (!read || (le_get_i32(hb + 12) != 3 && !header_is_big_endian(hb))) {
         snprintf(err, errlen, "tipsy: %s: not a TIPSY file (no ndim of 3 in its header, in either byte order)", path);
         return -1;
     }
-    TipsyHeader h = {get_f64(hb), get_i32(hb + 8), get_i32(hb + 12), get_i32(hb + 16),
-                     get_i32(hb + 20), get_i32(hb + 24), get_u32(hb + 28)};
+    TipsyHeader h = {le_get_f64(hb), le_get_i32(hb + 8), le_get_i32(hb + 12), le_get_i32(hb + 16),
+                     le_get_i32(hb + 20), le_get_i32(hb + 24), le_get_u32(hb + 28)};
     if (check_header(path, &h, (long long)st.st_size, err, errlen) != 0) return -2;
     *time = h.time;
     *n = h.nbodies;
@@ -294,8 +239,8 @@ int tipsy_read_meta(const char *path, Bodies *out, TipsyMeta *meta, char *err, s
         return -1;
     }
     const bool big_endian = header_is_big_endian(hb);
-    TipsyHeader h = {get_f64(hb), get_i32(hb + 8), get_i32(hb + 12), get_i32(hb + 16),
-                     get_i32(hb + 20), get_i32(hb + 24), get_u32(hb + 28)};
+    TipsyHeader h = {le_get_f64(hb), le_get_i32(hb + 8), le_get_i32(hb + 12), le_get_i32(hb + 16),
+                     le_get_i32(hb + 20), le_get_i32(hb + 24), le_get_u32(hb + 28)};
     if (check_header(path, &h, size, err, errlen) != 0) {
         fclose(f);
         return -1;
@@ -323,12 +268,12 @@ int tipsy_read_meta(const char *path, Bodies *out, TipsyMeta *meta, char *err, s
         const unsigned char *p = dark ? data + (size_t)i * TIPSY_DARK
                                       : data + (size_t)h.ndark * TIPSY_DARK + (size_t)(i - h.ndark) * TIPSY_STAR;
         float *r = rec + 7 * (size_t)i;
-        for (int k = 0; k < 7; k++) r[k] = get_f32(p + 4 * k);
+        for (int k = 0; k < 7; k++) r[k] = le_get_f32(p + 4 * k);
         if (check_particle(path, i, dark ? "dark" : "star", dark ? i : i - h.ndark, r, err, errlen) != 0)
             goto done;
-        phi[i] = get_i32(p + (dark ? 32 : 40));
-        if (!dark) metals[i - h.ndark] = get_f32(p + 28);
-        float eps = get_f32(p + (dark ? 28 : 36)), *least = dark ? &eps_dark : &eps_star;
+        phi[i] = le_get_i32(p + (dark ? 32 : 40));
+        if (!dark) metals[i - h.ndark] = le_get_f32(p + 28);
+        float eps = le_get_f32(p + (dark ? 28 : 36)), *least = dark ? &eps_dark : &eps_star;
         if (isfinite(eps) && eps > 0 && (*least == 0 || eps < *least)) *least = eps;
     }
 
@@ -374,19 +319,19 @@ done:
 static void encode_body(const Bodies *b, int i, int dark, unsigned char *p)
 {
     const float *x = b->pos + 4 * (size_t)i, *v = b->vel + 4 * (size_t)i;
-    put_f32(p, x[3]);
+    le_put_f32(p, x[3]);
     for (int k = 0; k < 3; k++) {
-        put_f32(p + 4 + 4 * k, x[k]);
-        put_f32(p + 16 + 4 * k, v[k]);
+        le_put_f32(p + 4 + 4 * k, x[k]);
+        le_put_f32(p + 16 + 4 * k, v[k]);
     }
     if (dark) {
-        put_f32(p + 28, 0.0f); /* eps */
-        put_i32(p + 32, i);
+        le_put_f32(p + 28, 0.0f); /* eps */
+        le_put_i32(p + 32, i);
     } else {
-        put_f32(p + 28, (float)(b->tag[i] & 7)); /* metals: the tag */
-        put_f32(p + 32, 0.0f);             /* tform */
-        put_f32(p + 36, 0.0f);             /* eps */
-        put_i32(p + 40, i);
+        le_put_f32(p + 28, (float)(b->tag[i] & 7)); /* metals: the tag */
+        le_put_f32(p + 32, 0.0f);             /* tform */
+        le_put_f32(p + 36, 0.0f);             /* eps */
+        le_put_i32(p + 40, i);
     }
 }
 
@@ -414,13 +359,13 @@ unsigned char *tipsy_encode(const Bodies *b, double time, size_t *len, char *err
         snprintf(err, errlen, "out of memory for %d bodies", b->n);
         return NULL;
     }
-    put_f64(p, time);
-    put_i32(p + 8, b->n);
-    put_i32(p + 12, 3);
-    put_i32(p + 16, 0);
-    put_i32(p + 20, ndark);
-    put_i32(p + 24, nstar);
-    put_u32(p + 28, (uint32_t)ndark1);
+    le_put_f64(p, time);
+    le_put_i32(p + 8, b->n);
+    le_put_i32(p + 12, 3);
+    le_put_i32(p + 16, 0);
+    le_put_i32(p + 20, ndark);
+    le_put_i32(p + 24, nstar);
+    le_put_u32(p + 28, (uint32_t)ndark1);
     p += TIPSY_HEADER;
     for (int galaxy = 0; galaxy < 2; galaxy++)
         for (int i = 0; i < b->n; i++)
