@@ -80,7 +80,7 @@ static void set_field(App *a, int field, const Field *f, double v)
     if (field_value(f) == (f->value ? (double)(float)v : v)) return;
     if (field >= UI_FIELD_DT && field <= UI_FIELD_ALPHA) {
         const SimParams before = app_ui_params(a);
-        app_remember(a, &before);
+        run_remember(a->run, &before);
     }
     if (field == UI_FIELD_ALPHA) app_set_alpha(a, (float)v);
     else if (f->value) *f->value = (float)v;

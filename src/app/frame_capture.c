@@ -79,8 +79,23 @@ bool app_capture_frame(App *a, const FramePlan *f)
     char err[512];
     if (f->screenshot) app_screenshot(a);
     if (a->rec.recorder) {
-        int w, h;
+        int w, h, rw, rh;
         render_context_size(a->ctx, &w, &h);
+        recorder_size(a->rec.recorder, &rw, &rh);
+        /* A window resized while it records: its frames are centred on the recording's size, said
+         * once for each new size (a video keeps one size). */
+        if ((w & ~1) != (rw & ~1) || (h & ~1) != (rh & ~1)) {
+            if (w != a->rec.said_w || h != a->rec.said_h) {
+                app_notify(a, "Recording stays %dx%d: the window's %dx%d frames are cropped or padded to it (V twice "
+                              "starts a recording at the new size)",
+                           rw, rh, w, h);
+                app_say(a, "starburst: %s\n", a->msg.notice);
+                a->rec.said_w = w;
+                a->rec.said_h = h;
+            }
+        } else {
+            a->rec.said_w = a->rec.said_h = 0;
+        }
         /* The failure is said once, by app_stop_recording: here for V, at the finish for --record,
          * which ends the run. */
         if (recorder_capture(a->rec.recorder, render_context_framebuffer(a->ctx), w, h, err, sizeof err) != 0) {

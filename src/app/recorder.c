@@ -542,3 +542,9 @@ int recorder_new_name(char *buf, size_t len, const char *ext)
     }
     return -1;
 }
+
+void recorder_size(const Recorder *r, int *width, int *height)
+{
+    *width = r->width;
+    *height = r->height;
+}

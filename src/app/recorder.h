@@ -33,6 +33,8 @@ int recorder_frame(Recorder *r, const uint8_t *rgb, int width, int height, char 
 /* Reads framebuffer (0 = the window's back buffer: call before swapping) and adds it as a frame.
  * A 0 x 0 framebuffer (a minimised window) adds nothing and returns 0. */
 int recorder_capture(Recorder *r, unsigned int framebuffer, int width, int height, char *err, size_t errlen);
+/* The size every frame of the recording has (a video's rounded down to even numbers). */
+void recorder_size(const Recorder *r, int *width, int *height);
 /* Finishes the recording and frees r (NULL is a no-op returning 0). A video: ends ffmpeg's input,
  * waits for it and renames its file onto the target. 0 with msg saying what was written
  * ("recorded 300 frames over 12.3 s to out.mp4: 5.0 s of video at 60 fps": the time from

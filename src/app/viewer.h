@@ -200,6 +200,7 @@ typedef struct App {
     AppMessages msg;
     struct {
         Recorder *recorder;  /* a recording in progress (--record, or V in a window) */
+        int said_w, said_h;  /* the window size last said to differ from the recording's */
         char screenshot[300]; /* the last screenshot written */
     } rec;
     struct {

@@ -10,8 +10,9 @@
 #   its step;
 # - the exit with --save FILE, after R, leaves FILE as it was (the run it held was replaced) and
 #   writes beside it;
-# - S twice, without --save, where the dated names of the next minute are taken: two new files,
-#   the taken ones untouched.
+# - S twice, without --save, where the dated names of the next two minutes are taken: two new
+#   files, the taken ones untouched;
+# - a recording (V) whose window is resized says that it keeps its size.
 # Every wait is for a condition, never a sleep.
 # usage: safety_window.sh APP SOURCE_DIR OUT_DIR   (under xvfb-run)
 set -u
@@ -142,5 +143,13 @@ taken=$(grep -l '^taken$' starburst-*.tipsy | wc -l)
 [ "$taken" -eq 121 ] && ok "the 121 taken names untouched" || fail "$taken of 121 taken names untouched"
 saves=$(ls starburst-*-[0-9].tipsy 2>/dev/null | wc -l)
 [ "$saves" -eq 2 ] && ok "two saves, two files: $one / $two" || fail "$saves new files: $(ls)"
+
+# ---- A recording (V) whose window is resized says it keeps its size ----
+key v
+wait_for "the recording" value_is recording 1
+xdotool windowsize "$wid" 700 450
+if wait_for "the line on the recording's size" notice_has "Recording stays 900x600"; then ok "resized while recording: $(rv notice)"; fi
+key v
+wait_for "the recording's end" value_is recording 0
 cd ..
 finish
