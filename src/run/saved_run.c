@@ -146,6 +146,7 @@ static int write_units_param(const char *target, const Units *u, char *err, size
     snprintf(param, len, "%s.param", target);
     int rc = 0;
     if (!units_physical(u)) {
+        atomic_file_remove_leftovers(param);
         if (remove(param) != 0 && errno != ENOENT) {
             snprintf(err, errlen, "saved; but %s, of an older save, stays: %s", param, strerror(errno));
             rc = -1;
@@ -170,6 +171,8 @@ static int write_units_param(const char *target, const Units *u, char *err, size
     if (atomic_file_commit(f, why, sizeof why) != 0) {
         snprintf(err, errlen, "saved; but not its units for other readers: %s", why);
         rc = -1;
+    } else {
+        atomic_file_remove_leftovers(param); /* an interrupted save's, as the pair's are */
     }
     free(param);
     return rc;

@@ -45,13 +45,15 @@ static int add_entry(SnapshotSeries *s, const char *path, bool named, char *err,
         e = (SeriesEntry){.hdf5 = true, .time = info.time, .lead_steps = info.lead_steps, .n = info.n,
                           .softening = info.softening, .dt = info.dt, .units = info.units};
     } else {
-        /* A TIPSY header that fails its check is refused as --tipsy refuses it, naming the fault;
-         * another file is passed over in a folder or glob. */
+        /* A TIPSY file named alone whose header fails its check is refused as --tipsy refuses it,
+         * naming the fault; in a folder or glob it keeps its place (the time its header gives), and
+         * the reading stops there with that fault, what was read before it kept. A file that is
+         * no TIPSY file is passed over in a folder or glob. */
         char why[1024];
         const int rc = tipsy_read_header(path, &e.time, &e.n, why, sizeof why);
         if (rc == -1 && named) snprintf(err, errlen, "%s: neither an HDF5 snapshot nor a TIPSY file", path);
-        if (rc == -2) snprintf(err, errlen, "%s", why);
-        if (rc != 0) return named || rc == -2 ? -1 : 0;
+        if (rc == -2 && named) snprintf(err, errlen, "%s", why);
+        if (rc == -1 || (rc == -2 && named)) return named ? -1 : 0;
     }
     if (s->count == s->cap) {
         int cap = s->cap ? 2 * s->cap : 16;

@@ -205,10 +205,9 @@ int tipsy_read_header(const char *path, double *time, long long *n, char *err, s
     }
     TipsyHeader h = {le_get_f64(hb), le_get_i32(hb + 8), le_get_i32(hb + 12), le_get_i32(hb + 16),
                      le_get_i32(hb + 20), le_get_i32(hb + 24), le_get_u32(hb + 28)};
-    if (check_header(path, &h, (long long)st.st_size, err, errlen) != 0) return -2;
     *time = h.time;
     *n = h.nbodies;
-    return 0;
+    return check_header(path, &h, (long long)st.st_size, err, errlen) != 0 ? -2 : 0;
 }
 
 int tipsy_read_meta(const char *path, Bodies *out, TipsyMeta *meta, char *err, size_t errlen)

@@ -20,7 +20,8 @@ int tipsy_read(const char *path, Bodies *out, double *time, char *err, size_t er
 
 /* Reads path's header alone, checked as tipsy_read checks it (its counts against each other and
  * the file's size, its time): 0 with the time and body count; -1 with err where the file is no
- * TIPSY file (no ndim of 3 in either byte order); -2 with err naming the fault of a TIPSY header. */
+ * TIPSY file (no ndim of 3 in either byte order); -2 with err naming the fault of a TIPSY header
+ * (the time and count then as that header gives them). */
 int tipsy_read_header(const char *path, double *time, long long *n, char *err, size_t errlen);
 
 /* What a file says beyond its bodies. */

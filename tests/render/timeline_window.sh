@@ -52,6 +52,7 @@ shot() {
     wait_for "a screenshot" shot_taken "$before" && SHOT=$(rv screenshot) && cp "$SHOT" "$1" && ok "P: $1"
 }
 view_is() { value_is timeline_view "$1"; }
+notice_brought() { case "$(rv notice)" in "Brought back the "*) return 0 ;; esac; return 1; }
 near_view() { local v; v=$(rv timeline_view); [ -n "$v" ] && [ "$v" -ge $(($1 - 2)) ] && [ "$v" -le $(($1 + 2)) ]; }
 LATENCY=()
 LOAD=()
@@ -197,7 +198,10 @@ else
     fail "after the resume: $new_count keyframes, view $(rv timeline_view), step $(rv step)"
 fi
 key ctrl+z
-if wait_for "the future brought back" value_is timeline_held 0; then ok "ctrl+Z: nothing held any more"; fi
+# The new future it replaces is held in its turn, for ctrl+Y.
+if wait_for "the future brought back" value_is timeline_count "$count"; then ok "ctrl+Z: the $count keyframes back"; fi
+new_held=$((new_count - from - 1))
+if at_least timeline_held "$new_held"; then ok "the new future's keyframes held for ctrl+Y: $(rv timeline_held)"; else fail "held after ctrl+Z: $(rv timeline_held), not $new_held or more"; fi
 if value_is timeline_count "$count" && value_is timeline_view $((count - 1)) && value_is paused 1; then
     ok "ctrl+Z brings back the $count keyframes, shown at the last, paused"
 else
@@ -256,7 +260,7 @@ spacing=$(rv timeline_spacing)
 wait_for "two thinnings after the resume" at_least timeline_spacing $((4 * spacing))
 if at_least timeline_held 2; then ok "the future set aside is thinned, not dropped: $(rv timeline_held) keyframes held"; else fail "the future set aside: $(rv timeline_held) held; $(rv notice)"; fi
 key ctrl+z
-if wait_for "the future brought back" value_is timeline_held 0; then
+if wait_for "the future brought back" value_is paused 1 && wait_for "its line" notice_brought; then
     case "$(rv notice)" in
     "Brought back the "*) ok "ctrl+Z after the thinnings: $(rv notice)" ;;
     *) fail "ctrl+Z after the thinnings: $(rv notice)" ;;
