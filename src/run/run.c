@@ -267,6 +267,7 @@ SimDesc run_sim_desc(const Run *r, SimBackend backend, SimKernel kernel)
         .gpus = backend == SIM_BACKEND_CPU ? 0 : r->desc.gpus,
         .position_vbo = r->position_vbo,
         .speed_vbo = r->speed_vbo,
+        .halos = &r->info.scene.halos,
     };
 }
 
@@ -305,6 +306,7 @@ int run_reset(Run *r, SceneKind kind, int n, uint64_t seed, SimKernel kernel, ch
         return -1;
     }
     SimDesc sd = run_sim_desc(r, r->desc.backend, kernel);
+    sd.halos = &scene.halos; /* the new scene's, before it becomes the run's */
     r->sim = sim_create(&sd, &b, err, errlen);
     if (!r->sim || (r->source.from_series &&
                     run_in_step(r->sim, &b, series_lead(r->series, 0), saved.params.softening, err, errlen) != 0)) {

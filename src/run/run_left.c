@@ -137,6 +137,7 @@ static int become(Run *r, RunLeft *l, char *err, size_t errlen)
     const RunSource source = r->source;
     r->source = l->source;
     SimDesc sd = run_sim_desc(r, r->desc.backend, SIM_KERNEL_DEFAULT);
+    sd.halos = &l->info.scene.halos;
     r->sim = sim_create(&sd, &l->present, err, errlen);
     if (!r->sim) {
         r->source = source;

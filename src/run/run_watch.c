@@ -57,11 +57,11 @@ void run_watch_free(Run *r)
 static bool initial_energy(Run *r, float eps, double *e0)
 {
     char err[256];
-    Sim *first = sim_create(&(SimDesc){.backend = sim_backend(r->sim)}, &r->first, err, sizeof err);
+    Sim *first = sim_create(&(SimDesc){.backend = sim_backend(r->sim), .halos = sim_halos(r->sim)}, &r->first, err, sizeof err);
     if (!first) return false;
     const SimEnergy e = sim_energy(first, eps);
     sim_destroy(first);
-    *e0 = e.kinetic + e.potential;
+    *e0 = e.kinetic + e.potential + e.friction;
     return isfinite(*e0);
 }
 
@@ -75,7 +75,7 @@ bool run_measure_energy(Run *r, float eps, double now)
         w->e0_softening = eps;
     }
     const SimEnergy e = sim_energy(r->sim, eps);
-    const double total = e.kinetic + e.potential;
+    const double total = e.kinetic + e.potential + e.friction;
     run_read_state(r);
     const double cost = clock_seconds() - t0;
     w->next_energy = clock_seconds() + fmax(0.25, 20 * cost);

@@ -26,7 +26,7 @@
 #define GALAXY_RREF 2.43
 /* The bulge ends at this many scale lengths; bulge and halo taper from this fraction of their cut. */
 #define GALAXY_BULGE_CUT 10.0
-#define GALAXY_TAPER 0.5
+#define GALAXY_TAPER SCENE_GALAXY_TAPER
 
 static double sq(double x)
 {

@@ -36,6 +36,30 @@ const char *scene_name(SceneKind kind)
     return (kind >= 0 && kind < SCENE_COUNT) ? scene_names[kind] : "?";
 }
 
+static const char *const halo_names[SCENE_HALO_COUNT] = {
+    [SCENE_HALO_DEFAULT] = "default",
+    [SCENE_HALO_FIELD] = "field",
+    [SCENE_HALO_LIVE] = "live",
+};
+
+const char *scene_halo_name(SceneHalo h) { return (h >= 0 && h < SCENE_HALO_COUNT) ? halo_names[h] : "?"; }
+
+int scene_halo_from_name(const char *name)
+{
+    for (int k = SCENE_HALO_FIELD; k < SCENE_HALO_COUNT; k++)
+        if (name && strcmp(name, halo_names[k]) == 0) return k;
+    return -1;
+}
+
+int scene_has_halos(SceneKind kind) { return kind == SCENE_COLLISION || kind == SCENE_DISK; }
+
+/* The centre bodies a resolved scene adds after its n stars: one a galaxy with field halos. */
+static int scene_halo_centres(const SceneDesc *d)
+{
+    if (d->halo != SCENE_HALO_FIELD) return 0;
+    return d->kind == SCENE_COLLISION ? 2 : 1;
+}
+
 int scene_min_bodies(SceneKind kind)
 {
     return kind == SCENE_COLLISION ? 6 : kind == SCENE_DISK ? 3 : kind == SCENE_TIPSY_COLLIDE ? 2 : 1;
@@ -199,6 +223,14 @@ static void place_pair(double ma, double mb, double m_orbit, double q, double e,
  * halo bodies halo_factor times more. Each component keeps at least one body. */
 static void galaxy_counts(const SceneGalaxy *g, int n, double halo_factor, int c[3])
 {
+    if (!(halo_factor > 0)) { /* a field halo: every body a star */
+        c[1] = (int)lround(n * g->bulge.mass / (g->disk_mass + g->bulge.mass));
+        if (c[1] < 1) c[1] = 1;
+        if (c[1] > n - 1) c[1] = n - 1;
+        c[0] = n - c[1];
+        c[2] = 0;
+        return;
+    }
     double w[3] = {g->disk_mass, g->bulge.mass, g->halo.mass / halo_factor};
     double wsum = w[0] + w[1] + w[2];
     c[1] = (int)lround(n * w[1] / wsum);
@@ -299,7 +331,7 @@ static int galaxy_model_mass_inside(const GalaxyModel *m, double r, double *mass
 }
 
 /* Draws one galaxy of the given model, tilted and placed, into out from body `first`; gives its
- * rotation period and step. */
+ * rotation period and step. halo_factor 0: a field halo, no halo bodies (halo_centre places it). */
 static int galaxy_into(Bodies *out, int first, int n, int galaxy, const GalaxyModel *model, double incl,
                        const double x0[3], const double v0[3], double halo_factor, SceneRng *rng,
                        double *period, double *step, char *err, size_t errlen)
@@ -330,15 +362,42 @@ static int galaxy_into(Bodies *out, int first, int n, int galaxy, const GalaxyMo
     return 0;
 }
 
+/* A field halo of galaxy `which` (model, at x0 moving at v0): its centre is body out->n - count +
+ * which, its profile goes into info->halos. */
+static int halo_centre(Bodies *out, SceneInfo *info, int which, int count, const GalaxyModel *m, const double x0[3],
+                       const double v0[3], char *err, size_t errlen)
+{
+    SimHalo *h = &info->halos.halo[which];
+    if (sim_halo_profile(h, m->halo_mass, m->halo_scale, SCENE_GALAXY_TAPER * m->halo_cut, m->halo_cut) != 0) {
+        snprintf(err, errlen, "scene: galaxy %c: a halo of mass %g, scale %g and cut %g cannot be a field",
+                 'A' + which, m->halo_mass, m->halo_scale, m->halo_cut);
+        return -1;
+    }
+    const int i = out->n - count + which;
+    for (int k = 0; k < 3; k++) {
+        out->pos[4 * i + k] = (float)x0[k];
+        out->vel[4 * i + k] = (float)v0[k];
+    }
+    out->pos[4 * i + 3] = h->mass;
+    out->vel[4 * i + 3] = 0;
+    out->tag[i] = BODY_TAG(which, BODY_HALO);
+    info->halos.count = count;
+    info->halos.ln_lambda = SCENE_HALO_LN_LAMBDA;
+    return 0;
+}
+
+/* Halo body mass over disk body mass as galaxy_into takes it: 0 for field halos. */
+static double halo_factor(const SceneDesc *d) { return d->halo == SCENE_HALO_FIELD ? 0.0 : d->halo_mass_factor; }
+
 static int build_disk(const SceneDesc *d, Bodies *out, SceneInfo *info, char *err, size_t errlen)
 {
     SceneRng rng;
     scene_rng_seed(&rng, d->seed);
     double zero[3] = {0, 0, 0}, period, step;
     GalaxyModel model = galaxy_model(d, 0);
-    if (galaxy_into(out, 0, d->n, 0, &model, 0.0, zero, zero, d->halo_mass_factor, &rng, &period, &step, err,
-                    errlen) != 0)
+    if (galaxy_into(out, 0, d->n, 0, &model, 0.0, zero, zero, halo_factor(d), &rng, &period, &step, err, errlen) != 0)
         return -1;
+    if (d->halo == SCENE_HALO_FIELD && halo_centre(out, info, 0, 1, &model, zero, zero, err, errlen) != 0) return -1;
     info->softening = GALAXY_SOFTENING;
     info->dt = (float)step;
     info->extent = 6.0f;
@@ -404,10 +463,13 @@ static int build_collision(const SceneDesc *d, Bodies *out, SceneInfo *info, cha
     if (collision_plan(d, d->n, &p, err, errlen) != 0) return -1;
     int na = (int)p.na, nb = (int)p.nb;
     double deg = SCENE_PI / 180.0, pa, pb, sa, sb;
-    if (galaxy_into(out, 0, na, 0, &p.ga, d->inclination_a * deg, p.xa, p.va, d->halo_mass_factor, &rng, &pa, &sa, err,
+    if (galaxy_into(out, 0, na, 0, &p.ga, d->inclination_a * deg, p.xa, p.va, halo_factor(d), &rng, &pa, &sa, err,
                     errlen) != 0 ||
-        galaxy_into(out, na, nb, 1, &p.gb, d->inclination_b * deg, p.xb, p.vb, d->halo_mass_factor, &rng, &pb, &sb, err,
+        galaxy_into(out, na, nb, 1, &p.gb, d->inclination_b * deg, p.xb, p.vb, halo_factor(d), &rng, &pb, &sb, err,
                     errlen) != 0)
+        return -1;
+    if (d->halo == SCENE_HALO_FIELD && (halo_centre(out, info, 0, 2, &p.ga, p.xa, p.va, err, errlen) != 0 ||
+                                        halo_centre(out, info, 1, 2, &p.gb, p.xb, p.vb, err, errlen) != 0))
         return -1;
     collision_info(d, &p, pa, sa, sb, info);
     if (milky_way_units(&info->units) != 0) {
@@ -1008,6 +1070,12 @@ static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen)
     if (d->inclination_b == 0 && !(d->set & SCENE_SET_INCLINATION_B))
         d->inclination_b = (float)params_get(PARAM_INCLINATION_B)->fallback;
     if (d->halo_mass_factor == 0) d->halo_mass_factor = 1;
+    if (d->halo < 0 || d->halo >= SCENE_HALO_COUNT) {
+        snprintf(err, errlen, "scene: %s: halo mode %d is neither field nor live", name, (int)d->halo);
+        return -1;
+    }
+    if (!scene_has_halos(d->kind)) d->halo = SCENE_HALO_DEFAULT;
+    else if (d->halo == SCENE_HALO_DEFAULT) d->halo = SCENE_HALO_LIVE;
     if (d->eccentricity == 0) d->eccentricity = (float)params_get(PARAM_ECCENTRICITY)->fallback;
     /* The ranges are the parameter table's, which the command line and the presets read too. */
     const struct {
@@ -1064,7 +1132,7 @@ int scene_build(const SceneDesc *desc, Bodies *out, SceneInfo *info, char *err, 
     case SCENE_TIPSY: rc = build_tipsy(&d, out, info, err, errlen); break;
     case SCENE_TIPSY_COLLIDE: rc = build_tipsy_collide(&d, out, info, err, errlen); break;
     default:
-        if (bodies_alloc(out, d.n) != 0) {
+        if (bodies_alloc(out, d.n + scene_halo_centres(&d)) != 0) {
             snprintf(err, errlen, "scene: %s: out of memory for %d bodies", scene_names[d.kind], d.n);
             return -1;
         }

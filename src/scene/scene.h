@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "sim/bodies.h"
+#include "sim/halo.h"
 #include "util/units.h"
 
 #ifdef __cplusplus
@@ -30,6 +31,19 @@ typedef enum SceneKind {
 #define SCENE_MAX_BODIES (1 << 26)
 
 enum { SCENE_SET_INCLINATION_B = 1 << 0 };
+
+/* How a galaxy's dark halo is made: a field (the analytic potential of its profile about a moving
+ * centre, kernels/halo_field.h: every body a star) or live (bodies drawn from the profile). */
+typedef enum SceneHalo {
+    SCENE_HALO_DEFAULT = 0, /* live for the collision and the disk (the program asks for fields:
+                               the parameter table's default); the other scenes have no halo */
+    SCENE_HALO_FIELD,
+    SCENE_HALO_LIVE,
+    SCENE_HALO_COUNT
+} SceneHalo;
+
+/* Chandrasekhar's Coulomb logarithm of the field halos' friction (docs/GALAXIES.md). */
+#define SCENE_HALO_LN_LAMBDA 3.0f
 
 /* One galaxy's make-up in model units (G = 1; galaxy A's default disk has mass 1 and scale
  * length 1). Zero fields take the defaults: galaxy A's are the Milky-Way-like model (galaxy.c);
@@ -68,7 +82,10 @@ typedef struct SceneDesc {
     float pericentre_angle; /* collision: direction of pericentre in the orbital (xy) plane, degrees
                                from the x axis, default 0; the pair comes in along -x turned by it */
     unsigned set;           /* SCENE_SET_* bits: fields whose 0 is meant, not "default" */
-    float halo_mass_factor; /* collision, disk: halo body mass / disk body mass, default 1, 0.25 to 64 */
+    float halo_mass_factor; /* collision, disk: halo body mass / disk body mass, default 1, 0.25 to 64
+                               (live halos) */
+    SceneHalo halo;         /* collision, disk: field or live halos; with fields the scene holds n
+                               stars and then one centre body a galaxy (SceneInfo.halos) */
     GalaxyModel galaxy[2];  /* collision, disk: galaxy A (the disk scene's only one) and B */
 } SceneDesc;
 
@@ -82,6 +99,7 @@ typedef struct SceneInfo {
     Units units;     /* the physical scale of the model units; all 0 where the scene has none */
     float pericentre_time; /* collision: model time of the first pericentre the orbit predicts
                               (two point masses: Kepler's equation), 0 where there is none */
+    SimHalos halos;        /* halos as fields (count 0: none): their centres are the last bodies */
 } SceneInfo;
 
 /* Fills out (allocated here; free with bodies_free) and info. Returns 0, or -1 with one line in
@@ -118,6 +136,11 @@ int scene_orbit_from_velocity(const SceneDesc *d, double v_radial, double v_tang
                               float *pericentre, char *err, size_t errlen);
 
 const char *scene_name(SceneKind kind);
+/* "field", "live" ("default" for SCENE_HALO_DEFAULT); scene_halo_from_name gives -1 when unknown. */
+const char *scene_halo_name(SceneHalo h);
+int scene_halo_from_name(const char *name);
+/* Whether scenes of kind have halos to make either way (the collision and the disk). */
+int scene_has_halos(SceneKind kind);
 /* "collision", "disk", "plummer", "shell", "random", "tipsy", "tipsy-collide"; -1 when unknown. */
 int scene_from_name(const char *name);
 /* The fewest bodies a scene of kind is built with: a collision 6, a disk 3, two TIPSY copies 2. */

@@ -26,6 +26,8 @@ double scene_rng_normal(SceneRng *r);
 void scene_rng_direction(SceneRng *r, double dest[3]);
 
 /* Radial tables: the spherical model on a log grid, the disk's midplane force on a linear one. */
+/* Bulge and halo densities taper from this fraction of their cut to 0 at the cut. */
+#define SCENE_GALAXY_TAPER 0.5
 #define SCENE_GALAXY_GRID 1024
 #define SCENE_GALAXY_DISK_GRID 201
 

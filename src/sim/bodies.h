@@ -1,7 +1,9 @@
 /* Bodies: the host-side copy of a system of point masses.
  * Positions and velocities are float4 so they match the GL vertex buffer and CUDA's float4
  * loads: pos = (x, y, z, mass), vel = (vx, vy, vz, 0). tag says which galaxy and component a
- * body belongs to; it drives colouring and never changes during a run. */
+ * body belongs to; it drives colouring and never changes during a run. A run with halos as fields
+ * (sim/halo.h) ends with one body a halo, its centre, whose velocity's w holds the energy that
+ * friction has taken out of the run so far (kernels/halo_field.h). */
 #ifndef STARBURST_BODIES_H
 #define STARBURST_BODIES_H
 

@@ -9,7 +9,7 @@ void diag_measure(const Bodies *b, SimEnergy e, Diagnostics *out)
     memset(out, 0, sizeof *out);
     out->kinetic = e.kinetic;
     out->potential = e.potential;
-    out->total = e.kinetic + e.potential;
+    out->total = e.kinetic + e.potential + e.friction;
     out->virial = e.potential != 0 ? 2 * e.kinetic / fabs(e.potential) : 0;
     for (int i = 0; i < b->n; i++) {
         const double m = b->pos[4 * i + 3];

@@ -17,6 +17,8 @@ struct Sim {
     SimPrecision precision;
     SimForce force; /* resolved */
     int n;
+    int stars; /* n less the halo centres */
+    SimHalos halos;
     SimStats stats;
 };
 
@@ -128,12 +130,21 @@ Sim *sim_create(const SimDesc *desc, const Bodies *initial, char *err, size_t er
         snprintf(err, errlen, "unknown force method %d", (int)d.force);
         return NULL;
     }
+    const int halos = d.halos ? d.halos->count : 0;
+    if (halos < 0 || halos > NBODY_HALO_MAX || initial->n - halos < 1) {
+        snprintf(err, errlen, "%d halo fields for %d bodies: 0 to %d, and a star besides, are possible", halos,
+                 initial->n, NBODY_HALO_MAX);
+        return NULL;
+    }
     Sim *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
     s->n = initial->n;
+    s->stars = initial->n - halos;
+    if (halos > 0) s->halos = *d.halos;
+    d.halos = halos > 0 ? &s->halos : NULL;
     s->kernel = sim_kernel_resolve(d.kernel, d.precision, initial->n, 0);
     s->precision = d.precision;
 #ifdef STARBURST_HAVE_CUDA
@@ -187,11 +198,11 @@ void sim_advance(Sim *s, const SimParams *p, int steps)
     s->impl->advance(s->state, p, steps);
     double ms = (1e3 * clock_seconds()) - t0;
     const double per_body = s->impl->interactions_per_body ? s->impl->interactions_per_body(s->state) : 0;
-    double inter = (double)s->n * (double)s->n * steps;
+    double inter = (double)s->stars * (double)s->stars * steps;
     s->stats.interactions_per_body = per_body;
     s->stats.ms = ms;
     s->stats.steps = steps;
-    const double evaluated = per_body > 0 ? per_body * s->n * steps : inter;
+    const double evaluated = per_body > 0 ? per_body * s->stars * steps : inter;
     s->stats.interactions_per_s = ms > 0 ? evaluated / (ms * 1e-3) : 0;
     s->stats.gflops = s->stats.interactions_per_s * 20e-9;
     s->stats.map_ms = s->impl->map_ms ? s->impl->map_ms(s->state) : 0;
@@ -238,6 +249,7 @@ const char *sim_gpus_note(const Sim *s) { return s->impl->gpus_note ? s->impl->g
 bool sim_diverged(const Sim *s) { return s->impl->finite && !s->impl->finite(s->state); }
 const char *sim_error(const Sim *s) { return s->impl->error ? s->impl->error(s->state) : NULL; }
 int sim_count(const Sim *s) { return s->n; }
+const SimHalos *sim_halos(const Sim *s) { return &s->halos; }
 const char *sim_device_name(const Sim *s) { return s->impl->device_name(s->state); }
 SimKernel sim_kernel(const Sim *s) { return s->kernel; }
 SimForce sim_force(const Sim *s) { return s->force; }

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "sim/bodies.h"
+#include "sim/halo.h"
 #include "tree_geometry.h"
 
 #ifdef __cplusplus
@@ -99,6 +100,10 @@ typedef struct SimDesc {
     int gpus;                  /* CUDA: GPUs of the host a step is split across (0 or 1 = one, -1 =
                                   all; docs/MULTI_GPU.md): the symmetric kernel's tasks or the
                                   tree's walk; the CPU ignores it */
+    const SimHalos *halos;     /* halos as fields (copied; NULL or count 0: none): the last
+                                  halos->count bodies are their centres, which feel the stars, each
+                                  other and friction; the others, the stars, feel each other and
+                                  every halo's field (kernels/halo_field.h) */
 } SimDesc;
 
 typedef struct SimParams {
@@ -141,7 +146,11 @@ typedef struct SimStats {
 typedef NbodyTreeStats SimTreeStats;
 
 typedef struct SimEnergy {
-    double kinetic, potential; /* summed in double; potential with the run's softening */
+    double kinetic, potential; /* summed in double; potential with the run's softening, the halo
+                                  fields' share (stars in halos, halo on halo) included */
+    double friction;           /* what the halo fields' friction has taken out of the run so far
+                                  (kernels/halo_field.h; 0 without fields): conserved is
+                                  kinetic + potential + friction */
 } SimEnergy;
 
 /* Creates a simulation of `initial` (copied). On failure returns NULL and writes one line to
@@ -189,6 +198,8 @@ const char *sim_gpus_note(const Sim *s);
 bool sim_device_memory(const Sim *s, size_t *free_bytes, size_t *total_bytes);
 SimBackend sim_backend(const Sim *s);
 int sim_count(const Sim *s);
+/* The halos as fields (count 0: none); their centres are the last count bodies. */
+const SimHalos *sim_halos(const Sim *s);
 const char *sim_device_name(const Sim *s);
 /* Chooses another force kernel (or launch shape) while running. Returns 0, or -1 with err. */
 int sim_set_kernel(Sim *s, SimKernel k, int threads_per_body, int block_size, char *err, size_t errlen);

@@ -19,6 +19,8 @@
 
 typedef struct SimCpu {
     int n;
+    int stars;              /* n less the halo centres, the last bodies */
+    SimHalos halos;         /* halos as fields (count 0: none) */
     float *pos, *vel, *acc; /* 4n, 4n, 3n */
     float *x, *y, *z, *m;   /* SoA mirror of pos for the force loop */
     uint8_t *tag;
@@ -66,23 +68,28 @@ static void force_rows(const float *x, const float *y, const float *z, const flo
     }
 }
 
-static void cpu_forces(SimCpu *c, float eps, float *acc3)
+/* The stars' forces on each other, then the halo fields' step (stars in the fields, the centres'
+ * accelerations); the friction's force on each centre into fric (may be NULL). */
+static void cpu_forces(SimCpu *c, float eps, float *acc3, double *fric)
 {
+    const int n = c->stars;
     if (c->force == SIM_FORCE_TREE &&
-        tree_cpu_forces(c->tree, c->pos, c->n, eps, c->theta, c->alpha, c->threads, acc3, &c->tree_stats) == 0)
-        return;
-    if (c->force == SIM_FORCE_FMM && fmm_cpu_forces(c->fmm, c->pos, c->n, eps, c->theta, c->theta_fmm, c->alpha,
-                                                    c->threads, acc3, &c->tree_stats) == 0)
-        return;
+        tree_cpu_forces(c->tree, c->pos, n, eps, c->theta, c->alpha, c->threads, acc3, &c->tree_stats) == 0)
+        goto fields;
+    if (c->force == SIM_FORCE_FMM &&
+        fmm_cpu_forces(c->fmm, c->pos, n, eps, c->theta, c->theta_fmm, c->alpha, c->threads, acc3, &c->tree_stats) == 0)
+        goto fields;
     /* The direct sum; also where the tree runs out of memory, since it needs none. */
     memset(&c->tree_stats, 0, sizeof c->tree_stats);
-    for (int i = 0; i < c->n; i++) {
+    for (int i = 0; i < n; i++) {
         c->x[i] = c->pos[4 * i];
         c->y[i] = c->pos[4 * i + 1];
         c->z[i] = c->pos[4 * i + 2];
         c->m[i] = c->pos[4 * i + 3];
     }
-    force_rows(c->x, c->y, c->z, c->m, c->n, eps * eps, acc3, c->threads);
+    force_rows(c->x, c->y, c->z, c->m, n, eps * eps, acc3, c->threads);
+fields:
+    sim_halo_forces_cpu(&c->halos, c->pos, c->vel, n, eps, acc3, c->threads, fric);
 }
 
 static void cpu_publish(SimCpu *c)
@@ -166,6 +173,8 @@ void *sim_cpu_create(const SimDesc *desc, const Bodies *initial, char *err, size
     if (!c) goto oom;
     size_t n = (size_t)initial->n;
     c->n = initial->n;
+    if (desc->halos) c->halos = *desc->halos;
+    c->stars = c->n - c->halos.count;
     c->pos = malloc(4 * n * sizeof(float));
     c->vel = malloc(4 * n * sizeof(float));
     c->acc = calloc(3 * n, sizeof(float));
@@ -180,7 +189,7 @@ void *sim_cpu_create(const SimDesc *desc, const Bodies *initial, char *err, size
     if (!c->pos || !c->vel || !c->acc || !c->x || !c->y || !c->z || !c->m || !c->tag || !c->speed || !c->tree ||
         !c->fmm)
         goto oom;
-    c->force = cpu_resolve_force(desc->force, c->n);
+    c->force = cpu_resolve_force(desc->force, c->stars);
     c->theta = params_theta(0);
     c->theta_fmm = fmm_theta(c->theta);
     c->position_vbo = desc->position_vbo;
@@ -195,6 +204,27 @@ oom:
     return NULL;
 }
 
+/* Adds to each centre's loss what a half kick of tau from its velocity now takes out through
+ * friction force fric (nbody_halo_kick_loss). */
+static void cpu_loss(SimCpu *c, const double *fric, double tau)
+{
+    for (int h = 0; h < c->halos.count; h++) {
+        float *v = c->vel + 4 * (c->stars + h);
+        v[3] += (float)nbody_halo_kick_loss(fric + 3 * h, v, c->acc + 3 * (c->stars + h), tau);
+    }
+}
+
+/* The same for the half kick of next after this one of half, damped between. */
+static void cpu_loss_after(SimCpu *c, const double *fric, float half, float damping, float next)
+{
+    for (int h = 0; h < c->halos.count; h++) {
+        const float *v = c->vel + 4 * (c->stars + h), *a = c->acc + 3 * (c->stars + h);
+        float w[3];
+        for (int k = 0; k < 3; k++) w[k] = (v[k] + a[k] * half) * damping;
+        c->vel[4 * (c->stars + h) + 3] += (float)nbody_halo_kick_loss(fric + 3 * h, w, a, next);
+    }
+}
+
 static void cpu_advance(void *impl, const SimParams *p, int steps)
 {
     SimCpu *c = impl;
@@ -206,7 +236,7 @@ static void cpu_advance(void *impl, const SimParams *p, int steps)
     if (!(c->acc_softening == p->softening) || c->acc_force != c->force ||
         (c->force != SIM_FORCE_DIRECT &&
          (c->acc_theta != c->theta || c->acc_alpha != c->alpha || c->acc_theta_fmm != c->theta_fmm))) {
-        cpu_forces(c, p->softening, c->acc);
+        cpu_forces(c, p->softening, c->acc, NULL);
         c->acc_softening = p->softening;
     }
     c->acc_force = c->force;
@@ -214,6 +244,15 @@ static void cpu_advance(void *impl, const SimParams *p, int steps)
     c->acc_alpha = c->alpha;
     c->acc_theta_fmm = c->theta_fmm;
     c->acc_theta_asked = p->theta;
+    /* The energy friction takes out goes with each centre (kernels/halo_field.h), counted kick by
+     * kick: the opening one applies the last step's friction, found again in the stored
+     * accelerations. */
+    double fric[3 * NBODY_HALO_MAX];
+    const int halos = c->halos.count;
+    if (halos > 1) {
+        sim_halo_stored_friction(&c->halos, c->pos, c->vel, c->acc, c->stars, p->softening, c->threads, fric);
+        cpu_loss(c, fric, 0.5 * dt);
+    }
     for (int s = 0; s < steps; s++) {
         /* Drift, with the opening half kick on the first step. */
         const float open = s == 0 ? 0.5f * dt : 0.0f;
@@ -225,11 +264,15 @@ static void cpu_advance(void *impl, const SimParams *p, int steps)
                 x[k] += v[k] * dt;
             }
         }
-        cpu_forces(c, p->softening, c->acc);
+        cpu_forces(c, p->softening, c->acc, fric);
         /* This step's closing half kick, damping of the synchronised velocity, then the next
          * step's opening half kick (none after the last step: the next advance gives it). So k
          * advances of 1 step do the arithmetic of 1 advance of k. */
         const float half = 0.5f * dt, next = s == steps - 1 ? 0.0f : half;
+        if (halos > 1) {
+            cpu_loss(c, fric, half);
+            if (next > 0) cpu_loss_after(c, fric, half, damping, next);
+        }
         for (int i = 0; i < n; i++) {
             float *v = c->vel + 4 * i;
             const float *a = c->acc + 3 * i;
@@ -259,7 +302,7 @@ static void cpu_read(void *impl, Bodies *out)
 static SimEnergy cpu_energy(void *impl, float softening)
 {
     SimCpu *c = impl;
-    const int n = c->n;
+    const int n = c->n, stars = c->stars;
     const float *pos = c->pos, *vel = c->vel;
     const double eps2 = (double)softening * softening;
     double kin = 0, pot = 0;
@@ -268,7 +311,7 @@ static SimEnergy cpu_energy(void *impl, float softening)
         const float *xi = pos + 4 * i, *vi = vel + 4 * i;
         kin += 0.5 * xi[3] * ((double)vi[0] * vi[0] + (double)vi[1] * vi[1] + (double)vi[2] * vi[2]);
         double phi = 0;
-        for (int j = i + 1; j < n; j++) {
+        for (int j = i + 1; j < stars; j++) {
             const float *xj = pos + 4 * j;
             double dx = (double)xj[0] - xi[0], dy = (double)xj[1] - xi[1], dz = (double)xj[2] - xi[2];
             double r2 = dx * dx + dy * dy + dz * dz + eps2;
@@ -276,7 +319,8 @@ static SimEnergy cpu_energy(void *impl, float softening)
         }
         pot -= xi[3] * phi;
     }
-    return (SimEnergy){.kinetic = kin, .potential = pot};
+    pot += sim_halo_potential_energy(&c->halos, pos, stars, softening, c->threads);
+    return (SimEnergy){.kinetic = kin, .potential = pot, .friction = sim_halo_friction_loss(&c->halos, vel, stars)};
 }
 
 static void cpu_accelerations(void *impl, float softening, float *acc3)
@@ -284,7 +328,7 @@ static void cpu_accelerations(void *impl, float softening, float *acc3)
     SimCpu *c = impl;
     /* The error-based test reads the previous accelerations: the run's stored ones. */
     if (c->alpha > 0) memcpy(acc3, c->acc, 3 * (size_t)c->n * sizeof(float));
-    cpu_forces(c, softening, acc3);
+    cpu_forces(c, softening, acc3, NULL);
 }
 
 static int cpu_set_kernel(void *impl, SimKernel k, int q, int block, char *err, size_t errlen)
@@ -298,7 +342,7 @@ static void cpu_launch_shape(const void *impl, int *q, int *block) {}
 static int cpu_set_force(void *impl, SimForce f, char *err, size_t errlen)
 {
     SimCpu *c = impl;
-    c->force = cpu_resolve_force(f, c->n);
+    c->force = cpu_resolve_force(f, c->stars);
     return 0;
 }
 
@@ -317,7 +361,7 @@ static double cpu_interactions_per_body(const void *impl)
 {
     const SimCpu *c = impl;
     const TreeCpuStats *t = &c->tree_stats;
-    return (double)(t->body_body + t->body_cell + t->body_group) / c->n;
+    return (double)(t->body_body + t->body_cell + t->body_group) / c->stars;
 }
 
 static bool cpu_tree_stats(const void *impl, SimTreeStats *out)
@@ -325,16 +369,16 @@ static bool cpu_tree_stats(const void *impl, SimTreeStats *out)
     const SimCpu *c = impl;
     const TreeCpuStats *t = &c->tree_stats;
     if (t->body_body + t->body_cell + t->body_group == 0) return false;
-    *out = (SimTreeStats){.n = c->n,
+    *out = (SimTreeStats){.n = c->stars,
                           .cells = t->cells,
                           .depth = t->depth,
                           .build_ms = t->build_ms,
                           .walk_ms = t->walk_ms,
                           .upward_ms = t->upward_ms,
                           .downward_ms = t->downward_ms,
-                          .body_body = (double)t->body_body / c->n,
-                          .body_cell = (double)t->body_cell / c->n,
-                          .body_group = (double)t->body_group / c->n};
+                          .body_body = (double)t->body_body / c->stars,
+                          .body_cell = (double)t->body_cell / c->stars,
+                          .body_group = (double)t->body_group / c->stars};
     return true;
 }
 

@@ -413,6 +413,10 @@ static int sc_plan(SimCuda *c, const SimDesc *desc, bool own_positions, char *er
 
 void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen)
 {
+    if (desc->halos && desc->halos->count > 0) {
+        snprintf(err, errlen, "CUDA backend: halos as fields are not on this backend yet (--backend cpu, or --halo live)");
+        return NULL;
+    }
     SimCuda *c = calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, errlen, "CUDA backend: out of memory");
