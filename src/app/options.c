@@ -18,6 +18,7 @@ static const char *backend_choice(int v) { return sim_backend_name((SimBackend)v
 static const char *kernel_choice(int v) { return sim_kernel_name((SimKernel)v); }
 static const char *force_choice(int v) { return sim_force_name((SimForce)v); }
 static const char *color_choice(int v) { return renderer_color_mode_name((ColorMode)v); }
+static const char *halo_choice(int v) { return scene_halo_name((SceneHalo)v); }
 
 /* --gpus: 1 .. GPU_SPLIT_MAX, then "all" (AppOptions.gpus APP_GPUS_ALL). */
 static const char *gpus_choice(int v)
@@ -144,6 +145,11 @@ static const AppOption table[] = {
      .serves = APP_START_BUILDS | APP_START_PRESET, .exported = true},
     {"--seed", .key = "seed", .arg = "S", .help = "random seed (default 1)", .value = {.kind = OPTION_SEED},
      .app = APP(scene.seed, SEED), .preset = PRE(scene.seed, SEED), .serves = APP_START_BUILDS, .exported = true},
+    {"--halo", .key = "halo", .arg = "MODE",
+     .help = "the galaxies' dark halos: field (the default: analytic, with dynamical friction; every body a star) "
+             "or live (bodies)",
+     .value = CHOICE(halo_choice, SCENE_HALO_FIELD, SCENE_HALO_COUNT, "halo mode"), .app = APP(scene.halo, INT),
+     .preset = PRE(scene.halo, INT), .serves = APP_START_COLLISION | APP_START_BUILT},
     {.arg = "X", .help = "collision: the mass ratio", .value = PARAM(PARAM_MASS_RATIO),
      .app = APP(scene.mass_ratio, FLOAT), .preset = PRE(scene.mass_ratio, FLOAT), .serves = APP_START_ENCOUNTER, .exported = true},
     {.value = PARAM(PARAM_SEPARATION), .preset = PRE(scene.separation, FLOAT), .in_disk_scale = true,

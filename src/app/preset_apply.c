@@ -147,6 +147,9 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
     RunSource src = {.scene = p->scene, .from_save = p->source == PRESET_SOURCE_LOAD,
                      .force = p->set & PRESET_FORCE ? p->force : a->set.force};
     snprintf(src.file, sizeof src.file, "%s", p->file);
+    /* A preset's halo mode, else the one the panel shows. */
+    if (src.scene.halo == SCENE_HALO_DEFAULT) src.scene.halo = a->ui.controls.live_halo ? SCENE_HALO_LIVE : SCENE_HALO_FIELD;
+    else a->ui.controls.live_halo = src.scene.halo == SCENE_HALO_LIVE;
     const int ui_scene = a->ui.controls.scene, ui_n = a->ui.controls.n, ui_seed = a->ui.controls.seed;
     if (p->scene.kind < SCENE_TIPSY) a->ui.controls.scene = (int)p->scene.kind;
     if (a->set.scene_n) a->ui.controls.n = a->set.scene_n; /* -n on the command line wins */

@@ -283,6 +283,7 @@ int app_build_run(App *a, char *err, size_t errlen)
             glfwSetWindowTitle(win, title);
         }
     }
+    run_choose_halo(a->run, a->ui.controls.live_halo ? SCENE_HALO_LIVE : SCENE_HALO_FIELD);
     const int rc = run_reset(a->run, (SceneKind)a->ui.controls.scene, n, (uint64_t)a->ui.controls.seed, kernel, err,
                              errlen);
     if (say) {

@@ -232,7 +232,8 @@ static int load_saved(Run *r, Bodies *b, SavedRun *saved, SceneInfo *info, char 
                         .softening = saved->params.softening,
                         .extent = (float)(1.2 * bodies_mass_radius(b, 0.9)),
                         .period = saved->period,
-                        .units = saved->units};
+                        .units = saved->units,
+                        .halos = saved->halos};
     return 0;
 }
 
@@ -436,6 +437,7 @@ int run_set_force(Run *r, SimForce f, char *err, size_t errlen)
 }
 
 void run_choose_force(Run *r, SimForce f) { r->source.force = f; }
+void run_choose_halo(Run *r, SceneHalo h) { r->source.scene.halo = h; }
 
 int run_set_kernel(Run *r, SimKernel k, int threads_per_body, int block_size, char *err, size_t errlen)
 {

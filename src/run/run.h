@@ -83,6 +83,8 @@ void run_destroy(Run *r);
 /* The backend of the next reset: the app learns whether CUDA can draw only once its context is
  * open. */
 void run_set_backend(Run *r, SimBackend b);
+/* How the next reset builds a galaxy's halo (scene.h), where its scene has one. */
+void run_choose_halo(Run *r, SceneHalo h);
 /* What the next reset builds (run_reset_to also goes back to the source before it on failure). */
 void run_choose(Run *r, const RunSource *s);
 const RunSource *run_source(const Run *r);

@@ -116,6 +116,7 @@ int run_save(Run *r, const char *path, const RunSettings *s, long long *step, bo
         .time = time,
         .units = r->info.scene.units,
         .period = r->info.scene.period,
+        .halos = *sim_halos(r->sim),
     };
     return state_save(path, b, &saved, err, errlen);
 }

@@ -282,6 +282,20 @@ int state_save(const char *path, const Bodies *b, const SavedRun *run, char *err
         atomic_file_printf(ini_file, "[units]\nkpc = %.17g\nkms = %.17g\n", run->units.kpc, run->units.kms);
     if (run->period > 0) atomic_file_printf(ini_file, "%speriod = %.9g\n", units_physical(&run->units) ? "" : "[units]\n",
                                             (double)run->period);
+    /* Halos as fields: each profile's four numbers (it is built again from them, bit for bit) and
+     * the loss its centre carries. */
+    if (run->halos.count > 0) {
+        atomic_file_printf(ini_file,
+                           "[halos]\n; fields: the last %d bodies are their centres; each halo is its mass, "
+                           "scale, taper and cut\ncount = %d\nln_lambda = %.9g\n",
+                           run->halos.count, run->halos.count, (double)run->halos.ln_lambda);
+        for (int h = 0; h < run->halos.count; h++) {
+            const SimHalo *o = &run->halos.halo[h];
+            atomic_file_printf(ini_file, "halo%d = %.9g %.9g %.9g %.9g\nloss%d = %.9g\n", h, (double)o->mass,
+                               (double)o->scale, (double)o->taper, (double)o->cut, h,
+                               (double)b->vel[4 * ((size_t)b->n - run->halos.count + h) + 3]);
+        }
+    }
     /* The TIPSY file is renamed first and the ini last, the commit record (see the top). */
     rc = atomic_file_commit_all(files, nfiles, err, errlen);
     if (rc == 0) {
@@ -349,6 +363,55 @@ static bool has_unit(ParamId id, const char *text)
            had;
 }
 
+/* A key of [halos]: count, ln_lambda, haloH (mass scale taper cut) and lossH. */
+static int on_halos(SidecarParser *ps, const char *key, const char *value)
+{
+    SimHalos *hs = &ps->run->halos;
+    char *end, quoted[2][96];
+    int h;
+    errno = 0;
+    if (strcmp(key, "count") == 0) {
+        long v = strtol(value, &end, 10);
+        if (end == value || *end || v < 1 || v > NBODY_HALO_MAX) goto bad;
+        hs->count = (int)v;
+        return 1;
+    }
+    if (strcmp(key, "ln_lambda") == 0) {
+        double v = strtod(value, &end);
+        if (end == value || *end || errno || !isfinite(v) || v < 0) goto bad;
+        hs->ln_lambda = (float)v;
+        return 1;
+    }
+    if (sscanf(key, "halo%d", &h) == 1 && h >= 0 && h < NBODY_HALO_MAX && strlen(key) == 5) {
+        double v[4];
+        const char *at = value;
+        for (int k = 0; k < 4; k++) {
+            v[k] = strtod(at, &end);
+            if (end == at || errno || !isfinite(v[k]) || !(v[k] > 0)) goto bad;
+            at = end;
+        }
+        while (*at == ' ' || *at == '\t') at++;
+        if (*at) goto bad;
+        SimHalo *o = &hs->halo[h];
+        o->mass = (float)v[0], o->scale = (float)v[1], o->taper = (float)v[2], o->cut = (float)v[3];
+        return 1;
+    }
+    if (sscanf(key, "loss%d", &h) == 1 && h >= 0 && h < NBODY_HALO_MAX && strlen(key) == 5) {
+        double v = strtod(value, &end);
+        if (end == value || *end || errno || !isfinite(v)) goto bad;
+        ps->run->halo_loss[h] = (float)v;
+        return 1;
+    }
+    if (!ps->what[0])
+        snprintf(ps->what, sizeof ps->what, "unknown key '%s' in [halos]", params_quote(key, quoted[0], sizeof quoted[0]));
+    return 0;
+bad:
+    if (!ps->what[0])
+        snprintf(ps->what, sizeof ps->what, "%s = '%s' is not a valid value", params_quote(key, quoted[0], sizeof quoted[0]),
+                 params_quote(value, quoted[1], sizeof quoted[1]));
+    return 0;
+}
+
 static int on_sidecar(void *user, const char *section, const char *key, const char *value)
 {
     SidecarParser *ps = user;
@@ -383,6 +446,7 @@ static int on_sidecar(void *user, const char *section, const char *key, const ch
         return 1;
     }
     errno = 0;
+    if (strcmp(section, "halos") == 0) return on_halos(ps, key, value);
     if (strcmp(section, "units") == 0) {
         double v = strtod(value, &end);
         if (end == value || *end || errno || !isfinite(v) || !(v > 0)) goto bad;
@@ -485,6 +549,15 @@ static int read_settings(const char *path, const SavedRun *base, Settings *s, ch
         snprintf(err, errlen, "%s:%d: %.200s", path, ps.fail_line ? ps.fail_line : rc,
                  ps.what[0] ? ps.what : "not a valid INI line");
         return -1;
+    }
+    /* The halos' profiles, built again from their numbers as the scene built them. */
+    for (int h = 0; h < s->run.halos.count; h++) {
+        SimHalo *o = &s->run.halos.halo[h];
+        if (sim_halo_profile(o, o->mass, o->scale, o->taper, o->cut) != 0) {
+            snprintf(err, errlen, "%s: [halos] halo%d: no halo of mass, scale, taper and cut with 0 < taper < cut", path,
+                     h);
+            return -1;
+        }
     }
     /* dt and softening with a unit, as the command line and the presets take them, on the save's scale. */
     for (int k = 0; k < 2; k++) {
@@ -635,6 +708,26 @@ static int pair_names(const char *path, char **target, char **ini, char **ini_ta
     return -1;
 }
 
+/* The field halos' centres are the last bodies, dark; they carry the loss the ini holds. */
+static int place_halos(const char *path, Bodies *b, const SavedRun *run, char *err, size_t errlen)
+{
+    const int count = run->halos.count;
+    if (count == 0) return 0;
+    if (b->n <= count) {
+        snprintf(err, errlen, "%s: its ini gives %d halo fields, the file holds %d bodies", path, count, b->n);
+        return -1;
+    }
+    for (int h = 0; h < count; h++) {
+        const int i = b->n - count + h;
+        if (BODY_TAG_COMPONENT(b->tag[i]) != BODY_HALO) {
+            snprintf(err, errlen, "%s: body %d should be halo %d's centre, a dark body, and is not", path, i, h);
+            return -1;
+        }
+        b->vel[4 * (size_t)i + 3] = run->halo_loss[h];
+    }
+    return 0;
+}
+
 int state_load(const char *path, Bodies *b, SavedRun *run, char *err, size_t errlen)
 {
     memset(run, 0, sizeof *run);
@@ -642,6 +735,7 @@ int state_load(const char *path, Bodies *b, SavedRun *run, char *err, size_t err
     char *target, *ini, *ini_target;
     if (pair_names(path, &target, &ini, &ini_target, err, errlen) != 0) return -1;
     int rc = load_pair(path, ini, ini_target, target, b, run, err, errlen);
+    if (rc == 0) rc = place_halos(path, b, run, err, errlen);
     if (rc != 0) bodies_free(b);
     free(target);
     free(ini);

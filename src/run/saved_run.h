@@ -25,6 +25,11 @@ typedef struct SavedRun {
     double time;    /* simulated time at the save */
     Units units;    /* the physical scale of the run's model units; all 0: none (or an older save) */
     float period;   /* the scene's rotation period in model time; 0: not recorded */
+    /* Halos as fields (count 0: none): their profiles, and the centre bodies are the file's last
+     * count bodies (dark), whose velocities' w (the loss friction took out, sim/bodies.h) the ini
+     * holds as [halos] loss0, loss1 since a TIPSY file has no room for it. */
+    SimHalos halos;
+    float halo_loss[NBODY_HALO_MAX];
     /* Filled by state_load: empty, or one line saying which files it loaded after a save that
      * was interrupted ("recovered from an interrupted save: ..."). */
     char recovered[640];

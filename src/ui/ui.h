@@ -164,6 +164,7 @@ typedef struct UiControls {
     int scene;            /* by names.scene (the built-in ones) */
     int n;
     int seed;
+    bool live_halo;       /* the galaxies' halos as bodies (live), else as fields (every body a star) */
     /* Presets: the one in use, or -1; cycling through them. */
     int preset;
     bool cycling;         /* C: step through the presets every cycle_seconds */

@@ -390,6 +390,11 @@ static void scene_section(UiModel *m)
     ui_note_widget(m, "bodies", true);
     if (ImGui::InputInt("seed", &m->controls.seed) && m->controls.seed < 0) m->controls.seed = 0;
     ui_note_widget(m, "seed", true);
+    ImGui::Checkbox("live halo", &m->controls.live_halo);
+    ui_note_widget(m, "live halo", true);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("on: each dark halo is bodies, which respond and are stripped\n"
+                          "off: a field about a moving centre, with dynamical friction: every body a star");
 }
 
 static void presets_section(UiModel *m)
