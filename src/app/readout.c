@@ -45,7 +45,8 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
     atomic_file_printf(f, "dt %.9g\nsoftening %.9g\ndamping %.9g\ntheta %.9g\nalpha %.9g\n", r->params.dt,
                        r->params.softening, r->params.damping, r->params.theta, r->params.alpha);
     atomic_file_printf(f, "force %s\nforce_choice %s\n", sim_force_name(r->force), sim_force_name((SimForce)u->controls.force));
-    atomic_file_printf(f, "bodies %d\ndrawn_by %s\n", r->bodies, r->drawn_by ? r->drawn_by : "gl");
+    atomic_file_printf(f, "bodies %d\nfield_halos %d\ndrawn_by %s\n", r->bodies, u->readout.field_halos,
+                       r->drawn_by ? r->drawn_by : "gl");
     put_text(f, "backend", r->backend);
     atomic_file_printf(f, "size %d %d\nfullscreen %d\nfollow %d\nrecording %d\n", r->width, r->height, r->fullscreen, r->follow,
             r->recording);
@@ -53,6 +54,7 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
                        r->pair_view);
     atomic_file_printf(f, "paused %d\nsteps_per_frame %d\npoint_size %.9g\nexposure %.9g\ncolor_mode %d\n", u->controls.paused,
             u->controls.steps_per_frame, u->controls.point_size, u->controls.exposure, u->controls.color_mode);
+    atomic_file_printf(f, "live_halo %d\n", u->controls.live_halo);
     atomic_file_printf(f, "show_halo %d\nauto_rotate %d\nlecture %d\nvisible %d\ncycling %d\ncycle_seconds %.9g\n", u->controls.show_halo,
             u->controls.auto_rotate, u->controls.lecture, u->controls.visible, u->controls.cycling, u->controls.cycle_seconds);
     atomic_file_printf(f, "preset %d\npresets %d\nundo_depth %d\nenergy_valid %d\nenergy_error %.9g\n", u->controls.preset,

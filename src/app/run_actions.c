@@ -232,7 +232,8 @@ void app_run_built(App *a)
     const RunInfo *info = run_info(a->run);
     Sim *sim = run_sim(a->run);
     const bool first = a->ui.readout.bodies == 0;
-    a->ui.readout.bodies = info->n;
+    a->ui.readout.field_halos = sim_halos(sim)->count;
+    a->ui.readout.bodies = info->n - a->ui.readout.field_halos; /* stars, with field halos */
     a->ui.controls.kernel = (int)sim_kernel(sim);
     a->ui.controls.force = app_force_shown(a);
     say_fmm_runs_as_tree(a);

@@ -127,6 +127,12 @@ int run_export(Run *r, const char *dir, const SimParams *p, char *msg, size_t ms
     double time;
     long long step;
     bool other;
+    /* SWIFT runs bodies alone: a halo that is a field here would go as one point of its mass. */
+    if (sim_halos(r->sim)->count > 0) {
+        snprintf(msg, msglen, "export: this run's halos are fields, which SWIFT cannot run; start it with live halos "
+                              "(--halo live, or the panel's live halo box) to export it");
+        return -1;
+    }
     if (!present(r, &b, &time, &step, &other)) {
         snprintf(msg, msglen, "the run's state could not be read");
         return -1;

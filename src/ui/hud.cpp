@@ -76,6 +76,11 @@ void ui_hud(UiModel *m)
                     ui_flops(m->readout.gflops, flops, sizeof flops), m->readout.tree ? " (N^2 equivalent)" : "");
         char both[128];
         hud_text(m, nullptr, "N %d   %s", m->readout.bodies, backend_device(m, both, sizeof both));
+        if (m->readout.field_halos > 0) {
+            // Every body a star; dE/E0 counts what the halos' friction took out.
+            ImGui::SameLine();
+            hud_text(m, nullptr, "  + %d halo field%s", m->readout.field_halos, m->readout.field_halos == 1 ? "" : "s");
+        }
         if (m->readout.cuda && m->readout.kernel_name && !m->readout.method) {
             ImGui::SameLine();
             hud_text(m, nullptr, "  kernel %s", m->readout.kernel_name);

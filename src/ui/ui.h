@@ -212,6 +212,7 @@ typedef struct UiReadout {
     bool energy_valid;
     double sim_time;
     int bodies;
+    int field_halos;     /* halos as fields (their centres not among the bodies counted) */
     const char *backend, *device, *kernel_name;
     int gpus;            /* GPUs the last step ran on (more than 1: --gpus split the direct sum) */
     const char *method;  /* the tree's line ("tree, theta 0.40: 3,702 interactions a body"), or NULL */
