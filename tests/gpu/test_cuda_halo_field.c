@@ -115,8 +115,8 @@ static void accelerations_match_the_cpu(void **state)
             assert_true(d.stars_norm < 1e-5);
             assert_true(d.stars_p999 < 1e-3);
         } else {
-            assert_true(d.stars_norm < 1e-3);
-            assert_true(d.stars_p999 < 1e-2);
+            assert_true(d.stars_norm < 5e-4);
+            assert_true(d.stars_p999 < 2e-3);
         }
         assert_true(d.centres < 1e-5);
         sim_destroy(g);
@@ -176,11 +176,11 @@ static void a_few_hundred_steps_stay_with_the_cpu(void **state)
         print_message("damping %.3f, 300 steps: stars |x_gpu - x_cpu| median %.2e p99 %.2e of the half-mass radius; "
                       "centres %.2e of their first separation; friction took %.6e (GPU), %.6e (CPU)\n",
                       dampings[k], median, p99, centres, wg, wc);
-        assert_true(median < 1e-4);
-        assert_true(p99 < 1e-2);
-        assert_true(centres < 1e-5);
+        assert_true(median < 1e-5);
+        assert_true(p99 < 2e-4);
+        assert_true(centres < 1e-6);
         assert_true(wc > 0);
-        assert_true(fabs(wg - wc) <= 1e-3 * wc);
+        assert_true(fabs(wg - wc) <= 1e-5 * wc);
         free(dx);
         sim_destroy(gs);
         sim_destroy(cs);
@@ -190,23 +190,11 @@ static void a_few_hundred_steps_stay_with_the_cpu(void **state)
     bodies_free(&c);
 }
 
-/* Total momentum sum m v of b, and sum m |v|, the scale its drift is measured on. */
-static void momentum(const Bodies *b, double p[3], double *scale)
-{
-    p[0] = p[1] = p[2] = *scale = 0;
-    for (int i = 0; i < b->n; i++) {
-        const double m = b->pos[4 * i + 3];
-        const float *v = b->vel + 4 * i;
-        for (int k = 0; k < 3; k++) p[k] += m * v[k];
-        *scale += m * sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
-    }
-}
-
 /* 1000 steps in advances of 10 (each opening kick counts its friction from the stored
  * accelerations): kinetic + potential + friction's work within 1e-4 of the start; momentum within
- * 1e-5 of sum m |v| with the direct sum (every pull has its reaction; the centres' float
- * velocities round), within the tree's force errors with the tree. What friction took is far beyond the energy's bound, so the check fails
- * where the work were not counted. */
+ * 2e-6 of sum m |v| with the direct sum (every pull has its reaction; the centres' float
+ * velocities round), within 1e-4 with the tree (its forces are not mutual). Friction takes far
+ * more than the energy's bound, so the check fails where its work were not counted. */
 static void energy_and_momentum_are_kept(SimForce force, double momentum_bound)
 {
     gpu_require_cuda();
@@ -218,7 +206,7 @@ static void energy_and_momentum_are_kept(SimForce force, double momentum_bound)
     Sim *s = make(&b, &info, SIM_BACKEND_CUDA, force);
     const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
     double p0[3], scale;
-    momentum(&b, p0, &scale);
+    gpu_momentum(&b, p0, &scale);
     const SimEnergy e0 = sim_energy(s, p.softening);
     const double E0 = e0.kinetic + e0.potential + e0.friction;
     assert_true(e0.friction == 0);
@@ -230,7 +218,7 @@ static void energy_and_momentum_are_kept(SimForce force, double momentum_bound)
         worst = fmax(worst, fabs((e.kinetic + e.potential + e.friction - E0) / E0));
         double q[3], unused;
         sim_read(s, &now);
-        momentum(&now, q, &unused);
+        gpu_momentum(&now, q, &unused);
         const double d[3] = {q[0] - p0[0], q[1] - p0[1], q[2] - p0[2]};
         drift = fmax(drift, norm3(d) / scale);
     }
@@ -248,26 +236,8 @@ static void energy_and_momentum_are_kept(SimForce force, double momentum_bound)
     bodies_free(&now);
 }
 
-static void energy_and_momentum_direct(void **state) { energy_and_momentum_are_kept(SIM_FORCE_DIRECT, 1e-5); }
-static void energy_and_momentum_tree(void **state) { energy_and_momentum_are_kept(SIM_FORCE_TREE, 1e-3); }
-
-/* The state of s with its stored accelerations into out. */
-static void read_all(Sim *s, Bodies *out, int n)
-{
-    if (!out->pos && bodies_alloc(out, n) != 0) fail_msg("out of memory for %d bodies", n);
-    if (!out->acc && bodies_alloc_acc(out) != 0) fail_msg("out of memory for %d accelerations", n);
-    sim_read(s, out);
-    assert_null(sim_error(s));
-}
-
-static int bodies_differing(const Bodies *a, const Bodies *b)
-{
-    int differ = 0;
-    for (int i = 0; i < a->n; i++)
-        differ += memcmp(a->pos + 4 * i, b->pos + 4 * i, 4 * sizeof(float)) != 0 ||
-                  memcmp(a->vel + 4 * i, b->vel + 4 * i, 4 * sizeof(float)) != 0;
-    return differ;
-}
+static void energy_and_momentum_direct(void **state) { energy_and_momentum_are_kept(SIM_FORCE_DIRECT, 2e-6); }
+static void energy_and_momentum_tree(void **state) { energy_and_momentum_are_kept(SIM_FORCE_TREE, 1e-4); }
 
 /* Two runs repeat bit for bit (the reaction's sums have a fixed order), and a run read at step 10
  * with its stored accelerations and put back (the same simulation loaded, as a scrub does, and a
@@ -291,28 +261,28 @@ static void a_run_repeats_and_goes_on_bit_for_bit(void **state)
             sim_advance(s, &p, 1);
             sim_advance(twin, &p, 1);
         }
-        read_all(s, &mid, n);
-        read_all(twin, &got, n);
-        assert_int_equal(bodies_differing(&mid, &got), 0);
+        gpu_read_all(s, &mid, n);
+        gpu_read_all(twin, &got, n);
+        assert_int_equal(gpu_bodies_differing(&mid, &got), 0);
         sim_destroy(twin);
         assert_int_equal(mid.acc_info.backend, SIM_BACKEND_CUDA);
         const double loss = friction_loss(&mid, &info);
         assert_true(loss > 0);
         for (int k = 0; k < steps; k++) sim_advance(s, &p, 1);
-        read_all(s, &want, n);
+        gpu_read_all(s, &want, n);
         char err[256];
         assert_int_equal(sim_load(s, &mid, err, sizeof err), 0);
         for (int k = 0; k < steps; k++) sim_advance(s, &p, 1);
-        read_all(s, &got, n);
-        assert_int_equal(bodies_differing(&got, &want), 0);
+        gpu_read_all(s, &got, n);
+        assert_int_equal(gpu_bodies_differing(&got, &want), 0);
         sim_destroy(s);
         for (int with = 1; with >= 0; with--) {
             if (!with) mid.acc_info.backend = 0; /* none carried */
             s = make(&mid, &info, SIM_BACKEND_CUDA, forces[f]);
             for (int k = 0; k < steps; k++) sim_advance(s, &p, 1);
-            read_all(s, &got, n);
+            gpu_read_all(s, &got, n);
             sim_destroy(s);
-            const int differ = bodies_differing(&got, &want);
+            const int differ = gpu_bodies_differing(&got, &want);
             print_message("%s: two runs of %d steps equal bit for bit (friction took %.3e); loaded at step %d %s its "
                           "accelerations: %d of %d bodies differ at step %d\n",
                           how, steps, loss, steps, with ? "with" : "without", differ, n, 2 * steps);
