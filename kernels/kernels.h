@@ -3,8 +3,8 @@
  * cuda_check.h), so a caller checks one value; none synchronises unless it says so. Nothing here
  * includes src/: the simulation maps its own kernel and precision names onto these.
  *
- * Body arrays are n float4: positions (x, y, z, mass), velocities (vx, vy, vz, 0), accelerations
- * (ax, ay, az, 0). Softening below NBODY_MIN_EPS2 is raised to it: the self term and zero-mass
+ * Body arrays are n float4: positions (x, y, z, mass), velocities (vx, vy, vz, 0; a halo centre's
+ * w: the energy friction took out, halo_field.h), accelerations (ax, ay, az, 0). Softening below NBODY_MIN_EPS2 is raised to it: the self term and zero-mass
  * padding then compute 0 * finite instead of 0 * inf. */
 #ifndef STARBURST_KERNELS_H
 #define STARBURST_KERNELS_H
@@ -12,6 +12,8 @@
 #include <stddef.h>
 
 #include <cuda_runtime_api.h>
+
+#include "halo_field.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -107,6 +109,33 @@ cudaError_t nbody_speed_launch(const float4 *vel, float *speed, int n, cudaStrea
  * writes accelerations without kicking (the tree, kernels/tree.h). Uses n, acc, vel, half_kick,
  * next_kick, damping, speed and nonfinite. */
 cudaError_t nbody_kick_launch(const NbodyForces *f, cudaStream_t stream);
+
+/* Halos as fields (halo_field.h, halo_field.cu): the stars are bodies 0 .. n_stars - 1, the halo
+ * centres the count bodies after them. A field object holds the halos on the device and the
+ * scratch of their sums for n_stars stars; nbody_halo_field_bytes says how much device memory. */
+typedef struct NbodyHaloField NbodyHaloField;
+size_t nbody_halo_field_bytes(int n_stars);
+/* The halos (count 1 to NBODY_HALO_MAX) for n_stars stars on the current device, or NULL with one
+ * line in err. */
+NbodyHaloField *nbody_halo_field_create(const NbodyHalos *halos, int n_stars, char *err, size_t errlen);
+void nbody_halo_field_destroy(NbodyHaloField *h);
+/* The kick that follows a fields' step, as NbodyForces gives it. */
+typedef struct NbodyHaloKick {
+    float half_kick, next_kick, damping;
+} NbodyHaloKick;
+/* The fields' step after the stars' own forces (acc holds them): every halo's pull added to each
+ * star's acceleration, eps2 softened as the CPU's (no NBODY_MIN_EPS2), and the centres'
+ * accelerations written (the stars' reaction, summed in a fixed order: the same bits every call;
+ * the halos' mutual pull; friction, at the centres' velocities in vel). Where kick is given, the
+ * energy that kick takes out through friction is added to each centre's vel.w (the closing half
+ * kick and, where next_kick > 0, the next step's opening one). */
+cudaError_t nbody_halo_forces_launch(const NbodyHaloField *h, const float4 *pos, float4 *acc, float4 *vel,
+                                     float eps2, const NbodyHaloKick *kick, cudaStream_t stream);
+/* The energy an advance's opening half kick of tau takes out through friction, from the stored
+ * accelerations in acc (their friction found again as the centres' accelerations less gravity's),
+ * added to each centre's vel.w. Reads acc; nothing without two halos and friction. */
+cudaError_t nbody_halo_opening_loss_launch(const NbodyHaloField *h, const float4 *pos, const float4 *acc,
+                                           float4 *vel, float eps2, float tau, cudaStream_t stream);
 
 /* Blocks the energy kernel uses for n bodies, and so the partial sums it writes (2 per block). */
 int nbody_energy_blocks(int n);

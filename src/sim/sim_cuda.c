@@ -2,7 +2,10 @@
  * given (registered once, mapped once per advance, updated in place) or in device memory of our
  * own; velocities and accelerations in device memory. A step is two launches, the drift and the
  * fused force + kick (three for the symmetric kernel, whose sums and kick are a launch of their
- * own). The GL context must be current on the calling thread whenever a buffer is
+ * own). With halos as fields (kernels/halo_field.h) the last bodies are the halos' centres: the
+ * force methods run over the stars before them, then the fields' step (kernels/halo_field.cu)
+ * adds the halos' pull and moves the centres, and a kick of its own follows; the drift and the
+ * kick take every body. The GL context must be current on the calling thread whenever a buffer is
  * given. A CUDA error in the hot path is kept for sim_error and stops the simulation; nothing is
  * printed and nothing aborts the program: the caller says what happened. */
 #include <GL/glew.h>
@@ -11,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +30,9 @@
 
 typedef struct SimCuda {
     int n;
+    int stars;            /* n less the halo centres, the last bodies: what the force methods take */
+    SimHalos halos;       /* halos as fields (count 0: none) */
+    NbodyHaloField *field; /* their device side, while there are some */
     int sm_count;
     char device_name[256];
     SimKernel kernel;
@@ -134,7 +141,7 @@ static SimForce sc_resolve_force(SimForce f, int n)
 
 static bool sc_treelike(SimForce f) { return f == SIM_FORCE_TREE; }
 
-/* The device memory of force method f's tree for n bodies (0 for the direct sum). */
+/* The device memory of force method f's tree for n stars (0 for the direct sum). */
 static size_t sc_tree_bytes(SimForce f, int n) { return f == SIM_FORCE_TREE ? nbody_tree_bytes(n) : 0; }
 
 /* Why a call with more than one GPU asked for runs on one, where it is the method's doing. */
@@ -201,14 +208,27 @@ static bool sc_direct(SimCuda *c, const NbodyForces *f)
 }
 
 /* The accelerations of f->pos into f->acc, and the kick where f->vel is given: one fused launch of
- * the direct kernel, or the tree's force call and then the kick. False after a failure (kept). */
+ * the direct kernel; or the forces alone (the tree's call, or the direct kernel's where halos are
+ * fields), the fields' step (which counts the friction's work in the kick to come), then the
+ * kick of every body. False after a failure (kept). */
 static bool sc_launch(SimCuda *c, const NbodyForces *f, float theta, float alpha)
 {
-    if (!sc_treelike(c->force)) return sc_direct(c, f);
-    const float eps2 = (float)f->eps2, th = sim_opening_theta(c->force, theta, alpha);
-    const cudaError_t e = sc_tree(c, f, eps2, th, alpha);
-    return CUDA_CHECK(&c->status, e) && !sc_failed(c) &&
-           (!f->vel || CUDA_CHECK(&c->status, nbody_kick_launch(f, c->stream)));
+    NbodyForces alone = *f;
+    alone.vel = NULL;
+    if (!sc_treelike(c->force)) {
+        if (!c->field) return sc_direct(c, f);
+        if (!sc_direct(c, &alone)) return false;
+    } else {
+        const float eps2 = (float)f->eps2, th = sim_opening_theta(c->force, theta, alpha);
+        if (!CUDA_CHECK(&c->status, sc_tree(c, f, eps2, th, alpha)) || sc_failed(c)) return false;
+    }
+    const NbodyHaloKick kick = {f->half_kick, f->next_kick, f->damping};
+    if (c->field && !CUDA_CHECK(&c->status, nbody_halo_forces_launch(c->field, f->pos, f->acc, c->vel, (float)f->eps2,
+                                                                     f->vel ? &kick : NULL, c->stream)))
+        return false;
+    NbodyForces all = *f;
+    all.n = c->n;
+    return !f->vel || CUDA_CHECK(&c->status, nbody_kick_launch(&all, c->stream));
 }
 
 static NbodyForces sc_forces(const SimCuda *c, const float4 *pos, float softening)
@@ -217,7 +237,7 @@ static NbodyForces sc_forces(const SimCuda *c, const float4 *pos, float softenin
         .kernel = sc_kernel(c->kernel),
         .precision = sc_precision(c->precision),
         .shape = c->shape,
-        .n = c->n,
+        .n = c->stars,
         .eps2 = (double)softening * softening,
         .pos = pos,
         .acc = c->acc,
@@ -233,10 +253,10 @@ static NbodyForces sc_forces(const SimCuda *c, const float4 *pos, float softenin
 static SimKernel sc_resolve(const SimCuda *c, SimKernel k, int q, int block)
 {
     if (k == SIM_KERNEL_DEFAULT && (q > 0 || block > 0)) return SIM_KERNEL_MTPB;
-    return sim_kernel_resolve(k, c->precision, c->n, c->sm_count);
+    return sim_kernel_resolve(k, c->precision, c->stars, c->sm_count);
 }
 
-/* The symmetric kernel's least scratch for n bodies: one part. */
+/* The symmetric kernel's least scratch for n stars: one part. */
 static size_t sc_least_sums(long long n)
 {
     return nbody_pair_sums_bytes(NBODY_KERNEL_SYMMETRIC, nbody_symmetric_shape((int)n, 1, 1), (int)n);
@@ -253,11 +273,11 @@ static int sc_shape(const SimCuda *c, SimKernel k, int q, int block, size_t sums
     }
     NbodyShape s;
     if (k == SIM_KERNEL_SYMMETRIC) {
-        s = nbody_symmetric_shape(c->n, c->sm_count, sums_budget > 0 ? sums_budget : 1);
+        s = nbody_symmetric_shape(c->stars, c->sm_count, sums_budget > 0 ? sums_budget : 1);
         if (q > 0) s.q = q;
         if (block > 0) s.block = block;
     } else if (k == SIM_KERNEL_MTPB) {
-        s = nbody_choose_shape(c->n, c->sm_count, sc_precision(c->precision), q, block);
+        s = nbody_choose_shape(c->stars, c->sm_count, sc_precision(c->precision), q, block);
     } else {
         if (q > 1) {
             snprintf(err, errlen, "%d threads per body: only the mtpb kernel splits a body across threads", q);
@@ -274,13 +294,13 @@ static int sc_shape(const SimCuda *c, SimKernel k, int q, int block, size_t sums
  * one kept too when the new one cannot be had). Returns 0, or -1 with err. */
 static int sc_size_sums(SimCuda *c, SimKernel k, NbodyShape s, char *err, size_t errlen)
 {
-    const size_t need = nbody_pair_sums_bytes(sc_kernel(k), s, c->n);
+    const size_t need = nbody_pair_sums_bytes(sc_kernel(k), s, c->stars);
     if (need <= c->pair_sums_bytes) return 0;
     void *p = NULL;
     CudaStatus st = {0};
     if (!CUDA_CHECK(&st, cudaMalloc(&p, need))) {
-        snprintf(err, errlen, "the %s kernel needs %.0f MiB of GPU memory for %d bodies: %s", sim_kernel_name(k),
-                 need / 1048576.0, c->n, st.message);
+        snprintf(err, errlen, "the %s kernel needs %.0f MiB of GPU memory for %d %s: %s", sim_kernel_name(k),
+                 need / 1048576.0, c->stars, c->halos.count ? "stars" : "bodies", st.message);
         return -1;
     }
     cudaFree(c->pair_sums);
@@ -352,6 +372,7 @@ static void cuda_destroy(void *impl)
     if (!c) return;
     sim_peers_destroy(c->peers);
     nbody_tree_destroy(c->tree);
+    nbody_halo_field_destroy(c->field);
     for (int i = 0; i < c->nres; i++) cudaGraphicsUnregisterResource(c->res[i]);
     cudaFree(c->pos);
     cudaFree(c->vel);
@@ -367,14 +388,17 @@ static void cuda_destroy(void *impl)
     free(c);
 }
 
-/* Device memory for n bodies: velocities, accelerations, our own positions without a buffer,
- * the energy partial sums, the divergence flag, and the symmetric kernel's least scratch. */
-static size_t sc_bytes(long long n, bool own_positions, SimKernel k, SimForce force)
+/* Device memory for n bodies, the last `halos` of them halo centres: velocities, accelerations,
+ * our own positions without a buffer, the energy partial sums, the divergence flag, and for the
+ * stars the symmetric kernel's least scratch, the tree and the fields' sums. */
+static size_t sc_bytes(long long n, int halos, bool own_positions, SimKernel k, SimForce force)
 {
+    const long long stars = n - halos;
     size_t per_body = (own_positions ? 3 : 2) * sizeof(float4);
-    size_t sums = k == SIM_KERNEL_SYMMETRIC && !sc_treelike(force) ? sc_least_sums(n) : 0;
-    size_t tree = sc_tree_bytes(force, (int)n);
-    return (size_t)n * per_body + 2 * sizeof(double) * (size_t)((n + 255) / 256) + sums + tree;
+    size_t sums = k == SIM_KERNEL_SYMMETRIC && !sc_treelike(force) ? sc_least_sums(stars) : 0;
+    size_t tree = sc_tree_bytes(force, (int)stars);
+    size_t fields = halos > 0 ? nbody_halo_field_bytes((int)stars) : 0;
+    return (size_t)n * per_body + 2 * sizeof(double) * (size_t)((n + 255) / 256) + sums + tree + fields;
 }
 
 /* Device memory for the bodies and the launch shape of c's kernel: 0, or -1 with err naming
@@ -392,38 +416,46 @@ static int sc_plan(SimCuda *c, const SimDesc *desc, bool own_positions, char *er
     if (limit && atof(limit) > 0 && atof(limit) * 1048576.0 < (double)free_bytes)
         free_bytes = (size_t)(atof(limit) * 1048576.0);
     size_t usable = free_bytes / 10 * 9;
-    const size_t need = sc_bytes(c->n, own_positions, c->kernel, c->force);
+    const int halos = c->halos.count;
+    const size_t need = sc_bytes(c->n, halos, own_positions, c->kernel, c->force);
     if (need > usable) {
-        /* The largest N whose buffers fit: sc_bytes grows with N (auto's tree from its crossover on
-         * only adds), so bisect. */
+        /* The largest count of stars whose buffers fit: sc_bytes grows with it (auto's tree from its
+         * crossover on only adds), so bisect. */
         long long lo = 0, hi = (long long)(usable / (2 * sizeof(float4))) + 1;
         while (hi - lo > 1) {
             long long mid = lo + (hi - lo) / 2;
-            if (sc_bytes(mid, own_positions, c->kernel, sc_resolve_force(desc->force, (int)mid)) <= usable) lo = mid;
+            if (sc_bytes(mid + halos, halos, own_positions, c->kernel, sc_resolve_force(desc->force, (int)mid)) <=
+                usable)
+                lo = mid;
             else hi = mid;
         }
-        snprintf(err, errlen, "%d bodies need %.0f MiB of GPU memory, %s has %.0f MiB free: at most %lld bodies fit",
-                 c->n, need / 1048576.0, c->device_name, free_bytes / 1048576.0, lo);
+        if (halos > 0)
+            snprintf(err, errlen,
+                     "%d stars and %d halo centres need %.0f MiB of GPU memory, %s has %.0f MiB free: at most %lld "
+                     "stars fit",
+                     c->stars, halos, need / 1048576.0, c->device_name, free_bytes / 1048576.0, lo);
+        else
+            snprintf(err, errlen,
+                     "%d bodies need %.0f MiB of GPU memory, %s has %.0f MiB free: at most %lld bodies fit", c->n,
+                     need / 1048576.0, c->device_name, free_bytes / 1048576.0, lo);
         return -1;
     }
     /* The symmetric kernel's scratch may take what the bodies leave. */
-    const size_t sums_budget = usable - need + (c->kernel == SIM_KERNEL_SYMMETRIC ? sc_least_sums(c->n) : 0);
+    const size_t sums_budget = usable - need + (c->kernel == SIM_KERNEL_SYMMETRIC ? sc_least_sums(c->stars) : 0);
     return sc_shape(c, c->kernel, desc->threads_per_body, desc->block_size, sums_budget, &c->shape, err, errlen);
 }
 
 void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen)
 {
-    if (desc->halos && desc->halos->count > 0) {
-        snprintf(err, errlen, "CUDA backend: halos as fields are not on this backend yet (--backend cpu, or --halo live)");
-        return NULL;
-    }
     SimCuda *c = calloc(1, sizeof *c);
     if (!c) {
         snprintf(err, errlen, "CUDA backend: out of memory");
         return NULL;
     }
     c->n = initial->n;
-    c->force = sc_resolve_force(desc->force, initial->n);
+    if (desc->halos) c->halos = *desc->halos;
+    c->stars = c->n - c->halos.count;
+    c->force = sc_resolve_force(desc->force, c->stars);
     c->res_pos = c->res_speed = -1;
     c->acc_softening = NAN;
     const bool interop = desc->position_vbo != 0 || desc->speed_vbo != 0;
@@ -473,7 +505,14 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     }
     if (sc_treelike(c->force)) {
         char why[256];
-        if (!(c->tree = nbody_tree_create(c->n, why, sizeof why))) {
+        if (!(c->tree = nbody_tree_create(c->stars, why, sizeof why))) {
+            sc_fail(c, why);
+            goto fail;
+        }
+    }
+    if (c->halos.count > 0) {
+        char why[256];
+        if (!(c->field = nbody_halo_field_create(&c->halos, c->stars, why, sizeof why))) {
             sc_fail(c, why);
             goto fail;
         }
@@ -497,7 +536,7 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     gpu_choice_reset(&c->choice);
     c->split_now = true;
     if (desc->gpus != 0 && desc->gpus != 1)
-        c->peers = sim_peers_create(device, desc->gpus, c->n, c->peers_note, sizeof c->peers_note);
+        c->peers = sim_peers_create(device, desc->gpus, c->stars, c->peers_note, sizeof c->peers_note);
     /* Until the first step: the GPUs it will run on. */
     char why[256];
     if (c->peers && (sc_treelike(c->force) ? sim_peers_tree_able(c->peers, why, sizeof why)
@@ -557,6 +596,12 @@ static void cuda_advance(void *impl, const SimParams *p, int steps)
         c->gpu_ms = 0;
         if (ok) ok = CUDA_CHECK(&c->status, cudaMemsetAsync(c->nonfinite, 0, sizeof(int), c->stream));
         if (ok) ok = CUDA_CHECK(&c->status, cudaEventRecord(c->steps_begin, c->stream));
+        /* The energy friction takes out goes with each centre (kernels/halo_field.h), counted kick by
+         * kick: the opening one applies the last step's friction, found again in the stored
+         * accelerations. */
+        if (ok && c->field)
+            ok = CUDA_CHECK(&c->status, nbody_halo_opening_loss_launch(c->field, pos, c->acc, c->vel, (float)f.eps2,
+                                                                       0.5f * p->dt, c->stream));
         for (int s = 0; ok && s < steps; s++) {
             const bool last = s == steps - 1;
             /* The first drift of an advance also gives the opening half kick. */
@@ -634,22 +679,47 @@ static int cuda_load(void *impl, const Bodies *b, char *err, size_t errlen)
     return 0;
 }
 
+/* The pairs of stars and their kinetic energy on the device; with halos as fields, the centres'
+ * kinetic energy, the fields' potential and what friction took out on the host, from the bodies
+ * copied there (energy is asked for rarely). */
 static SimEnergy cuda_energy(void *impl, float softening)
 {
     SimCuda *c = impl;
-    SimEnergy e = {NAN, NAN};
+    SimEnergy e = {.kinetic = NAN, .potential = NAN};
     float4 *pos;
     float *speed;
+    const size_t bytes = (size_t)c->n * sizeof(float4);
+    float4 *hpos = NULL, *hvel = NULL;
+    if (c->field && (!(hpos = malloc(bytes)) || !(hvel = malloc(bytes)))) {
+        sc_fail(c, "CUDA backend: out of host memory");
+        free(hpos);
+        return e;
+    }
     if (!sc_failed(c) && sc_map(c, &pos, &speed)) {
         double k, u;
         const double eps2 = (double)softening * softening;
-        if (CUDA_CHECK(&c->status, nbody_energy(pos, c->vel, c->n, eps2, c->partials, c->stream, &k, &u))) {
+        bool ok = CUDA_CHECK(&c->status, nbody_energy(pos, c->vel, c->stars, eps2, c->partials, c->stream, &k, &u));
+        if (ok && c->field)
+            ok = CUDA_CHECK(&c->status, cudaMemcpyAsync(hpos, pos, bytes, cudaMemcpyDeviceToHost, c->stream)) &&
+                 CUDA_CHECK(&c->status, cudaMemcpyAsync(hvel, c->vel, bytes, cudaMemcpyDeviceToHost, c->stream));
+        sc_unmap(c);
+        ok = CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream)) && ok;
+        if (ok && c->field) {
+            const float *p4 = (const float *)hpos, *v4 = (const float *)hvel;
+            for (int i = c->stars; i < c->n; i++) {
+                const float *v = v4 + 4 * (size_t)i;
+                k += 0.5 * p4[4 * (size_t)i + 3] * ((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+            }
+            u += sim_halo_potential_energy(&c->halos, p4, c->stars, softening, omp_get_max_threads());
+            e.friction = sim_halo_friction_loss(&c->halos, v4, c->stars);
+        }
+        if (ok) {
             e.kinetic = k;
             e.potential = u;
         }
-        sc_unmap(c);
-        CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream));
     }
+    free(hpos);
+    free(hvel);
     return e;
 }
 
@@ -763,18 +833,18 @@ bool sim_cuda_probe(char *why, size_t whylen)
 static int cuda_set_force(void *impl, SimForce f, char *err, size_t errlen)
 {
     SimCuda *c = impl;
-    f = sc_resolve_force(f, c->n);
+    f = sc_resolve_force(f, c->stars);
     if (sc_treelike(f) && !c->tree) {
         size_t free_bytes = 0, total_bytes = 0;
         CudaStatus st = {0};
         if (!CUDA_CHECK(&st, cudaMemGetInfo(&free_bytes, &total_bytes))) free_bytes = 0;
-        const size_t need = sc_tree_bytes(f, c->n);
+        const size_t need = sc_tree_bytes(f, c->stars);
         if (need > free_bytes / 10 * 9) {
-            snprintf(err, errlen, "the tree for %d bodies needs %.0f MiB of GPU memory, %.0f MiB are free", c->n,
-                     need / 1048576.0, free_bytes / 1048576.0);
+            snprintf(err, errlen, "the tree for %d %s needs %.0f MiB of GPU memory, %.0f MiB are free", c->stars,
+                     c->halos.count ? "stars" : "bodies", need / 1048576.0, free_bytes / 1048576.0);
             return -1;
         }
-        if (!(c->tree = nbody_tree_create(c->n, err, errlen))) return -1;
+        if (!(c->tree = nbody_tree_create(c->stars, err, errlen))) return -1;
         c->rebuild = 0;
     }
     if (!sc_treelike(f)) {
@@ -855,7 +925,15 @@ bool sim_cuda_gl_probe(char *why, size_t whylen)
 
 int sim_cuda_check(const SimDesc *desc, int n, char *err, size_t errlen)
 {
-    SimCuda c = {.n = n, .precision = desc->precision, .force = sc_resolve_force(desc->force, n)};
+    const int halos = desc->halos ? desc->halos->count : 0;
+    if (halos < 0 || halos > NBODY_HALO_MAX || n - halos < 1) {
+        snprintf(err, errlen, "%d halo fields for %d bodies: 0 to %d, and a star besides, are possible", halos, n,
+                 NBODY_HALO_MAX);
+        return -1;
+    }
+    SimCuda c = {.n = n, .stars = n - halos, .precision = desc->precision,
+                 .force = sc_resolve_force(desc->force, n - halos)};
+    if (halos > 0) c.halos = *desc->halos;
     int device = 0;
     struct cudaDeviceProp prop;
     if (!CUDA_CHECK(&c.status, cudaGetDevice(&device)) ||

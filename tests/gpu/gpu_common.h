@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "scene/tipsy.h"
 #include "sim/sim.h"
@@ -61,6 +62,37 @@ static inline void gpu_galaxy(Bodies *b, int n)
     }
     for (int i = 0; i < n; i++) b->tag[i] = all.tag[i];
     bodies_free(&all);
+}
+
+/* The state of s with its stored accelerations into out (allocated here on first use). */
+static inline void gpu_read_all(Sim *s, Bodies *out, int n)
+{
+    if (!out->pos && bodies_alloc(out, n) != 0) fail_msg("out of memory for %d bodies", n);
+    if (!out->acc && bodies_alloc_acc(out) != 0) fail_msg("out of memory for %d accelerations", n);
+    sim_read(s, out);
+    if (sim_error(s)) fail_msg("%s", sim_error(s));
+}
+
+/* The bodies of a and b (as many) whose position or velocity differ in any bit. */
+static inline int gpu_bodies_differing(const Bodies *a, const Bodies *b)
+{
+    int differ = 0;
+    for (int i = 0; i < a->n; i++)
+        differ += memcmp(a->pos + 4 * i, b->pos + 4 * i, 4 * sizeof(float)) != 0 ||
+                  memcmp(a->vel + 4 * i, b->vel + 4 * i, 4 * sizeof(float)) != 0;
+    return differ;
+}
+
+/* Total momentum sum m v of the state in b (sim_read), and the sum of m |v| that measures its drift. */
+static inline void gpu_momentum(const Bodies *b, double p[3], double *scale)
+{
+    p[0] = p[1] = p[2] = *scale = 0;
+    for (int i = 0; i < b->n; i++) {
+        const double m = b->pos[4 * i + 3];
+        const float *v = b->vel + 4 * i;
+        for (int k = 0; k < 3; k++) p[k] += m * v[k];
+        *scale += m * sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+    }
 }
 
 static inline Sim *gpu_sim(const Bodies *b, SimKernel kernel, SimPrecision precision)

@@ -1,7 +1,7 @@
 /* The direct sum and the tree across the GPUs of one host (docs/MULTI_GPU.md): the same bits on
  * two GPUs as on one, --gpus all keeping the split only where it is faster, a GPU that fails
- * mid-run handing its part back with nothing lost, and one line wherever fewer GPUs run than were
- * asked for. Where the host has one GPU the split runs as two streams of it
+ * mid-run handing its part back with nothing lost, halos as fields (the stars' forces split, the
+ * fields' step on the primary), and one line wherever fewer GPUs run than were asked for. Where the host has one GPU the split runs as two streams of it
  * (STARBURST_PEERS_ON_ONE_GPU): the same arithmetic and bits, peer access untested. */
 #include <math.h>
 #include <setjmp.h>
@@ -16,6 +16,7 @@
 #include "test_skip.h"
 
 #include "gpu_common.h"
+#include "scene/scene.h"
 
 static Sim *method_sim(const Bodies *b, SimForce force, int gpus)
 {
@@ -124,6 +125,37 @@ static void the_tree_on_two_gpus_gives_one_gpus_bits(void **state)
     sim_destroy(two);
     bodies_free(&b);
     one_gpu_done();
+}
+
+/* Halos as fields: the stars' forces split across the GPUs, the fields' step and the kick on the
+ * primary; the bits of one GPU, the centres' friction work (their velocity w) too. */
+static void field_halos_on_two_gpus_give_one_gpus_bits(void **state)
+{
+    gpu_require_cuda();
+    Bodies b;
+    SceneInfo info;
+    char err[256] = "";
+    const SceneDesc scene = {.kind = SCENE_COLLISION, .n = 65536, .seed = 5, .halo = SCENE_HALO_FIELD,
+                             .separation = 8}; /* each centre inside the other's halo: friction works */
+    if (scene_build(&scene, &b, &info, err, sizeof err) != 0) fail_msg("scene_build: %s", err);
+    const SimForce methods[] = {SIM_FORCE_DIRECT, SIM_FORCE_TREE};
+    for (int m = 0; m < 2; m++) {
+        two_gpus_or_streams();
+        Sim *s[2];
+        for (int g = 0; g < 2; g++) {
+            const SimDesc d = {.backend = SIM_BACKEND_CUDA, .force = methods[m], .kernel = SIM_KERNEL_SYMMETRIC,
+                               .gpus = g + 1, .halos = &info.halos};
+            if (!(s[g] = sim_create(&d, &b, err, sizeof err))) fail_msg("sim_create (%d GPUs): %s", g + 1, err);
+        }
+        assert_same_run(s[0], s[1], b.n, 5, 3);
+        assert_int_equal(sim_gpus(s[1], NULL), 2);
+        print_message("%s, %d stars and %d halo fields: 15 steps on two GPUs equal one GPU's bit for bit\n",
+                      sim_force_name(methods[m]), scene.n, info.halos.count);
+        sim_destroy(s[0]);
+        sim_destroy(s[1]);
+        one_gpu_done();
+    }
+    bodies_free(&b);
 }
 
 static void a_failing_gpu_hands_its_part_back(void **state)
@@ -235,6 +267,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_gpus_give_one_gpus_bits),
         cmocka_unit_test(the_tree_on_two_gpus_gives_one_gpus_bits),
+        cmocka_unit_test(field_halos_on_two_gpus_give_one_gpus_bits),
         cmocka_unit_test(a_failing_gpu_hands_its_part_back),
         cmocka_unit_test(fewer_gpus_than_asked_say_so),
         cmocka_unit_test(all_keeps_the_faster_way),

@@ -207,15 +207,6 @@ static void a_tree_run_repeats_and_switches_live(void **state)
     bodies_free(&x2);
 }
 
-/* The state of s, with its stored accelerations, into out (bodies_alloc'ed). */
-static void read_all(Sim *s, Bodies *out, int n)
-{
-    if (!out->pos && bodies_alloc(out, n) != 0) fail_msg("out of memory for %d bodies", n);
-    if (!out->acc && bodies_alloc_acc(out) != 0) fail_msg("out of memory for %d accelerations", n);
-    sim_read(s, out);
-    assert_null(sim_error(s));
-}
-
 /* A run of 131,072 bodies with the tree, by the angle and by estimated error, read at step 10
  * with its stored accelerations and put back (a new simulation made from it, as a load does, and
  * the same one loaded, as a scrub does): 10 more steps a frame at a time give the bits of the run
@@ -234,15 +225,15 @@ static void a_loaded_tree_run_goes_on_bit_for_bit(void **state)
         const char *how = by_error ? "by error" : "by the angle";
         Sim *s = make(&b, SIM_BACKEND_CUDA, SIM_FORCE_TREE);
         for (int k = 0; k < steps; k++) sim_advance(s, &p, 1);
-        read_all(s, &mid, n);
+        gpu_read_all(s, &mid, n);
         assert_int_equal(mid.acc_info.backend, SIM_BACKEND_CUDA);
         for (int k = 0; k < steps; k++) sim_advance(s, &p, 1);
-        read_all(s, &want, n);
+        gpu_read_all(s, &want, n);
         /* A scrub: the same simulation loaded with the state of step 10. */
         char err[256];
         assert_int_equal(sim_load(s, &mid, err, sizeof err), 0);
         for (int k = 0; k < steps; k++) sim_advance(s, &p, 1);
-        read_all(s, &got, n);
+        gpu_read_all(s, &got, n);
         assert_memory_equal(got.pos, want.pos, 4 * (size_t)n * sizeof(float));
         assert_memory_equal(got.vel, want.vel, 4 * (size_t)n * sizeof(float));
         sim_destroy(s);
@@ -251,12 +242,9 @@ static void a_loaded_tree_run_goes_on_bit_for_bit(void **state)
             if (!with) mid.acc_info.backend = 0; /* none carried */
             s = make(&mid, SIM_BACKEND_CUDA, SIM_FORCE_TREE);
             for (int k = 0; k < steps; k++) sim_advance(s, &p, 1);
-            read_all(s, &got, n);
+            gpu_read_all(s, &got, n);
             sim_destroy(s);
-            int differ = 0;
-            for (int i = 0; i < n; i++)
-                differ += memcmp(got.pos + 4 * i, want.pos + 4 * i, 4 * sizeof(float)) != 0 ||
-                          memcmp(got.vel + 4 * i, want.vel + 4 * i, 4 * sizeof(float)) != 0;
+            const int differ = gpu_bodies_differing(&got, &want);
             print_message("tree %s, loaded at step %d %s its accelerations: %d of %d bodies differ at step %d\n", how,
                           steps, with ? "with" : "without", differ, n, 2 * steps);
             if (with || !by_error) assert_int_equal(differ, 0);
@@ -267,18 +255,6 @@ static void a_loaded_tree_run_goes_on_bit_for_bit(void **state)
     bodies_free(&mid);
     bodies_free(&want);
     bodies_free(&got);
-}
-
-/* Total momentum sum m v of the state in b (sim_read), and the sum of m |v| that measures its drift. */
-static void momentum(const Bodies *b, double p[3], double *scale)
-{
-    p[0] = p[1] = p[2] = *scale = 0;
-    for (int i = 0; i < b->n; i++) {
-        const double m = b->pos[4 * i + 3];
-        const float *v = b->vel + 4 * i;
-        for (int k = 0; k < 3; k++) p[k] += m * v[k];
-        *scale += m * sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
-    }
 }
 
 /* Energy and momentum over 1000 steps of a million-body collision, the tree opened either way on
@@ -293,7 +269,7 @@ static void a_million_body_collision_keeps_its_energy(void **state)
     collision(&b, &info, n);
     assert_int_equal(bodies_alloc(&now, n), 0);
     double p0[3], scale;
-    momentum(&b, p0, &scale);
+    gpu_momentum(&b, p0, &scale);
     /* The tree by the angle, opened by estimated error, and that refitted between builds every 4
      * steps. */
     const char *names[] = {"tree", "tree, opened by estimated error",
@@ -313,7 +289,7 @@ static void a_million_body_collision_keeps_its_energy(void **state)
             worst = fmax(worst, fabs((e.kinetic + e.potential - E0) / E0));
             double pk[3], unused;
             sim_read(s, &now);
-            momentum(&now, pk, &unused);
+            gpu_momentum(&now, pk, &unused);
             drift = fmax(drift, sqrt((pk[0] - p0[0]) * (pk[0] - p0[0]) + (pk[1] - p0[1]) * (pk[1] - p0[1]) +
                                      (pk[2] - p0[2]) * (pk[2] - p0[2])) / scale);
         }
