@@ -485,8 +485,12 @@ static int app_start(App *a, AppOptions *opt)
     const int gpus = sim_gpus(run_sim(a->run), NULL);
     if (gpus > 1) snprintf(device, sizeof device, "%d x %s", gpus, run_info(a->run)->device);
     else snprintf(device, sizeof device, "%s", run_info(a->run)->device);
-    app_say(a, "starburst: %d %s on %s (%s)%s, %s, %d %s a frame\n", a->ui.readout.bodies,
-            plural(a->ui.readout.bodies, "body", "bodies"), a->ui.readout.backend, device,
+    char fields[48] = "";
+    const int halos = a->ui.readout.field_halos;
+    if (halos > 0) snprintf(fields, sizeof fields, " and %d halo field%s", halos, halos == 1 ? "" : "s");
+    app_say(a, "starburst: %d %s%s on %s (%s)%s, %s, %d %s a frame\n", a->ui.readout.bodies,
+            halos > 0 ? plural(a->ui.readout.bodies, "star", "stars") : plural(a->ui.readout.bodies, "body", "bodies"),
+            fields, a->ui.readout.backend, device,
             kernel, app_dt_softening(a, app_ui_params(a).dt, app_ui_params(a).softening, params, sizeof params), a->ui.controls.steps_per_frame,
             plural(a->ui.controls.steps_per_frame, "step", "steps"));
 

@@ -391,7 +391,7 @@ static void scene_section(UiModel *m)
     if (ImGui::InputInt("seed", &m->controls.seed) && m->controls.seed < 0) m->controls.seed = 0;
     ui_note_widget(m, "seed", true);
     ImGui::Checkbox("live halo", &m->controls.live_halo);
-    ui_note_widget(m, "live halo", true);
+    ui_note_widget(m, "live_halo");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("on: each dark halo is bodies, which respond and are stripped\n"
                           "off: a field about a moving centre, with dynamical friction: every body a star");
