@@ -317,7 +317,7 @@ static void app_init_ui_model(App *a, const AppOptions *o)
     u->controls.scene = o->scene.kind < SCENE_TIPSY ? (int)o->scene.kind : (int)SCENE_COLLISION;
     u->controls.n = o->scene.n;
     u->controls.seed = (int)(o->scene.seed ? o->scene.seed : 1);
-    u->controls.live_halo = o->scene.halo == SCENE_HALO_LIVE;
+    u->controls.live_halo = o->scene.halo != SCENE_HALO_FIELD;
     u->controls.kernel = (int)o->kernel;
     u->actions.measure_ladder = o->measure_ladder;
     u->readout.ladder_touring = SIM_KERNEL_DEFAULT;

@@ -1,8 +1,8 @@
 #!/bin/bash
 # The halo mode by hand in a real window (xdotool), read back from the program's readout
 # (STARBURST_READOUT) and from a save:
-# - the default collision starts with its halos as fields: every body a star but the two centres,
-#   the HUD's N the stars;
+# - --halo field starts the collision with its halos as fields: every body a star but the two
+#   centres, the HUD's N the stars;
 # - the Scene section's "live halo" box, clicked, is taken at once and applied by R: the halos
 #   become bodies; clicked again and R, fields again (each reset keeps the run it replaces);
 # - SIGINT saves the run with --save: its ini holds the two halos, and --load runs it on with them;
@@ -34,13 +34,13 @@ shot() {
 }
 
 # A background job of a script starts with SIGINT ignored: env puts it back to its default.
-STARBURST_READOUT=$readout env --default-signal=INT "$app" --backend "$backend" -n $n --steps-per-frame 2 --size 1000x700 \
+STARBURST_READOUT=$readout env --default-signal=INT "$app" --backend "$backend" --halo field -n $n --steps-per-frame 2 --size 1000x700 \
     --save run.tipsy >app.log 2>&1 &
 pid=$!
 focus_window
 
 if built_with $((n + 2)) 2 && value_is live_halo 0; then
-    ok "the default collision has field halos: $n stars and 2 centres"
+    ok "--halo field: $n stars and 2 centres"
 else
     fail "at the start: bodies $(rv bodies), field_halos $(rv field_halos), live_halo $(rv live_halo)"
 fi
