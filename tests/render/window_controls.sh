@@ -58,7 +58,9 @@ sweep() {
     frames 2
     for f in 0 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 1; do
         move "$(at "$f")" "$CY"
-        frames 3
+        # The UI takes the drag in the frame that sees the mouse there; the run applies it at the
+        # start of the next, whose readout holds it: one frame more to spare.
+        frames 2
         VALUES+=("$(rv "$key")")
     done
     xdotool mouseup 1
