@@ -447,6 +447,7 @@ static int app_start(App *a, AppOptions *opt)
         app_notify(a, "%s", a->live.backend_note);
         app_say(a, "starburst: %s\n", a->msg.notice);
     }
+    if (!cuda && scene_n) app_say_cpu_step(a, opt, a->ui.controls.n);
     if (opt->record_dir) {
         app_start_recording(a, opt->record_dir);
         if (!a->rec.recorder) return 2;

@@ -111,6 +111,27 @@ void app_say_gpu_only_options(const App *a, const AppOptions *o)
             count == 1 ? "applies" : "apply");
 }
 
+/* A built-in scene of n bodies on the CPU whose step is estimated at a second or more
+ * (SIM_CPU_SLOW_STEP_S): one line says about how long a step takes, before the bodies are built
+ * (16,777,216 of them take minutes to build, then about 90 s a step on 2 threads); the run starts
+ * all the same. */
+void app_say_cpu_step(const App *a, const AppOptions *o, int n)
+{
+    int threads;
+    SimForce force;
+    const double s = sim_cpu_step_estimate(o->force, n, 0, &threads, &force);
+    if (s < SIM_CPU_SLOW_STEP_S) return;
+    char when[32];
+    if (s < 10) snprintf(when, sizeof when, "%.1f s", s);
+    else if (s < 120) snprintf(when, sizeof when, "%.0f s", s);
+    else if (s < 2 * 3600) snprintf(when, sizeof when, "%.0f min", s / 60);
+    else snprintf(when, sizeof when, "%.0f h", s / 3600);
+    app_say(a, "starburst: %d bodies on the CPU will be slow: about %s a step by the %s (steps timed on 2 threads, "
+               "scaled as %s and to the %d %s here); a CUDA GPU, or fewer bodies (-n), run faster\n",
+            n, when, force == SIM_FORCE_DIRECT ? "direct sum" : sim_force_name(force), force == SIM_FORCE_DIRECT ? "N^2" : "N log N", threads,
+            threads == 1 ? "thread" : "threads");
+}
+
 /* The options' defaults resolved once: what the viewer reads of them after the start. */
 void app_resolve_settings(const AppOptions *o, AppSettings *s)
 {

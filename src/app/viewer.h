@@ -281,6 +281,7 @@ SimParams app_scene_defaults(const App *a);
 void app_default_settings(App *a);
 void app_resolve_settings(const AppOptions *o, AppSettings *s);
 void app_say_gpu_only_options(const App *a, const AppOptions *o);
+void app_say_cpu_step(const App *a, const AppOptions *o, int n);
 int app_make_run(App *a, AppOptions *o, bool cuda, char *err, size_t errlen);
 int app_build_run(App *a, char *err, size_t errlen);
 void app_run_built(App *a);

@@ -158,6 +158,27 @@ typedef struct SimEnergy {
 Sim *sim_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen);
 void sim_destroy(Sim *s);
 
+/* The CPU backend's time a step, measured on this project's 2-core CI machine (2 OpenMP threads,
+ * the collision scene, a shared host with a window test beside it): the fmm (auto's from
+ * SIM_FMM_MIN_BODIES_CPU) and the tree as c N log2 N, the direct sum as c N^2. Measured by
+ * `starburst bench --backend cpu --force fmm -n 16384,65536,262144 --repeats 3` (fmm ms a step
+ * 54.8, 183.9, 1053; direct 108, 1028, 19618) and `starburst --headless --backend cpu [--force
+ * tree] -n N --frames 3 --size 64x64` (its "3 steps in" line: fmm 3.31 s at 262,144 and 14.01 s at
+ * 1,048,576; tree 15.11 s at 1,048,576). The fmm's c: 2.23e-7 s at 262,144 and at 1,048,576
+ * alike (at 16K and 64K the step is quicker than N log N, the bodies in cache); the tree's 2.40e-7
+ * at 1,048,576; the direct sum's 2.85e-10 s a pair at 262,144. Extrapolated, 16,777,216 bodies
+ * take about 90 s a step by the fmm on 2 threads. */
+#define SIM_CPU_FMM_S_PER_NLOGN 2.23e-7
+#define SIM_CPU_TREE_S_PER_NLOGN 2.40e-7
+#define SIM_CPU_DIRECT_S_PER_PAIR 2.85e-10
+/* Where the viewer warns that the CPU will be slow: an estimated second or more a step, a frame a
+ * second at best (from 262,144 bodies by the fmm on 2 threads). */
+#define SIM_CPU_SLOW_STEP_S 1.0
+/* The CPU backend's estimated seconds a step at n bodies by `force` (auto as the backend resolves
+ * it), from the figures above scaled to `threads` OpenMP threads (0: this machine's); *used gets
+ * the count taken and *resolved the method. */
+double sim_cpu_step_estimate(SimForce force, int n, int threads, int *used, SimForce *resolved);
+
 /* Advances `steps` steps; positions end in the VBO. steps <= 0 does nothing. */
 void sim_advance(Sim *s, const SimParams *p, int steps);
 SimStats sim_stats(const Sim *s);

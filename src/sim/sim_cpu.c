@@ -167,6 +167,18 @@ static SimForce cpu_resolve_force(SimForce f, int n)
     return n >= SIM_FMM_MIN_BODIES_CPU ? SIM_FORCE_FMM : SIM_FORCE_DIRECT;
 }
 
+double sim_cpu_step_estimate(SimForce force, int n, int threads, int *used, SimForce *resolved)
+{
+    const SimForce f = cpu_resolve_force(force, n);
+    const int t = threads > 0 ? threads : omp_get_max_threads();
+    const double nn = n > 1 ? n : 1, measured_threads = 2.0;
+    const double at_two = f == SIM_FORCE_DIRECT ? SIM_CPU_DIRECT_S_PER_PAIR * nn * nn
+                                                : (f == SIM_FORCE_TREE ? SIM_CPU_TREE_S_PER_NLOGN : SIM_CPU_FMM_S_PER_NLOGN) * nn * log2(nn);
+    if (used) *used = t;
+    if (resolved) *resolved = f;
+    return at_two * measured_threads / t;
+}
+
 void *sim_cpu_create(const SimDesc *desc, const Bodies *initial, char *err, size_t errlen)
 {
     SimCpu *c = calloc(1, sizeof *c);

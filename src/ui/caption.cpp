@@ -20,10 +20,7 @@ float ui_caption(UiModel *m, float bottom)
     // than 55 % of the screen.
     const float pad = px(10.0f);
     float width = io.DisplaySize.x * 0.55f;
-    if (const ImGuiWindow *panel = ImGui::FindWindowByName("Controls")) {
-        const float left = io.DisplaySize.x - pad - panel->Size.x;
-        if (panel->Size.x > 0 && left - 2.0f * pad < width) width = left - 2.0f * pad;
-    }
+    if (ui_left_of_panel(pad) - pad < width) width = ui_left_of_panel(pad) - pad;
     if (width < px(160.0f)) width = px(160.0f);
     // The width is set, the height fits the text.
     ImGui::SetNextWindowPos(ImVec2(pad, bottom - pad), ImGuiCond_Always, ImVec2(0.0f, 1.0f));

@@ -8,6 +8,55 @@
 
 #include "ui/ui_internal.h"
 
+// The HUD's right edge, on screen: clear of the panel (at 640x360 the panel takes half the
+// screen), no nearer its left edge than a short line.
+static float hud_right(void)
+{
+    const float left = ImGui::GetWindowPos().x + ImGui::GetStyle().WindowPadding.x, right = ui_left_of_panel(px(10.0f));
+    return right - left > px(120.0f) ? right - ImGui::GetStyle().WindowPadding.x : left + px(120.0f);
+}
+
+// Draws text from p to end as one piece.
+static void hud_piece(const ImVec4 *color, const char *p, const char *end)
+{
+    if (color) ImGui::TextColored(*color, "%.*s", (int)(end - p), p);
+    else ImGui::TextUnformatted(p, end);
+}
+
+// Draws a line of the HUD inside its room: a line that runs past it breaks at its gaps of three
+// spaces (the HUD's own separators), as many parts a line as fit, and a piece put on the same line
+// as the one before (SameLine) starts a line of its own where it does not fit. A part wider than
+// the room alone is wrapped by ImGui (hud_begin's wrap).
+static void hud_draw(const ImVec4 *color, const char *line)
+{
+    const float right = hud_right(), start = ImGui::GetWindowPos().x + ImGui::GetStyle().WindowPadding.x;
+    const char *p = line;
+    while (*p) {
+        float x = ImGui::GetCursorScreenPos().x;
+        const char *end = p + strlen(p);
+        if (x + ImGui::CalcTextSize(p, end).x > right) {
+            if (x > start + 0.5f) { // after SameLine: this piece goes on a line of its own
+                ImGui::NewLine();
+                x = start;
+                while (*p == ' ') p++;
+                continue;
+            }
+            // The most whole parts that fit, or the first part alone.
+            const char *fits = nullptr;
+            for (const char *gap = strstr(p, "   "); gap; gap = strstr(gap + 3, "   ")) {
+                if (gap == p) continue;
+                if (fits && x + ImGui::CalcTextSize(p, gap).x > right) break;
+                fits = gap;
+                if (x + ImGui::CalcTextSize(p, gap).x > right) break;
+            }
+            if (fits) end = fits;
+        }
+        hud_piece(color, p, end);
+        p = end;
+        while (*p == ' ') p++;
+    }
+}
+
 // A line of the HUD, drawn (in color, where given) and added to m->readout.hud for the readout.
 static void hud_text(UiModel *m, const ImVec4 *color, const char *format, ...)
 {
@@ -16,8 +65,7 @@ static void hud_text(UiModel *m, const ImVec4 *color, const char *format, ...)
     va_start(args, format);
     vsnprintf(line, sizeof line, format, args);
     va_end(args);
-    if (color) ImGui::TextColored(*color, "%s", line);
-    else ImGui::TextUnformatted(line);
+    hud_draw(color, line);
     const size_t used = strlen(m->readout.hud);
     snprintf(m->readout.hud + used, sizeof m->readout.hud - used, "%s%s", used ? "  " : "", line);
 }
@@ -52,6 +100,23 @@ static void hud_messages(const UiModel *m, float wrap)
     ImGui::PopTextWrapPos();
 }
 
+// Text that hud_draw cannot break wraps at the HUD's right edge; the wrapping's x in the HUD
+// window's own coordinates, returned for the messages' narrower one. The HUD's box goes into the
+// readout, where a test checks that the panel leaves it clear.
+static float hud_begin(void)
+{
+    const float wrap = hud_right() - ImGui::GetWindowPos().x;
+    ImGui::PushTextWrapPos(wrap);
+    return wrap;
+}
+
+static void hud_end(UiModel *m)
+{
+    ImGui::PopTextWrapPos();
+    const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    ui_note_rect(m, "hud", at, ImVec2(at.x + size.x, at.y + size.y));
+}
+
 // A disk heated at constant energy, flagged beside dE/E0 (heating_panel.cpp).
 static void hud_heating(UiModel *m)
 {
@@ -68,6 +133,7 @@ void ui_hud(UiModel *m)
     ImGui::SetNextWindowPos(ImVec2(pad, pad), ImGuiCond_Always);
     ImGui::SetNextWindowBgAlpha(0.35f);
     if (ImGui::Begin("##hud", nullptr, overlay_flags)) {
+        const float wrap = hud_begin();
         hud_text(m, nullptr, "%.0f fps (%.1f ms)", m->readout.fps, m->readout.fps > 0 ? 1000.0 / m->readout.fps : 0.0);
         char rate[32], flops[32], steps[32];
         // A tree sums far fewer pairs: its rates are those of the N^2 sum it stands for, and say so.
@@ -97,7 +163,9 @@ void ui_hud(UiModel *m)
         }
         hud_heating(m);
         if (m->readout.orbit_text[0]) hud_text(m, nullptr, "%s", m->readout.orbit_text);
-        hud_messages(m, ImGui::GetIO().DisplaySize.x * 0.45f);
+        const float messages = ImGui::GetIO().DisplaySize.x * 0.45f;
+        hud_messages(m, messages < wrap ? messages : wrap);
+        hud_end(m);
     }
     ImGui::End();
 }
@@ -109,6 +177,7 @@ void ui_lecture_hud(UiModel *m)
     ImGui::SetNextWindowPos(ImVec2(pad, pad), ImGuiCond_Always);
     ImGui::SetNextWindowBgAlpha(0.45f);
     if (ImGui::Begin("##hud", nullptr, overlay_flags)) {
+        const float wrap = hud_begin();
         char text[48];
         ImGui::PushFont(ui_look.huge);
         hud_text(m, nullptr, "%s", ui_compact_exp(m->readout.interactions_per_s, text, sizeof text));
@@ -137,7 +206,9 @@ void ui_lecture_hud(UiModel *m)
         }
         hud_heating(m);
         if (m->readout.orbit_text[0]) hud_text(m, nullptr, "%s", m->readout.orbit_text);
-        hud_messages(m, ImGui::GetIO().DisplaySize.x * 0.5f);
+        const float messages = ImGui::GetIO().DisplaySize.x * 0.5f;
+        hud_messages(m, messages < wrap ? messages : wrap);
+        hud_end(m);
     }
     ImGui::End();
 }

@@ -13,11 +13,7 @@ float ui_timeline(UiModel *m)
     const ImGuiIO &io = ImGui::GetIO();
     if (!m->readout.timeline_text[0]) return io.DisplaySize.y;
     const float pad = px(10.0f);
-    float width = io.DisplaySize.x - 2.0f * pad;
-    if (const ImGuiWindow *panel = ImGui::FindWindowByName("Controls")) {
-        const float left = io.DisplaySize.x - pad - panel->Size.x;
-        if (panel->Size.x > 0 && left - 2.0f * pad < width) width = left - 2.0f * pad;
-    }
+    float width = ui_left_of_panel(pad) - pad;
     if (width < px(200.0f)) width = px(200.0f);
     ImGui::SetNextWindowPos(ImVec2(pad, io.DisplaySize.y - pad), ImGuiCond_Always, ImVec2(0.0f, 1.0f));
     ImGui::SetNextWindowSize(ImVec2(width, 0.0f), ImGuiCond_Always);
@@ -28,8 +24,11 @@ float ui_timeline(UiModel *m)
     float top = io.DisplaySize.y;
     if (ImGui::Begin("##timeline", nullptr, flags)) {
         top = ImGui::GetWindowPos().y;
+        // The lines wrap at the window's width (left of a panel that takes half of a 640x360 screen).
+        ImGui::PushTextWrapPos(0.0f);
         if (m->readout.timeline_reading[0]) ImGui::TextUnformatted(m->readout.timeline_reading);
         ImGui::TextUnformatted(m->readout.timeline_text);
+        ImGui::PopTextWrapPos();
         if (m->readout.timeline_count >= 2) {
             // One-based, as the line above counts; the run as it goes stands on the last.
             int at = (m->readout.timeline_view >= 0 ? m->readout.timeline_view : m->readout.timeline_count - 1) + 1;

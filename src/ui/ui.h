@@ -131,7 +131,7 @@ typedef struct UiHeating {
 
 /* Where a control was drawn in the last frame, in window pixels: the readout that lets a test
  * drive the real window as a hand does (src/app/readout.c). */
-#define UI_MAX_WIDGETS 96
+#define UI_MAX_WIDGETS 128
 typedef struct UiWidget {
     char name[24];
     float x0, y0, x1, y1;

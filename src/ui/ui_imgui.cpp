@@ -154,6 +154,7 @@ extern "C" bool ui_create(GLFWwindow *window, float font_scale)
     ui.normal_style = style;
     ui.lecture_style = style;
     ui.lecture_style.ScaleAllSizes(LECTURE_SCALE);
+    ui_look.lecture_scale = LECTURE_SCALE;
     // Every size is rasterised as such: sharper than FontGlobalScale, and switching modes
     // rebuilds nothing.
     ImFontConfig font;
@@ -548,15 +549,20 @@ static void view_section(UiModel *m)
     ui_note_widget(m, "reset camera");
 }
 
-// Every key the program answers to, as the README lists them.
+// Every key the program answers to, as the README lists them, in lines no wider than the
+// controls: the widest line sets the panel's width, which at 640x360 left the HUD no room.
 static const char *const ui_key_lines[] = {
-    "space pause   . step   R reset   Backspace defaults",
-    "ctrl+Z undo   ctrl+Y redo   H hide UI   F full screen",
-    "L lecture   A auto-rotate   M colour   D halo   G follow",
-    "T tree   K time the ladder   [ ] presets   C cycle",
-    "Home camera",
-    "S save   P screenshot   V record   Esc quit",
-    "Left Right keyframe   ctrl+Left ctrl+Right ends",
+    "space pause   . step   R reset",
+    "Backspace defaults",
+    "ctrl+Z undo   ctrl+Y redo",
+    "H hide UI   F full screen   L lecture",
+    "A auto-rotate   M colour   D halo",
+    "G follow   T tree   C cycle",
+    "K time the ladder   [ ] presets",
+    "Home camera   S save   P screenshot",
+    "V record   Esc quit",
+    "Left Right keyframe",
+    "ctrl+Left ctrl+Right ends",
     "shift+Left play backwards",
     "ctrl+click a slider to type a value",
 };
@@ -613,14 +619,37 @@ static void hint(void)
     ImGui::PopStyleVar();
 }
 
-// Between frames: the style and default font of the mode asked for.
+// The lecture scale for a screen of this size: LECTURE_SCALE from 1280x720 up, in proportion
+// below (the tighter of width and height), never below 1.
+static float lecture_scale_for(ImVec2 size)
+{
+    float s = LECTURE_SCALE;
+    if (size.x > 0 && size.x < LECTURE_SCREEN_W && LECTURE_SCALE * size.x / LECTURE_SCREEN_W < s)
+        s = LECTURE_SCALE * size.x / LECTURE_SCREEN_W;
+    if (size.y > 0 && size.y < LECTURE_SCREEN_H && LECTURE_SCALE * size.y / LECTURE_SCREEN_H < s)
+        s = LECTURE_SCALE * size.y / LECTURE_SCREEN_H;
+    return s > 1.0f ? s : 1.0f;
+}
+
+// Between frames (the display's size known): the style and default font of the mode asked for.
+// The lecture fonts are drawn at LECTURE_SCALE's size and scaled down by what a small screen
+// takes off it.
 static void set_mode(bool lecture)
 {
-    if (lecture == ui_look.lecture) return;
-    ui.mode_changed = true;
+    const float scale = lecture ? lecture_scale_for(ImGui::GetIO().DisplaySize) : ui_look.lecture_scale;
+    if (lecture == ui_look.lecture && scale == ui_look.lecture_scale) return;
+    if (lecture != ui_look.lecture) ui.mode_changed = true;
+    if (scale != ui_look.lecture_scale) {
+        ui.lecture_style = ui.normal_style;
+        ui.lecture_style.ScaleAllSizes(scale);
+        ui_look.lecture_scale = scale;
+    }
     ui_look.lecture = lecture;
     ImGui::GetStyle() = lecture ? ui.lecture_style : ui.normal_style;
     ImGui::GetIO().FontDefault = lecture ? ui_look.large : ui_look.normal;
+    const float font = lecture ? scale / LECTURE_SCALE : 1.0f;
+    ui_look.large->Scale = font;
+    ui_look.huge->Scale = font;
 }
 
 extern "C" void ui_frame(UiModel *m)
@@ -629,7 +658,6 @@ extern "C" void ui_frame(UiModel *m)
     m->readout.widget_count = 0;
     m->readout.hud[0] = '\0';
     m->readout.panel_scroll[0] = m->readout.panel_scroll[1] = -1.0f; /* no panel drawn */
-    set_mode(m->controls.lecture);
     ImGui_ImplOpenGL3_NewFrame();
     if (ui.glfw) {
         ImGui_ImplGlfw_NewFrame();
@@ -640,6 +668,7 @@ extern "C" void ui_frame(UiModel *m)
         io.DisplaySize = ImVec2((float)viewport[2], (float)viewport[3]);
         io.DeltaTime = m->readout.fps > 0 ? (float)(1.0 / m->readout.fps) : 1.0f / 60.0f;
     }
+    set_mode(m->controls.lecture);
     if (ui.glfw) {
         release_late_keys(-1);
         deliver_queued();

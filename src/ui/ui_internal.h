@@ -9,13 +9,18 @@
 
 #include "ui/ui.h"
 
-// Lecture mode: type and spacing this many times their normal size.
+// Lecture mode: type and spacing this many times their normal size on a screen of 1280x720 or
+// more; on a smaller one, less (never less than 1), so that the panel and the HUD fit beside each
+// other (at 640x360 the lecture panel at twice the size was wider than the screen).
 #define LECTURE_SCALE 2.0f
+#define LECTURE_SCREEN_W 1280.0f
+#define LECTURE_SCREEN_H 720.0f
 
 // ImGui keeps one global context, so the mode it is styled for is global too (ui_imgui.cpp).
 struct UiLook {
     float scale;  // the window's content scale, or the one asked for
     bool lecture; // the mode the style and fonts are set for
+    float lecture_scale; // LECTURE_SCALE, or less on a small screen
     ImFont *normal, *large, *huge;
     // A text field was asked for and has yet to take the keyboard (it does a frame or two after
     // the ctrl+click): keys and characters wait until it has, or they would be lost to it.
@@ -24,7 +29,7 @@ struct UiLook {
 extern UiLook ui_look;
 
 // Sizes in the units of the current mode: pixels at normal scale, larger in lecture mode.
-static inline float px(float v) { return v * ui_look.scale * (ui_look.lecture ? LECTURE_SCALE : 1.0f); }
+static inline float px(float v) { return v * ui_look.scale * (ui_look.lecture ? ui_look.lecture_scale : 1.0f); }
 
 // Entry i of a list of count names; "?" where the app has filled in none.
 static inline const char *ui_name(const char *const *names, int count, int i)
@@ -102,6 +107,10 @@ bool ui_slider_float(UiModel *m, const char *label, float *v, float lo, float hi
                      ImGuiSliderFlags flags = 0);
 bool ui_slider_int(UiModel *m, const char *label, int *v, int lo, int hi, const char *format = "%d",
                    ImGuiSliderFlags flags = 0);
+// Where the room left of the panel ends, pad clear of the panel as it was last drawn (it comes
+// after the HUD, the timeline and the caption in a frame); pad in from the screen's right edge
+// where there is none.
+float ui_left_of_panel(float pad);
 // The readout of where the controls sit (UiModel.widgets).
 void ui_note_rect(UiModel *m, const char *name, ImVec2 a, ImVec2 b);
 void ui_note_widget(UiModel *m, const char *name, bool box = false);

@@ -239,6 +239,14 @@ bool ui_rule_slider(UiModel *m, const char *label, float *v, const SliderSpec *s
     return true;
 }
 
+float ui_left_of_panel(float pad)
+{
+    const ImGuiIO &io = ImGui::GetIO();
+    const ImGuiWindow *panel = ImGui::FindWindowByName("Controls");
+    if (!panel || !(panel->Size.x > 0)) return io.DisplaySize.x - pad;
+    return io.DisplaySize.x - pad - panel->Size.x - pad;
+}
+
 // Where a control sits on screen, for the readout that lets tests drive the window by hand.
 // A slider's or field's box alone, without the label beside it.
 void ui_note_rect(UiModel *m, const char *name, ImVec2 a, ImVec2 b)
