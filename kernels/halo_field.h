@@ -65,6 +65,8 @@ NBODY_HALO_FN float nbody_halo_shell(const NbodyHalo *h, const float *v, const f
 {
     const float w = (h->cut - h->taper) / (NBODY_HALO_NODES - 1);
     float u = (r - h->taper) / w;
+    if (!(u >= 0)) u = 0; /* NaN too: no cast of it to int */
+    if (u > NBODY_HALO_NODES) u = NBODY_HALO_NODES;
     int k = (int)u;
     if (k < 0) k = 0;
     if (k > NBODY_HALO_NODES - 2) k = NBODY_HALO_NODES - 2;
