@@ -28,7 +28,9 @@ static int check_output(const char *option, const char *path, bool folder_ok, ch
 
 int app_check_paths(const AppOptions *o, char *err, size_t errlen)
 {
-    if (o->scene.kind >= SCENE_TIPSY && o->scene.tipsy_path && check_input(o->scene.tipsy_path, err, errlen) != 0)
+    if (o->scene.kind >= SCENE_TIPSY && o->scene.tipsy_path &&
+        (check_input(o->scene.tipsy_path, err, errlen) != 0 ||
+         state_check_bodies_alone(o->scene.tipsy_path, err, errlen) != 0))
         return -1;
     if (o->presets_path && check_input(o->presets_path, err, errlen) != 0) return -1;
     if (o->load_path && state_check(o->load_path, err, errlen) != 0) return -1;

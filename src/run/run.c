@@ -101,6 +101,10 @@ SnapshotSeries *run_open_series(const char *path, const Units *open_units, Units
 {
     SnapshotSeries *s = series_open(path, err, errlen);
     if (!s) return NULL;
+    if (state_check_bodies_alone(series_path(s, 0), err, errlen) != 0) {
+        series_close(s);
+        return NULL;
+    }
     SavedRun saved;
     char ignored[512]; /* series_settings says what is wrong with an .ini that does not read */
     int rc;
@@ -139,7 +143,7 @@ Run *run_make(const RunDesc *d, char *err, size_t errlen)
     r->watch.forces = force_watch_create(why, sizeof why);
     if (!r->watch.forces) run_say(r, RUN_SAY_CONSOLE, "no live force error: %s", why);
     if (d->series || d->open_path) {
-        r->series = d->series ? d->series : series_open(d->open_path, err, errlen);
+        r->series = d->series ? d->series : run_open_series(d->open_path, &d->open_units, &(Units){0}, err, errlen);
         if (!r->series) {
             force_watch_destroy(r->watch.forces);
             free(r);
@@ -292,7 +296,8 @@ int run_reset(Run *r, SceneKind kind, int n, uint64_t seed, SimKernel kernel, ch
         if (load_saved(r, &b, &saved, &scene, err, errlen) != 0) return -1;
         d.kind = SCENE_TIPSY;
         loaded = true;
-    } else if (scene_build(&d, &b, &scene, err, errlen) != 0) {
+    } else if ((d.kind >= SCENE_TIPSY && d.tipsy_path && state_check_bodies_alone(d.tipsy_path, err, errlen) != 0) ||
+               scene_build(&d, &b, &scene, err, errlen) != 0) {
         return -1;
     }
     /* A loaded run goes on with the method it ran, unless the source names one. */

@@ -758,6 +758,18 @@ int state_read_settings(const char *path, SavedRun *run, char *err, size_t errle
     return rc;
 }
 
+int state_check_bodies_alone(const char *path, char *err, size_t errlen)
+{
+    SavedRun saved;
+    char why[512];
+    if (state_read_settings(path, &saved, why, sizeof why) != 0 || saved.halos.count == 0) return 0;
+    snprintf(err, errlen,
+             "%s: its last %d bodies are the centres of halo fields (its .ini's [halos]), which read as bodies alone "
+             "would pull as points: --load %s continues that run",
+             path, saved.halos.count, path);
+    return -1;
+}
+
 static int any(void *user, const char *name)
 {
     (void)user;

@@ -49,6 +49,10 @@ int state_load(const char *path, Bodies *b, SavedRun *run, char *err, size_t err
  * that the two belong together: what a series of saves opened as snapshots (--open) runs with.
  * 0; 1 where path has no ini beside it; -1 with err (an ini that does not read). */
 int state_read_settings(const char *path, SavedRun *run, char *err, size_t errlen);
+/* A TIPSY file to be read as bodies alone (--tipsy, --open): refused where its .ini says its last
+ * bodies are field halos' centres, whose pull as bodies would be a point's (a wrong run). 0 where
+ * it has no such ini, or -1 with err naming --load, which continues the run. */
+int state_check_bodies_alone(const char *path, char *err, size_t errlen);
 /* What can be known of a save before anything opens, without reading it: path and its ini are
  * readable regular files, or the ini is missing and an interrupted save left one. 0, or -1 with
  * err ("cannot read run.tipsy.ini: Permission denied"). */

@@ -156,7 +156,7 @@ readout_is theta alpha 0
 readout_is theta theta 0.5
 said theta "tree, theta 0.50"
 # (--theta and --alpha together are refused for the tree: cli_exit_status.sh.)
-opening both --alpha 0.002 --save both.tipsy
+opening both --alpha 0.002 --halo live --save both.tipsy
 readout_is both alpha 0.00200000009
 if grep -qx "alpha = 0.00200000009" both.tipsy.ini; then ok "the save records alpha"; else fail "the save's .ini: $(tr '\n' ' ' <both.tipsy.ini)"; fi
 opening loaded --load both.tipsy
@@ -176,7 +176,7 @@ readout_is preset_alpha alpha 0.00100000005
 timeout 120 "$app" --headless --backend cpu -n 1048576 --paused --frames 1 --size 96x64 >big.log 2>&1 ||
     fail "a paused 1M start: exit $? ($(tail -n 2 big.log))"
 at() { grep -n -m1 -E "$1" big.log | cut -d: -f1; }
-b=$(at "building 1048576 bodies\.\.\.") t=$(at "1048576 bodies built in [0-9.]+ s") o=$(at "1048576 bodies on cpu")
+b=$(at "building 1048576 bodies\.\.\.") t=$(at "1048576 bodies built in [0-9.]+ s") o=$(at "1048576 stars and 2 halo fields on cpu")
 if [ -n "$b" ] && [ -n "$t" ] && [ -n "$o" ] && [ "$b" -lt "$t" ] && [ "$t" -lt "$o" ]; then
     ok "a 1M build said first and timed after: $(grep -m1 'built in' big.log)"
 else
@@ -236,5 +236,23 @@ if grep -q "^starburst: --tipsy takes the bodies of both.tipsy alone, at dt [0-9
 else
     fail "--tipsy of a save (dt $dt_saved) says: $(grep -v 'OpenGL on' tipsy-save.log | tr '\n' '|')"
 fi
+# A save of a run with halo fields holds each centre as one dark body: --tipsy and --open, which
+# take the bodies alone, would run it with point-mass halos. They are refused, naming --load,
+# which continues it with its fields.
+opening field --save field.tipsy
+readout_is field field_halos 2
+for how in --tipsy --open; do
+    timeout 120 "$app" --headless --backend cpu "$how" field.tipsy --frames 1 --size 96x64 >alone.log 2>&1
+    rc=$?
+    lines=$(grep -vc "OpenGL on" alone.log)
+    if [ "$rc" = 2 ] && [ "$lines" = 1 ] &&
+        grep -q "field.tipsy: its last 2 bodies are the centres of halo fields .*--load field.tipsy continues that run$" alone.log; then
+        ok "$how of a field-halo save is refused: $(cat alone.log)"
+    else
+        fail "$how field.tipsy: exit $rc, $lines lines: $(tr '\n' '|' <alone.log)"
+    fi
+done
+opening field_loaded --load field.tipsy
+readout_is field_loaded field_halos 2
 if grep -q "building\|built in" default.log; then fail "512 bodies speak of their build: $(grep -m1 build default.log)"; else ok "512 bodies say nothing of their build"; fi
 finish
