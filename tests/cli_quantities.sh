@@ -50,7 +50,7 @@ taken() { expect 1 "no display" "$@"; }
 # Two saves: a Plummer sphere in model units, and a collision on the Milky-Way scale. Making them
 # needs an offscreen context; without one there is nothing to test.
 if ! "$app" --headless --backend cpu --scene plummer -n 256 --frames 2 --size 32x32 --quiet --save p0.tipsy ||
-    ! "$app" --headless --backend cpu -n 2000 --frames 2 --size 32x32 --quiet --save g.tipsy; then
+    ! "$app" --headless --backend cpu -n 2000 --halo live --frames 2 --size 32x32 --quiet --save g.tipsy; then
     echo "skipped: no offscreen context to make the saves"
     exit 77
 fi
@@ -61,7 +61,7 @@ refused "--dt: '0.2Myr' has a unit, but this run has no physical scale" --scene 
 refused "--dt: '0.2Myr' has a unit, but this run has no physical scale" --open p0.tipsy --dt 0.2Myr
 refused "--softening: '200pc' has a unit, but this run has no physical scale" --load p0.tipsy --softening 200pc
 out=$(timeout 60 "$app" --headless --backend cpu --open p0.tipsy --frames 1 --size 32x32 2>&1)
-line=$(printf '%s\n' "$out" | grep "bodies on cpu")
+line=$(printf '%s\n' "$out" | grep -E "(bodies|halo fields?) on cpu")
 if [ -n "$line" ] && ! printf '%s' "$line" | grep -q "Myr\|pc)"; then
     ok "--open p0.tipsy is shown in model units: $line"
 else
@@ -73,7 +73,7 @@ fi
 cp g.tipsy bare.tipsy
 refused "--dt: '0.2Myr' has a unit, but this run has no physical scale" --open bare.tipsy --dt 0.2Myr
 out=$(timeout 60 "$app" --headless --backend cpu --open bare.tipsy --frames 1 --size 32x32 2>&1)
-line=$(printf '%s\n' "$out" | grep "bodies on cpu")
+line=$(printf '%s\n' "$out" | grep -E "(bodies|halo fields?) on cpu")
 if [ -n "$line" ] && ! printf '%s' "$line" | grep -q "Myr\|pc)"; then
     ok "--open bare.tipsy (no .ini) is shown in model units: $line"
 else
@@ -83,7 +83,7 @@ fi
 # A saved run's scale is read before the options: --dt 0.2Myr is 0.2 Myr on it, for --load and --open.
 for start in --load --open; do
     out=$(timeout 60 "$app" --headless --backend cpu $start g.tipsy --dt 0.2Myr --frames 1 --size 32x32 2>&1)
-    line=$(printf '%s\n' "$out" | grep "bodies on cpu")
+    line=$(printf '%s\n' "$out" | grep -E "(bodies|halo fields?) on cpu")
     if printf '%s' "$line" | grep -q "(0.20 Myr)"; then
         ok "$start g.tipsy --dt 0.2Myr: $line"
     else
@@ -95,7 +95,7 @@ done
 cp g.tipsy hand.tipsy
 sed 's/^dt = .*/dt = 0.2Myr/; s/^softening = .*/softening = 100 pc/' g.tipsy.ini >hand.tipsy.ini
 out=$(timeout 60 "$app" --headless --backend cpu --load hand.tipsy --frames 1 --size 32x32 2>&1)
-line=$(printf '%s\n' "$out" | grep "bodies on cpu")
+line=$(printf '%s\n' "$out" | grep -E "(bodies|halo fields?) on cpu")
 if printf '%s' "$line" | grep -q "(0.20 Myr), softening [0-9.]* (100 pc)"; then
     ok "hand.tipsy.ini with dt = 0.2Myr, softening = 100 pc: $line"
 else

@@ -14,6 +14,7 @@ void app_default_options(AppOptions *o)
 {
     memset(o, 0, sizeof *o);
     o->scene.kind = SCENE_COLLISION;
+    o->scene.halo = SCENE_HALO_FIELD; /* every body a star; --halo live for the full N-body */
     o->dt = o->softening = o->damping = -1;
     o->alpha = -1;
     o->point_size = -1;

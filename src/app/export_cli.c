@@ -282,6 +282,7 @@ int export_main(int argc, char **argv)
     AppOptions o;
     int nrest;
     app_default_options(&o);
+    o.scene.halo = SCENE_HALO_LIVE; /* SWIFT runs a halo as bodies, built in equilibrium as the live scene is */
     int rc = parse_export(argc, argv, &a, rest, &nrest, err, sizeof err);
     if (rc == 0) rc = refuse_viewer_options(nrest, rest, err, sizeof err);
     if (rc == 0 && app_parse_args(&o, nrest, rest, err, sizeof err) != 0) rc = -1;

@@ -146,8 +146,8 @@ static const AppOption table[] = {
     {"--seed", .key = "seed", .arg = "S", .help = "random seed (default 1)", .value = {.kind = OPTION_SEED},
      .app = APP(scene.seed, SEED), .preset = PRE(scene.seed, SEED), .serves = APP_START_BUILDS, .exported = true},
     {"--halo", .key = "halo", .arg = "MODE",
-     .help = "the galaxies' dark halos: live (bodies, the default) or field (analytic, with dynamical friction: "
-             "every body a star)",
+     .help = "the galaxies' dark halos: field (analytic, with dynamical friction: every body a star; the "
+             "default) or live (bodies, the full N-body)",
      .value = CHOICE(halo_choice, SCENE_HALO_FIELD, SCENE_HALO_COUNT, "halo mode"), .app = APP(scene.halo, INT),
      .preset = PRE(scene.halo, INT), .serves = APP_START_COLLISION | APP_START_BUILT},
     {.arg = "X", .help = "collision: the mass ratio", .value = PARAM(PARAM_MASS_RATIO),

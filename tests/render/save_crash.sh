@@ -32,7 +32,7 @@ loads_as() {
     shift 2
     "$app" $common --frames 1 --load "$load" "$@" >"$log" 2>&1 || { echo "exit $?"; return; }
     # The physical values in brackets beside dt and softening ("0.02 (0.17 Myr)") are left out.
-    sed -n 's/ ([^)]*)//g; s/^starburst: \([0-9]*\) bodies on .*, dt \([^,]*\), softening \([^,]*\), \([0-9]*\) steps* a frame$/\1 \2 \3 \4/p' "$log"
+    sed -n 's/ ([^)]*)//g; s/^starburst: \([0-9]*\) \(bodies\|stars and [0-9]* halo fields\) on .*, dt \([^,]*\), softening \([^,]*\), \([0-9]*\) steps* a frame$/\1 \3 \4 \5/p' "$log"
 }
 
 "$app" $common $old --frames 1 --quiet --save "$out/old.tipsy" || { echo "FAIL: the first save"; exit 1; }
