@@ -46,7 +46,10 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     case GLFW_KEY_L: u->controls.lecture = !u->controls.lecture; break;
     case GLFW_KEY_D:
         u->controls.show_halo = !u->controls.show_halo;
-        app_notify(a, u->controls.show_halo ? "Dark-matter halo shown" : "Dark-matter halo hidden");
+        if (u->readout.field_halos > 0)
+            app_notify(a, u->controls.show_halo ? "Dark-matter halos shown: each ring holds half a halo's mass (D hides them)"
+                                                : "Dark-matter halos hidden (D shows them)");
+        else app_notify(a, u->controls.show_halo ? "Dark-matter halo shown" : "Dark-matter halo hidden");
         break;
     case GLFW_KEY_M:
         u->controls.color_mode = (u->controls.color_mode + 1) % COLOR_MODE_COUNT;

@@ -255,6 +255,10 @@ void app_run_built(App *a)
     const bool first = a->ui.readout.bodies == 0;
     a->ui.readout.field_halos = sim_halos(sim)->count;
     a->ui.readout.bodies = info->n - a->ui.readout.field_halos; /* stars, with field halos */
+    float rings[RENDER_RINGS_MAX];
+    const int fields = sim_halos(sim)->count < RENDER_RINGS_MAX ? sim_halos(sim)->count : RENDER_RINGS_MAX;
+    for (int h = 0; h < fields; h++) rings[h] = (float)sim_halo_half_mass_radius(&sim_halos(sim)->halo[h]);
+    renderer_set_rings(a->renderer, rings, fields);
     a->ui.controls.kernel = (int)sim_kernel(sim);
     a->ui.controls.force = app_force_shown(a);
     say_fmm_runs_as_tree(a);

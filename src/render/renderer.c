@@ -56,6 +56,26 @@ typedef struct BoxesProgram {
     GLint view, proj, gain, fade;
 } BoxesProgram;
 
+typedef struct RingsProgram {
+    GLuint id;
+    GLint view, proj, radius, color;
+} RingsProgram;
+
+/* The programs a renderer draws with, built and rebuilt (renderer_reload) together. */
+typedef struct Programs {
+    BodiesProgram bodies;
+    TonemapProgram tonemap;
+    BoxesProgram boxes;
+    RingsProgram rings;
+} Programs;
+
+/* The halo fields' rings: a faint violet, lines of a fixed brightness as the boxes are; each ring
+ * a loop of RING_POINTS. */
+#define RING_POINTS 96
+#define RING_RED 0.30f
+#define RING_GREEN 0.22f
+#define RING_BLUE 0.55f
+
 struct Renderer {
     int max_bodies;
     char *shader_dir;
@@ -64,8 +84,12 @@ struct Renderer {
     BodiesProgram bodies;
     TonemapProgram tonemap;
     BoxesProgram boxes;
+    RingsProgram rings;
     GLuint box_vao, cube_vbo, box_vbo;
     int box_count, box_capacity;
+    GLuint ring_vao, ring_vbo;
+    int ring_count; /* the halo fields whose centres are the last ring_count bodies */
+    float ring_radius[RENDER_RINGS_MAX];
     GLuint hdr_fbo, hdr_texture;
     int hdr_width, hdr_height; /* the view's size; the texture is padded to HDR_PAD */
     int hdr_padded_width, hdr_padded_height;
@@ -188,17 +212,26 @@ static GLuint link(const Renderer *r, const char *vert, const char *frag, char *
     return program;
 }
 
-static int build_programs(const Renderer *r, BodiesProgram *b, TonemapProgram *t, BoxesProgram *x, char *err,
-                          size_t errlen)
+static void delete_programs(Programs *p)
 {
-    b->id = link(r, "bodies.vert", "bodies.frag", err, errlen);
-    if (!b->id) return -1;
-    t->id = link(r, "tonemap.vert", "tonemap.frag", err, errlen);
-    if (t->id) x->id = link(r, "boxes.vert", "boxes.frag", err, errlen);
-    if (!t->id || !x->id) {
-        glDeleteProgram(b->id);
-        if (t->id) glDeleteProgram(t->id);
-        b->id = t->id = 0;
+    const GLuint ids[] = {p->bodies.id, p->tonemap.id, p->boxes.id, p->rings.id};
+    for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++)
+        if (ids[k]) glDeleteProgram(ids[k]);
+    *p = (Programs){0};
+}
+
+static int build_programs(const Renderer *r, Programs *p, char *err, size_t errlen)
+{
+    BodiesProgram *b = &p->bodies;
+    TonemapProgram *t = &p->tonemap;
+    BoxesProgram *x = &p->boxes;
+    RingsProgram *g = &p->rings;
+    *p = (Programs){0};
+    if (!(b->id = link(r, "bodies.vert", "bodies.frag", err, errlen)) ||
+        !(t->id = link(r, "tonemap.vert", "tonemap.frag", err, errlen)) ||
+        !(x->id = link(r, "boxes.vert", "boxes.frag", err, errlen)) ||
+        !(g->id = link(r, "rings.vert", "boxes.frag", err, errlen))) {
+        delete_programs(p);
         return -1;
     }
     b->view = glGetUniformLocation(b->id, "u_view");
@@ -219,15 +252,24 @@ static int build_programs(const Renderer *r, BodiesProgram *b, TonemapProgram *t
     x->proj = glGetUniformLocation(x->id, "u_proj");
     x->gain = glGetUniformLocation(x->id, "u_gain");
     x->fade = glGetUniformLocation(x->id, "u_fade");
+    g->view = glGetUniformLocation(g->id, "u_view");
+    g->proj = glGetUniformLocation(g->id, "u_proj");
+    g->radius = glGetUniformLocation(g->id, "u_radius");
+    g->color = glGetUniformLocation(g->id, "u_color");
     return 0;
 }
 
-static void delete_programs(Renderer *r)
+static Programs programs_of(const Renderer *r)
 {
-    if (r->bodies.id) glDeleteProgram(r->bodies.id);
-    if (r->tonemap.id) glDeleteProgram(r->tonemap.id);
-    if (r->boxes.id) glDeleteProgram(r->boxes.id);
-    r->bodies.id = r->tonemap.id = r->boxes.id = 0;
+    return (Programs){.bodies = r->bodies, .tonemap = r->tonemap, .boxes = r->boxes, .rings = r->rings};
+}
+
+static void use_programs(Renderer *r, const Programs *p)
+{
+    r->bodies = p->bodies;
+    r->tonemap = p->tonemap;
+    r->boxes = p->boxes;
+    r->rings = p->rings;
 }
 
 /* The 12 edges of the cube [-1, 1]^3 as 24 line ends; a box instance scales and moves it. */
@@ -262,6 +304,59 @@ static void create_box_buffers(Renderer *r)
     glEnableVertexAttribArray(2);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+/* The unit circle as a loop of RING_POINTS; the centres come from the position buffer, bound at
+ * each draw where the halos' centre bodies lie in it. */
+static void create_ring_buffers(Renderer *r)
+{
+    float circle[2 * RING_POINTS];
+    for (int k = 0; k < RING_POINTS; k++) {
+        const double a = 2 * M_PI * k / RING_POINTS;
+        circle[2 * k] = (float)cos(a);
+        circle[2 * k + 1] = (float)sin(a);
+    }
+    glGenVertexArrays(1, &r->ring_vao);
+    glBindVertexArray(r->ring_vao);
+    glGenBuffers(1, &r->ring_vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, r->ring_vbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof circle, circle, GL_STATIC_DRAW);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, NULL);
+    glEnableVertexAttribArray(0);
+    glBindVertexArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+void renderer_set_rings(Renderer *r, const float *radius, int count)
+{
+    r->ring_count = 0;
+    if (!radius || count <= 0) return;
+    if (count > RENDER_RINGS_MAX) count = RENDER_RINGS_MAX;
+    for (int k = 0; k < count; k++) r->ring_radius[k] = radius[k];
+    r->ring_count = count;
+}
+
+/* Ring k about body n - ring_count + k of the position buffer. */
+static void draw_rings(const Renderer *r, const RenderView *v)
+{
+    const RingsProgram *g = &r->rings;
+    glUseProgram(g->id);
+    glUniformMatrix4fv(g->view, 1, GL_FALSE, v->view);
+    glUniformMatrix4fv(g->proj, 1, GL_FALSE, v->proj);
+    glUniform1fv(g->radius, r->ring_count, r->ring_radius);
+    glUniform3f(g->color, RING_RED, RING_GREEN, RING_BLUE);
+    glBindVertexArray(r->ring_vao);
+    glBindBuffer(GL_ARRAY_BUFFER, r->position_vbo);
+    const size_t first = (size_t)(v->n - r->ring_count);
+    glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, 4 * sizeof(float), (void *)(first * 4 * sizeof(float)));
+    glVertexAttribDivisor(1, 1);
+    glEnableVertexAttribArray(1);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    glEnable(GL_BLEND);
+    glBlendEquation(GL_FUNC_ADD);
+    glBlendFunc(GL_ONE, GL_ONE);
+    glDrawArraysInstanced(GL_LINE_LOOP, 0, RING_POINTS, r->ring_count);
+    glDisable(GL_BLEND);
 }
 
 void renderer_set_boxes(Renderer *r, const RenderBox *boxes, int count)
@@ -310,10 +405,12 @@ Renderer *renderer_create(const RendererDesc *desc, char *err, size_t errlen)
     }
     r->max_bodies = desc->max_bodies;
     r->mass_ref = 1.0f;
-    if (build_programs(r, &r->bodies, &r->tonemap, &r->boxes, err, errlen) != 0) {
+    Programs p;
+    if (build_programs(r, &p, err, errlen) != 0) {
         renderer_destroy(r);
         return NULL;
     }
+    use_programs(r, &p);
     GLfloat range[2] = {1, 64};
     glGetFloatv(GL_POINT_SIZE_RANGE, range);
     r->max_point_size = range[1] < 64 ? range[1] : 64;
@@ -340,6 +437,7 @@ Renderer *renderer_create(const RendererDesc *desc, char *err, size_t errlen)
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     create_box_buffers(r);
+    create_ring_buffers(r);
 
     GLenum e = glGetError();
     if (e == GL_OUT_OF_MEMORY) {
@@ -361,11 +459,12 @@ void renderer_destroy(Renderer *r)
 #ifdef STARBURST_HAVE_CUDA
     splat_destroy(r->splat);
 #endif
-    delete_programs(r);
-    GLuint buffers[] = {r->position_vbo, r->speed_vbo, r->tag_vbo, r->cube_vbo, r->box_vbo};
-    glDeleteBuffers(5, buffers);
-    GLuint vaos[] = {r->vao, r->empty_vao, r->box_vao};
-    glDeleteVertexArrays(3, vaos);
+    Programs p = programs_of(r);
+    delete_programs(&p);
+    GLuint buffers[] = {r->position_vbo, r->speed_vbo, r->tag_vbo, r->cube_vbo, r->box_vbo, r->ring_vbo};
+    glDeleteBuffers(6, buffers);
+    GLuint vaos[] = {r->vao, r->empty_vao, r->box_vao, r->ring_vao};
+    glDeleteVertexArrays(4, vaos);
     if (r->hdr_fbo) glDeleteFramebuffers(1, &r->hdr_fbo);
     if (r->hdr_texture) glDeleteTextures(1, &r->hdr_texture);
     if (r->ldr_fbo) glDeleteFramebuffers(1, &r->ldr_fbo);
@@ -376,14 +475,10 @@ void renderer_destroy(Renderer *r)
 
 int renderer_reload(Renderer *r, char *err, size_t errlen)
 {
-    BodiesProgram b = {0};
-    TonemapProgram t = {0};
-    BoxesProgram x = {0};
-    if (build_programs(r, &b, &t, &x, err, errlen) != 0) return -1;
-    delete_programs(r);
-    r->bodies = b;
-    r->tonemap = t;
-    r->boxes = x;
+    Programs fresh, old = programs_of(r);
+    if (build_programs(r, &fresh, err, errlen) != 0) return -1;
+    delete_programs(&old);
+    use_programs(r, &fresh);
     return 0;
 }
 
@@ -630,6 +725,7 @@ static void finish_frame(Renderer *r, const RenderView *v)
     glBindFramebuffer(GL_FRAMEBUFFER, v->framebuffer);
     glViewport(0, 0, v->width, v->height);
     if (v->show_boxes && r->box_count > 0) draw_boxes(r, v);
+    if (v->show_halo && r->ring_count > 0 && v->n >= r->ring_count) draw_rings(r, v);
     glBindVertexArray(0);
     glUseProgram(0);
     glBindTexture(GL_TEXTURE_2D, 0);

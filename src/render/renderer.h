@@ -63,6 +63,11 @@ typedef struct RenderBox {
     float x, y, z, half, level;
 } RenderBox;
 
+/* The halo fields drawn with show_halo: a ring facing the eye for each, about its centre (the last
+ * count of the n bodies drawn), of the radius given (model units). count 0 draws none; at most
+ * RENDER_RINGS_MAX. */
+#define RENDER_RINGS_MAX 4
+
 /* NULL with one line in err: a shader that does not compile names itself and quotes the log. */
 Renderer *renderer_create(const RendererDesc *desc, char *err, size_t errlen);
 void renderer_destroy(Renderer *r);
@@ -77,6 +82,7 @@ unsigned int renderer_speed_vbo(const Renderer *r);    /* max_bodies float */
 void renderer_upload(Renderer *r, const float *pos4, const uint8_t *tags, int n);
 /* Replaces the boxes drawn while RenderView.show_boxes is set (count 0: none). */
 void renderer_set_boxes(Renderer *r, const RenderBox *boxes, int count);
+void renderer_set_rings(Renderer *r, const float *radius, int count);
 /* Whether the current GL context draws a width x height view: within its largest texture,
  * renderbuffer and viewport, and able to make the half-float target the bodies are drawn into
  * (a driver may refuse one that large for its memory: llvmpipe's 16384 x 16384, 2 GiB). 0, or -1

@@ -17,6 +17,9 @@ typedef NbodyHalo SimHalo;
  * together (0 < taper < cut, a > 0, mass > 0). */
 int sim_halo_profile(SimHalo *h, double mass, double scale, double taper, double cut);
 
+/* The radius inside which the halo holds half its mass (what a ring on the screen outlines). */
+double sim_halo_half_mass_radius(const SimHalo *h);
+
 /* The fields' step on the CPU: adds every halo's pull to the first n_stars accelerations (acc3, 3
  * per body, holding the stars' own forces), softened by eps, and writes the centres'
  * accelerations (bodies n_stars .. n_stars + count - 1) in full. fric (may be NULL) gets the

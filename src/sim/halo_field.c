@@ -146,3 +146,14 @@ double sim_halo_potential_energy(const SimHalos *hs, const float *pos4, int n_st
     }
     return u;
 }
+
+double sim_halo_half_mass_radius(const SimHalo *h)
+{
+    double lo = 0, hi = h->cut;
+    for (int k = 0; k < 60; k++) {
+        const double mid = 0.5 * (lo + hi);
+        if (nbody_halo_mass_inside(h, (float)mid) < 0.5f * h->mass) lo = mid;
+        else hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
