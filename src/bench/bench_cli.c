@@ -58,6 +58,8 @@ static void bench_usage(FILE *f)
           "  --frames F             timed frames per loop row (default 300)\n"
           "  --size WxH             loop resolution (default 1920x1080)\n"
           "  --window               time the loop in a GLFW window (vsync off) instead of headless\n"
+          "  --halo H               the loop's galaxies' halos: field (default, as the program's), live\n"
+          "                         (bodies), or both (a table each)\n"
           "  --draw D[,D]           who draws the bodies in the loop, a row each: gl (point sprites),\n"
           "                         cuda (splatted by a kernel); default gl, and cuda with the CUDA backend\n"
           "  --backend B            backend of the loop and the tree: auto (default), cuda, cpu (with\n"
@@ -232,6 +234,18 @@ int bench_parse_args(BenchCli *b, int argc, char **argv, char *err, size_t errle
                 return -1;
             }
             b->tree.backend = b->loop.backend;
+        } else if (!strcmp(opt, "--halo")) {
+            NEXT();
+            const char *v = argv[++i];
+            const bool both = !strcmp(v, "both");
+            const int h = both ? SCENE_HALO_FIELD : scene_halo_from_name(v);
+            if (h != SCENE_HALO_FIELD && h != SCENE_HALO_LIVE) {
+                snprintf(err, errlen, "bench: --halo: '%s' is not a halo mode: field, live, both", v);
+                return -1;
+            }
+            b->loop.halos[0] = (SceneHalo)h;
+            b->loop.halos[1] = SCENE_HALO_LIVE;
+            b->loop.halos_count = both ? 2 : 1;
         } else if (!strcmp(opt, "--draw")) {
             NEXT();
             char list[32];

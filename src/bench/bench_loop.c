@@ -13,7 +13,7 @@
 #include "render/renderer.h"
 #include "scene/scene.h"
 
-int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
+static int loop_run(const BenchLoopOptions *o, SceneHalo halo, const char *csv_path)
 {
     BenchTable *table = NULL;
     const int n = o->n > 0 ? o->n : 16384;
@@ -32,18 +32,20 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
     Renderer *r = NULL;
     Sim *s = NULL;
     int status = 1;
-    if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = n}, &b, &info, err, sizeof err) != 0) {
+    if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = n, .halo = halo}, &b, &info, err, sizeof err) != 0) {
         fprintf(stderr, "bench: %s\n", err);
         render_context_destroy(ctx);
         return 1;
     }
-    r = renderer_create(&(RendererDesc){.max_bodies = n}, err, sizeof err);
+    /* With fields the bodies are n stars and the halos' centres. */
+    r = renderer_create(&(RendererDesc){.max_bodies = b.n}, err, sizeof err);
     if (!r) goto done;
     renderer_upload(r, b.pos, b.tag, b.n);
     s = sim_create(&(SimDesc){.backend = o->backend,
                               .force = o->force,
                               .position_vbo = renderer_position_vbo(r),
-                              .speed_vbo = renderer_speed_vbo(r)},
+                              .speed_vbo = renderer_speed_vbo(r),
+                              .halos = &info.halos},
                    &b, err, sizeof err);
     if (!s) goto done;
     Camera cam;
@@ -51,7 +53,10 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
     const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1, .theta = o->theta, .alpha = o->alpha,
                          .rebuild_every = o->rebuild_every};
     char title[256];
-    snprintf(title, sizeof title, "Whole loop: %d bodies, %dx%d, %s, %s backend (%s) on %s, GL on %s", n, width,
+    char bodies[64];
+    if (info.halos.count > 0) snprintf(bodies, sizeof bodies, "%d stars and %d halo fields", n, info.halos.count);
+    else snprintf(bodies, sizeof bodies, "%d bodies, live halos", n);
+    snprintf(title, sizeof title, "Whole loop: %s, %dx%d, %s, %s backend (%s) on %s, GL on %s", bodies, width,
              height, o->window ? "GLFW window, vsync off" : "headless (EGL)", sim_backend_name(sim_backend(s)),
              sim_force_name(sim_force(s)), sim_device_name(s), render_context_renderer(ctx));
     if (o->alpha > 0)
@@ -79,7 +84,7 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
         snprintf(what, sizeof what, "whole loop N=%d, %d %s, drawn by %s", n, k, k == 1 ? "step/frame" : "steps/frame",
                  renderer_draw_name(draw));
         bench_progress_step(&progress, what);
-        RenderView v = {.n = n, .width = width, .height = height, .framebuffer = render_context_framebuffer(ctx),
+        RenderView v = {.n = b.n, .width = width, .height = height, .framebuffer = render_context_framebuffer(ctx),
                         .point_size = 1, .exposure = 1, .speed_scale = 1, .show_halo = 1,
                         .focus_distance = cam.distance, .draw = draw};
         camera_matrices(&cam, (float)width / (float)height, v.view, v.proj);
@@ -152,7 +157,7 @@ int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
     }
     status = bench_table_close(table) == 0 ? 0 : 1;
     table = NULL;
-    if (status) snprintf(err, sizeof err, "cannot write %s", csv_path);
+    if (status) snprintf(err, sizeof err, "cannot write %.400s", csv_path);
 done:
     bench_table_close(table);
     if (status != 0 && err[0]) fprintf(stderr, "bench: %s\n", err);
@@ -161,4 +166,23 @@ done:
     bodies_free(&b);
     render_context_destroy(ctx);
     return status;
+}
+
+int bench_loop_run(const BenchLoopOptions *o, const char *csv_path)
+{
+    const SceneHalo fields = SCENE_HALO_FIELD;
+    const SceneHalo *halos = o->halos_count > 0 ? o->halos : &fields;
+    const int count = o->halos_count > 0 ? o->halos_count : 1;
+    for (int h = 0; h < count; h++) {
+        char beside[1024];
+        const char *csv = csv_path;
+        if (csv_path && h > 0) {
+            const char *dot = strrchr(csv_path, '.');
+            const int stem = dot ? (int)(dot - csv_path) : (int)strlen(csv_path);
+            snprintf(beside, sizeof beside, "%.*s-%s%s", stem, csv_path, scene_halo_name(halos[h]), dot ? dot : "");
+            csv = beside;
+        }
+        if (loop_run(o, halos[h], csv) != 0) return 1;
+    }
+    return 0;
 }

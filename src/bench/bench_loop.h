@@ -6,6 +6,7 @@
 
 #include "bench/bench.h"
 #include "render/renderer.h"
+#include "scene/scene.h"
 #include "sim/sim.h"
 
 typedef struct BenchLoopOptions {
@@ -24,10 +25,14 @@ typedef struct BenchLoopOptions {
      * where the simulation runs on it. */
     RenderDraw draws[RENDER_DRAW_COUNT];
     int draws_count;
+    /* The galaxies' halos, a table each: none given = fields (the program's default). */
+    SceneHalo halos[2];
+    int halos_count;
 } BenchLoopOptions;
 
-/* Prints a table with one row per steps-per-frame value (its ms column is per frame), and a
- * CSV copy at csv_path (NULL = none). 0, or 1 with one line on stderr. */
+/* Prints a table with one row per steps-per-frame value (its ms column is per frame), for each
+ * halo mode asked, and a CSV copy at csv_path (NULL = none; a second mode's CSV beside it,
+ * FILE-live.csv). 0, or 1 with one line on stderr. */
 int bench_loop_run(const BenchLoopOptions *o, const char *csv_path);
 
 #endif
