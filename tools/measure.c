@@ -41,8 +41,9 @@
 #define MEASURE_MAX_RADIUS 1e9
 
 static const char *measure_scene_name(int v) { return scene_name((SceneKind)v); }
+static const char *measure_halo_name(int v) { return scene_halo_name((SceneHalo)v); }
 
-typedef enum MeasureOptionId { OPT_RING, OPT_BEYOND, OPT_SOFTENING, OPT_SCENE, OPT_N, OPT_SEED, OPT_HELP } MeasureOptionId;
+typedef enum MeasureOptionId { OPT_RING, OPT_BEYOND, OPT_SOFTENING, OPT_SCENE, OPT_N, OPT_SEED, OPT_HALO, OPT_HELP } MeasureOptionId;
 
 typedef struct MeasureOption {
     const char *name;
@@ -68,6 +69,10 @@ static const MeasureOption options[] = {
                    "build the scene and measure it at t 0"},
     [OPT_N] = {"-n", "N", 1, {.kind = OPTION_PARAM, .param = PARAM_BODIES}, "the scene's bodies"},
     [OPT_SEED] = {"--seed", "S", 1, {.kind = OPTION_SEED}, "the scene's seed"},
+    [OPT_HALO] = {"--halo", "MODE", 1,
+                  {.kind = OPTION_CHOICE, .name_of = measure_halo_name, .first = SCENE_HALO_FIELD,
+                   .end = SCENE_HALO_COUNT, .noun = "halo mode"},
+                  "the scene's halos: live (bodies, the default here) or field"},
     [OPT_HELP] = {"--help", "", 0, {.kind = OPTION_HELP}, "this help"},
 };
 #define OPTION_COUNT ((int)(sizeof options / sizeof options[0]))
@@ -203,10 +208,14 @@ static int read_args(int argc, char **argv, MeasureArgs *m)
             m->scene.seed = v[0].seed;
             m->scene_set = true;
             break;
+        case OPT_HALO:
+            m->scene.halo = (SceneHalo)v[0].number;
+            m->scene_set = true;
+            break;
         case OPT_HELP: break;
         }
     }
-    if (m->scene_set && m->scene_kind < 0) return refuse("-n and --seed build a scene: they go with --scene");
+    if (m->scene_set && m->scene_kind < 0) return refuse("-n, --seed and --halo build a scene: they go with --scene");
     if (m->scene_kind >= 0 && m->scene.n > 0 && m->scene.n < scene_min_bodies((SceneKind)m->scene_kind))
         return refuse("%s: '%d' is too small: the %s scene needs at least %d bodies", m->n_name, m->scene.n,
                       scene_name((SceneKind)m->scene_kind), scene_min_bodies((SceneKind)m->scene_kind));
@@ -271,10 +280,11 @@ typedef struct Softening {
 } Softening;
 
 static void print_galaxy(const char *source, double time, const Bodies *b, int galaxy, int bodies,
-                         const StructureDesc *base, const Softening *eps)
+                         const StructureDesc *base, const SimHalos *fields, const Softening *eps)
 {
     StructureDesc d = *base;
     d.galaxy = galaxy;
+    d.field = fields && galaxy < fields->count ? &fields->halo[galaxy] : NULL;
     d.softening = eps->value;
     StructureMeasure m;
     if (structure_measure(b, &d, &m) != 0) {
@@ -311,19 +321,24 @@ static void print_galaxy(const char *source, double time, const Bodies *b, int g
     put_components(&l, &m, m.beyond_fraction, (const bool[3]){true, false, true});
 
     put(&l, ", 2K/|W| ");
-    if (m.potential < 0) put(&l, "%.4f at softening %g (%s)", m.virial, eps->value, eps->from);
+    if (m.potential < 0 && d.field)
+        put(&l, "%.4f at softening %g (%s; the stars in their field halo, W = sum m x.a)", m.virial, eps->value,
+            eps->from);
+    else if (m.potential < 0) put(&l, "%.4f at softening %g (%s)", m.virial, eps->value, eps->from);
     else if (bodies > STRUCTURE_VIRIAL_MAX_N) put(&l, "not measured: over %d bodies", STRUCTURE_VIRIAL_MAX_N);
     else if (bodies < 2) put(&l, "not measured: one body");
     else put(&l, "not measured: W is 0, every body at one point and no softening");
     printf("%s\n", l.text);
 }
 
-static void print_bodies(const char *source, double time, const Bodies *b, const StructureDesc *d, const Softening *eps)
+/* fields: the halos as fields of the run (count 0 or NULL: none), halo g galaxy g's. */
+static void print_bodies(const char *source, double time, const Bodies *b, const StructureDesc *d,
+                         const SimHalos *fields, const Softening *eps)
 {
     int count[2] = {0, 0};
     for (int i = 0; i < b->n; i++) count[BODY_TAG_GALAXY(b->tag[i])]++;
     for (int g = 0; g < 2; g++)
-        if (count[g] > 0) print_galaxy(source, time, b, g, count[g], d, eps);
+        if (count[g] > 0) print_galaxy(source, time, b, g, count[g], d, fields, eps);
     if (b->n == 0) printf("%s t %.4g: not measured: no bodies\n", source, time);
 }
 
@@ -356,7 +371,7 @@ static int measure_scene(const MeasureArgs *m)
     }
     const Softening eps = m->softening_given ? (Softening){given, "--softening"}
                                              : (Softening){info.softening, "the scene's"};
-    print_bodies(name, 0, &b, &m->desc, &eps);
+    print_bodies(name, 0, &b, &m->desc, &info.halos, &eps);
     print_units(name, &info.units, &b);
     bodies_free(&b);
     return 0;
@@ -383,7 +398,7 @@ static int measure_hdf5(const char *path, const MeasureArgs *m)
     }
     if (m->softening_given) eps = (Softening){given, "--softening"};
     else if (series_softening(s) > 0) eps = (Softening){series_softening(s), "the file's"};
-    print_bodies(path, series_time(s, 0), &b, &m->desc, &eps);
+    print_bodies(path, series_time(s, 0), &b, &m->desc, NULL, &eps);
     print_units(path, &scale, &b);
     bodies_free(&b);
     series_close(s);
@@ -418,7 +433,7 @@ static int measure_tipsy(const char *path, const MeasureArgs *m)
     if (m->softening_given) eps = (Softening){given, "--softening"};
     else if (has_ini) eps = (Softening){saved.params.softening, ini};
     else if (meta.softening > 0) eps = (Softening){meta.softening, "the file's eps"};
-    print_bodies(path, meta.time, &b, &m->desc, &eps);
+    print_bodies(path, meta.time, &b, &m->desc, has_ini ? &saved.halos : NULL, &eps);
     print_units(path, scale, &b);
     bodies_free(&b);
     return 0;

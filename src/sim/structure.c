@@ -30,6 +30,8 @@ typedef struct Frame {
     double centre[3], centre_velocity[3], axis[3];
     double bulk_velocity[3]; /* of every body, less centre_velocity */
     double mass;             /* of every body */
+    const SimHalo *field;    /* the galaxy's halo as a field, or NULL */
+    int field_centre;        /* with a field: the index of its centre body (dark), else -1 */
 } Frame;
 
 static void frame_free(Frame *f)
@@ -80,9 +82,10 @@ static void spin(const Bodies *b, int galaxy, int comp, const double c[3], const
     }
 }
 
-static int frame_build(const Bodies *b, int galaxy, Frame *f)
+static int frame_build(const Bodies *b, int galaxy, const SimHalo *field, Frame *f)
 {
     memset(f, 0, sizeof *f);
+    f->field_centre = -1;
     /* [0]: every body of the galaxy; [1]: its stars (disk and bulge). */
     double msum[2] = {0, 0}, c[2][3] = {{0}}, cv[2][3] = {{0}};
     int n = 0;
@@ -149,6 +152,12 @@ static int frame_build(const Bodies *b, int galaxy, Frame *f)
         f->m[j] = b->pos[4 * i + 3];
         f->comp[j] = (uint8_t)BODY_TAG_COMPONENT(b->tag[i]);
         rm[j] = (BodyRadius){norm(d), f->m[j]};
+        /* A field's centre body stands for the profile: its mass is the profile's, not a point's. */
+        if (field && f->comp[j] == BODY_HALO && f->field_centre < 0) {
+            f->field = field;
+            f->field_centre = j;
+            rm[j].m = 0;
+        }
         j++;
     }
     bodies_sort_radii(rm, n);
@@ -171,7 +180,8 @@ static double mass_inside(const Frame *f, double r)
         if (f->r_sorted[mid] < r) lo = mid + 1;
         else hi = mid;
     }
-    return lo > 0 ? f->m_inside[lo - 1] : 0;
+    const double bodies = lo > 0 ? f->m_inside[lo - 1] : 0;
+    return f->field ? bodies + nbody_halo_mass_inside(f->field, (float)r) : bodies;
 }
 
 static void ring_measure(const Frame *f, double r_in, double r_out, StructureRing *ring)
@@ -235,7 +245,7 @@ int structure_rings(const Bodies *b, const StructureDesc *desc, const double *ed
 {
     const StructureDesc d = desc_or_default(desc);
     Frame f;
-    if (frame_build(b, d.galaxy, &f) != 0) {
+    if (frame_build(b, d.galaxy, d.field, &f) != 0) {
         memset(rings, 0, sizeof *rings * (size_t)(count > 0 ? count : 0));
         return -1;
     }
@@ -263,12 +273,37 @@ static double potential(const Frame *f, double softening)
     return w;
 }
 
+/* With a field: Clausius' virial of the stars, sum m x.a about the frame's centre, of their
+ * softened pairs' pulls and the field's about its centre body. 2K + W = 0 in equilibrium. */
+static double field_virial(const Frame *f, double softening)
+{
+    const double eps2 = softening * softening;
+    const double *c = f->x + 3 * f->field_centre;
+    double w = 0;
+    for (int i = 0; i < f->n; i++) {
+        if (i == f->field_centre) continue;
+        const double *xi = f->x + 3 * i;
+        for (int j = i + 1; j < f->n; j++) {
+            if (j == f->field_centre) continue;
+            const double *xj = f->x + 3 * j;
+            const double dx = xj[0] - xi[0], dy = xj[1] - xi[1], dz = xj[2] - xi[2];
+            const double r2 = dx * dx + dy * dy + dz * dz, s2 = r2 + eps2;
+            if (s2 > 0) w -= f->m[i] * f->m[j] * r2 / (s2 * sqrt(s2));
+        }
+        float a[3] = {0, 0, 0};
+        nbody_halo_pull(f->field, (float)(xi[0] - c[0]), (float)(xi[1] - c[1]), (float)(xi[2] - c[2]), (float)eps2,
+                        &a[0], &a[1], &a[2]);
+        w += f->m[i] * (xi[0] * a[0] + xi[1] * a[1] + xi[2] * a[2]);
+    }
+    return w;
+}
+
 int structure_measure(const Bodies *b, const StructureDesc *desc, StructureMeasure *out)
 {
     memset(out, 0, sizeof *out);
     const StructureDesc d = desc_or_default(desc);
     Frame f;
-    if (frame_build(b, d.galaxy, &f) != 0) return -1;
+    if (frame_build(b, d.galaxy, d.field, &f) != 0) return -1;
     memcpy(out->centre, f.centre, sizeof out->centre);
     memcpy(out->centre_velocity, f.centre_velocity, sizeof out->centre_velocity);
     memcpy(out->axis, f.axis, sizeof out->axis);
@@ -284,6 +319,7 @@ int structure_measure(const Bodies *b, const StructureDesc *desc, StructureMeasu
     double beyond[3] = {0, 0, 0}, z2 = 0;
     for (int j = 0; j < f.n; j++) {
         const double *x = f.x + 3 * j, *v = f.v + 3 * j, m = f.m[j];
+        if (j == f.field_centre) continue; /* a field: its profile, below; no body of it moves */
         out->kinetic += 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
         const int c = f.comp[j];
         if (c > BODY_HALO) continue;
@@ -298,12 +334,19 @@ int structure_measure(const Bodies *b, const StructureDesc *desc, StructureMeasu
         out->beyond_fraction[c] = out->mass[c] > 0 ? beyond[c] / out->mass[c] : 0;
         free(rm[c]);
     }
-    /* K about the centre of mass of the whole galaxy, by the parallel-axis rule. */
-    out->kinetic -= 0.5 * f.mass * dot(f.bulk_velocity, f.bulk_velocity);
+    if (f.field) { /* the profile about its centre; the stars' K in their own frame */
+        out->count[BODY_HALO] = 1;
+        out->mass[BODY_HALO] = f.m[f.field_centre];
+        out->half_mass_radius[BODY_HALO] = sim_halo_half_mass_radius(f.field);
+        out->beyond_fraction[BODY_HALO] =
+            d.beyond < f.field->cut ? 1 - nbody_halo_mass_inside(f.field, (float)d.beyond) / f.field->mass : 0;
+    } else { /* K about the centre of mass of the whole galaxy, by the parallel-axis rule */
+        out->kinetic -= 0.5 * f.mass * dot(f.bulk_velocity, f.bulk_velocity);
+    }
     out->disk_rms_z = out->mass[BODY_DISK] > 0 ? sqrt(z2 / out->mass[BODY_DISK]) : 0;
     ring_measure(&f, d.ring[0], d.ring[1], &out->ring);
     if (d.virial_max_n > 0 && f.n <= d.virial_max_n) {
-        out->potential = potential(&f, d.softening);
+        out->potential = f.field ? field_virial(&f, d.softening) : potential(&f, d.softening);
         out->virial = out->potential < 0 ? 2 * out->kinetic / -out->potential : 0;
     }
     frame_free(&f);

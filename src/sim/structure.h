@@ -8,6 +8,7 @@
 #define STARBURST_STRUCTURE_H
 
 #include "sim/bodies.h"
+#include "sim/halo.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,6 +29,12 @@ typedef struct StructureDesc {
                              built-in halo's cut (scene/galaxy.c) */
     int virial_max_n;     /* W by pairs when the galaxy has at most this many bodies; 0 = default,
                              negative = never (potential and virial are then 0) */
+    /* The galaxy's halo as a field (a save's [halos]), centred on the galaxy's one dark body, or
+     * NULL. With it the enclosed mass for kappa is the stars' and the profile's, and the virial
+     * ratio is Clausius': W = sum m x.a of the stars, their pairs' pulls and the field's (a
+     * field's potential is deep but nearly flat across the disk: its energy would swamp a 2K/|W|
+     * that it barely pulls). */
+    const SimHalo *field;
 } StructureDesc;
 
 /* One annulus of the disk plane, from the disk bodies inside it. */
@@ -54,7 +61,8 @@ typedef struct StructureMeasure {
     double beyond_fraction[3];    /* mass fraction of each component beyond desc.beyond (spherical) */
     StructureRing ring;           /* the annulus desc.ring */
     double kinetic;               /* in the frame of the galaxy's centre of mass, all bodies */
-    double potential;             /* W of the galaxy's bodies among themselves; 0 when not summed */
+    double potential;             /* W of the galaxy's bodies among themselves (with a field: the
+                                     stars' Clausius virial, see StructureDesc); 0 when not summed */
     double virial;                /* 2K / |W|; 0 when W was not summed */
 } StructureMeasure;
 

@@ -443,6 +443,74 @@ static void scene_disk_matches_its_model(void **state)
     free(g);
 }
 
+/* A disk in its halo as a field measures as the same disk in the live halo's model: kappa (and so
+ * Q) from the stars' mass and the profile's, the halo's half-mass radius the profile's, and the
+ * stars in equilibrium, 2K/|W| near 1 with W Clausius' sum m x.a, which is the simulation's own
+ * pulls (direct sum and field) summed about the stars' centre. The centre body counted as a
+ * point mass, as before, gave kappa 0.64 for 0.42 and 2K/|W| 0.08. */
+static void field_halo_disk_measures_as_its_model(void **state)
+{
+    (void)state;
+#ifdef STARBURST_SANITIZED
+    const int n = 2048;
+#else
+    const int n = 8192;
+#endif
+    SceneGalaxy *g = malloc(sizeof *g);
+    assert_non_null(g);
+    GalaxyModel shape = scene_galaxy_defaults();
+    scene_galaxy_init(g, &shape, 0.08);
+    const double q_model = model_ring_q(g, 2.0, 3.0);
+    Bodies b;
+    SceneInfo info;
+    char err[256] = "";
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_DISK, .n = n, .halo = SCENE_HALO_FIELD}, &b, &info, err,
+                                 sizeof err),
+                     0);
+    assert_int_equal(info.halos.count, 1);
+    StructureMeasure m;
+    assert_int_equal(structure_measure(&b,
+                                       &(StructureDesc){.galaxy = 0, .softening = info.softening,
+                                                        .beyond = 1.5 * g->halo.cut, .field = &info.halos.halo[0]},
+                                       &m),
+                     0);
+    const StructureRing *r = &m.ring;
+    double ph;
+    const double rh = tapered_half_mass(&g->halo, &ph);
+    const double n_ring = r->count, se_q = sqrt(0.5 / n_ring + 1.0 / n_ring + 0.25 / n_ring);
+    print_message("field disk, %d stars: kappa %.4f, Q %.3f (model %.3f), halo R_half %.4f (model %.4f), "
+                  "2K/|W| %.4f\n",
+                  m.count[BODY_DISK] + m.count[BODY_BULGE], r->kappa, r->toomre_q, q_model, m.half_mass_radius[BODY_HALO],
+                  rh, m.virial);
+    assert_int_equal(m.count[BODY_HALO], 1);
+    assert_true(fabs(r->toomre_q / q_model - 1) < 4 * se_q + 0.04);
+    assert_true(fabs(m.half_mass_radius[BODY_HALO] / rh - 1) < 1e-3);
+    assert_true(m.beyond_fraction[BODY_HALO] == 0);
+    assert_true(fabs(m.virial - 1) < 0.05);
+
+    /* W against the simulation's pulls: sum m (x - c).a over the stars, c their centre of mass. */
+    Sim *s = sim_create(&(SimDesc){.backend = SIM_BACKEND_CPU, .force = SIM_FORCE_DIRECT, .halos = &info.halos}, &b,
+                        err, sizeof err);
+    assert_non_null(s);
+    float *a = malloc(sizeof(float) * 3 * (size_t)b.n);
+    assert_non_null(a);
+    sim_accelerations(s, info.softening, a);
+    const int stars = b.n - info.halos.count;
+    double c[3] = {0, 0, 0}, mass = 0, w = 0;
+    for (int i = 0; i < stars; i++) {
+        mass += b.pos[4 * i + 3];
+        for (int k = 0; k < 3; k++) c[k] += b.pos[4 * i + 3] * b.pos[4 * i + k];
+    }
+    for (int i = 0; i < stars; i++)
+        for (int k = 0; k < 3; k++) w += b.pos[4 * i + 3] * (b.pos[4 * i + k] - c[k] / mass) * a[3 * i + k];
+    print_message("  W %.6f, from the simulation's accelerations %.6f\n", m.potential, w);
+    assert_true(fabs(m.potential / w - 1) < 1e-3);
+    free(a);
+    sim_destroy(s);
+    bodies_free(&b);
+    free(g);
+}
+
 /* A galaxy index picks its bodies; one with none is an error, not zeros passed off as a measure. */
 static void galaxy_index_selects(void **state)
 {
@@ -480,6 +548,7 @@ int main(void)
         cmocka_unit_test(tilted_galaxy_measures_the_same),
         cmocka_unit_test(scene_disk_matches_its_model),
         cmocka_unit_test(galaxy_index_selects),
+        cmocka_unit_test(field_halo_disk_measures_as_its_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
