@@ -216,7 +216,7 @@ static void app_write_readout(App *a)
         .step = run_step(a->run),
         .steps_run = run_steps_computed(a->run),
         .params = a->live.params,
-        .bodies = sim_count(run_sim(a->run)),
+        .bodies = app_bodies_shown(a),
         .backend = a->ui.readout.backend,
         .width = w,
         .height = h,

@@ -208,8 +208,7 @@ int app_apply_preset(App *a, int i, float glide, char *err, size_t errlen)
     camera_glide(&a->camera, own_camera ? origin : home.home_target, yaw, pitch, distance, glide);
     if (own_camera) app_follow_pair_stop(a);
     else app_follow_pair_start(a);
-    app_notify(a, "Preset: %s (%d %s)%s%s", p->name, sim_count(run_sim(a->run)),
-               plural(sim_count(run_sim(a->run)), "body", "bodies"),
+    app_notify(a, "Preset: %s (%d %s)%s%s", p->name, app_bodies_shown(a), app_bodies_word(a, app_bodies_shown(a)),
                run_info(a->run)->dark_only ? "; all bodies are dark matter: shown; D hides them" : "",
                app_left_note(a, left));
     return 0;
@@ -252,7 +251,7 @@ void app_save_preset(App *a)
         snprintf(p.file, sizeof p.file, "%s", src->from_series ? series_path(run_series(a->run), 0) : src->file);
     } else {
         p.scene.kind = (SceneKind)(int)run_info(a->run)->kind;
-        p.scene.n = sim_count(run_sim(a->run));
+        p.scene.n = app_bodies_shown(a); /* -n: the stars, with fields */
         p.scene.seed = run_info(a->run)->seed;
     }
     const SimParams now = app_ui_params(a);

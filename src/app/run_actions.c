@@ -395,13 +395,13 @@ void app_handle_reset(App *a)
         const SimParams p = app_ui_params(a);
         app_describe_params(a, &p, text, sizeof text);
         app_notify(a, "Reset: %s, %d %s on the %s, with its own %s%s",
-                   scene_name((SceneKind)(int)run_info(a->run)->kind), sim_count(run_sim(a->run)),
-                   plural(sim_count(run_sim(a->run)), "body", "bodies"), a->ui.readout.backend, text,
+                   scene_name((SceneKind)(int)run_info(a->run)->kind), app_bodies_shown(a),
+                   app_bodies_word(a, app_bodies_shown(a)), a->ui.readout.backend, text,
                    app_left_note(a, left));
     } else {
         app_describe_params(a, &kept, text, sizeof text);
-        app_notify(a, "Reset: %d %s on the %s; kept %s (Backspace: the scene's defaults)%s", sim_count(run_sim(a->run)),
-                   plural(sim_count(run_sim(a->run)), "body", "bodies"), a->ui.readout.backend, text,
+        app_notify(a, "Reset: %d %s on the %s; kept %s (Backspace: the scene's defaults)%s", app_bodies_shown(a),
+                   app_bodies_word(a, app_bodies_shown(a)), a->ui.readout.backend, text,
                    app_left_note(a, left));
     }
 }
@@ -430,8 +430,8 @@ void app_set_force(App *a, SimForce f)
         snprintf(method, sizeof method, "the direct sum (all N^2 pairs)");
     if (say_fmm_runs_as_tree(a)) return;
     if (f == SIM_FORCE_AUTO)
-        app_notify(a, "Force auto: %s for %d %s on the %s", method, sim_count(run_sim(a->run)),
-                   plural(sim_count(run_sim(a->run)), "body", "bodies"), a->ui.readout.backend);
+        app_notify(a, "Force auto: %s for %d %s on the %s", method, app_bodies_shown(a),
+                   app_bodies_word(a, app_bodies_shown(a)), a->ui.readout.backend);
     else
         app_notify(a, "Forces by %s", method);
 }
@@ -597,7 +597,7 @@ static void app_run_back(App *a, const RunSettings *s)
     const RunInfo *info = run_info(a->run);
     if (info->kind < SCENE_TIPSY) {
         a->ui.controls.scene = (int)info->kind;
-        a->ui.controls.n = info->n;
+        a->ui.controls.n = info->n - sim_halos(run_sim(a->run))->count;
         a->ui.controls.seed = (int)info->seed;
     }
     app_run_built(a);
@@ -633,8 +633,8 @@ static void app_undone(App *a, int rc, const RunSettings *s, double t, const cha
     if (rc == RUN_UNDID_RUN) {
         app_run_back(a, s);
         app_describe_params(a, &s->params, text, sizeof text);
-        app_notify(a, "Back to the run you %s: %d bodies at %s with %s (%s brings back the other)",
-                   redo ? "undid" : "left", sim_count(run_sim(a->run)), app_when(a, t, when, sizeof when), text,
+        app_notify(a, "Back to the run you %s: %d %s at %s with %s (%s brings back the other)",
+                   redo ? "undid" : "left", app_bodies_shown(a), app_bodies_word(a, app_bodies_shown(a)), app_when(a, t, when, sizeof when), text,
                    redo ? "ctrl+Z" : "ctrl+Y");
         app_say(a, "starburst: %s\n", a->msg.notice);
         return;

@@ -250,6 +250,17 @@ static inline const char *plural(long long count, const char *one, const char *m
 {
     return count == 1 ? one : many;
 }
+/* The bodies a person sees, what -n and the HUD's N count: every body of the run but the centres
+ * of its halo fields (which stand for the halos); and their word, "stars" where the halos are
+ * fields, else "bodies". */
+static inline int app_bodies_shown(const App *a)
+{
+    return sim_count(run_sim(a->run)) - sim_halos(run_sim(a->run))->count;
+}
+static inline const char *app_bodies_word(const App *a, long long n)
+{
+    return sim_halos(run_sim(a->run))->count > 0 ? plural(n, "star", "stars") : plural(n, "body", "bodies");
+}
 
 /* units_hud.c: the HUD's times and the sliders' values in physical units, the orbit's countdown
  * and the scale bar's length, each frame. */
