@@ -127,17 +127,36 @@ int run_export(Run *r, const char *dir, const SimParams *p, char *msg, size_t ms
     double time;
     long long step;
     bool other;
-    /* SWIFT runs bodies alone: a halo that is a field here would go as one point of its mass. */
-    if (sim_halos(r->sim)->count > 0) {
-        snprintf(msg, msglen, "export: this run's halos are fields, which SWIFT cannot run; start it with live halos "
-                              "(--halo live, or the panel's live halo box) to export it");
-        return -1;
-    }
     if (!present(r, &b, &time, &step, &other)) {
         snprintf(msg, msglen, "the run's state could not be read");
         return -1;
     }
-    char what[128];
+    char what[160];
     snprintf(what, sizeof what, "a Starburst run at step %lld", step);
-    return export_state(dir, b, &r->info.scene, p->dt, p->softening, time, 0, 0, what, msg, msglen);
+    const SimHalos *halos = sim_halos(r->sim);
+    if (halos->count == 0) return export_state(dir, b, &r->info.scene, p->dt, p->softening, time, 0, 0, what, msg, msglen);
+
+    /* SWIFT runs bodies alone: a halo that is a field here would go as one point of its mass. At
+     * a built run's start each field is sampled into bodies in the equilibrium the live halo
+     * has; later the halo's own response (stripped, stirred) is not known, so nothing is sent. */
+    const bool built = !r->source.from_save && !r->source.from_series && r->info.kind < SCENE_TIPSY;
+    if (!built || step != 0) {
+        snprintf(msg, msglen,
+                 "export: this run's halos are fields, which SWIFT runs as bodies: they are sampled into bodies at "
+                 "the start of a built run only (%s); or start it with live halos (--halo live, the panel's live halo "
+                 "box)",
+                 built ? "ctrl+Left shows the start: export there" : "this one was read from a file");
+        return -1;
+    }
+    SceneDesc built_from = r->source.scene; /* as run_reset built it */
+    built_from.kind = r->info.kind;
+    built_from.n = b->n - halos->count;
+    built_from.seed = r->info.seed;
+    Bodies live;
+    if (scene_sample_halos(&built_from, b, halos, &live, msg, msglen) != 0) return -1;
+    snprintf(what, sizeof what, "a Starburst run at its start, its %d halo fields sampled into %d bodies", halos->count,
+             live.n - (b->n - halos->count));
+    const int rc = export_state(dir, &live, &r->info.scene, p->dt, p->softening, time, 0, 0, what, msg, msglen);
+    bodies_free(&live);
+    return rc;
 }

@@ -1137,6 +1137,78 @@ int scene_check(const SceneDesc *desc, char *err, size_t errlen)
     return resolve(desc, &d, err, errlen);
 }
 
+/* The seed of galaxy g's sampled halo: the run's, set apart from the build's own stream. */
+#define SAMPLED_HALO_SEED 0x68616c6fULL
+
+int scene_sample_halos(const SceneDesc *desc, const Bodies *b, const SimHalos *halos, Bodies *out, char *err,
+                       size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    const int count = halos->count, stars = b->n - count;
+    SceneDesc d;
+    if (count < 1 || count > 2 || stars < 1 || !scene_has_halos(desc->kind)) {
+        snprintf(err, errlen, "scene: no halo fields to sample");
+        return -1;
+    }
+    if (resolve(desc, &d, err, errlen) != 0) return -1;
+    SceneGalaxy *g = malloc(sizeof *g);
+    int nh[2] = {0, 0};
+    double disk_body[2] = {0, 0};
+    for (int i = 0; i < stars; i++) {
+        const int k = BODY_TAG_GALAXY(b->tag[i]);
+        if (k < count && BODY_TAG_COMPONENT(b->tag[i]) == BODY_DISK && disk_body[k] == 0) disk_body[k] = b->pos[4 * i + 3];
+    }
+    int total = stars;
+    for (int k = 0; k < count; k++) {
+        const double each = d.halo_mass_factor * disk_body[k], mass = halos->halo[k].mass;
+        nh[k] = each > 0 ? (int)lround(mass / each) : 0;
+        if (nh[k] < 1 || nh[k] > SCENE_MAX_BODIES - total) {
+            snprintf(err, errlen, "scene: galaxy %c's halo does not go into bodies of %g (its disk bodies' mass)",
+                     'A' + k, each);
+            free(g);
+            return -1;
+        }
+        total += nh[k];
+    }
+    if (!g || bodies_alloc(out, total) != 0) {
+        free(g);
+        snprintf(err, errlen, "scene: out of memory for %d bodies", total);
+        return -1;
+    }
+    memcpy(out->pos, b->pos, sizeof(float) * 4 * (size_t)stars);
+    memcpy(out->vel, b->vel, sizeof(float) * 4 * (size_t)stars);
+    memcpy(out->tag, b->tag, (size_t)stars);
+    for (int i = 0; i < stars; i++) out->vel[4 * i + 3] = 0;
+    int first = stars;
+    for (int k = 0; k < count; k++) {
+        const GalaxyModel model = galaxy_model(&d, k);
+        double *xv = malloc(7 * sizeof(double) * (size_t)nh[k]);
+        uint8_t *tags = malloc((size_t)nh[k]);
+        if (!xv || !tags) {
+            free(xv);
+            free(tags);
+            free(g);
+            bodies_free(out);
+            snprintf(err, errlen, "scene: out of memory for %d halo bodies", nh[k]);
+            return -1;
+        }
+        scene_galaxy_init(g, &model, GALAXY_SOFTENING / model.disk_scale);
+        SceneRng rng;
+        scene_rng_seed(&rng, d.seed ^ (SAMPLED_HALO_SEED + (uint64_t)k));
+        /* All halo (no disk, no bulge counted before it), centred on its own centre of mass. */
+        scene_galaxy_sample(g, 0, 0, nh[k], k, &rng, xv, tags);
+        const float *c = b->pos + 4 * (size_t)(stars + k), *cv = b->vel + 4 * (size_t)(stars + k);
+        const double x0[3] = {c[0], c[1], c[2]}, v0[3] = {cv[0], cv[1], cv[2]};
+        place(xv, nh[k], model.disk_scale, model.disk_mass, 0.0, x0, v0);
+        store(out, first, nh[k], xv, tags);
+        first += nh[k];
+        free(xv);
+        free(tags);
+    }
+    free(g);
+    return 0;
+}
+
 int scene_build(const SceneDesc *desc, Bodies *out, SceneInfo *info, char *err, size_t errlen)
 {
     SceneDesc d;

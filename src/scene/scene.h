@@ -108,6 +108,16 @@ typedef struct SceneInfo {
  * err ("tipsy: galaxy.bin: header says 20000 bodies, file holds 11342"). */
 int scene_build(const SceneDesc *desc, Bodies *out, SceneInfo *info, char *err, size_t errlen);
 
+/* A run of halo fields at its start, the bodies b that scene_build made of desc (a galaxy
+ * scene), with each field sampled into bodies as the live build samples its halo: from the
+ * galaxy's own distribution function in the whole galaxy's potential (so in the equilibrium the
+ * live halo has), bodies of halo_mass_factor times a disk body's mass, centred on the field's
+ * centre body and moving with it. The stars are kept as they are and the centre bodies go: out
+ * (allocated here) holds b's stars, then each galaxy's halo bodies. What SWIFT and other codes
+ * that run bodies alone take for the run. 0, or -1 with one line in err. */
+int scene_sample_halos(const SceneDesc *desc, const Bodies *b, const SimHalos *halos, Bodies *out, char *err,
+                       size_t errlen);
+
 /* Whether scene_build takes desc, without building it: its ranges (util/params.c's table) and how
  * its orbit's lengths go together. 0, or -1 with scene_build's line in err. */
 int scene_check(const SceneDesc *desc, char *err, size_t errlen);

@@ -516,20 +516,32 @@ for name in "hand test" "hand test 2"; do
         fail "presets.ini lacks [$name] with bodies = 1024"
     fi
 done
-# "Run at scale...", twice: two folders for SWIFT, each whole.
+# "Run at scale...": the halos are fields, which SWIFT runs as bodies. Past the start it is refused
+# and says how; at the start (ctrl+Left), twice: two folders for SWIFT, each whole, the halos
+# sampled into bodies beside the 1,024 stars.
 exported() { [ "$(ls -d starburst-swift-*/ 2>/dev/null | wc -l)" -ge "$1" ] && [ -s "$(ls -d starburst-swift-*/ | sed -n "$1p")README.txt" ]; }
+click run_at_scale
+if wait_for "the export's refusal past the start" notice_has "sampled into bodies at the start of a built run only"; then
+    ok "Run at scale past the start is refused: $(rv notice)"
+else
+    fail "Run at scale at step $(rv step): '$(rv notice)'"
+fi
+[ -z "$(ls -d starburst-swift-*/ 2>/dev/null)" ] || fail "a refused export left $(ls -d starburst-swift-*/)"
+key ctrl+Left
+wait_for "ctrl+Left to show the start" value_is step 0 || fail "ctrl+Left: step $(rv step)"
 for n in 1 2; do
     click run_at_scale
     if wait_for "folder $n for SWIFT" exported $n; then
         d=$(ls -d starburst-swift-*/ | sed -n "${n}p")
-        if [ -s "${d}ics.hdf5" ] && grep -q "time_begin" "${d}params.yml" && grep -q "1024" "${d}README.txt"; then
-            ok "Run at scale ($n): $d holds ics.hdf5, params.yml, README.txt for the 1,024 bodies; $(rv notice)"
+        if [ -s "${d}ics.hdf5" ] && grep -q "time_begin" "${d}params.yml" && grep -q "halo fields sampled into" "${d}README.txt"; then
+            ok "Run at scale ($n): $d holds ics.hdf5, params.yml, README.txt with the halos sampled; $(rv notice)"
         else
-            fail "Run at scale ($n): $d is not whole: $(ls "$d")"
+            fail "Run at scale ($n): $d is not whole: $(ls "$d") $(head -3 "${d}README.txt" 2>/dev/null)"
         fi
     fi
 done
 if [ "$(ls -d starburst-swift-*/ | wc -l)" = 2 ]; then ok "two clicks, two folders"; else fail "two clicks gave: $(ls -d starburst-swift-*/)"; fi
+key space; expect paused 0 "space runs on from the start shown"
 click Presets
 
 # ---- Every documented key ----

@@ -19,6 +19,7 @@
 #include "scene/scene.h"
 #include "scene/scene_internal.h"
 #include "sim/sim.h"
+#include "sim/structure.h"
 
 /* The sample keeps its million under the sanitizers: a smaller one's noise reaches the 1 % bound. */
 #define HALO_SAMPLE 1000000
@@ -205,6 +206,72 @@ static void a_field_scene_is_all_stars(void **state)
     bodies_free(&b);
 }
 
+/* A field run at its start, its halos sampled into bodies (what an export to SWIFT sends): the
+ * stars as they were, each halo of bodies of a disk body's mass whose total is the field's, centred
+ * on the field's centre and moving with it, and measuring as the live build's halo: the same
+ * half-mass radius and the whole galaxy in the same equilibrium (2K/|W|). */
+static void the_fields_sample_into_the_live_halo(void **state)
+{
+    (void)state;
+#ifdef STARBURST_SANITIZED
+    const int n = 2048;
+#else
+    const int n = 8192;
+#endif
+    Bodies b, live, sampled;
+    SceneInfo info, live_info;
+    char err[256] = "";
+    const SceneDesc field = {.kind = SCENE_DISK, .n = n, .seed = 3, .halo = SCENE_HALO_FIELD};
+    assert_int_equal(scene_build(&field, &b, &info, err, sizeof err), 0);
+    assert_int_equal(scene_sample_halos(&field, &b, &info.halos, &sampled, err, sizeof err), 0);
+    /* The live build of as many disk bodies: its halo bodies have a disk body's mass too. */
+    const int live_n = (int)lround(n * 6.2 / 1.2);
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_DISK, .n = live_n, .seed = 3, .halo = SCENE_HALO_LIVE},
+                                 &live, &live_info, err, sizeof err),
+                     0);
+    assert_memory_equal(sampled.pos, b.pos, sizeof(float) * 4 * (size_t)n);
+    double m = 0, c[3] = {0, 0, 0}, cv[3] = {0, 0, 0};
+    int halo = 0;
+    for (int i = n; i < sampled.n; i++) {
+        assert_int_equal(sampled.tag[i], BODY_TAG(0, BODY_HALO));
+        halo++;
+        m += sampled.pos[4 * i + 3];
+        for (int k = 0; k < 3; k++) {
+            c[k] += sampled.pos[4 * i + 3] * sampled.pos[4 * i + k];
+            cv[k] += sampled.pos[4 * i + 3] * sampled.vel[4 * i + k];
+        }
+    }
+    assert_float_equal(m, info.halos.halo[0].mass, 1e-4 * m);
+    assert_float_equal(sampled.pos[4 * n + 3], b.pos[3], 1e-3 * b.pos[3]); /* a disk body's mass */
+    for (int k = 0; k < 3; k++) {
+        assert_float_equal(c[k] / m, b.pos[4 * n + k], 1e-4);
+        assert_float_equal(cv[k] / m, b.vel[4 * n + k], 1e-4);
+    }
+    StructureMeasure ms, ml;
+    const StructureDesc d = {.galaxy = 0, .softening = info.softening, .virial_max_n = -1};
+    assert_int_equal(structure_measure(&sampled, &d, &ms), 0);
+    assert_int_equal(structure_measure(&live, &d, &ml), 0);
+    print_message("%d stars: sampled halo %d bodies (live build %d), R_half %.4f (live %.4f)\n", n, halo,
+                  ml.count[BODY_HALO], ms.half_mass_radius[BODY_HALO], ml.half_mass_radius[BODY_HALO]);
+    assert_true(abs(halo - ml.count[BODY_HALO]) < 0.01 * halo);
+    assert_true(fabs(ms.half_mass_radius[BODY_HALO] / ml.half_mass_radius[BODY_HALO] - 1) < 0.03);
+    /* Equilibrium: the sampled galaxy's K and W by the simulation's own sums, as the live one's. */
+    double virial[2];
+    const Bodies *both[2] = {&sampled, &live};
+    for (int k = 0; k < 2; k++) {
+        Sim *s = sim_create(&(SimDesc){.backend = SIM_BACKEND_CPU, .force = SIM_FORCE_TREE}, both[k], err, sizeof err);
+        assert_non_null(s);
+        const SimEnergy e = sim_energy(s, info.softening);
+        virial[k] = 2 * e.kinetic / -e.potential;
+        sim_destroy(s);
+    }
+    print_message("  2K/|W|: sampled %.4f, live build %.4f\n", virial[0], virial[1]);
+    assert_true(fabs(virial[0] - virial[1]) < 0.03);
+    bodies_free(&b);
+    bodies_free(&live);
+    bodies_free(&sampled);
+}
+
 /* Momentum of stars and centres, over an encounter through its first pericentre: conserved to 1e-6
  * of the sum of |m v| (the reaction of every pull and of friction goes to the other side). */
 static void momentum_is_conserved_through_an_encounter(void **state)
@@ -339,6 +406,7 @@ int main(void)
         cmocka_unit_test(the_field_pulls_as_the_sampled_halo),
         cmocka_unit_test(friction_is_chandrasekhar_s),
         cmocka_unit_test(a_field_scene_is_all_stars),
+        cmocka_unit_test(the_fields_sample_into_the_live_halo),
         cmocka_unit_test(momentum_is_conserved_through_an_encounter),
         cmocka_unit_test(an_isolated_galaxy_keeps_its_energy),
         cmocka_unit_test(a_collision_keeps_its_energy_with_friction_counted),
