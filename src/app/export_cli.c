@@ -199,6 +199,15 @@ static int export_held(const AppOptions *o, const ExportArgs *a, char *err, size
     if (o->load_path) {
         SavedRun run;
         if (state_load(o->load_path, &b, &run, err, errlen) != 0) return -1;
+        if (run.halos.count > 0) {
+            bodies_free(&b);
+            snprintf(err, errlen,
+                     "export: %s is a run with halo fields, which SWIFT runs as bodies: they are sampled into bodies "
+                     "at a built run's start only (starburst export with the scene's options, or Run at scale at the "
+                     "start in the window); a run saved with --halo live exports as it is",
+                     o->load_path);
+            return 2; /* bad input, as a refused plan */
+        }
         info = (SceneInfo){.dt = run.params.dt, .softening = run.params.softening, .period = run.period,
                            .units = run.units};
         t0 = run.time;
@@ -282,11 +291,13 @@ int export_main(int argc, char **argv)
     AppOptions o;
     int nrest;
     app_default_options(&o);
-    o.scene.halo = SCENE_HALO_LIVE; /* SWIFT runs a halo as bodies, built in equilibrium as the live scene is */
     int rc = parse_export(argc, argv, &a, rest, &nrest, err, sizeof err);
     if (rc == 0) rc = refuse_viewer_options(nrest, rest, err, sizeof err);
     if (rc == 0 && app_parse_args(&o, nrest, rest, err, sizeof err) != 0) rc = -1;
     app_options_free(&o); /* an export builds its bodies anew: a series opened for its scale is let go */
+    /* SWIFT runs a halo as bodies: a field (the program's default, or a preset's) goes as the live
+     * scene samples it, in the galaxy's equilibrium. */
+    if (o.scene.halo == SCENE_HALO_FIELD) o.scene.halo = SCENE_HALO_LIVE;
     free(rest);
     OptionValue span;
     if (rc == 0 && a.span_text && option_read(&span_spec, &o.scale, "--span", a.span_text, &span, err, sizeof err) != 0)

@@ -85,6 +85,9 @@ static void series_settings(Run *r, const Units *open_units)
     }
     series_set_units(s, &u); /* a run without a scale stays in model units */
     if (rc == 0) {
+        /* Saves of a run with halo fields: their last bodies are the fields' centres, run as the
+         * save's own [halos] say (each snapshot read with them), not as point masses. */
+        r->series_halos = saved.halos;
         series_set_settings(s, saved.params.dt, saved.params.softening);
         run_say(r, RUN_SAY_CONSOLE, "--open: dt %g and softening %g%s from %s.ini", saved.params.dt,
                 saved.params.softening, units_physical(&saved.units) ? ", with the run's units," : "", first);
@@ -101,10 +104,6 @@ SnapshotSeries *run_open_series(const char *path, const Units *open_units, Units
 {
     SnapshotSeries *s = series_open(path, err, errlen);
     if (!s) return NULL;
-    if (state_check_bodies_alone(series_path(s, 0), err, errlen) != 0) {
-        series_close(s);
-        return NULL;
-    }
     SavedRun saved;
     char ignored[512]; /* series_settings says what is wrong with an .ini that does not read */
     int rc;
@@ -143,7 +142,7 @@ Run *run_make(const RunDesc *d, char *err, size_t errlen)
     r->watch.forces = force_watch_create(why, sizeof why);
     if (!r->watch.forces) run_say(r, RUN_SAY_CONSOLE, "no live force error: %s", why);
     if (d->series || d->open_path) {
-        r->series = d->series ? d->series : run_open_series(d->open_path, &d->open_units, &(Units){0}, err, errlen);
+        r->series = d->series ? d->series : series_open(d->open_path, err, errlen);
         if (!r->series) {
             force_watch_destroy(r->watch.forces);
             free(r);
@@ -223,7 +222,13 @@ static int open_first_snapshot(Run *r, Bodies *b, SavedRun *saved, SceneInfo *in
                         .time = series_time(s, 0),
                         .units = series_units(s)};
     *info = (SceneInfo){.dt = saved->params.dt, .softening = saved->params.softening,
-                        .extent = (float)(1.2 * bodies_mass_radius(b, 0.9)), .units = saved->units};
+                        .extent = (float)(1.2 * bodies_mass_radius(b, 0.9)), .units = saved->units,
+                        .halos = r->series_halos};
+    if (r->series_halos.count > b->n - 1) {
+        snprintf(err, errlen, "%s: holds %d bodies, fewer than its %d halo fields' centres and a star",
+                 series_path(s, 0), b->n, r->series_halos.count);
+        return -1;
+    }
     return 0;
 }
 

@@ -72,6 +72,7 @@ struct Run {
     RunSource source;
     SnapshotSeries *series;
     int series_reads;
+    SimHalos series_halos; /* a series of saves of a run with halo fields: its first ini's [halos] */
     Sim *sim;
     RunInfo info;
     int builds;          /* resets that built a simulation */

@@ -37,7 +37,8 @@ void run_watch_restart(Run *r)
     heating_free(&w->heating);
     const HeatingDesc d = {.interval = r->info.scene.period > 0 ? HEATING_PERIODS * r->info.scene.period : 0,
                            .pericentre_time = r->info.scene.pericentre_time,
-                           .settle = r->info.scene.period > 0 ? HEATING_SETTLE_PERIODS * r->info.scene.period : 0};
+                           .settle = r->info.scene.period > 0 ? HEATING_SETTLE_PERIODS * r->info.scene.period : 0,
+                           .fields = *sim_halos(r->sim)};
     const double t0 = clock_seconds();
     if (heating_start(&w->heating, &r->first, run_time(r), &d) != 0)
         run_say(r, RUN_SAY_SCREEN, "Disk heating: out of memory");

@@ -50,11 +50,13 @@ static bool galaxy_centre(const Bodies *b, int g, double c[3])
     return true;
 }
 
-/* Mass of galaxy g's bodies within r of c. */
-static double mass_within(const Bodies *b, int g, const double c[3], double r)
+/* Mass of galaxy g's bodies within r of c; a halo field's (its centre one of the last
+ * fields->count bodies) is its profile's within r, the field counted as centred on c. */
+static double mass_within(const Bodies *b, int g, const double c[3], double r, const SimHalos *fields)
 {
-    double m = 0;
-    for (int i = 0; i < b->n; i++) {
+    const int centres = fields ? fields->count : 0;
+    double m = g < centres ? nbody_halo_mass_inside(&fields->halo[g], (float)r) : 0;
+    for (int i = 0; i < b->n - centres; i++) {
         if (BODY_TAG_GALAXY(b->tag[i]) != g) continue;
         const float *p = b->pos + 4 * i;
         const double dx = p[0] - c[0], dy = p[1] - c[1], dz = p[2] - c[2];
@@ -63,46 +65,55 @@ static double mass_within(const Bodies *b, int g, const double c[3], double r)
     return m;
 }
 
-double heating_tidal(const Bodies *b, int galaxy, double radius)
+double heating_tidal(const Bodies *b, int galaxy, double radius, const SimHalos *fields)
 {
     double c[3], o[3];
     if (!b->tag || !galaxy_centre(b, galaxy, c) || !galaxy_centre(b, 1 - galaxy, o)) return 0;
     const double d = sqrt((o[0] - c[0]) * (o[0] - c[0]) + (o[1] - c[1]) * (o[1] - c[1]) + (o[2] - c[2]) * (o[2] - c[2]));
-    const double own = mass_within(b, galaxy, c, radius), other = mass_within(b, 1 - galaxy, o, d);
+    const double own = mass_within(b, galaxy, c, radius, fields), other = mass_within(b, 1 - galaxy, o, d, fields);
     if (!(own > 0) || !(other > 0)) return 0;
     if (!(d > radius)) return INFINITY; /* the other galaxy's centre within the disk: no longer a tide */
     return 2.0 * other * radius * radius * radius / (own * d * d * d);
 }
 
-int heating_measure(const Bodies *b, int galaxy, const double ring[2], HeatingPoint *out)
+/* Galaxy g's halo as a field, or NULL. */
+static const SimHalo *field_of(const SimHalos *fields, int galaxy)
+{
+    return fields && galaxy < fields->count ? &fields->halo[galaxy] : NULL;
+}
+
+int heating_measure(const Bodies *b, int galaxy, const double ring[2], const SimHalos *fields, HeatingPoint *out)
 {
     StructureMeasure m;
-    const StructureDesc d = {.galaxy = galaxy, .ring = {ring[0], ring[1]}, .virial_max_n = -1};
+    const StructureDesc d = {.galaxy = galaxy, .ring = {ring[0], ring[1]}, .virial_max_n = -1,
+                             .field = field_of(fields, galaxy)};
     memset(out, 0, sizeof *out);
     if (structure_measure(b, &d, &m) != 0) return -1;
     out->rms_z = m.disk_rms_z;
     out->sigma_r = m.ring.sigma_r;
     out->toomre_q = m.ring.toomre_q;
-    out->tidal = heating_tidal(b, galaxy, ring[1]);
+    out->tidal = heating_tidal(b, galaxy, ring[1], fields);
     return 0;
 }
 
-/* The bodies to measure: b itself, or every k-th body of it with k times its mass where b holds
- * more than max_bodies. NULL when memory runs out. */
+/* The bodies to measure: b itself, or every k-th star of it with k times its mass where b holds
+ * more than max_bodies, and the halo fields' centres (the last bodies) as they are. NULL when
+ * memory runs out. */
 static const Bodies *measured_bodies(HeatingSeries *s, const Bodies *b)
 {
     const int max = s->desc.max_bodies > 0 ? s->desc.max_bodies : HEATING_MAX_BODIES;
     if (b->n <= max) return b;
-    const int k = (b->n + max - 1) / max, n = (b->n + k - 1) / k;
+    const int centres = s->desc.fields.count, stars = b->n - centres;
+    const int k = (stars + max - 1) / max, taken = (stars + k - 1) / k, n = taken + centres;
     if (s->sample.n != n) {
         bodies_free(&s->sample);
         if (bodies_alloc(&s->sample, n) != 0) return NULL;
     }
     for (int j = 0; j < n; j++) {
-        const int i = j * k;
+        const int i = j < taken ? j * k : stars + (j - taken);
         memcpy(s->sample.pos + 4 * j, b->pos + 4 * i, 4 * sizeof(float));
         memcpy(s->sample.vel + 4 * j, b->vel + 4 * i, 4 * sizeof(float));
-        s->sample.pos[4 * j + 3] *= (float)k;
+        if (j < taken) s->sample.pos[4 * j + 3] *= (float)k;
         s->sample.tag[j] = b->tag[i];
     }
     return &s->sample;
@@ -124,13 +135,15 @@ int heating_start(HeatingSeries *s, const Bodies *b, double time, const HeatingD
     for (int g = 0; g < 2; g++) {
         if (disk[g] < HEATING_MIN_DISK) continue;
         StructureMeasure first;
-        if (structure_measure(m, &(StructureDesc){.galaxy = g, .virial_max_n = -1}, &first) != 0) continue;
+        if (structure_measure(m, &(StructureDesc){.galaxy = g, .virial_max_n = -1, .field = field_of(&s->desc.fields, g)},
+                              &first) != 0)
+            continue;
         HeatingGalaxy *h = &s->galaxy[s->galaxies];
         const double r_half = first.half_mass_radius[BODY_DISK];
         h->galaxy = g;
         h->ring[0] = HEATING_RING_IN * r_half;
         h->ring[1] = HEATING_RING_OUT * r_half;
-        if (heating_measure(m, g, h->ring, &h->history[0]) != 0) continue;
+        if (heating_measure(m, g, h->ring, &s->desc.fields, &h->history[0]) != 0) continue;
         h->history[0].time = time;
         h->count = 1;
         s->galaxies++;
@@ -223,7 +236,7 @@ int heating_sample(HeatingSeries *s, const Bodies *b, double time)
         /* A run gone back (an undo): what was measured at or after its time is no longer its past. */
         while (h->count > 1 && h->history[h->count - 1].time >= time) h->count--;
         HeatingPoint p;
-        if (heating_measure(m, h->galaxy, h->ring, &p) == 0) {
+        if (heating_measure(m, h->galaxy, h->ring, &s->desc.fields, &p) == 0) {
             p.time = time;
             if (time <= h->history[0].time) h->history[0] = p; /* back at the start: it is the start */
             else h->history[h->count++] = p;

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 
 #include "sim/bodies.h"
+#include "sim/halo.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,6 +85,9 @@ typedef struct HeatingDesc {
     double settle;          /* model time the disk settles in after the start; 0 = none (a loaded
                                run is held against its loaded state) */
     int max_bodies;         /* bodies measured at most; 0 = HEATING_MAX_BODIES */
+    /* The run's halos as fields (count 0: none): their centres, the last bodies, are measured as
+     * the profiles they stand for (StructureDesc.field), and always kept in a sample. */
+    SimHalos fields;
 } HeatingDesc;
 
 typedef struct HeatingSeries {
@@ -105,13 +109,15 @@ bool heating_due(const HeatingSeries *s, double time);
 int heating_sample(HeatingSeries *s, const Bodies *b, double time);
 void heating_free(HeatingSeries *s);
 
-/* One galaxy's point as heating takes it: structure_measure of galaxy with the annulus ring. */
-int heating_measure(const Bodies *b, int galaxy, const double ring[2], HeatingPoint *out);
+/* One galaxy's point as heating takes it: structure_measure of galaxy with the annulus ring (its
+ * halo the field fields holds for it, where fields is not NULL and has one). */
+int heating_measure(const Bodies *b, int galaxy, const double ring[2], const SimHalos *fields, HeatingPoint *out);
 /* The other galaxy's tidal acceleration across galaxy's disk at radius from its centre, over the
  * disk's own pull there: 2 M_other(<d) radius^3 / (M_own(<radius) d^3), d the distance of the
  * two galaxies' stellar centres and each mass that of the galaxy's bodies within that distance of
- * its centre. 0 where there is no other galaxy; infinite once the other's centre lies within radius. */
-double heating_tidal(const Bodies *b, int galaxy, double radius);
+ * its centre (a halo field of fields, NULL: none, by its profile). 0 where there is no other galaxy;
+ * infinite once the other's centre lies within radius. */
+double heating_tidal(const Bodies *b, int galaxy, double radius, const SimHalos *fields);
 /* "none", "steady", "warm", "hot", "tidal". */
 const char *heating_state_name(HeatingState state);
 

@@ -193,17 +193,54 @@ static void tide_falls_with_distance(void **state)
     /* Far beyond both halos' bodies, so the other's whole mass is within the distance. */
     const double far = 1000.0;
     place_galaxy_1(&b, far);
-    const double near = heating_tidal(&b, 0, 3.0);
+    const double near = heating_tidal(&b, 0, 3.0, NULL);
     place_galaxy_1(&b, 2 * far);
-    const double twice = heating_tidal(&b, 0, 3.0);
+    const double twice = heating_tidal(&b, 0, 3.0, NULL);
     print_message("tide at 3 on galaxy 0: %.4g at %.0f, %.4g at twice that\n", near, far, twice);
     assert_true(near > 0 && twice > 0);
     assert_true(fabs(near / twice / 8.0 - 1.0) < 0.05);
     bodies_free(&b);
 
     build(SCENE_DISK, N_DISK, &b, &info);
-    assert_true(heating_tidal(&b, 0, 3.0) == 0);
+    assert_true(heating_tidal(&b, 0, 3.0, NULL) == 0);
     bodies_free(&b);
+}
+
+/* With halos as fields the disk measures as with live halos: the collision's start, galaxy A's
+ * annulus, Q and the tide within a few per cent of the live build's (whose halo bodies give the
+ * masses the field's profile gives), not the centres' point masses. Sampled (max_bodies), the
+ * centres are kept. */
+static void fields_measure_as_live_halos(void **state)
+{
+    (void)state;
+    Bodies b[2];
+    SceneInfo info[2];
+    char err[256] = "";
+    const int stars = 8192;
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = stars, .halo = SCENE_HALO_FIELD}, &b[0],
+                                 &info[0], err, sizeof err),
+                     0);
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = (int)lround(stars * 6.2 / 1.2),
+                                              .halo = SCENE_HALO_LIVE},
+                                 &b[1], &info[1], err, sizeof err),
+                     0);
+    const double ring[2] = {2, 3};
+    HeatingPoint p[2];
+    assert_int_equal(heating_measure(&b[0], 0, ring, &info[0].halos, &p[0]), 0);
+    assert_int_equal(heating_measure(&b[1], 0, ring, NULL, &p[1]), 0);
+    print_message("galaxy A: field Q %.3f tide %.4g; live Q %.3f tide %.4g\n", p[0].toomre_q, p[0].tidal,
+                  p[1].toomre_q, p[1].tidal);
+    assert_true(fabs(p[0].toomre_q / p[1].toomre_q - 1) < 0.15);
+    assert_true(fabs(p[0].tidal / p[1].tidal - 1) < 0.1);
+
+    HeatingSeries s;
+    assert_int_equal(heating_start(&s, &b[0], 0, &(HeatingDesc){.max_bodies = 4000, .fields = info[0].halos}), 0);
+    assert_int_equal(s.galaxies, 2);
+    print_message("sampled: Q %.3f\n", s.galaxy[0].history[0].toomre_q);
+    assert_true(fabs(s.galaxy[0].history[0].toomre_q / p[0].toomre_q - 1) < 0.25);
+    heating_free(&s);
+    bodies_free(&b[0]);
+    bodies_free(&b[1]);
 }
 
 /* The encounter's tide, before any pericentre the orbit predicts (or with none, as a loaded run
@@ -443,7 +480,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(untouched_disk_is_steady),  cmocka_unit_test(heated_disk_is_flagged),
         cmocka_unit_test(pericentre_turns_drift_tidal),
-        cmocka_unit_test(tide_falls_with_distance), cmocka_unit_test(tide_turns_drift_tidal), cmocka_unit_test(run_gone_back),
+        cmocka_unit_test(tide_falls_with_distance), cmocka_unit_test(fields_measure_as_live_halos), cmocka_unit_test(tide_turns_drift_tidal), cmocka_unit_test(run_gone_back),
         cmocka_unit_test(settling_is_not_flagged),
         cmocka_unit_test(full_history_is_thinned),   cmocka_unit_test(a_sample_measures_the_whole),
         cmocka_unit_test(no_disk_no_series),
