@@ -38,7 +38,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: check_image IMAGE.png [--clusters K] [--threshold 0..255] [--block PIXELS]\n"
                     "                   [--region X0 Y0 X1 Y1] [--sizes]\n"
-                    "       check_image --same A.png B.png\n       check_image --lines WITH.png WITHOUT.png\n");
+                    "       check_image --same A.png B.png\n       check_image --lines WITH.png WITHOUT.png [MIN_PERCENT]\n");
     return 2;
 }
 
@@ -80,8 +80,9 @@ static int compare(const char *a_path, const char *b_path)
 }
 
 /* One view with lines drawn over it and without: the first holds pixels brighter than the second
- * (the lines) on at least 0.2% of the image, and almost none darker (nothing else changed). */
-static int lines_over(const char *on_path, const char *off_path)
+ * (the lines) on at least min_percent of the image (0.2% unless given), and almost none darker
+ * (nothing else changed). */
+static int lines_over(const char *on_path, const char *off_path, double min_percent)
 {
     int wa, ha;
     unsigned char *on, *off;
@@ -100,7 +101,7 @@ static int lines_over(const char *on_path, const char *off_path)
     }
     stbi_image_free(on);
     stbi_image_free(off);
-    const bool ok = brighter > pixels / 500 && darker < pixels / 2000;
+    const bool ok = (double)brighter > (double)pixels * min_percent / 100 && darker < pixels / 2000;
     printf("check_image: %s over %s: %.2f%% of pixels brighter by > 12 levels, %.3f%% darker: %s\n", on_path,
            off_path, 100.0 * (double)brighter / (double)pixels, 100.0 * (double)darker / (double)pixels,
            ok ? "OK (lines drawn over it)" : "FAIL");
@@ -110,7 +111,11 @@ static int lines_over(const char *on_path, const char *off_path)
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--same") == 0) return compare(argv[2], argv[3]);
-    if (argc == 4 && strcmp(argv[1], "--lines") == 0) return lines_over(argv[2], argv[3]);
+    if ((argc == 4 || argc == 5) && strcmp(argv[1], "--lines") == 0) {
+        const double min_percent = argc == 5 ? atof(argv[4]) : 0.2;
+        if (!(min_percent > 0 && min_percent < 100)) return usage();
+        return lines_over(argv[2], argv[3], min_percent);
+    }
     const char *path = NULL;
     int clusters = 2, block = 0;
     double threshold = -1;

@@ -6,7 +6,8 @@
 # - the Scene section's "live halo" box, clicked, is taken at once and applied by R: the halos
 #   become bodies; clicked again and R, fields again (each reset keeps the run it replaces);
 # - SIGINT saves the run with --save: its ini holds the two halos, and --load runs it on with them;
-# - a screenshot of each (P) shows the two galaxies: two clusters of lit pixels.
+# - a screenshot of each (P) shows the two galaxies: two clusters of lit pixels;
+# - D draws each field as a ring over the paused view (the lines alone differ), and hides them.
 # Every wait is for a condition, never a sleep.
 # usage: halo_window.sh APP CHECKER OUT_DIR   (under xvfb-run; CHECKER: tests/render/check_image)
 # STARBURST_TEST_BACKEND=cuda runs the same on a GPU machine (NVIDIA's GLX on Xvfb).
@@ -71,6 +72,25 @@ done
 for f in live.png field.png; do
     if [ -s "$f" ] && "$checker" "$f"; then ok "$f shows the two galaxies"; else fail "$f: not two galaxies"; fi
 done
+
+# D draws each field as a ring about its centre: paused, a screenshot with D and one without
+# differ by the rings' lines alone; D again hides them.
+key space
+wait_for "the pause" value_is paused 1 || fail "space: paused $(rv paused)"
+shot plain.png
+key d
+wait_for "D to show the halos" value_is show_halo 1 || fail "D: show_halo $(rv show_halo)"
+shot rings.png
+if [ -s rings.png ] && [ -s plain.png ] && "$checker" --lines rings.png plain.png 0.05; then
+    ok "D draws the halo fields' rings"
+else
+    fail "D: no rings drawn over the paused view"
+fi
+case "$(rv notice)" in *"ring holds half a halo's mass"*) ok "D says: $(rv notice)" ;; *) fail "D says '$(rv notice)'" ;; esac
+key d
+wait_for "D to hide them" value_is show_halo 0 || fail "D again: show_halo $(rv show_halo)"
+key space
+wait_for "the run going on" value_is paused 0 || fail "space again: paused $(rv paused)"
 
 # SIGINT saves to --save; the save holds the fields and loads with them.
 kill -INT $pid
