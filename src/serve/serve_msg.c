@@ -21,7 +21,7 @@ static const char *const key_names[SERVE_KEY_COUNT] = {
 const char *serve_field_name(ServeField f) { return f < SERVE_FIELD_COUNT ? field_names[f] : "?"; }
 const char *serve_key_name(ServeKey k) { return k < SERVE_KEY_COUNT ? key_names[k] : "?"; }
 
-enum { MAX_WORDS = 4 };
+enum { MAX_WORDS = 3 }; /* the most a verb takes, itself counted */
 
 typedef struct Words {
     const char *at[MAX_WORDS];
@@ -110,7 +110,7 @@ int serve_msg_read(const char *data, size_t len, ServeMsg *out, char *err, size_
         while (i < len && data[i] == ' ') i++;
         if (i == len) break;
         if (w.count == MAX_WORDS) {
-            snprintf(err, errlen, "more than %d words in a message", MAX_WORDS - 1);
+            snprintf(err, errlen, "more than %d words in a message", MAX_WORDS);
             return -1;
         }
         w.at[w.count] = data + i;
