@@ -26,7 +26,7 @@
 #define SERVE_QUEUE 256
 /* An answer's longest JSON; the answers one page may have waiting. */
 #define SERVE_REPLY_MAX 512
-#define SERVE_PAGE_REPLIES 8
+#define SERVE_PAGE_REPLIES 64
 /* HTTP bodies go out in pieces of this size. */
 #define SERVE_HTTP_PIECE 16384
 

@@ -221,6 +221,11 @@ async function main() {
   await until(() => replies.length >= bad.length + 1, 'an answer to each bad message');
   check(replies.length === bad.length + 1 && replies.every((r) => !r.ok), `each bad message refused once: ${replies.map((r) => r.text).slice(0, 4).join(' / ')} ...`);
   check(replies.some((r) => /100000 bytes: the most is 256/.test(r.text)), 'the long one refused for its length');
+  // A value out of range is brought in as the panel brings a typed one, with the panel's words.
+  raw.send('set damping 5');
+  const fitted = await until(() => replies.find((r) => r.ok && /damping/.test(r.text)), 'an answer to damping 5');
+  check(/^damping 5 is above the range .*: set to 1$/.test(fitted.text), `damping 5: ${fitted.text}`);
+  await until(async () => (await status(drive)).damping === 1, 'damping 1');
   // A message in three pieces is one message.
   raw.raw(Buffer.concat([raw.frame(1, 'set dam', false), raw.frame(0, 'ping 0.9', false), raw.frame(0, '99', true)]));
   await until(async () => near((await status(drive)).damping, 0.999), 'a message in pieces to set damping 0.999');
