@@ -4,7 +4,7 @@
 set -eu
 pkgs="build-essential cmake pkg-config libglfw3-dev libglew-dev libegl-dev libgl-dev libcglm-dev
 libimgui-dev libstb-dev libinih-dev libcmocka-dev libhdf5-dev xvfb xauth xdotool strace fonts-dejavu-core
-libegl-mesa0 libgl1-mesa-dri"
+libegl-mesa0 libgl1-mesa-dri libwebsockets-dev libjpeg62-turbo-dev"
 missing=""
 for p in $pkgs; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then

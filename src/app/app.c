@@ -1,8 +1,11 @@
 /* The viewer: start, the frame, finish. A frame is a list of named steps:
  *
- *   plan -> take requests -> apply controls -> advance (k steps; positions end in the vertex
- *   buffer) [-> fall back to the CPU] -> after the advance -> observe -> timeline -> heating
- *   -> tree overlay -> camera -> draw -> rates -> capture -> UI -> readout -> present
+ *   plan [-> the pages' messages] -> take requests -> apply controls -> advance (k steps;
+ *   positions end in the vertex buffer) [-> fall back to the CPU] -> after the advance -> observe
+ *   -> timeline -> heating -> tree overlay -> camera -> draw -> rates [-> the frame to the pages]
+ *   -> capture -> UI -> readout [-> the readout to the pages] -> present [-> pace]
+ *
+ * The bracketed steps are `starburst serve`'s (remote.c), and do nothing otherwise.
  *
  * The run itself (the simulation, its clock, its past, its files) is a Run (src/run/run.h); the
  * viewer's state is App (viewer.h). Beside this file: run_actions.c (what the keys and the panel
@@ -283,6 +286,7 @@ static bool app_frame(App *a)
 {
     const AppSettings *set = &a->set;
     FramePlan f = app_plan_frame(a);
+    app_remote_take(a);
     app_take_requests(a, &f);
     if (!run_sim(a->run)) return app_stop(a, 1); /* a reset or preset that failed */
     app_apply_controls(a);
@@ -295,6 +299,7 @@ static bool app_frame(App *a)
     app_move_camera(a, &f);
     app_draw(a);
     app_update_rates(a, f.t, f.steps);
+    app_remote_frame(a);
     /* Screenshots and recordings show the scene; the panel is drawn after them unless asked. */
     if (set->capture_ui) app_draw_ui(a);
     if (!app_capture_frame(a, &f)) return app_stop(a, 1);
@@ -302,9 +307,11 @@ static bool app_frame(App *a)
     if (f.closing) return false;
     if (!set->capture_ui) app_draw_ui(a);
     if (a->loop.readout) app_write_readout(a);
+    app_remote_status(a);
     render_context_swap(a->ctx);
     app_timeline_shown(a);
     app_report_progress(a, f.t);
+    app_remote_pace(a, f.t);
     a->loop.frame++;
     return a->loop.frames == 0 || a->loop.frame < a->loop.frames;
 }
@@ -362,6 +369,8 @@ static int app_start(App *a, AppOptions *opt)
 {
     char err[512] = "";
     app_resolve_settings(opt, &a->set);
+    /* Served: the address first, before the run is made (a port in use ends it with one line). */
+    if (opt->serve && app_remote_start(a, opt) != 0) return 2;
     a->follow.mode = opt->follow;
     a->presets.cuda = -1;
     app_init_ui_model(a, opt);
@@ -517,7 +526,7 @@ static int app_start(App *a, AppOptions *opt)
         app_say(a, "starburst: headless --open: %d %s, %g %s a frame\n", a->loop.frames,
                 plural(a->loop.frames, "frame", "frames"), rate, rate == 1 ? "snapshot" : "snapshots");
     }
-    if (opt->headless && a->loop.frames == 0) {
+    if (opt->headless && !opt->serve && a->loop.frames == 0) {
         a->loop.frames = 300;
         app_say(a, "starburst: headless without --frames: rendering %d frames\n", a->loop.frames);
     }
@@ -547,6 +556,7 @@ static int app_finish(App *a, int status)
 
 static void app_destroy(App *a)
 {
+    app_remote_finish(a);
     if (a->rec.recorder) app_stop_recording(a);
     presets_free(&a->presets.list);
     free(a->presets.names);

@@ -71,6 +71,11 @@ typedef struct AppOptions {
     /* The physical scale values with a unit are read on, found by app_parse_args: the scene's, a
      * saved run's (its .ini) or a series' (its first file); all 0: none, a unit is refused. */
     Units scale;
+    /* `starburst serve` (src/app/serve_cli.c): the run served to web pages, headless. */
+    bool serve;
+    const char *serve_host; /* the address listened on: "127.0.0.1" */
+    int serve_port;         /* 0: one the kernel picks */
+    bool public_view;       /* a page without a token watches */
 } AppOptions;
 
 /* Defaults: the collision scene, auto backend, a 1280 x 720 window with vsync. */

@@ -56,7 +56,9 @@ void app_print_usage(FILE *f)
           "       starburst bench [--csv FILE] [-n N[,N...]] [--kernel NAME[,NAME...]] [--sweep]\n"
           "                       (starburst bench --help for more)\n"
           "       starburst export --swift DIR [-n N] [scene options | --load FILE]\n"
-          "                       (the scene as SWIFT initial conditions; starburst export --help)\n",
+          "                       (the scene as SWIFT initial conditions; starburst export --help)\n"
+          "       starburst serve [--listen ADDR:PORT] [--public-view] [options]\n"
+          "                       (the run headless, shown and driven in a web browser; starburst serve --help)\n",
           f);
     int count;
     const AppOption *options = app_options(&count);

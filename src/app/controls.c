@@ -89,13 +89,13 @@ static void set_field(App *a, int field, const Field *f, double v)
 
 /* A value typed into the panel: read as the command line reads it (a time or length with its unit,
  * on the run's scale), brought into the table's range, and said where it was changed. */
-void app_take_typed(App *a)
+int app_take_typed(App *a)
 {
     UiActions *act = &a->ui.actions;
     const int field = act->typed;
     act->typed = UI_FIELD_NONE;
     const Field f = field_of(a, field);
-    if (!f.name) return;
+    if (!f.name) return -1;
     const OptionSpec spec = field_spec(&f);
     double v;
     char note[400];
@@ -103,10 +103,11 @@ void app_take_typed(App *a)
                               sizeof note);
     if (rc < 0) {
         app_notify(a, "%s; %s stays %g", note, f.name, field_value(&f));
-        return;
+        return -1;
     }
     set_field(a, field, &f, v);
     if (note[0]) app_notify(a, "%s", note);
+    return rc;
 }
 
 /* Every value the panel sets, in the table's range before the frame uses it (a save or a preset

@@ -1,5 +1,6 @@
 /* The window's keys and mouse. Keys raise requests (taken by app_take_requests) or flip a view
- * setting; the mouse moves the camera. Ours are installed before the UI's, which chains to them. */
+ * setting; the mouse moves the camera. Ours are installed before the UI's, which chains to them.
+ * The served page's keys and drags (remote.c) come in through the same functions. */
 #include <GL/glew.h>
 #include <GLFW/glfw3.h>
 
@@ -7,18 +8,11 @@
 #include "app/view.h"
 #include "util/clock.h"
 
-static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
+/* A key of the window's, or of the served page's (src/app/remote.c): GLFW's key codes and mods. */
+void app_press_key(App *a, int key, int mods)
 {
-    App *a = glfwGetWindowUserPointer(w);
-    if (action != GLFW_PRESS) return;
-    a->keys.pressed++;
-    if (a->ui_attached && ui_wants_keyboard()) {
-        a->keys.captured++;
-        return;
-    }
     UiModel *u = &a->ui;
     switch (key) {
-    case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(w, GLFW_TRUE); break;
     case GLFW_KEY_SPACE:
         u->controls.paused = !u->controls.paused;
         app_notify(a, u->controls.paused ? "Paused (space resumes)" : "Running");
@@ -89,6 +83,47 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     }
 }
 
+static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
+{
+    App *a = glfwGetWindowUserPointer(w);
+    if (action != GLFW_PRESS) return;
+    a->keys.pressed++;
+    if (a->ui_attached && ui_wants_keyboard()) {
+        a->keys.captured++;
+        return;
+    }
+    if (key == GLFW_KEY_ESCAPE) glfwSetWindowShouldClose(w, GLFW_TRUE);
+    else app_press_key(a, key, mods);
+}
+
+/* The camera turned by a left drag of dx, dy window units. The user's own view is kept: the pair
+ * is no longer framed for them. */
+void app_orbit(App *a, float dx, float dy)
+{
+    if (dx == 0 && dy == 0) return;
+    app_follow_pair_stop(a);
+    camera_orbit(&a->camera, dx, dy);
+}
+
+/* The camera moved by a right drag of dx, dy window units, window_per_pixel of them to a pixel of
+ * the framebuffer: the pan follows the cursor over the framebuffer's region. */
+void app_pan(App *a, float dx, float dy, float window_per_pixel)
+{
+    int fw, fh;
+    render_context_size(a->ctx, &fw, &fh);
+    if ((dx == 0 && dy == 0) || fw <= 0 || fh <= 0) return;
+    app_follow_pair_stop(a);
+    CameraRegion region;
+    const bool framed = app_view_region(a, fw, fh, &region);
+    camera_pan(&a->camera, dx, dy, camera_region_side(fw, fh, framed ? &region : NULL) * window_per_pixel);
+}
+
+void app_zoom(App *a, float turns)
+{
+    app_follow_pair_stop(a);
+    camera_zoom(&a->camera, turns);
+}
+
 static void on_mouse_button(GLFWwindow *w, int button, int action, int mods)
 {
     App *a = glfwGetWindowUserPointer(w);
@@ -111,19 +146,12 @@ static void on_cursor(GLFWwindow *w, double x, double y)
     float dx = (float)(x - a->mouse.x), dy = (float)(y - a->mouse.y);
     a->mouse.x = x;
     a->mouse.y = y;
-    int width, height;
-    glfwGetWindowSize(w, &width, &height);
-    /* The user's own view is kept: the pair is no longer framed for them. */
-    if ((a->mouse.orbiting || a->mouse.panning) && (dx != 0 || dy != 0)) app_follow_pair_stop(a);
-    if (a->mouse.orbiting) camera_orbit(&a->camera, dx, dy);
+    if (a->mouse.orbiting) app_orbit(a, dx, dy);
     if (a->mouse.panning) {
-        /* The framebuffer's region in window units: the pan follows the cursor. */
-        int fw, fh;
+        int width, height, fw, fh;
+        glfwGetWindowSize(w, &width, &height);
         glfwGetFramebufferSize(w, &fw, &fh);
-        CameraRegion region;
-        const bool framed = app_view_region(a, fw, fh, &region);
-        const float side = camera_region_side(fw, fh, framed ? &region : NULL);
-        camera_pan(&a->camera, dx, dy, fw > 0 ? side * (float)width / (float)fw : (float)height);
+        app_pan(a, dx, dy, fw > 0 ? (float)width / (float)fw : 1.0f);
     }
 }
 
@@ -132,8 +160,7 @@ static void on_scroll(GLFWwindow *w, double dx, double dy)
     App *a = glfwGetWindowUserPointer(w);
     a->mouse.wheel_turns++;
     if (a->ui_attached && ui_wants_mouse()) return;
-    app_follow_pair_stop(a);
-    camera_zoom(&a->camera, (float)dy);
+    app_zoom(a, (float)dy);
 }
 
 /* Installs the callbacks on the window; app is what they act on. */

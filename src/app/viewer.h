@@ -177,6 +177,13 @@ typedef struct AppLoop {
     const char *readout; /* STARBURST_READOUT: a file of the app's state, rewritten every frame */
 } AppLoop;
 
+/* `starburst serve`: the server, the readout's notice last sent, the loop's pace. */
+typedef struct AppRemote {
+    struct Serve *serve; /* NULL: not served */
+    double notice_at;
+    int notice_id;
+} AppRemote;
+
 typedef struct App {
     AppSettings set;
     RenderContext *ctx;
@@ -225,6 +232,7 @@ typedef struct App {
         long long steps;
     } rates; /* over the last half second */
     AppLoop loop;
+    AppRemote remote;
 } App;
 
 /* One frame's plan: its clock, whether it is the last, and the steps it runs. */
@@ -277,8 +285,9 @@ void app_set_params(App *a, const SimParams *p);
  * panel's "by error" to return to. */
 void app_set_alpha(App *a, float alpha);
 /* The value typed into a field of the panel (actions.typed): checked against the table's range,
- * its unit read on the run's scale, set, and what was done said on screen. */
-void app_take_typed(App *a);
+ * its unit read on the run's scale, set, and what was done said on screen. As option_fit: 0 taken,
+ * 1 brought into the range, -1 no number (nothing changed). */
+int app_take_typed(App *a);
 /* Every control the panel sets brought into the table's range, with a notice for each that was not. */
 void app_check_controls(App *a);
 
@@ -330,8 +339,23 @@ void app_run_said(void *user, int where, const char *line);
 void app_take_requests(App *a, FramePlan *f);
 void app_apply_controls(App *a);
 
-/* input.c: the window's keys and mouse. */
+/* input.c: the window's keys and mouse, and what they do, which the served page does too: a key
+ * (GLFW's codes and mods), a drag that turns or moves the camera, the wheel. */
 void app_input_attach(App *a, GLFWwindow *win);
+void app_press_key(App *a, int key, int mods);
+void app_orbit(App *a, float dx, float dy);
+void app_pan(App *a, float dx, float dy, float window_per_pixel);
+void app_zoom(App *a, float turns);
+
+/* remote.c: `starburst serve`'s steps of the frame: the pages' messages taken as the panel's and
+ * the keys' requests, the frame and the readout handed to the server, the loop paced; each does
+ * nothing where the run is not served. */
+int app_remote_start(App *a, const AppOptions *o);
+void app_remote_take(App *a);
+void app_remote_frame(App *a);
+void app_remote_status(App *a);
+void app_remote_pace(App *a, double frame_start);
+void app_remote_finish(App *a);
 
 /* observe.c: energy, the force checks, the checkpoint, the monitor line. */
 void app_observe_restart(App *a);

@@ -20,7 +20,8 @@ typedef struct RenderContextDesc {
 } RenderContextDesc;
 
 /* Creates the context and makes it current; loads GL entry points (GLEW). NULL with one line in
- * err on failure ("no display (DISPLAY unset or X unavailable): run with --headless",
+ * err on failure ("no display (DISPLAY unset or X unavailable): run with --headless, or serve the
+ * run to a browser with starburst serve",
  * "EGL: no device offers OpenGL 3.3 core (last try: ...)"). */
 RenderContext *render_context_create(const RenderContextDesc *desc, char *err, size_t errlen);
 void render_context_destroy(RenderContext *c);

@@ -92,7 +92,7 @@ RenderContext *render_context_create_glfw(const RenderContextDesc *desc, char *e
     glfwSetErrorCallback(glfw_error);
     if (!glfwInit()) {
         if (display_missing() || strstr(glfw_last_error, "isplay"))
-            snprintf(err, errlen, "no display (DISPLAY unset or X unavailable): run with --headless");
+            snprintf(err, errlen, "no display (DISPLAY unset or X unavailable): run with --headless, or serve the run to a browser with starburst serve");
         else
             snprintf(err, errlen, "GLFW: cannot initialise: %s", glfw_last_error);
         return NULL;

@@ -1,0 +1,34 @@
+/* A frame of the view encoded for the page. One encoder today, libjpeg-turbo over RGB in host
+ * memory (the CPU backend's frame, read back from GL); the seam is here for one that encodes on the
+ * GPU the frame already there (CUDA's nvJPEG), handed a FrameImage that names GPU memory. */
+#ifndef STARBURST_FRAME_ENCODER_H
+#define STARBURST_FRAME_ENCODER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct FrameEncoder FrameEncoder;
+
+/* A frame: width x height RGB bytes, top row first. */
+typedef struct FrameImage {
+    const uint8_t *rgb;
+    int width, height;
+} FrameImage;
+
+/* An encoded frame, written after `head` bytes left free at the start of buf (the WebSocket
+ * library writes its header there). */
+typedef struct FrameBytes {
+    uint8_t *buf;
+    size_t head, len, capacity;
+} FrameBytes;
+
+/* quality 1 .. 100. NULL with err where it cannot start. */
+FrameEncoder *frame_encoder_jpeg(int quality, char *err, size_t errlen);
+/* Encodes img into out (grown as needed): 0, or -1 with err. */
+int frame_encoder_encode(FrameEncoder *e, const FrameImage *img, FrameBytes *out, char *err, size_t errlen);
+/* "JPEG (libjpeg-turbo), quality 80". */
+const char *frame_encoder_name(const FrameEncoder *e);
+void frame_encoder_destroy(FrameEncoder *e);
+void frame_bytes_free(FrameBytes *b);
+
+#endif

@@ -1,0 +1,78 @@
+/* `starburst serve`'s side of the network: HTTP for the page (web/, built into the binary), a
+ * WebSocket for the frames, the readout and the page's messages (serve_msg.h). The library is
+ * libwebsockets, on a thread of its own; frames are encoded on another (frame_encoder.h), so the
+ * frame loop neither waits for a page nor for the encoder.
+ *
+ * The frame loop (src/app) owns the run and calls this module from its one thread: it takes the
+ * pages' messages (serve_take), answers them (serve_reply), hands over frames (serve_frame_begin,
+ * serve_frame_submit) and the readout (serve_status). Each page gets the newest frame and readout
+ * when its connection can take them: a slow page skips frames, and holds at most one in flight.
+ *
+ * The door: a WebSocket opens only with the drive token or the view token in its URL (?token=),
+ * compared in constant time, or with none where public_view is on (it then watches); and only from
+ * a page served here (its Origin names the Host it asked). A page with the view token watches: its
+ * messages are refused. At most max_pages pages, and SERVE_RATE messages a second each. */
+#ifndef STARBURST_SERVE_H
+#define STARBURST_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "serve/serve_msg.h"
+
+#define SERVE_MAX_PAGES 32
+#define SERVE_RATE 200
+#define SERVE_JPEG_QUALITY 80
+
+typedef struct Serve Serve;
+
+typedef struct ServeDesc {
+    const char *host;  /* the address to listen on: "127.0.0.1" */
+    int port;          /* 0: one the kernel picks (serve_port says which) */
+    bool public_view;  /* a page without a token watches */
+    int max_pages;     /* 0 = SERVE_MAX_PAGES */
+    int quality;       /* JPEG, 0 = SERVE_JPEG_QUALITY */
+} ServeDesc;
+
+/* A page's message, read and checked for its form. */
+typedef struct ServeCommand {
+    uint64_t page;
+    ServeMsg msg;
+} ServeCommand;
+
+typedef struct ServeStats {
+    long long frames;   /* frames encoded */
+    double encode_ms;   /* the mean over them */
+    double bytes;       /* the mean frame's size */
+    long long sent;     /* frames sent, all pages together */
+    int pages;          /* pages open now */
+    const char *encoder; /* "JPEG (libjpeg-turbo), quality 80" */
+} ServeStats;
+
+/* Listens and starts the threads: NULL with one line in err ("serve: cannot listen on
+ * 127.0.0.1:8080: ..."). */
+Serve *serve_create(const ServeDesc *desc, char *err, size_t errlen);
+void serve_destroy(Serve *s);
+int serve_port(const Serve *s);
+/* The URLs to open: "http://HOST:PORT/?token=..." to drive, and to watch. */
+const char *serve_url(const Serve *s, bool drive);
+
+/* The oldest message not taken yet: true with *out; false where none waits. */
+bool serve_take(Serve *s, ServeCommand *out);
+/* An answer to a page's message (it may have closed since: then nothing). */
+void serve_reply(Serve *s, uint64_t page, bool ok, const char *text);
+
+/* Where a frame of width x height RGB goes (top row first), or NULL where no page watches or the
+ * encoder is still on the last one: the frame loop then reads nothing back. */
+uint8_t *serve_frame_begin(Serve *s, int width, int height);
+/* The frame filled in: encoded, then sent to each page as it can take it. */
+void serve_frame_submit(Serve *s);
+/* The readout, one JSON object, for every page. */
+void serve_status(Serve *s, const char *json);
+ServeStats serve_stats(Serve *s);
+
+/* text as a JSON string with its quotes, cut to fit len; returns buf. */
+const char *serve_json_text(const char *text, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,266 @@
+// The served page: the view as JPEG frames over a WebSocket, the panel's controls as HTML, the
+// window's keys and mouse. It holds no state of the run: every value shown comes from the server's
+// readout, and every change goes to the server as one line (src/serve/serve_msg.h), which checks it
+// as the window's panel checks a typed value.
+'use strict';
+(() => {
+  const token = new URLSearchParams(location.search).get('token') || '';
+  const canvas = document.getElementById('view');
+  const view = canvas.getContext('2d');
+  const $ = (id) => document.getElementById(id);
+  // What the page has seen, for a person and for the test that drives it.
+  const page = {
+    role: null, status: null, open: false, closed: false,
+    received: 0, drawn: 0, badFrames: 0, delivered: 0, replies: [],
+  };
+  window.starburst = page;
+  let socket = null;
+
+  function send(text) {
+    if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+    socket.send(text);
+    return true;
+  }
+  page.send = send;
+  const drives = () => page.role === 'drive';
+
+  // ---- frames: the newest drawn, one decode at a time; those that come meanwhile replace each other
+  let decoding = false, waiting = null;
+  async function draw(blob) {
+    decoding = true;
+    try {
+      const image = await createImageBitmap(blob);
+      if (canvas.width !== image.width || canvas.height !== image.height) {
+        canvas.width = image.width;
+        canvas.height = image.height;
+      }
+      view.drawImage(image, 0, 0);
+      image.close();
+      page.drawn++;
+      drawnSince++;
+    } catch (e) {
+      page.badFrames++;
+    }
+    decoding = false;
+    if (waiting) {
+      const next = waiting;
+      waiting = null;
+      draw(next);
+    }
+  }
+  function onFrame(blob) {
+    page.received++;
+    if (decoding) waiting = blob;
+    else draw(blob);
+  }
+  let drawnSince = 0, since = performance.now();
+  setInterval(() => {
+    const now = performance.now();
+    page.delivered = drawnSince / ((now - since) / 1000);
+    drawnSince = 0;
+    since = now;
+    showReadout();
+  }, 500);
+
+  // ---- the readout and the controls, from the server's status
+  const fmt = (v, digits = 4) => (Number.isFinite(v) ? Number(v).toPrecision(digits).replace(/\.?0+(e|$)/, '$1') : '-');
+  function showReadout() {
+    const s = page.status;
+    if (!s) return;
+    const lines = [
+      s.time_text || `t ${fmt(s.time)}`,
+      `dE/E0 ${s.energy_valid ? Number(s.energy).toExponential(2) : '-'}`,
+      `N ${s.bodies}${s.halos ? ` stars + ${s.halos} halo fields` : ''}`,
+      `frames/s delivered ${page.delivered.toFixed(1)} (server ${fmt(s.fps, 3)} frames/s)`,
+      `method ${s.method} (${s.backend})`,
+      `dt ${fmt(s.dt)}  softening ${fmt(s.softening)}  damping ${fmt(s.damping)}  steps/frame ${s.steps}`,
+      s.paused ? 'paused' : 'running',
+    ];
+    $('readout').textContent = lines.join('\n');
+  }
+
+  // A slider's position 0 .. 1000 for a value in the server's range, and back.
+  function toSlider(input, v, range) {
+    const [lo, hi] = range;
+    const f = input.dataset.scale === 'log' && lo > 0 ? Math.log(v / lo) / Math.log(hi / lo) : (v - lo) / (hi - lo);
+    return Math.round(1000 * Math.min(1, Math.max(0, f)));
+  }
+  function fromSlider(input, pos, range) {
+    const [lo, hi] = range;
+    const f = pos / 1000;
+    const v = input.dataset.scale === 'log' && lo > 0 ? lo * Math.pow(hi / lo, f) : lo + f * (hi - lo);
+    return input.id === 'steps' ? Math.round(v) : Number(v.toPrecision(4));
+  }
+  const sliders = ['dt', 'softening', 'damping', 'steps'].map((id) => $(id));
+  const touched = {}; // when the person last moved each slider: the server's value waits a moment
+  function showControls(s) {
+    for (const input of sliders) {
+      const field = input.dataset.field, range = s.ranges[field];
+      if (!range) continue;
+      $(`${field}-value`).textContent = fmt(s[field]);
+      if (performance.now() - (touched[field] || 0) > 600) input.value = toSlider(input, s[field], range);
+    }
+    $('pause').textContent = s.paused ? 'Resume' : 'Pause';
+  }
+
+  let noticeId = -1;
+  function onStatus(s) {
+    page.status = s;
+    showControls(s);
+    if (s.notice_id !== noticeId) {
+      noticeId = s.notice_id;
+      $('notice').textContent = s.notice || '';
+    }
+    if (s.alarm) $('error').textContent = s.alarm;
+    showReadout();
+  }
+
+  function onText(text) {
+    let m;
+    try {
+      m = JSON.parse(text);
+    } catch (e) {
+      return;
+    }
+    if (m.type === 'status') onStatus(m);
+    else if (m.type === 'hello') {
+      page.role = m.role;
+      $('role').textContent = drives() ? 'Driving: the controls change the run.'
+        : 'Watching: the page with the driver\'s token changes the run.';
+      $('controls').disabled = !drives();
+    } else if (m.type === 'reply') {
+      page.replies.push(m);
+      if (page.replies.length > 50) page.replies.shift();
+      if (!m.ok) $('error').textContent = m.text;
+      else if (m.text) $('notice').textContent = m.text;
+    }
+  }
+
+  function connect() {
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    socket = new WebSocket(`${scheme}://${location.host}/ws${token ? `?token=${encodeURIComponent(token)}` : ''}`, 'starburst');
+    socket.binaryType = 'blob';
+    socket.onopen = () => { page.open = true; $('state').textContent = ''; };
+    socket.onclose = () => {
+      page.open = false;
+      page.closed = true;
+      $('state').textContent = page.role ? 'the server closed the connection' : 'refused: open the address the server printed, with its token';
+    };
+    socket.onmessage = (e) => (typeof e.data === 'string' ? onText(e.data) : onFrame(e.data));
+  }
+
+  // ---- what the person does: each sent at most once an animation frame, the newest kept
+  const queued = new Map();
+  let flushing = false;
+  function queue(key, text) {
+    queued.set(key, text);
+    if (!flushing) {
+      flushing = true;
+      requestAnimationFrame(() => {
+        flushing = false;
+        for (const t of queued.values()) send(t);
+        queued.clear();
+      });
+    }
+  }
+
+  for (const input of sliders) {
+    const field = input.dataset.field;
+    const value = () => fromSlider(input, Number(input.value), page.status.ranges[field]);
+    // While dragged, the value shows here; it is sent when the slider is let go, one change that
+    // ctrl+Z takes back whole, as the window's panel does.
+    input.addEventListener('input', () => {
+      if (!drives() || !page.status) return;
+      touched[field] = performance.now();
+      $(`${field}-value`).textContent = fmt(value());
+    });
+    input.addEventListener('change', () => {
+      if (!drives() || !page.status) return;
+      touched[field] = performance.now();
+      queue(`set ${field}`, `set ${field} ${value()}`);
+    });
+  }
+
+  function sendKey(name) {
+    if (drives()) send(`key ${name}`);
+  }
+  for (const b of document.querySelectorAll('button[data-key]')) {
+    b.addEventListener('click', () => {
+      sendKey(b.dataset.key);
+      b.blur(); // space goes to the page's keys, not to the button again
+    });
+  }
+
+  const keyNames = {' ': 'space', '.': 'period', Backspace: 'backspace', Home: 'home', s: 's', S: 's',
+    r: 'r', R: 'r', a: 'a', A: 'a', m: 'm', M: 'm', d: 'd', D: 'd', g: 'g', G: 'g', t: 't', T: 't'};
+  document.addEventListener('keydown', (e) => {
+    const t = e.target;
+    if (t && (t.tagName === 'TEXTAREA' || (t.tagName === 'INPUT' && t.type !== 'range'))) return;
+    let name = null;
+    const k = e.key;
+    if (e.ctrlKey && (k === 'z' || k === 'Z')) name = e.shiftKey ? 'ctrl+shift+z' : 'ctrl+z';
+    else if (e.ctrlKey && (k === 'y' || k === 'Y')) name = 'ctrl+y';
+    else if (k === 'ArrowLeft' || k === 'ArrowRight') {
+      if (t && t.type === 'range') return; // the slider's own keys
+      name = (e.ctrlKey ? 'ctrl+' : e.shiftKey && k === 'ArrowLeft' ? 'shift+' : '') + (k === 'ArrowLeft' ? 'left' : 'right');
+    } else if (!e.ctrlKey && !e.altKey && !e.metaKey) name = keyNames[k] || null;
+    if (!name) return;
+    e.preventDefault();
+    sendKey(name);
+  });
+
+  // The mouse and touch on the view: in frame pixels, as the window's drags are in its pixels.
+  const pointers = new Map();
+  let drag = null, pinch = 0;
+  const scale = () => canvas.width / canvas.clientWidth;
+  canvas.addEventListener('contextmenu', (e) => e.preventDefault());
+  canvas.addEventListener('pointerdown', (e) => {
+    canvas.focus();
+    canvas.setPointerCapture(e.pointerId);
+    pointers.set(e.pointerId, {x: e.clientX, y: e.clientY});
+    drag = {pan: e.button === 1 || e.button === 2 || e.shiftKey, dx: 0, dy: 0};
+    if (pointers.size === 2) {
+      const [a, b] = [...pointers.values()];
+      pinch = Math.hypot(a.x - b.x, a.y - b.y);
+    }
+  });
+  canvas.addEventListener('pointermove', (e) => {
+    const was = pointers.get(e.pointerId);
+    if (!was || !drag || !drives()) return;
+    pointers.set(e.pointerId, {x: e.clientX, y: e.clientY});
+    if (pointers.size === 2) {
+      const [a, b] = [...pointers.values()];
+      const d = Math.hypot(a.x - b.x, a.y - b.y);
+      if (pinch > 0 && d > 0) zoomBy(Math.log2(d / pinch) * 4);
+      pinch = d;
+      return;
+    }
+    drag.dx += (e.clientX - was.x) * scale();
+    drag.dy += (e.clientY - was.y) * scale();
+    const verb = drag.pan ? 'pan' : 'orbit';
+    queue('camera', `${verb} ${drag.dx.toFixed(2)} ${drag.dy.toFixed(2)}`);
+    // What is queued is the sum since the last send: it starts again once sent.
+    requestAnimationFrame(() => { if (drag) { drag.dx = 0; drag.dy = 0; } });
+  });
+  const up = (e) => {
+    pointers.delete(e.pointerId);
+    if (pointers.size === 0) drag = null;
+    pinch = 0;
+  };
+  canvas.addEventListener('pointerup', up);
+  canvas.addEventListener('pointercancel', up);
+  let turns = 0;
+  function zoomBy(t) {
+    turns = Math.max(-20, Math.min(20, turns + t));
+    queue('zoom', `zoom ${turns.toFixed(3)}`);
+    requestAnimationFrame(() => { turns = 0; });
+  }
+  canvas.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    if (!drives()) return;
+    const lines = e.deltaMode === 1 ? e.deltaY / 3 : e.deltaMode === 2 ? e.deltaY * 10 : e.deltaY / 100;
+    zoomBy(-lines);
+  }, {passive: false});
+
+  connect();
+})();
