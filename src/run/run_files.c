@@ -140,7 +140,9 @@ int run_export(Run *r, const char *dir, const SimParams *p, char *msg, size_t ms
      * a built run's start each field is sampled into bodies in the equilibrium the live halo
      * has; later the halo's own response (stripped, stirred) is not known, so nothing is sent. */
     const bool built = !r->source.from_save && !r->source.from_series && r->info.kind < SCENE_TIPSY;
-    if (!built || step != 0) {
+    /* The start: the run there, or its first keyframe shown (present() reads the newest). */
+    const bool at_start = step == 0 || (r->tl.view == 0 && run_timeline_on(r));
+    if (!built || !at_start) {
         snprintf(msg, msglen,
                  "export: this run's halos are fields, which SWIFT runs as bodies: they are sampled into bodies at "
                  "the start of a built run only (%s); or start it with live halos (--halo live, the panel's live halo "
@@ -153,7 +155,9 @@ int run_export(Run *r, const char *dir, const SimParams *p, char *msg, size_t ms
     built_from.n = b->n - halos->count;
     built_from.seed = r->info.seed;
     Bodies live;
-    if (scene_sample_halos(&built_from, b, halos, &live, msg, msglen) != 0) return -1;
+    if (scene_sample_halos(&built_from, &r->first, halos, &live, msg, msglen) != 0) return -1;
+    b = &r->first;
+    time = 0;
     snprintf(what, sizeof what, "a Starburst run at its start, its %d halo fields sampled into %d bodies", halos->count,
              live.n - (b->n - halos->count));
     const int rc = export_state(dir, &live, &r->info.scene, p->dt, p->softening, time, 0, 0, what, msg, msglen);

@@ -47,6 +47,7 @@ else
 fi
 
 # Open the Scene section; its box comes into view.
+wait_for "the Scene header to stay in place" steady Scene || abort "no Scene header standing on screen"
 widget Scene
 move "$CX" "$CY"
 click 1
@@ -54,6 +55,7 @@ wait_for "the Scene section to open" has_widget live_halo || abort "no live halo
 
 # On, then R: live halos, N bodies of which most are dark; off, then R: fields again.
 for want in 1 0; do
+    wait_for "the live halo box to stay in place" steady live_halo || abort "no live halo box standing on screen"
     widget live_halo
     move "$(calc "int($X0 + 8)")" "$CY"
     click 1
@@ -80,13 +82,13 @@ wait_for "the pause" value_is paused 1 || fail "space: paused $(rv paused)"
 shot plain.png
 key d
 wait_for "D to show the halos" value_is show_halo 1 || fail "D: show_halo $(rv show_halo)"
+case "$(rv notice)" in *"ring holds half a halo's mass"*) ok "D says: $(rv notice)" ;; *) fail "D says '$(rv notice)'" ;; esac
 shot rings.png
 if [ -s rings.png ] && [ -s plain.png ] && "$checker" --lines rings.png plain.png 0.05; then
     ok "D draws the halo fields' rings"
 else
     fail "D: no rings drawn over the paused view"
 fi
-case "$(rv notice)" in *"ring holds half a halo's mass"*) ok "D says: $(rv notice)" ;; *) fail "D says '$(rv notice)'" ;; esac
 key d
 wait_for "D to hide them" value_is show_halo 0 || fail "D again: show_halo $(rv show_halo)"
 key space

@@ -137,6 +137,19 @@ widget() {
     CX=$(calc "int(($X0 + $X1) / 2)")
     CY=$(calc "int(($Y0 + $Y1) / 2)")
 }
+# Control NAME's box the same in two frames (b.txt the later): a click aimed at it lands on it. A
+# list that has just opened is laid out unseen in its first frame and placed in the next: a click
+# at the first frame's box missed the force list's entries and closed the list.
+box_of() { awk -v n="$1" '$1 == "widget" && $2 == n { print $3, $4, $5, $6; exit }' "$2"; }
+steady() {
+    local f was
+    snap a.txt
+    f=$(readout_value a.txt frame) was=$(box_of "$1" a.txt)
+    [ -n "$was" ] || return 1
+    await "the frame after $f" frame_at_least $((f + 1)) || return 1
+    snap b.txt
+    [ "$(box_of "$1" b.txt)" = "$was" ]
+}
 # Where the UI saw the mouse in the last frame is X, Y.
 mouse_is() { awk -v a="$(rv mouse_at)" -v x="$1" -v y="$2" 'BEGIN { split(a, m, " "); exit !(m[1] == x && m[2] == y) }'; }
 move() {

@@ -31,19 +31,6 @@ expect() {
     if wait_for "$key = $want" value_is "$key" "$want"; then ok "$what: $key = $want"; else fail "$what: $key is '$(rv "$key")', not $want"; fi
 }
 
-# Control NAME's box the same in two frames (b.txt the later): a click aimed at it lands on it. A
-# list that has just opened is laid out unseen in its first frame and placed in the next: a click
-# at the first frame's box missed the force list's entries and closed the list.
-box_of() { awk -v n="$1" '$1 == "widget" && $2 == n { print $3, $4, $5, $6; exit }' "$2"; }
-steady() {
-    local f was
-    snap a.txt
-    f=$(readout_value a.txt frame) was=$(box_of "$1" a.txt)
-    [ -n "$was" ] || return 1
-    await "the frame after $f" frame_at_least $((f + 1)) || return 1
-    snap b.txt
-    [ "$(box_of "$1" b.txt)" = "$was" ]
-}
 # Clicks control NAME: where it stays, the mouse over it (the UI sees it there), the press taken
 # (the readout counts it, and what the click did shows from that frame), a frame for its release.
 click() {

@@ -217,7 +217,7 @@ else
 fi
 # The round trip keeps the force method: the saved run's tree, opened by error, loads so and its
 # export opens so (it opened by the angle, alpha 0).
-"$app" --headless --backend cpu -n 512 --frames 1 --size 32x32 --quiet --force tree --save tree.tipsy &&
+"$app" --headless --backend cpu -n 512 --halo live --frames 1 --size 32x32 --quiet --force tree --save tree.tipsy &&
     "$app" export --swift tree-export --load tree.tipsy >/dev/null 2>&1
 loaded=$("$app" --headless --backend cpu --load tree.tipsy --frames 1 --size 32x32 2>&1 | grep -o "tree, [a-z]* [0-9.]*")
 opened=$("$app" --headless --backend cpu --open tree-export/ics.hdf5 --force tree --frames 1 --size 32x32 2>&1 |
