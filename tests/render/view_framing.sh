@@ -156,8 +156,7 @@ printf '[Far pair]\nscene = collision\nseparation = 45\npericentre = 3\n' >far.i
 case $backend in cpu) pace=50 ;; *) pace=2 ;; esac
 readout=$PWD/pair.readout
 rm -f "$readout"
-# 256 stars: about as many as 1,024 bodies drew with live halos, the count the spread's bound was
-# measured with (five times as many stars crowd the far view's cores: 0.66 of the nearness).
+# 256 stars: about as many as 1,024 bodies drew with live halos.
 STARBURST_READOUT=$readout "$app" --backend "$backend" -n 256 --presets far.ini --preset "Far pair" \
     --steps-per-frame $pace --size 1280x720 >pair.log 2>&1 &
 pid=$!
@@ -206,11 +205,13 @@ if closer 2.5; then ok "followed in: camera distance $d0, then $(rv camera_dista
 else fail "not followed in: camera distance $d0, then $(rv camera_distance) at $(rv time_text)"; fi
 if [ "$jumps" -eq 0 ]; then ok "the distance never moved out over $samples samples"; else fail "the distance moved out $jumps times in $samples samples"; fi
 echo "closer: $said1"
-# Drawn larger with the view: the spread grown by no less than 0.7 of the view's nearness (1.8
-# and more). It grows somewhat less than the view (0.85-0.92 of it, CPU, loaded): the light of a
-# far view's crowded core counts for less, its stars' sprites overlapping.
+# Drawn larger with the view: the spread grown by no less than 0.6 of the view's nearness (1.8
+# and more); drawn at a fixed size it would grow by none of it, 0.45 of the nearness at 2.2. It
+# grows less than the view: the light of a far view's crowded core counts for less, its stars'
+# sprites overlapping, and the disks in halo fields stay compact (0.66 and 0.67 of it, CPU,
+# loaded; 0.85-0.92 with live halos, whose bodies heat the disks).
 if [ -n "$s0" ] && [ -n "$s1" ] && awk -v a="$s1" -v b="$s0" -v d0="$d0" -v d1="$d1" \
-    'BEGIN { exit !(a / b >= 0.7 * d0 / d1) }'; then
+    'BEGIN { exit !(a / b >= 0.6 * d0 / d1) }'; then
     ok "the larger galaxy spreads $s1 px, $s0 px at the start, the view $(awk -v a="$d0" -v b="$d1" 'BEGIN { printf "%.2f", a / b }') times closer"
 else
     fail "the larger galaxy spreads '$s1' px, '$s0' px at the start, the camera at distance '${d1:-}' from $d0"
