@@ -332,8 +332,8 @@ double option_fit_value(const OptionSpec *s, double v, double least)
     return v;
 }
 
-/* "6.25e-05", "1024": a value as a note gives it back. */
-static void value_text(double v, char *buf, size_t len) { snprintf(buf, len, "%.6g", v); }
+/* "6.25e-05", "1024", "1048576": a value as a note gives it back, a whole one in all its digits. */
+static void value_text(double v, bool whole, char *buf, size_t len) { snprintf(buf, len, whole ? "%.0f" : "%.6g", v); }
 
 int option_fit(const OptionSpec *s, const Units *u, const char *name, const char *text, double least, double *out,
                char *note, size_t len)
@@ -356,7 +356,7 @@ int option_fit(const OptionSpec *s, const Units *u, const char *name, const char
     char range[96], given[64], set[32], model[64] = "";
     range_words(&p, range, sizeof range);
     params_quote(text, given, sizeof given);
-    value_text(fitted, set, sizeof set);
+    value_text(fitted, p.whole, set, sizeof set);
     /* A value with its unit says what it is in the run's units. */
     if (had_unit) snprintf(model, sizeof model, " (%s%s%s)", set, p.unit[0] ? " " : "", p.unit);
     *out = fitted;
