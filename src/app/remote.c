@@ -2,13 +2,17 @@
  * (src/serve/serve_msg.h) become the requests the panel and the keys raise: a value goes through
  * the panel's typed-value path (app_take_typed: the parameter table's range, the run's units, the
  * same message), a key through the window's (app_press_key), a drag and the wheel through the
- * mouse's (app_orbit, app_pan, app_zoom). The frame goes to the server as the screenshot reads it,
- * and the readout as one JSON object a frame. */
+ * mouse's (app_orbit, app_pan, app_zoom), a choice of the panel's (force, colour, scene, N, seed,
+ * halo, preset, the timeline's slider) onto the controls and actions that choice sets there. The
+ * frame goes to the server as the screenshot reads it; the readout (remote_status.c) as one JSON
+ * object a frame. */
 #include <GL/glew.h>
 #include <GLFW/glfw3.h>
 
-#include <math.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -16,6 +20,7 @@
 #include "render/capture.h"
 #include "serve/serve.h"
 #include "util/clock.h"
+#include "util/params.h"
 
 /* The loop's most frames a second while served (headless has no vsync to pace it). */
 #define SERVE_FPS 60
@@ -38,6 +43,11 @@ int app_remote_start(App *a, const AppOptions *o)
             o->public_view ? " (--public-view: no token needed)" : "");
     return 0;
 }
+
+_Static_assert((int)SERVE_FORCE_AUTO == (int)UI_FORCE_AUTO && (int)SERVE_FORCE_DIRECT == (int)UI_FORCE_DIRECT &&
+                   (int)SERVE_FORCE_TREE == (int)UI_FORCE_TREE && (int)SERVE_FORCE_FMM == (int)UI_FORCE_FMM &&
+                   (int)SERVE_FORCE_COUNT == (int)UI_FORCE_COUNT,
+               "the page's force methods are numbered as the panel's");
 
 static const UiField field_of[SERVE_FIELD_COUNT] = {
     [SERVE_FIELD_DT] = UI_FIELD_DT,
@@ -87,6 +97,143 @@ static void remote_set(App *a, const ServeCommand *c)
     serve_reply(a->remote.serve, c->page, rc >= 0, a->msg.notice_at != before ? a->msg.notice : "");
 }
 
+/* An answer to the page: ok, or a refusal that changed nothing; a line of text or none. */
+static void remote_reply(App *a, const ServeCommand *c, bool ok, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void remote_reply(App *a, const ServeCommand *c, bool ok, const char *fmt, ...)
+{
+    char text[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    serve_reply(a->remote.serve, c->page, ok, text);
+}
+
+/* The one of names[count] spelt name, or -1; "a, b, c" in list for the refusal. */
+static int remote_choice(const char *const *names, int count, const char *name, char *list, size_t len)
+{
+    size_t at = 0;
+    list[0] = '\0';
+    int found = -1;
+    for (int k = 0; k < count; k++) {
+        if (found < 0 && names[k] && strcmp(names[k], name) == 0) found = k;
+        if (at < len) {
+            const int n = snprintf(list + at, len - at, "%s%s", k ? ", " : "", names[k] ? names[k] : "?");
+            if (n > 0) at += (size_t)n;
+        }
+    }
+    return found;
+}
+
+/* The force combo: auto, direct, tree, and the fmm where the panel offers it (the CPU backend). */
+static void remote_force(App *a, const ServeCommand *c)
+{
+    UiModel *u = &a->ui;
+    const int f = c->msg.choice;
+    if (f == UI_FORCE_FMM && u->readout.cuda) {
+        remote_reply(a, c, false, "force fmm: the fast multipole method is the CPU backend's (--backend cpu); on the "
+                                  "GPU the tree is faster at every accuracy measured");
+        return;
+    }
+    if (f != u->controls.force) {
+        u->actions.force_wanted = f;
+        u->actions.apply_force = true;
+    }
+    remote_reply(a, c, true, "%s", "");
+}
+
+/* The colour combo, the scene combo and the halo box: the panel's controls set, the scene's on
+ * the next reset. */
+static void remote_name(App *a, const ServeCommand *c)
+{
+    UiModel *u = &a->ui;
+    const bool color = c->msg.verb == SERVE_COLOR;
+    char list[300];
+    const int k = color ? remote_choice(u->names.color, u->names.color_count, c->msg.value, list, sizeof list)
+                        : remote_choice(u->names.scene, u->names.scene_count, c->msg.value, list, sizeof list);
+    if (k < 0) {
+        remote_reply(a, c, false, "%s: '%s' is not a %s: %s", serve_verb_name(c->msg.verb), c->msg.value,
+                     color ? "colour mode" : "built-in scene", list);
+        return;
+    }
+    if (color) {
+        u->controls.color_mode = k;
+        remote_reply(a, c, true, "%s", "");
+    } else {
+        u->controls.scene = k;
+        remote_reply(a, c, true, "scene %s: applied on reset (R)", c->msg.value);
+    }
+}
+
+static void remote_halo(App *a, const ServeCommand *c)
+{
+    a->ui.controls.live_halo = c->msg.choice == SERVE_HALO_LIVE;
+    remote_reply(a, c, true, "halo %s: applied on reset (R)", serve_halo_name((ServeHalo)c->msg.choice));
+}
+
+/* The Scene section's bodies and seed, read as a typed value is (option_fit) and brought into the
+ * panel's ranges as its fields bring them: N in ranges.bodies (the parameter table's, as far as a
+ * hand goes), the seed from 0. */
+static void remote_whole(App *a, const ServeCommand *c)
+{
+    UiControls *ctl = &a->ui.controls;
+    const bool bodies = c->msg.verb == SERVE_BODIES;
+    const UiIntRange r = bodies ? a->ui.ranges.bodies : (UiIntRange){0, INT_MAX};
+    const OptionSpec spec = {.kind = OPTION_NUMBER, .min = r.lo, .max = r.hi, .whole = true};
+    double v;
+    char note[400];
+    const char *name = serve_verb_name(c->msg.verb);
+    if (option_fit(&spec, NULL, name, c->msg.value, r.lo, &v, note, sizeof note) < 0) {
+        remote_reply(a, c, false, "%s; %s stays %d", note, name, bodies ? ctl->n : ctl->seed);
+        return;
+    }
+    *(bodies ? &ctl->n : &ctl->seed) = (int)v;
+    if (note[0]) remote_reply(a, c, true, "%s (applied on reset: R)", note);
+    else remote_reply(a, c, true, "%s %d: applied on reset (R)", name, (int)v);
+}
+
+/* The preset combo: a preset's name, or its index in the list the status gives. */
+static void remote_preset(App *a, const ServeCommand *c)
+{
+    UiModel *u = &a->ui;
+    const char *text = c->msg.value;
+    const int count = u->readout.preset_count;
+    int i = -1;
+    for (int k = 0; k < count && i < 0; k++)
+        if (strcmp(u->readout.preset_names[k], text) == 0) i = k;
+    if (i < 0 && strspn(text, "0123456789") == strlen(text) && strlen(text) <= 9) {
+        i = (int)strtol(text, NULL, 10);
+        if (i >= count) i = -1;
+    }
+    if (i < 0) {
+        if (count == 0) remote_reply(a, c, false, "preset '%s': this run offers no presets", text);
+        else remote_reply(a, c, false, "preset '%s' is neither a preset's name nor an index from 0 to %d", text, count - 1);
+        return;
+    }
+    u->controls.preset = i;
+    u->actions.apply_preset = true;
+    remote_reply(a, c, true, "%s", "");
+}
+
+/* The timeline's slider: shown where it is, at two keyframes and more. */
+static void remote_timeline(App *a, const ServeCommand *c)
+{
+    UiModel *u = &a->ui;
+    const int k = c->msg.choice, count = u->readout.timeline_count;
+    if (count < 2) {
+        remote_reply(a, c, false, "timeline seek %d: %s", k, count == 0 ? u->readout.timeline_text : "one keyframe kept so far");
+        return;
+    }
+    if (k >= count) {
+        remote_reply(a, c, false, "timeline seek %d: the timeline holds keyframes 0 to %d", k, count - 1);
+        return;
+    }
+    u->actions.timeline_seek = true;
+    u->actions.timeline_to = k;
+    remote_reply(a, c, true, "%s", "");
+}
+
 static void remote_do(App *a, const ServeCommand *c)
 {
     const ServeMsg *m = &c->msg;
@@ -96,6 +243,15 @@ static void remote_do(App *a, const ServeCommand *c)
     case SERVE_ORBIT: app_orbit(a, (float)m->x, (float)m->y); break;
     case SERVE_PAN: app_pan(a, (float)m->x, (float)m->y, 1.0f); break;
     case SERVE_ZOOM: app_zoom(a, (float)m->x); break;
+    case SERVE_FORCE: remote_force(a, c); break;
+    case SERVE_COLOR:
+    case SERVE_SCENE: remote_name(a, c); break;
+    case SERVE_BODIES:
+    case SERVE_SEED: remote_whole(a, c); break;
+    case SERVE_HALO: remote_halo(a, c); break;
+    case SERVE_PRESET: remote_preset(a, c); break;
+    case SERVE_TIMELINE: remote_timeline(a, c); break;
+    case SERVE_VERB_END: break;
     }
 }
 
@@ -115,54 +271,6 @@ void app_remote_frame(App *a)
     if (!rgb) return;
     capture_read(render_context_framebuffer(a->ctx), w, h, rgb);
     serve_frame_submit(a->remote.serve);
-}
-
-/* "name":[lo,hi] */
-static int range_json(char *buf, size_t len, const char *name, double lo, double hi)
-{
-    return snprintf(buf, len, "\"%s\":[%.9g,%.9g]", name, lo, hi);
-}
-
-void app_remote_status(App *a)
-{
-    if (!a->remote.serve) return;
-    if (a->msg.notice_at != a->remote.notice_at) {
-        a->remote.notice_at = a->msg.notice_at;
-        a->remote.notice_id++;
-    }
-    const UiModel *u = &a->ui;
-    const UiReadout *r = &u->readout;
-    const UiControls *c = &u->controls;
-    const UiRanges *g = &u->ranges;
-    const ServeStats st = serve_stats(a->remote.serve);
-    char method[200], method_json[220], time_text[100], notice[300], alarm[300], encoder[100], backend[64], ranges[400];
-    app_method_name(a, method, sizeof method);
-    int at = 0;
-    at += range_json(ranges + at, sizeof ranges - (size_t)at, "dt", g->dt.lo, g->dt.hi);
-    ranges[at++] = ',';
-    at += range_json(ranges + at, sizeof ranges - (size_t)at, "softening", g->softening.lo, g->softening.hi);
-    ranges[at++] = ',';
-    at += range_json(ranges + at, sizeof ranges - (size_t)at, "damping", g->damping.lo, g->damping.hi);
-    ranges[at++] = ',';
-    range_json(ranges + at, sizeof ranges - (size_t)at, "steps", g->steps_per_frame.lo, g->steps_per_frame.hi);
-    const double myr = run_info(a->run)->scene.units.myr;
-    char json[4096];
-    snprintf(json, sizeof json,
-             "{\"type\":\"status\",\"frame\":%d,\"step\":%lld,\"time\":%.9g,\"myr\":%.9g,\"time_text\":%s,"
-             "\"energy_valid\":%s,\"energy\":%.6g,\"bodies\":%d,\"halos\":%d,\"fps\":%.4g,\"steps_per_s\":%.4g,"
-             "\"method\":%s,\"backend\":%s,\"paused\":%s,\"dt\":%.9g,\"softening\":%.9g,\"damping\":%.9g,"
-             "\"theta\":%.9g,\"steps\":%d,\"ranges\":{%s},\"undo\":%d,\"redo\":%d,\"notice_id\":%d,\"notice\":%s,"
-             "\"alarm\":%s,\"encoder\":%s,\"encode_ms\":%.4g,\"frame_bytes\":%.0f,\"pages\":%d}",
-             a->loop.frame, run_step(a->run), run_time(a->run), myr > 0 ? run_time(a->run) * myr : 0,
-             serve_json_text(r->time_text, time_text, sizeof time_text), r->energy_valid ? "true" : "false",
-             r->energy_valid && isfinite(r->energy_error) ? r->energy_error : 0, r->bodies, r->field_halos, r->fps,
-             r->steps_per_s, serve_json_text(method, method_json, sizeof method_json),
-             serve_json_text(r->backend ? r->backend : "", backend, sizeof backend), c->paused ? "true" : "false",
-             (double)c->dt, (double)c->softening, (double)c->damping, (double)c->theta, c->steps_per_frame, ranges,
-             r->undo_depth, r->redo_depth, a->remote.notice_id, serve_json_text(a->msg.notice, notice, sizeof notice),
-             serve_json_text(a->msg.alarm, alarm, sizeof alarm), serve_json_text(st.encoder, encoder, sizeof encoder),
-             st.encode_ms, st.bytes, st.pages);
-    serve_status(a->remote.serve, json);
 }
 
 /* Headless frames come as fast as the run steps: served, no faster than a screen shows them. */

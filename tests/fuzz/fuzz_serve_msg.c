@@ -2,8 +2,9 @@
  * is cut into pieces (its first byte says where) and put together by serve_collect as the server
  * does, each whole message then read. It must refuse or accept, never crash or read out of bounds;
  * a refusal always says why in one line; what it accepts is a message it formats and reads back the
- * same. Built with clang's -fsanitize=fuzzer (`make fuzz FUZZ_TARGET=serve`), and with replay.c into
- * a test that feeds it every file in tests/fuzz/regressions-serve. */
+ * same, every verb's words in range (a preset's name trimmed, at most SERVE_NAME_MAX). Built with
+ * clang's -fsanitize=fuzzer (`make fuzz FUZZ_TARGET=serve`), and with replay.c into a test that
+ * feeds it every file in tests/fuzz/regressions-serve. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,15 +24,23 @@ static void check_message(const char *buf, size_t len)
         if (!err[0] || strchr(err, '\n') || memcmp(&m, &before, sizeof m) != 0) abort();
         return;
     }
-    if (m.verb < SERVE_SET || m.verb > SERVE_ZOOM || m.field >= SERVE_FIELD_COUNT || m.key >= SERVE_KEY_COUNT) abort();
-    if (strlen(m.value) > SERVE_VALUE_MAX || !isfinite(m.x) || !isfinite(m.y) || fabs(m.x) > SERVE_MOVE_MAX ||
-        fabs(m.y) > SERVE_MOVE_MAX)
+    if (m.verb < SERVE_SET || m.verb >= SERVE_VERB_END || m.field >= SERVE_FIELD_COUNT || m.key >= SERVE_KEY_COUNT)
         abort();
+    const bool named = m.verb == SERVE_PRESET;
+    if (strlen(m.value) > (named ? SERVE_NAME_MAX : SERVE_VALUE_MAX) || !isfinite(m.x) || !isfinite(m.y) ||
+        fabs(m.x) > SERVE_MOVE_MAX || fabs(m.y) > SERVE_MOVE_MAX)
+        abort();
+    if ((m.verb == SERVE_FORCE && (m.choice < 0 || m.choice >= SERVE_FORCE_COUNT)) ||
+        (m.verb == SERVE_HALO && (m.choice < 0 || m.choice >= SERVE_HALO_COUNT)) ||
+        (m.verb == SERVE_TIMELINE && (m.choice < 0 || m.choice > SERVE_KEYFRAME_MAX)))
+        abort();
+    if (named && (m.value[0] == ' ' || m.value[0] == '\0' || m.value[strlen(m.value) - 1] == ' ')) abort();
     serve_msg_format(&m, text, sizeof text);
     if (serve_msg_read(text, strlen(text), &again, err, sizeof err) != 0 || again.verb != m.verb) abort();
-    if (m.verb == SERVE_SET && (again.field != m.field || strcmp(again.value, m.value) != 0)) abort();
+    if (again.field != m.field || strcmp(again.value, m.value) != 0 || again.choice != m.choice) abort();
     if (m.verb == SERVE_KEY && again.key != m.key) abort();
-    if (m.verb >= SERVE_ORBIT && (again.x != m.x || again.y != m.y)) abort();
+    if ((m.verb == SERVE_ORBIT || m.verb == SERVE_PAN || m.verb == SERVE_ZOOM) && (again.x != m.x || again.y != m.y))
+        abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,5 +1,6 @@
 /* The served page's message reader (src/serve/serve_msg.h) and the door's tokens: good messages
- * read as they were written, junk and oversize ones refused with one line and *out untouched,
+ * read as they were written (the panel's verbs too: force, color, scene, bodies, seed, halo,
+ * preset, timeline), junk and oversize ones refused with one line and *out untouched,
  * messages in pieces put together, the rest of a long one dropped, and tokens compared whole. */
 #include <math.h>
 #include <setjmp.h>
@@ -159,6 +160,103 @@ static void test_half_messages(void **state)
     assert_int_equal(c.len, 5);
 }
 
+/* The panel's verbs: each good form read and read back from its own text; each bad one refused
+ * with its line; each value one character too long refused for its length. */
+static void test_panel_verbs(void **state)
+{
+    ServeMsg m;
+    char err[300], again[SERVE_MSG_MAX + 64];
+    assert_int_equal(read_text("force tree", &m, err, sizeof err), 0);
+    assert_true(m.verb == SERVE_FORCE && m.choice == SERVE_FORCE_TREE);
+    for (int f = 0; f < SERVE_FORCE_COUNT; f++) {
+        char text[40];
+        snprintf(text, sizeof text, "force %s", serve_force_name((ServeForce)f));
+        assert_int_equal(read_text(text, &m, err, sizeof err), 0);
+        assert_int_equal(m.choice, f);
+        assert_string_equal(serve_msg_format(&m, again, sizeof again), text);
+    }
+    assert_int_equal(read_text("halo live", &m, err, sizeof err), 0);
+    assert_true(m.verb == SERVE_HALO && m.choice == SERVE_HALO_LIVE);
+    assert_int_equal(read_text("halo field", &m, err, sizeof err), 0);
+    assert_int_equal(m.choice, SERVE_HALO_FIELD);
+    assert_int_equal(read_text("timeline seek 12", &m, err, sizeof err), 0);
+    assert_true(m.verb == SERVE_TIMELINE && m.choice == 12);
+    assert_int_equal(read_text("timeline seek 999999999", &m, err, sizeof err), 0);
+    assert_int_equal(m.choice, SERVE_KEYFRAME_MAX);
+    /* Words the app checks against its own names: taken here as written. */
+    static const struct {
+        const char *text;
+        ServeVerb verb;
+        const char *value;
+    } words[] = {
+        {"color speed", SERVE_COLOR, "speed"},   {"scene tipsy-collide", SERVE_SCENE, "tipsy-collide"},
+        {"scene my_scene", SERVE_SCENE, "my_scene"}, {"bodies 4096", SERVE_BODIES, "4096"},
+        {"bodies 1e4", SERVE_BODIES, "1e4"},     {"seed 7", SERVE_SEED, "7"},
+        {"preset 3", SERVE_PRESET, "3"},         {"preset Spiral disk", SERVE_PRESET, "Spiral disk"},
+        {"preset   The Antennae (NGC 4038/9) ", SERVE_PRESET, "The Antennae (NGC 4038/9)"},
+        {"preset Milky Way + Andromeda (Gaia)", SERVE_PRESET, "Milky Way + Andromeda (Gaia)"},
+    };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        assert_int_equal(read_text(words[i].text, &m, err, sizeof err), 0);
+        assert_int_equal(m.verb, words[i].verb);
+        assert_string_equal(m.value, words[i].value);
+        ServeMsg back;
+        assert_int_equal(read_text(serve_msg_format(&m, again, sizeof again), &back, err, sizeof err), 0);
+        assert_true(back.verb == m.verb && !strcmp(back.value, m.value));
+    }
+    static const struct {
+        const char *text, *says;
+    } bad[] = {
+        {"force warp", "'warp' is not a force method: auto, direct, tree, fmm"},
+        {"force", "force takes 1 word after it: force auto|direct|tree|fmm"},
+        {"force tree fmm", "force takes 1 word"},
+        {"halo dark", "'dark' is not a halo: field, live"},
+        {"color", "color takes 1 word"},
+        {"scene dis;k", "holds ';'"},
+        {"scene a/b", "holds '/'"},
+        {"bodies 4_096", "holds '_'"},
+        {"bodies 1 2", "bodies takes 1 word"},
+        {"seed", "seed takes 1 word"},
+        {"preset", "preset takes a preset's name or its index"},
+        {"preset    ", "preset takes a preset's name or its index"},
+        {"timeline seek -1", "'-1' is not a keyframe"},
+        {"timeline seek 1e3", "'1e3' is not a keyframe"},
+        {"timeline seek 1000000000", "is not a keyframe: a whole number from 0 to 999999999"},
+        {"timeline play 3", "'play' is not what it does: timeline seek K"},
+        {"timeline seek", "timeline takes 2 words"},
+        {"timeline", "timeline takes 2 words"},
+        {"forces tree", "unknown verb 'forces'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ServeMsg kept = {.verb = SERVE_ZOOM, .x = 7};
+        char line[300] = "";
+        assert_int_equal(read_text(bad[i].text, &kept, line, sizeof line), -1);
+        if (!strstr(line, bad[i].says)) fail_msg("'%s': said '%s', not '%s'", bad[i].text, line, bad[i].says);
+        assert_null(strchr(line, '\n'));
+        assert_true(kept.verb == SERVE_ZOOM && kept.x == 7);
+    }
+    /* The longest of each: taken; one more character: refused for its length. */
+    static const char *const verbs[] = {"color", "scene", "bodies", "seed"};
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+        char text[120];
+        snprintf(text, sizeof text, "%s %0*d", verbs[i], SERVE_VALUE_MAX, 1);
+        assert_int_equal(read_text(text, &m, err, sizeof err), 0);
+        assert_int_equal(strlen(m.value), SERVE_VALUE_MAX);
+        snprintf(text, sizeof text, "%s %0*d", verbs[i], SERVE_VALUE_MAX + 1, 1);
+        assert_int_equal(read_text(text, &m, err, sizeof err), -1);
+        if (!strstr(err, "characters: the most is 48")) fail_msg("'%s': said '%s'", text, err);
+    }
+    char name[SERVE_NAME_MAX + 16];
+    snprintf(name, sizeof name, "preset %0*d", SERVE_NAME_MAX, 1);
+    assert_int_equal(read_text(name, &m, err, sizeof err), 0);
+    assert_int_equal(strlen(m.value), SERVE_NAME_MAX);
+    snprintf(name, sizeof name, "preset %0*d", SERVE_NAME_MAX + 1, 1);
+    assert_int_equal(read_text(name, &m, err, sizeof err), -1);
+    assert_non_null(strstr(err, "a name of 64 characters: the most is 63"));
+    /* Every verb has its name. */
+    for (int v = SERVE_SET; v < SERVE_VERB_END; v++) assert_string_not_equal(serve_verb_name((ServeVerb)v), "?");
+}
+
 static void test_tokens(void **state)
 {
     char a[SERVE_TOKEN_LEN + 1], b[SERVE_TOKEN_LEN + 1], err[200];
@@ -188,7 +286,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_messages), cmocka_unit_test(test_junk), cmocka_unit_test(test_oversize),
-        cmocka_unit_test(test_half_messages), cmocka_unit_test(test_tokens),
+        cmocka_unit_test(test_half_messages), cmocka_unit_test(test_panel_verbs), cmocka_unit_test(test_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
