@@ -11,7 +11,7 @@
   // What the page has seen, for a person and for the test that drives it.
   const page = {
     role: null, status: null, open: false, closed: false,
-    received: 0, drawn: 0, badFrames: 0, delivered: 0, replies: [],
+    received: 0, drawn: 0, badFrames: 0, delivered: 0, replies: [], sent: [],
   };
   window.starburst = page;
   let socket = null;
@@ -19,6 +19,8 @@
   function send(text) {
     if (!socket || socket.readyState !== WebSocket.OPEN) return false;
     socket.send(text);
+    page.sent.push(text);
+    if (page.sent.length > 50) page.sent.shift();
     return true;
   }
   page.send = send;
@@ -73,6 +75,7 @@
       `N ${s.bodies}${s.halos ? ` stars + ${s.halos} halo fields` : ''}`,
       `frames/s delivered ${page.delivered.toFixed(1)} (server ${fmt(s.fps, 3)} frames/s)`,
       `method ${s.method} (${s.backend})`,
+      `force ${s.force}${s.force_running && s.force !== s.force_running ? ` (runs ${s.force_running})` : ''}  colour ${s.color}`,
       `dt ${fmt(s.dt)}  softening ${fmt(s.softening)}  damping ${fmt(s.damping)}  steps/frame ${s.steps}`,
       s.paused ? 'paused' : 'running',
     ];
@@ -89,18 +92,74 @@
     const [lo, hi] = range;
     const f = pos / 1000;
     const v = input.dataset.scale === 'log' && lo > 0 ? lo * Math.pow(hi / lo, f) : lo + f * (hi - lo);
-    return input.id === 'steps' ? Math.round(v) : Number(v.toPrecision(4));
+    return input.dataset.whole ? Math.round(v) : Number(v.toPrecision(4));
   }
-  const sliders = ['dt', 'softening', 'damping', 'steps'].map((id) => $(id));
-  const touched = {}; // when the person last moved each slider: the server's value waits a moment
+  const sliders = ['dt', 'softening', 'damping', 'steps', 'theta', 'alpha', 'point_size', 'exposure'].map((id) => $(id));
+  const typed = [...document.querySelectorAll('input.typed')];
+  const touched = {}; // when the person last changed each control: the server's value waits a moment
+  // A control follows the server once the person has left it a moment: a field being typed into,
+  // not until it is left.
+  const settled = (id) => performance.now() - (touched[id] || 0) > 600 &&
+    !(document.activeElement === $(id) && (id.endsWith('-value') || $(id).type === 'number'));
+
+  // A select's options as the server names them; rebuilt only when the names change.
+  function fillSelect(select, names, none) {
+    const want = (none ? [none] : []).concat(names);
+    const have = [...select.options].map((o) => o.textContent);
+    if (have.length === want.length && have.every((t, i) => t === want[i])) return;
+    select.textContent = '';
+    want.forEach((name, i) => {
+      const o = document.createElement('option');
+      o.textContent = name;
+      o.value = none ? String(i - 1) : name;
+      select.appendChild(o);
+    });
+  }
+  function follow(id, value) {
+    if (settled(id)) $(id).value = value;
+  }
+
   function showControls(s) {
     for (const input of sliders) {
       const field = input.dataset.field, range = s.ranges[field];
       if (!range) continue;
-      $(`${field}-value`).textContent = fmt(s[field]);
-      if (performance.now() - (touched[field] || 0) > 600) input.value = toSlider(input, s[field], range);
+      const v = field === 'alpha' && !(s.alpha > 0) ? s.alpha_kept : s[field];
+      if (settled(`${field}-value`)) $(`${field}-value`).value = fmt(s[field]);
+      if (settled(field)) input.value = toSlider(input, v, range);
     }
     $('pause').textContent = s.paused ? 'Resume' : 'Pause';
+    // The force combo: what was asked, what runs; the fmm is the CPU backend's, as in the panel.
+    fillSelect($('force'), s.forces || []);
+    for (const o of $('force').options) o.disabled = o.value === 'fmm' && s.cuda;
+    follow('force', s.force);
+    $('force-running').textContent = s.force_running ? `runs ${s.force_running}` : '';
+    // theta and alpha act on the tree and the fmm alone; theta waits while the tree opens by error.
+    const byError = s.alpha > 0;
+    $('theta').disabled = $('theta-value').disabled = !s.tree || (byError && !s.fmm);
+    $('alpha').disabled = $('alpha-value').disabled = !s.tree || !byError;
+    $('by-error').disabled = !s.tree;
+    if (settled('by-error')) $('by-error').checked = byError;
+    fillSelect($('color'), s.colors || []);
+    follow('color', s.color);
+    if (s.next) {
+      fillSelect($('scene'), s.scenes || []);
+      follow('scene', s.next.scene);
+      if (s.ranges.bodies) [$('bodies').min, $('bodies').max] = s.ranges.bodies;
+      follow('bodies', s.next.bodies);
+      follow('seed', s.next.seed);
+      if (settled('live-halo')) $('live-halo').checked = s.next.halo === 'live';
+    }
+    fillSelect($('preset'), s.presets || [], '(none)');
+    follow('preset', String(s.preset));
+    // The timeline's slider, under the view as in the window: at two keyframes and more.
+    const tl = s.timeline || {count: 0, shown: -1, text: ''};
+    $('timeline-text').textContent = tl.text;
+    $('timeline').disabled = !drives() || tl.count < 2;
+    // Its ends and handle follow the run only while the person leaves it: a drag keeps its scale.
+    if (settled('timeline') && !scrubbing) {
+      $('timeline').max = Math.max(0, tl.count - 1);
+      $('timeline').value = tl.shown >= 0 ? tl.shown : Math.max(0, tl.count - 1);
+    }
   }
 
   let noticeId = -1;
@@ -128,6 +187,7 @@
       $('role').textContent = drives() ? 'Driving: the controls change the run.'
         : 'Watching: the page with the driver\'s token changes the run.';
       $('controls').disabled = !drives();
+      $('timeline').disabled = !drives();
     } else if (m.type === 'reply') {
       page.replies.push(m);
       if (page.replies.length > 50) page.replies.shift();
@@ -149,18 +209,23 @@
     socket.onmessage = (e) => (typeof e.data === 'string' ? onText(e.data) : onFrame(e.data));
   }
 
-  // ---- what the person does: each sent at most once an animation frame, the newest kept
+  // ---- what the person does: each sent at most once every 16 ms, the newest kept; sent(), where
+  // given, is told once its message went. A timer, not an animation frame: a tab that is not shown
+  // gets none of those, and a driver's page in a tab behind another still drives.
   const queued = new Map();
   let flushing = false;
-  function queue(key, text) {
-    queued.set(key, text);
+  function queue(key, text, sent) {
+    queued.set(key, {text, sent});
     if (!flushing) {
       flushing = true;
-      requestAnimationFrame(() => {
+      setTimeout(() => {
         flushing = false;
-        for (const t of queued.values()) send(t);
+        for (const q of queued.values()) {
+          send(q.text);
+          if (q.sent) q.sent();
+        }
         queued.clear();
-      });
+      }, 16);
     }
   }
 
@@ -172,7 +237,7 @@
     input.addEventListener('input', () => {
       if (!drives() || !page.status) return;
       touched[field] = performance.now();
-      $(`${field}-value`).textContent = fmt(value());
+      $(`${field}-value`).value = fmt(value());
     });
     input.addEventListener('change', () => {
       if (!drives() || !page.status) return;
@@ -180,6 +245,43 @@
       queue(`set ${field}`, `set ${field} ${value()}`);
     });
   }
+  // A value typed beside a slider, sent with Enter as the panel's ctrl+click field takes it: the
+  // server reads it (a unit such as 200pc included) and brings it into the range.
+  for (const box of typed) {
+    const field = box.dataset.field;
+    box.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') { box.blur(); return; }
+      if (e.key !== 'Enter' || !drives()) return;
+      const text = box.value.trim().replace(/\s+/g, '');
+      if (text) send(`set ${field} ${text}`);
+      touched[`${field}-value`] = performance.now();
+      box.blur();
+    });
+  }
+  // Each choice of the panel, as one message.
+  const onChange = (id, message) => $(id).addEventListener('change', () => {
+    if (!drives() || !page.status) return;
+    touched[id] = performance.now();
+    const text = message($(id));
+    if (text) send(text);
+  });
+  onChange('force', (e) => `force ${e.value}`);
+  onChange('by-error', (e) => `set alpha ${e.checked ? page.status.alpha_kept : 0}`);
+  onChange('color', (e) => `color ${e.value}`);
+  onChange('scene', (e) => `scene ${e.value}`);
+  onChange('bodies', (e) => (e.value.trim() ? `bodies ${e.value.trim()}` : null));
+  onChange('seed', (e) => (e.value.trim() ? `seed ${e.value.trim()}` : null));
+  onChange('live-halo', (e) => `halo ${e.checked ? 'live' : 'field'}`);
+  onChange('preset', (e) => (Number(e.value) >= 0 ? `preset ${e.value}` : null));
+  // The timeline's slider shows each keyframe it passes, as the window's does.
+  let scrubbing = false;
+  $('timeline').addEventListener('pointerdown', () => { scrubbing = true; });
+  for (const end of ['pointerup', 'pointercancel', 'change']) $('timeline').addEventListener(end, () => { scrubbing = false; });
+  $('timeline').addEventListener('input', () => {
+    if (!drives()) return;
+    touched.timeline = performance.now();
+    queue('timeline', `timeline seek ${$('timeline').value}`);
+  });
 
   function sendKey(name) {
     if (drives()) send(`key ${name}`);
@@ -195,7 +297,7 @@
     r: 'r', R: 'r', a: 'a', A: 'a', m: 'm', M: 'm', d: 'd', D: 'd', g: 'g', G: 'g', t: 't', T: 't'};
   document.addEventListener('keydown', (e) => {
     const t = e.target;
-    if (t && (t.tagName === 'TEXTAREA' || (t.tagName === 'INPUT' && t.type !== 'range'))) return;
+    if (t && (t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || (t.tagName === 'INPUT' && t.type !== 'range'))) return;
     let name = null;
     const k = e.key;
     if (e.ctrlKey && (k === 'z' || k === 'Z')) name = e.shiftKey ? 'ctrl+shift+z' : 'ctrl+z';
@@ -238,9 +340,9 @@
     drag.dx += (e.clientX - was.x) * scale();
     drag.dy += (e.clientY - was.y) * scale();
     const verb = drag.pan ? 'pan' : 'orbit';
-    queue('camera', `${verb} ${drag.dx.toFixed(2)} ${drag.dy.toFixed(2)}`);
     // What is queued is the sum since the last send: it starts again once sent.
-    requestAnimationFrame(() => { if (drag) { drag.dx = 0; drag.dy = 0; } });
+    const moved = drag;
+    queue('camera', `${verb} ${drag.dx.toFixed(2)} ${drag.dy.toFixed(2)}`, () => { moved.dx = 0; moved.dy = 0; });
   });
   const up = (e) => {
     pointers.delete(e.pointerId);
@@ -252,8 +354,7 @@
   let turns = 0;
   function zoomBy(t) {
     turns = Math.max(-20, Math.min(20, turns + t));
-    queue('zoom', `zoom ${turns.toFixed(3)}`);
-    requestAnimationFrame(() => { turns = 0; });
+    queue('zoom', `zoom ${turns.toFixed(3)}`, () => { turns = 0; });
   }
   canvas.addEventListener('wheel', (e) => {
     e.preventDefault();

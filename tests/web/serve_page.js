@@ -3,7 +3,12 @@
 // checked with check_image), its dt and softening sliders dragged by the mouse and its keys pressed
 // change the run (read back from the page's readout, then from the save SIGINT writes); a page with
 // the view token cannot drive; junk, messages too long, cut short or never finished, and wrong doors
-// leave the server running and its save whole. Every wait is for a condition, with a deadline.
+// leave the server running and its save whole. Then the rest of the panel, used as a person uses it
+// (a force chosen from its list, values typed beside the sliders, the colour, a scene and its N and
+// seed with Reset, a preset, the timeline scrubbed and space to resume), each read back from the
+// status the page gets and from the app's own readout file (STARBURST_READOUT); and the panel's
+// messages with bad values refused, one line each, nothing changed. Every wait is for a condition,
+// with a deadline.
 // usage: node serve_page.js STARBURST CHECK_IMAGE CHROMIUM OUT_DIR
 'use strict';
 const {spawn, execFileSync} = require('child_process');
@@ -93,9 +98,10 @@ const near = (a, b) => Math.abs(a - b) <= 2e-3 * Math.max(Math.abs(a), Math.abs(
 // Drags a slider's thumb by the mouse, from where its value puts it, by a fraction of its width.
 async function dragSlider(page, id, by) {
   const box = await page.eval(`(() => { const e = document.getElementById('${id}'); e.scrollIntoView();
-    const r = e.getBoundingClientRect(); return {x: r.left, y: r.top + r.height / 2, w: r.width, v: Number(e.value)}; })()`);
+    const r = e.getBoundingClientRect(); return {x: r.left, y: r.top + r.height / 2, w: r.width,
+    f: (Number(e.value) - Number(e.min)) / Math.max(1, Number(e.max) - Number(e.min))}; })()`);
   const thumb = 8; // half the thumb: its centre runs from thumb to w - thumb
-  const from = box.x + thumb + (box.w - 2 * thumb) * box.v / 1000;
+  const from = box.x + thumb + (box.w - 2 * thumb) * box.f;
   const to = Math.max(box.x + thumb, Math.min(box.x + box.w - thumb, from + by * box.w));
   const mouse = (type, x) => page.call('Input.dispatchMouseEvent', {type, x, y: box.y, button: 'left', buttons: type === 'mouseReleased' ? 0 : 1, clickCount: 1});
   await mouse('mouseMoved', from);
@@ -107,6 +113,65 @@ async function dragSlider(page, id, by) {
 async function key(page, k, code, vk, modifiers = 0) {
   await page.call('Input.dispatchKeyEvent', {type: 'keyDown', key: k, code, windowsVirtualKeyCode: vk, modifiers, text: k === ' ' ? ' ' : undefined});
   await page.call('Input.dispatchKeyEvent', {type: 'keyUp', key: k, code, windowsVirtualKeyCode: vk, modifiers});
+}
+
+// A click on an element's middle, by the mouse.
+async function click(page, id) {
+  const at = await page.eval(`(() => { const e = document.getElementById('${id}'); e.scrollIntoView({block: 'center'});
+    const r = e.getBoundingClientRect(); const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const at = document.elementFromPoint(x, y); return {x, y, at: at && (at.id || at.tagName)}; })()`);
+  for (const type of ['mouseMoved', 'mousePressed', 'mouseReleased'])
+    await page.call('Input.dispatchMouseEvent', {type, x: at.x, y: at.y, button: 'left', buttons: type === 'mousePressed' ? 1 : 0, clickCount: 1});
+}
+
+// A choice from a list as the keyboard makes it: the list given the focus (as Tab gives it; a
+// click would open its popup, which headless Chromium keeps open over the next click), then Down
+// or Up until the option whose text is `text` is chosen (each move is a change the page sends).
+async function choose(page, id, text) {
+  await page.eval(`document.getElementById('${id}').focus()`);
+  const where = () => page.eval(`(() => { const e = document.getElementById('${id}');
+    return {at: e.selectedIndex, want: [...e.options].findIndex((o) => o.textContent === ${JSON.stringify(text)})}; })()`);
+  for (let i = 0; i < 64; i++) {
+    const {at, want} = await where();
+    if (want < 0) throw new Error(`#${id} offers no '${text}'`);
+    if (at === want) {
+      // Enter takes the choice, closing the popup where the arrows opened one.
+      await page.call('Input.dispatchKeyEvent', {type: 'keyDown', key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, text: '\r'});
+      await page.call('Input.dispatchKeyEvent', {type: 'keyUp', key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13});
+      return;
+    }
+    if (want > at) await key(page, 'ArrowDown', 'ArrowDown', 40);
+    else await key(page, 'ArrowUp', 'ArrowUp', 38);
+  }
+  throw new Error(`#${id}: '${text}' not reached by the arrow keys`);
+}
+
+// Text typed into a field as a person types it: clicked, all of it selected, the text, Enter.
+async function type(page, id, text) {
+  await click(page, id);
+  const focused = await page.eval('document.activeElement && document.activeElement.id');
+  if (focused !== id) {
+    const dbg = await page.eval(`(() => { const e = document.getElementById('${id}'); const r = e.getBoundingClientRect();
+      const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2); return JSON.stringify({r, at: at && (at.id || at.tagName), y: scrollY}); })()`);
+    throw new Error(`a click on #${id} gave the focus to #${focused}: ${dbg}`);
+  }
+  await page.call('Input.dispatchKeyEvent', {type: 'keyDown', key: 'a', code: 'KeyA', windowsVirtualKeyCode: 65, modifiers: 2, commands: ['selectAll']});
+  await page.call('Input.dispatchKeyEvent', {type: 'keyUp', key: 'a', code: 'KeyA', windowsVirtualKeyCode: 65, modifiers: 2});
+  await page.call('Input.insertText', {text});
+  await page.call('Input.dispatchKeyEvent', {type: 'keyDown', key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13, text: '\r'});
+  await page.call('Input.dispatchKeyEvent', {type: 'keyUp', key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13});
+}
+
+// The app's own readout (STARBURST_READOUT): "key value" a line.
+function appReadout(file) {
+  let text = '';
+  try { text = fs.readFileSync(file, 'utf8'); } catch (e) { return {}; }
+  const r = {};
+  for (const line of text.split('\n')) {
+    const at = line.indexOf(' ');
+    if (at > 0) r[line.slice(0, at)] = line.slice(at + 1);
+  }
+  return r;
 }
 
 // A raw client at the WebSocket's door with the given token and Origin: 'open' or why not.
@@ -124,8 +189,9 @@ async function main() {
   fs.mkdirSync(out, {recursive: true});
   const save = path.join(out, 'served.tipsy');
   for (const f of [save, `${save}.ini`]) fs.rmSync(f, {force: true});
+  const readoutFile = path.join(out, 'readout.txt');
   const server = spawn(app, ['serve', '--backend', 'cpu', '-n', '2048', '--size', '640x360', '--listen', '127.0.0.1:0', '--save', save],
-    {cwd: out, stdio: ['ignore', 'ignore', 'pipe']});
+    {cwd: out, stdio: ['ignore', 'ignore', 'pipe'], env: {...process.env, STARBURST_READOUT: readoutFile}});
   children.push(server);
   let log = '';
   server.stderr.on('data', (d) => { log += d; });
@@ -202,7 +268,10 @@ async function main() {
   const watch = await cdp.open(viewUrl);
   await until(async () => (await watch.eval('window.starburst && window.starburst.role')) === 'watch', 'the page to watch');
   await until(async () => (await watch.eval('window.starburst.drawn')) >= 3, "the watcher's frames");
-  check(await watch.eval("document.getElementById('controls').disabled"), "the watcher's controls are off");
+  check(await watch.eval("document.getElementById('controls').disabled && document.getElementById('timeline').disabled"),
+    "the watcher's controls and timeline are off");
+  check(await watch.eval("(() => { const e = document.getElementById('force'); return e.matches(':disabled'); })()"),
+    "the watcher's force list is off with them");
   await watch.eval("window.starburst.send('set dt 0.001')");
   const refusal = await until(() => watch.eval("window.starburst.replies.find((r) => !r.ok)"), 'a refusal');
   check(/watches/.test(refusal.text), `the watcher's dt refused: ${refusal.text}`);
@@ -247,6 +316,9 @@ async function main() {
   half.destroy();
   raw.destroy();
 
+  await panelControls(drive, readoutFile);
+  await panelRefusals(drive, await connect(`ws://${host}/ws?token=${driveToken}`, {origin, protocol: 'starburst'}));
+
   // ---- SIGINT: the run saved as the window saves it
   const sent = await status(drive);
   server.kill('SIGINT');
@@ -254,7 +326,9 @@ async function main() {
   check(end.signal === 'SIGINT' && /interrupted by SIGINT: saved /.test(log), `SIGINT: ended by it, saved (${end.signal || end.code})`);
   const ini = fs.existsSync(`${save}.ini`) ? fs.readFileSync(`${save}.ini`, 'utf8') : '';
   const value = (k) => { const m = ini.match(new RegExp(`^${k} = (\\S+)$`, 'm')); return m ? Number(m[1]) : NaN; };
-  check(near(value('dt'), dt) && near(value('softening'), soft) && near(value('damping'), 0.999),
+  // The sliders' dt and softening, and the damping typed in pieces, gave way to the preset's own
+  // (the panel's section above): the save holds what the page showed last.
+  check(near(value('dt'), sent.dt) && near(value('softening'), sent.softening) && near(value('damping'), sent.damping),
     `the save holds dt ${value('dt')}, softening ${value('softening')}, damping ${value('damping')} (the page: ${sent.dt}, ${sent.softening}, ${sent.damping})`);
   try {
     execFileSync(app, ['--headless', '--backend', 'cpu', '--load', save, '--frames', '1', '--quiet'], {cwd: out, stdio: 'pipe'});
@@ -264,6 +338,106 @@ async function main() {
   }
   const served = log.match(/served \d+ frames.*/);
   if (served) console.log(served[0]);
+}
+
+// The rest of the panel, used on the page as a person uses it; each effect read from the status
+// the page gets and from the app's readout file.
+async function panelControls(drive, readoutFile) {
+  const app = () => appReadout(readoutFile);
+  // The force: the tree chosen from the list; the app runs it and says so.
+  await choose(drive, 'force', 'tree');
+  await until(async () => { const s = await status(drive); return s.force === 'tree' && s.force_running === 'tree'; }, 'force tree');
+  await until(() => app().force === 'tree' && app().force_choice === 'tree', "the app's readout: force tree");
+  check(/force tree\b/.test(await readout(drive)), 'force tree: the status, the app and the page\'s readout agree');
+  // By the angle: "by error" unticked (alpha 0), theta then typed beside its slider.
+  check(!(await drive.eval("document.getElementById('theta').disabled")) || (await status(drive)).alpha > 0, 'theta offered with the tree');
+  if ((await status(drive)).alpha > 0) {
+    await click(drive, 'by-error');
+    await until(async () => (await status(drive)).alpha === 0, '"by error" unticked: alpha 0');
+  }
+  await until(() => drive.eval("!document.getElementById('theta-value').disabled"), 'theta offered by the angle');
+  await type(drive, 'theta-value', '0.7');
+  await until(async () => near((await status(drive)).theta, 0.7), 'theta 0.7 typed');
+  await until(() => near(Number(app().theta), 0.7) && Number(app().alpha) === 0, "the app's readout: theta 0.7, alpha 0");
+  await until(async () => /tree, theta 0\.70/.test((await status(drive)).method), 'the method line: theta 0.70');
+  ok(`theta typed: ${(await status(drive)).method}`);
+  // A value the parameter table refuses: one line, theta as it was.
+  await type(drive, 'theta-value', 'abc');
+  const said = await until(async () => { const t = await drive.eval("document.getElementById('error').textContent"); return /abc/.test(t) && t; }, 'the page to say why abc is refused');
+  check(near((await status(drive)).theta, 0.7), `theta abc refused, theta stays: ${said}`);
+  // Above the parameter table's range: brought in, with the panel's words.
+  await type(drive, 'exposure-value', '5000');
+  await until(async () => (await status(drive)).exposure === 1000, 'exposure 5000 brought to 1000');
+  const fitted = await until(async () => { const t = await drive.eval("document.getElementById('notice').textContent"); return /exposure 5000/.test(t) && t; }, 'the page to say so');
+  check(/exposure 5000 is above the range .*: set to 1000$/.test(fitted), `exposure 5000: ${fitted}`);
+  await type(drive, 'exposure-value', '1.5');
+  await type(drive, 'point_size-value', '2.5');
+  await until(async () => { const s = await status(drive); return near(s.point_size, 2.5) && near(s.exposure, 1.5); }, 'point size 2.5, exposure 1.5');
+  await until(() => near(Number(app().point_size), 2.5) && near(Number(app().exposure), 1.5), "the app's readout: point size 2.5, exposure 1.5");
+  ok('point size and exposure typed');
+  // The colour mode.
+  await choose(drive, 'color', 'speed');
+  await until(async () => (await status(drive)).color === 'speed' && app().color_mode === '1', 'colour by speed');
+  ok('colour by speed');
+
+  // The scene section: disk, 1024 bodies, seed 5, live halos, then R on the view.
+  const before = await status(drive);
+  await choose(drive, 'scene', 'disk');
+  await type(drive, 'bodies', '1024');
+  await type(drive, 'seed', '5');
+  if (!(await drive.eval("document.getElementById('live-halo').checked"))) await click(drive, 'live-halo');
+  await until(async () => { const n = (await status(drive)).next; return n.scene === 'disk' && n.bodies === 1024 && n.seed === 5 && n.halo === 'live'; },
+    'the next scene: disk, 1024, seed 5, live');
+  check((await status(drive)).running.scene === before.running.scene, 'nothing built before the reset');
+  await click(drive, 'view');
+  await key(drive, 'r', 'KeyR', 82);
+  const built = await until(async () => { const s = await status(drive); return s.running.scene === 'disk' && s.running.seed === 5 && s.bodies === 1024 && s.halos === 0 && s; },
+    'R to build the disk of 1024 bodies, seed 5, live halo');
+  await until(() => app().bodies === '1024' && app().live_halo === '1' && app().field_halos === '0', "the app's readout: 1024 bodies, live halo");
+  ok(`R built it: ${built.notice}`);
+
+  // A preset from its list: its scene runs, the list shows it chosen.
+  await choose(drive, 'preset', 'Plummer sphere');
+  const preset = await until(async () => { const s = await status(drive); return s.presets[s.preset] === 'Plummer sphere' && s.running.scene === 'plummer' && s; },
+    'the Plummer sphere preset');
+  await until(() => Number(app().preset) === preset.preset, "the app's readout: the preset's index");
+  check(/Plummer sphere/.test(preset.notice), `the preset: ${preset.notice}`);
+
+  // The timeline: the run goes on to some keyframes, the slider dragged back, space resumes.
+  // The keys go to the view, as in the window; a list keeps its own while it has the focus.
+  await click(drive, 'view');
+  if ((await status(drive)).paused) await key(drive, ' ', 'Space', 32);
+  await until(async () => { const s = await status(drive); return !s.paused && s.timeline.count >= 20; }, 'twenty keyframes');
+  await dragSlider(drive, 'timeline', -0.5);
+  const shown = await until(async () => { const s = await status(drive); return s.timeline.shown >= 0 && s.paused && s; }, 'a past keyframe shown');
+  check(shown.timeline.shown < shown.timeline.count - 1 && /keyframe \d+\/\d+/.test(shown.timeline.text),
+    `scrubbed to keyframe ${shown.timeline.shown}: ${shown.timeline.text}`);
+  await until(() => Number(app().timeline_view) === shown.timeline.shown, "the app's readout: the keyframe shown");
+  check((await drive.eval("document.getElementById('timeline-text').textContent")) === shown.timeline.text ||
+    /keyframe/.test(await drive.eval("document.getElementById('timeline-text').textContent")), 'the page shows the timeline\'s line');
+  // Space resumes from the keyframe shown, as in the window: the run goes on from there.
+  await click(drive, 'view');
+  await key(drive, ' ', 'Space', 32);
+  await until(async () => { const s = await status(drive); return !s.paused && s.timeline.shown === -1 && s.step > shown.step; }, 'space to resume from it');
+  ok('space resumed the run from the keyframe shown');
+}
+
+// The panel's messages with bad values, from a client with the drive token: each refused with one
+// line, the controls as they were.
+async function panelRefusals(drive, raw) {
+  const replies = [];
+  raw.on('message', (d, binary) => { if (!binary && d.includes('"reply"')) replies.push(JSON.parse(d)); });
+  const was = await status(drive);
+  const bad = ['force warp', 'halo dark', 'scene nope', 'scene a/b', 'color none', 'bodies x', 'seed -', 'preset 999',
+    'preset No such preset', 'timeline seek 99999', 'timeline seek -1', 'timeline play', 'preset'];
+  for (const b of bad) raw.send(b);
+  await until(() => replies.length >= bad.length, 'an answer to each bad panel message');
+  check(replies.length === bad.length && replies.every((r) => !r.ok && r.text && !r.text.includes('\n')),
+    `each refused with one line: ${replies.map((r) => r.text).slice(0, 3).join(' / ')} ...`);
+  const now = await status(drive);
+  const same = (s) => JSON.stringify([s.force, s.color, s.next, s.preset, s.running]);
+  check(same(now) === same(was), `nothing changed: ${same(now)}`);
+  raw.destroy();
 }
 
 main().catch((e) => fail(e.message)).finally(() => {
