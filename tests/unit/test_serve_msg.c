@@ -57,12 +57,27 @@ static void test_good_messages(void **state)
     }
 }
 
-/* Each refused with a line that says what, and the message as it was before. */
+/* A message and what its refusal says. */
+typedef struct Refusal {
+    const char *text, *says;
+} Refusal;
+
+/* Each refused with one line that says what, and the message as it was before. */
+static void assert_refused(const Refusal *bad, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        ServeMsg m = {.verb = SERVE_ZOOM, .x = 7};
+        char err[300] = "";
+        assert_int_equal(read_text(bad[i].text, &m, err, sizeof err), -1);
+        if (!strstr(err, bad[i].says)) fail_msg("'%s': said '%s', not '%s'", bad[i].text, err, bad[i].says);
+        assert_null(strchr(err, '\n'));
+        assert_true(m.verb == SERVE_ZOOM && m.x == 7);
+    }
+}
+
 static void test_junk(void **state)
 {
-    static const struct {
-        const char *text, *says;
-    } bad[] = {
+    static const Refusal bad[] = {
         {"", "empty"},
         {"   ", "empty"},
         {"jump 1", "unknown verb 'jump'"},
@@ -82,14 +97,7 @@ static void test_junk(void **state)
         {"set\tdt 1", "0x09"},
         {"set dt 1\r", "0x0d"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        ServeMsg m = {.verb = SERVE_ZOOM, .x = 7};
-        char err[300] = "";
-        assert_int_equal(read_text(bad[i].text, &m, err, sizeof err), -1);
-        if (!strstr(err, bad[i].says)) fail_msg("'%s': said '%s', not '%s'", bad[i].text, err, bad[i].says);
-        assert_null(strchr(err, '\n'));
-        assert_true(m.verb == SERVE_ZOOM && m.x == 7);
-    }
+    assert_refused(bad, sizeof bad / sizeof bad[0]);
     /* A byte that is no ASCII, and a NUL inside the length given. */
     ServeMsg m;
     char err[300];
@@ -204,9 +212,7 @@ static void test_panel_verbs(void **state)
         assert_int_equal(read_text(serve_msg_format(&m, again, sizeof again), &back, err, sizeof err), 0);
         assert_true(back.verb == m.verb && !strcmp(back.value, m.value));
     }
-    static const struct {
-        const char *text, *says;
-    } bad[] = {
+    static const Refusal bad[] = {
         {"force warp", "'warp' is not a force method: auto, direct, tree, fmm"},
         {"force", "force takes 1 word after it: force auto|direct|tree|fmm"},
         {"force tree fmm", "force takes 1 word"},
@@ -227,14 +233,7 @@ static void test_panel_verbs(void **state)
         {"timeline", "timeline takes 2 words"},
         {"forces tree", "unknown verb 'forces'"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        ServeMsg kept = {.verb = SERVE_ZOOM, .x = 7};
-        char line[300] = "";
-        assert_int_equal(read_text(bad[i].text, &kept, line, sizeof line), -1);
-        if (!strstr(line, bad[i].says)) fail_msg("'%s': said '%s', not '%s'", bad[i].text, line, bad[i].says);
-        assert_null(strchr(line, '\n'));
-        assert_true(kept.verb == SERVE_ZOOM && kept.x == 7);
-    }
+    assert_refused(bad, sizeof bad / sizeof bad[0]);
     /* The longest of each: taken; one more character: refused for its length. */
     static const char *const verbs[] = {"color", "scene", "bodies", "seed"};
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
