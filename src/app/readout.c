@@ -69,6 +69,8 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
     atomic_file_printf(f, "preset %d\npresets %d\nundo_depth %d\nenergy_valid %d\nenergy_error %.9g\n", u->controls.preset,
             u->readout.preset_count, u->readout.undo_depth, u->readout.energy_valid, u->readout.energy_error);
     atomic_file_printf(f, "redo_depth %d\n", u->readout.redo_depth);
+    const int chosen = u->controls.preset;
+    put_text(f, "preset_name", chosen >= 0 && chosen < u->readout.preset_count ? u->readout.preset_names[chosen] : "");
     atomic_file_printf(f, "tree_overlay %d\ntree_levels %d\ntree_boxes %d\ntree_capped %d\n", u->controls.show_tree, u->controls.tree_levels,
                        r->tree_boxes, r->tree_capped);
     atomic_file_printf(f, "keys_pressed %d\nkeys_captured %d\nkeyboard_captured %d\nfocused %d\n", r->keys_pressed,
