@@ -213,7 +213,14 @@ static void app_write_readout(App *a)
     const Keyframes *keys = run_keyframes(a->run);
     double load_ms, capture_ms;
     run_timeline_costs(a->run, &load_ms, &capture_ms);
+    const RunSource *src = run_source(a->run);
+    const SceneEncounter built = scene_encounter(&src->scene);
     ReadoutState r = {
+        .encounter_built = !src->from_save && !src->from_series &&
+                           (run_info(a->run)->kind == SCENE_COLLISION || src->scene.kind == SCENE_TIPSY_COLLIDE),
+        .built_encounter = {.mass_ratio = built.mass_ratio, .pericentre = built.pericentre,
+                            .eccentricity = built.eccentricity, .inclination_a = built.inclination_a,
+                            .inclination_b = built.inclination_b},
         .frame = a->loop.frame,
         .time = run_time(a->run),
         .step = run_step(a->run),
@@ -464,6 +471,7 @@ static int app_start(App *a, AppOptions *opt)
 
     /* The timeline starts once the settings are made: its spacing is the steps a frame they set,
      * and a series' snapshots are read onto it once. */
+    app_show_encounter(a); /* the options' encounter, for the first build to take */
     if (app_build_run(a, err, sizeof err) != 0) {
         fprintf(stderr, "starburst: %s\n", err);
         return 1;

@@ -60,6 +60,14 @@ static Field field_of(App *a, int field)
     case UI_FIELD_EXPOSURE: return (Field){"exposure", PARAM_EXPOSURE, NULL, &c->exposure, NULL, r->exposure.lo};
     case UI_FIELD_CYCLE_SECONDS:
         return (Field){"cycle seconds", PARAM_COUNT, "--cycle", &c->cycle_seconds, NULL, r->cycle_seconds.lo};
+    case UI_FIELD_MASS_RATIO: return (Field){"mass ratio", PARAM_MASS_RATIO, NULL, &c->encounter.mass_ratio, NULL, r->mass_ratio.lo};
+    case UI_FIELD_PERICENTRE: return (Field){"pericentre", PARAM_PERICENTRE, NULL, &c->encounter.pericentre, NULL, r->pericentre.lo};
+    case UI_FIELD_ECCENTRICITY:
+        return (Field){"eccentricity", PARAM_ECCENTRICITY, NULL, &c->encounter.eccentricity, NULL, r->eccentricity.lo};
+    case UI_FIELD_INCLINATION_A:
+        return (Field){"inclination A", PARAM_INCLINATION_A, NULL, &c->encounter.inclination_a, NULL, r->inclination.lo};
+    case UI_FIELD_INCLINATION_B:
+        return (Field){"inclination B", PARAM_INCLINATION_B, NULL, &c->encounter.inclination_b, NULL, r->inclination.lo};
     case UI_FIELD_NONE:
     case UI_FIELD_COUNT: break;
     }
@@ -87,8 +95,25 @@ static void set_field(App *a, int field, const Field *f, double v)
     else *f->whole = (int)v;
 }
 
+Units app_encounter_units(const App *a)
+{
+    Units u = scene_units(SCENE_COLLISION);
+    const float scale = run_source(a->run)->scene.galaxy[0].disk_scale; /* a preset's own galaxy A */
+    if (scale > 0) u.kpc *= scale;
+    return u;
+}
+
+void app_show_encounter(App *a)
+{
+    const SceneEncounter e = scene_encounter(&run_source(a->run)->scene);
+    a->ui.controls.encounter = (UiEncounter){.mass_ratio = e.mass_ratio, .pericentre = e.pericentre,
+                                             .eccentricity = e.eccentricity, .inclination_a = e.inclination_a,
+                                             .inclination_b = e.inclination_b};
+}
+
 /* A value typed into the panel: read as the command line reads it (a time or length with its unit,
- * on the run's scale), brought into the table's range, and said where it was changed. */
+ * on the run's scale; the encounter's on the collision's, in A's disk scale lengths), brought into
+ * the table's range, and said where it was changed. */
 int app_take_typed(App *a)
 {
     UiActions *act = &a->ui.actions;
@@ -99,8 +124,8 @@ int app_take_typed(App *a)
     const OptionSpec spec = field_spec(&f);
     double v;
     char note[400];
-    const int rc = option_fit(&spec, &run_info(a->run)->scene.units, f.name, act->typed_text, f.least, &v, note,
-                              sizeof note);
+    const Units units = field >= UI_FIELD_MASS_RATIO ? app_encounter_units(a) : run_info(a->run)->scene.units;
+    const int rc = option_fit(&spec, &units, f.name, act->typed_text, f.least, &v, note, sizeof note);
     if (rc < 0) {
         app_notify(a, "%s; %s stays %g", note, f.name, field_value(&f));
         return -1;

@@ -55,11 +55,22 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
     atomic_file_printf(f, "paused %d\nsteps_per_frame %d\npoint_size %.9g\nexposure %.9g\ncolor_mode %d\n", u->controls.paused,
             u->controls.steps_per_frame, u->controls.point_size, u->controls.exposure, u->controls.color_mode);
     atomic_file_printf(f, "live_halo %d\n", u->controls.live_halo);
+    const UiEncounter *e = &u->controls.encounter, *b = &r->built_encounter;
+    atomic_file_printf(f, "mass_ratio %.9g\npericentre %.9g\neccentricity %.9g\ninclination_a %.9g\ninclination_b %.9g\n",
+                       e->mass_ratio, e->pericentre, e->eccentricity, e->inclination_a, e->inclination_b);
+    put_text(f, "pericentre_note", u->readout.pericentre_note);
+    atomic_file_printf(f, "encounter_built %d\n", r->encounter_built);
+    if (r->encounter_built)
+        atomic_file_printf(f, "built_mass_ratio %.9g\nbuilt_pericentre %.9g\nbuilt_eccentricity %.9g\n"
+                           "built_inclination_a %.9g\nbuilt_inclination_b %.9g\n",
+                           b->mass_ratio, b->pericentre, b->eccentricity, b->inclination_a, b->inclination_b);
     atomic_file_printf(f, "show_halo %d\nauto_rotate %d\nlecture %d\nvisible %d\ncycling %d\ncycle_seconds %.9g\n", u->controls.show_halo,
             u->controls.auto_rotate, u->controls.lecture, u->controls.visible, u->controls.cycling, u->controls.cycle_seconds);
     atomic_file_printf(f, "preset %d\npresets %d\nundo_depth %d\nenergy_valid %d\nenergy_error %.9g\n", u->controls.preset,
             u->readout.preset_count, u->readout.undo_depth, u->readout.energy_valid, u->readout.energy_error);
     atomic_file_printf(f, "redo_depth %d\n", u->readout.redo_depth);
+    const int chosen = u->controls.preset;
+    put_text(f, "preset_name", chosen >= 0 && chosen < u->readout.preset_count ? u->readout.preset_names[chosen] : "");
     atomic_file_printf(f, "tree_overlay %d\ntree_levels %d\ntree_boxes %d\ntree_capped %d\n", u->controls.show_tree, u->controls.tree_levels,
                        r->tree_boxes, r->tree_capped);
     atomic_file_printf(f, "keys_pressed %d\nkeys_captured %d\nkeyboard_captured %d\nfocused %d\n", r->keys_pressed,

@@ -32,6 +32,8 @@ typedef struct ReadoutState {
     bool tree_capped;  /* it draws fewer levels than asked: too many cells */
     const char *screenshot; /* the last screenshot written, or NULL */
     int series_reads;       /* snapshots of --open's series read from disk so far */
+    bool encounter_built;   /* the run is a collision built here: built_encounter is its encounter */
+    UiEncounter built_encounter;
     /* The run's timeline, besides what the UI model shows of it. */
     struct {
         long long spacing; /* steps between keyframes at least */

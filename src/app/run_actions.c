@@ -277,8 +277,30 @@ void app_run_built(App *a)
             app_say(a, "starburst: %s\n", a->msg.notice);
         }
     }
+    app_show_encounter(a); /* what was built, a preset's included */
     app_observe_restart(a);
     if (a->live.diverged_pause) a->ui.controls.paused = a->live.diverged_pause = false;
+}
+
+/* The panel's encounter handed to the next reset, where it builds two galaxies (the collision, or
+ * two copies of a TIPSY galaxy): checked first as the scene checks it, so that a pair the scene
+ * refuses ("the separation lies beyond the apocentre") leaves the source as it was. 0, or -1 with
+ * err. */
+static int app_choose_encounter(App *a, char *err, size_t errlen)
+{
+    const RunSource *src = run_source(a->run);
+    const UiControls *c = &a->ui.controls;
+    const SceneKind kind = src->scene.kind >= SCENE_TIPSY ? src->scene.kind : (SceneKind)c->scene;
+    if (src->from_save || src->from_series || (kind != SCENE_COLLISION && kind != SCENE_TIPSY_COLLIDE)) return 0;
+    const UiEncounter *u = &c->encounter;
+    const SceneEncounter e = {.mass_ratio = u->mass_ratio, .pericentre = u->pericentre, .eccentricity = u->eccentricity,
+                              .inclination_a = u->inclination_a, .inclination_b = u->inclination_b};
+    SceneDesc d = src->scene;
+    d.kind = kind;
+    scene_set_encounter(&d, &e);
+    if (scene_check(&d, err, errlen) != 0) return -1;
+    run_choose_encounter(a->run, &e);
+    return 0;
 }
 
 /* A scene of this many bodies takes seconds to build (1M about 3 s and 2M about 6 s on this
@@ -310,7 +332,7 @@ int app_build_run(App *a, char *err, size_t errlen)
         }
     }
     run_choose_halo(a->run, a->ui.controls.live_halo ? SCENE_HALO_LIVE : SCENE_HALO_FIELD);
-    const int rc = run_reset(a->run, (SceneKind)a->ui.controls.scene, n, (uint64_t)a->ui.controls.seed, kernel, err,
+    const int rc = app_choose_encounter(a, err, errlen) != 0 ? -1 : run_reset(a->run, (SceneKind)a->ui.controls.scene, n, (uint64_t)a->ui.controls.seed, kernel, err,
                              errlen);
     if (say) {
         if (win) glfwSetWindowTitle(win, "Starburst");
@@ -373,6 +395,30 @@ void app_take_back(App *a, int before)
     app_run_back(a, &s);
 }
 
+/* After a reset that built another encounter than before: what it is, on the console and on
+ * screen (in place of the reset's line: the encounter is what the student changed). */
+static void app_say_encounter(App *a, const SceneEncounter *was, int left)
+{
+    const RunSource *src = run_source(a->run);
+    const SceneEncounter now = scene_encounter(&src->scene);
+    const SceneKind kind = run_info(a->run)->kind;
+    if (src->from_save || src->from_series || (kind != SCENE_COLLISION && src->scene.kind != SCENE_TIPSY_COLLIDE) ||
+        memcmp(&now, was, sizeof now) == 0)
+        return;
+    const Units u = app_encounter_units(a);
+    char peri[48] = "";
+    if (units_physical(&u)) {
+        char kpc[32];
+        snprintf(peri, sizeof peri, " (%s)", units_format_length(&u, now.pericentre, kpc, sizeof kpc));
+    }
+    char line[300];
+    snprintf(line, sizeof line, "the encounter: mass ratio %.3g, pericentre %.3g%s, eccentricity %.3g, disks tilted "
+             "%.0f and %.0f deg", (double)now.mass_ratio, (double)now.pericentre, peri, (double)now.eccentricity,
+             (double)now.inclination_a, (double)now.inclination_b);
+    app_notify(a, "Reset: %s%s", line, app_left_note(a, left));
+    app_say(a, "starburst: %s\n", a->msg.notice);
+}
+
 /* R or the Reset button: the scene again, keeping the parameters the user set; the run it
  * replaces kept for ctrl+Z. */
 void app_handle_reset(App *a)
@@ -381,9 +427,12 @@ void app_handle_reset(App *a)
     const SimParams kept = app_ui_params(a);
     const int scene = (int)run_info(a->run)->kind, n = run_info(a->run)->n;
     const int left = run_left_count(a->run);
+    const SceneEncounter was = scene_encounter(&run_source(a->run)->scene);
+    const UiEncounter asked = a->ui.controls.encounter;
     app_leave_run(a);
     if (app_reset(a, err, sizeof err) != 0) {
         app_take_back(a, left);
+        a->ui.controls.encounter = asked; /* to mend, not to type again */
         app_notify(a, "Reset failed: %s", err);
         fprintf(stderr, "starburst: %s\n", a->msg.notice);
         return;
@@ -404,6 +453,7 @@ void app_handle_reset(App *a)
                    app_bodies_word(a, app_bodies_shown(a)), a->ui.readout.backend, text,
                    app_left_note(a, left));
     }
+    app_say_encounter(a, &was, left);
 }
 
 /* The force combo: the method changes at once; a refusal (no room on the GPU for the tree) keeps

@@ -50,6 +50,7 @@ void ui_names_fill(UiModel *m)
     /* The scenes a reset builds from nothing: the TIPSY ones need a file. */
     n->scene_count = SCENE_TIPSY;
     for (int k = 0; k < SCENE_TIPSY; k++) n->scene[k] = scene_name((SceneKind)k);
+    n->scene_encounter = SCENE_COLLISION;
     n->color_count = COLOR_MODE_COUNT;
     for (int c = 0; c < COLOR_MODE_COUNT; c++) n->color[c] = renderer_color_mode_name((ColorMode)c);
 
@@ -67,6 +68,11 @@ void ui_names_fill(UiModel *m)
         .point_size = slider(PARAM_POINT_SIZE, 0.25, 8.0),
         .exposure = slider(PARAM_EXPOSURE, 0.05, 20.0),
         .cycle_seconds = {5.0f, 300.0f},
+        /* The encounter's: a grazing pass to one far out, a head-on fall to a fly-by. */
+        .mass_ratio = slider(PARAM_MASS_RATIO, params_get(PARAM_MASS_RATIO)->min, params_get(PARAM_MASS_RATIO)->max),
+        .pericentre = slider(PARAM_PERICENTRE, 0.1, 20.0),
+        .eccentricity = slider(PARAM_ECCENTRICITY, 0.2, 5.0),
+        .inclination = slider(PARAM_INCLINATION_A, -180.0, 180.0),
         .widest_by_error = NBODY_TREE_REL_THETA,
     };
 }

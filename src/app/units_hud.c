@@ -76,6 +76,10 @@ void app_show_units(App *a)
     const Units *u = &run_info(a->run)->scene.units;
     const double t = m->readout.sim_time;
     char a_[32], b_[32];
+    /* The encounter's pericentre on the scale of the collision the panel builds, whatever runs now. */
+    const Units pu = app_encounter_units(a);
+    snprintf(m->readout.pericentre_note, sizeof m->readout.pericentre_note, "%s",
+             units_physical(&pu) ? units_format_length(&pu, m->controls.encounter.pericentre, a_, sizeof a_) : "");
     if (!units_physical(u)) {
         snprintf(m->readout.time_text, sizeof m->readout.time_text, "t %.3f", t);
         m->readout.orbit_text[0] = m->readout.dt_note[0] = m->readout.softening_note[0] = '\0';

@@ -290,6 +290,10 @@ void app_set_alpha(App *a, float alpha);
 int app_take_typed(App *a);
 /* Every control the panel sets brought into the table's range, with a notice for each that was not. */
 void app_check_controls(App *a);
+/* The scale the encounter's lengths are read on: the collision's, in galaxy A's disk scale lengths. */
+Units app_encounter_units(const App *a);
+/* The panel's encounter set to what the run's source builds (its defaults filled). */
+void app_show_encounter(App *a);
 
 /* ui_names.c: how force method f opens its cells under p: "alpha 0.0005" for the tree by error,
  * else "theta 0.40". */

@@ -448,6 +448,7 @@ int run_set_force(Run *r, SimForce f, char *err, size_t errlen)
 
 void run_choose_force(Run *r, SimForce f) { r->source.force = f; }
 void run_choose_halo(Run *r, SceneHalo h) { r->source.scene.halo = h; }
+void run_choose_encounter(Run *r, const SceneEncounter *e) { scene_set_encounter(&r->source.scene, e); }
 
 int run_set_kernel(Run *r, SimKernel k, int threads_per_body, int block_size, char *err, size_t errlen)
 {

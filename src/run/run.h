@@ -85,6 +85,8 @@ void run_destroy(Run *r);
 void run_set_backend(Run *r, SimBackend b);
 /* How the next reset builds a galaxy's halo (scene.h), where its scene has one. */
 void run_choose_halo(Run *r, SceneHalo h);
+/* The encounter the next reset builds, where its scene is a collision of two galaxies. */
+void run_choose_encounter(Run *r, const SceneEncounter *e);
 /* What the next reset builds (run_reset_to also goes back to the source before it on failure). */
 void run_choose(Run *r, const RunSource *s);
 const RunSource *run_source(const Run *r);

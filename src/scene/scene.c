@@ -1081,8 +1081,13 @@ static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen)
     }
     if (d->mass_ratio == 0) d->mass_ratio = (float)params_get(PARAM_MASS_RATIO)->fallback;
     if (d->pericentre == 0) d->pericentre = (float)params_get(PARAM_PERICENTRE)->fallback;
-    if (d->separation == 0)
+    if (d->eccentricity == 0) d->eccentricity = (float)params_get(PARAM_ECCENTRICITY)->fallback;
+    if (d->separation == 0) {
         d->separation = d->kind == SCENE_COLLISION ? halos_apart(d) : (float)params_get(PARAM_SEPARATION)->fallback;
+        /* A bound orbit whose apocentre lies nearer starts there: the farthest the pair goes. */
+        const double apocentre = d->pericentre * (1.0 + (double)d->eccentricity) / (1.0 - d->eccentricity);
+        if (two && d->eccentricity < 1 && apocentre < d->separation) d->separation = (float)apocentre;
+    }
     if (d->inclination_b == 0 && !(d->set & SCENE_SET_INCLINATION_B))
         d->inclination_b = (float)params_get(PARAM_INCLINATION_B)->fallback;
     if (d->halo_mass_factor == 0) d->halo_mass_factor = 1;
@@ -1092,7 +1097,6 @@ static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen)
     }
     if (!scene_has_halos(d->kind)) d->halo = SCENE_HALO_DEFAULT;
     else if (d->halo == SCENE_HALO_DEFAULT) d->halo = SCENE_HALO_LIVE;
-    if (d->eccentricity == 0) d->eccentricity = (float)params_get(PARAM_ECCENTRICITY)->fallback;
     /* The ranges are the parameter table's, which the command line and the presets read too. */
     const struct {
         ParamId id;
@@ -1135,6 +1139,32 @@ int scene_check(const SceneDesc *desc, char *err, size_t errlen)
 {
     SceneDesc d;
     return resolve(desc, &d, err, errlen);
+}
+
+SceneEncounter scene_encounter(const SceneDesc *desc)
+{
+    SceneDesc d = *desc;
+    d.kind = SCENE_COLLISION; /* the defaults a collision fills */
+    const float ratio = d.mass_ratio, pericentre = d.pericentre, eccentricity = d.eccentricity;
+    return (SceneEncounter){
+        .mass_ratio = ratio > 0 ? ratio : (float)params_get(PARAM_MASS_RATIO)->fallback,
+        .pericentre = pericentre > 0 ? pericentre : (float)params_get(PARAM_PERICENTRE)->fallback,
+        .eccentricity = eccentricity > 0 ? eccentricity : (float)params_get(PARAM_ECCENTRICITY)->fallback,
+        .inclination_a = d.inclination_a,
+        .inclination_b = d.inclination_b == 0 && !(d.set & SCENE_SET_INCLINATION_B)
+                             ? (float)params_get(PARAM_INCLINATION_B)->fallback
+                             : d.inclination_b,
+    };
+}
+
+void scene_set_encounter(SceneDesc *d, const SceneEncounter *e)
+{
+    d->mass_ratio = e->mass_ratio;
+    d->pericentre = e->pericentre;
+    d->eccentricity = e->eccentricity;
+    d->inclination_a = e->inclination_a;
+    d->inclination_b = e->inclination_b;
+    d->set |= SCENE_SET_INCLINATION_B;
 }
 
 /* The seed of galaxy g's sampled halo: the run's, set apart from the build's own stream. */

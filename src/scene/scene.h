@@ -44,7 +44,8 @@ typedef enum SceneHalo {
 /* Chandrasekhar's Coulomb logarithm of the field halos' friction, set against live halos at 1M
  * bodies on the GPU (docs/GALAXIES.md, "Halos as fields"): with 0.8 the default collision's second
  * pericentre and merger come within 2 % of the live runs' (3 seeds each), the minor merger's
- * within 0 % and 11 %; 0.7 and 1 fall outside 15 % on one or the other. */
+ * within 0 % and 11 %; 0.7 and 1 fall outside 15 % on one or the other. Not for every orbit: the
+ * Mice (pericentre 2) merge 17-19 % late with it and the Antennae (4.8) 29-34 % early. */
 #define SCENE_HALO_LN_LAMBDA 0.8f
 
 /* One galaxy's make-up in model units (G = 1; galaxy A's default disk has mass 1 and scale
@@ -76,7 +77,7 @@ typedef struct SceneDesc {
     float pericentre;       /* collision: in disk scale lengths of A, default 3, up to separation */
     float separation;       /* collision: initial distance in scale lengths, 0.5 to 1000; default: the
                                halos' edges 2 scale lengths apart (26 for the default galaxies),
-                               16 for tipsy-collide */
+                               16 for tipsy-collide, or a bound orbit's apocentre where nearer */
     float inclination_a;    /* collision: tilt of disk A to the orbital plane, degrees, default 0 */
     float inclination_b;    /* collision: degrees, default 60 unless SCENE_SET_INCLINATION_B */
     float eccentricity;     /* collision: of the orbit, default 1 (a parabola), 0.05 to 20: below 1
@@ -117,6 +118,18 @@ int scene_build(const SceneDesc *desc, Bodies *out, SceneInfo *info, char *err, 
  * that run bodies alone take for the run. 0, or -1 with one line in err. */
 int scene_sample_halos(const SceneDesc *desc, const Bodies *b, const SimHalos *halos, Bodies *out, char *err,
                        size_t errlen);
+
+/* A collision's encounter as the panel sets it: the orbit (B's mass over A's, pericentre in A's disk
+ * scale lengths, eccentricity) and each disk's tilt to the orbital plane in degrees. */
+typedef struct SceneEncounter {
+    float mass_ratio, pericentre, eccentricity;
+    float inclination_a, inclination_b;
+} SceneEncounter;
+
+/* d's encounter, its zero fields as a collision fills them (the parameter table's defaults). */
+SceneEncounter scene_encounter(const SceneDesc *d);
+/* Sets d's encounter to e (an inclination of 0 is meant); the rest of d is kept. */
+void scene_set_encounter(SceneDesc *d, const SceneEncounter *e);
 
 /* Whether scene_build takes desc, without building it: its ranges (util/params.c's table) and how
  * its orbit's lengths go together. 0, or -1 with scene_build's line in err. */

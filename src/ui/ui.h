@@ -1,6 +1,6 @@
 /* On-screen controls and HUD: a C API over Dear ImGui. ui_imgui.cpp is the bridge (ImGui's
  * context, input and frame) and draws the panel; hud.cpp the HUD in its normal and lecture layouts,
- * ladder.cpp the kernel ladder's bars and launch shape, widgets.cpp the controls of our own and the
+ * ladder.cpp the kernel ladder's bars and launch shape, scene_panel.cpp the Scene section, widgets.cpp the controls of our own and the
  * readout of where they sit, format.cpp numbers as the HUD writes them, scalebar.cpp the scale bar
  * over the view, timeline.cpp the run's timeline under it. The UI includes no other module: the app owns a UiModel and fills in the names,
  * ranges and what it shows (UiReadout), in the UI's own types (src/app/ui_names.c; the physical
@@ -41,6 +41,7 @@ typedef struct UiNames {
     const char *force[UI_FORCE_COUNT];   /* by UiForce */
     const char *scene[UI_CHOICES_MAX];   /* the built-in scenes, by SceneKind */
     int scene_count;
+    int scene_encounter;                 /* the built-in scene of two galaxies: its encounter is set */
     const char *color[UI_CHOICES_MAX];   /* the colour modes, by ColorMode */
     int color_count;
 } UiNames;
@@ -58,6 +59,7 @@ typedef struct UiRanges {
     UiRange dt, softening, damping, theta, alpha;
     UiIntRange steps_per_frame, bodies;
     UiRange point_size, exposure, cycle_seconds;
+    UiRange mass_ratio, pericentre, eccentricity, inclination; /* the encounter's */
     float widest_by_error; /* the tree's widest opening angle while it opens by error */
 } UiRanges;
 
@@ -73,6 +75,12 @@ typedef enum UiField {
     UI_FIELD_POINT_SIZE,
     UI_FIELD_EXPOSURE,
     UI_FIELD_CYCLE_SECONDS,
+    /* The encounter's, applied on reset. */
+    UI_FIELD_MASS_RATIO,
+    UI_FIELD_PERICENTRE,
+    UI_FIELD_ECCENTRICITY,
+    UI_FIELD_INCLINATION_A,
+    UI_FIELD_INCLINATION_B,
     UI_FIELD_COUNT
 } UiField;
 
@@ -140,6 +148,13 @@ typedef struct UiWidget {
 /* The deepest level of tree cells the overlay draws. */
 #define UI_TREE_LEVELS_MAX 8
 
+/* A collision's encounter: B's mass over A's, the pericentre in A's disk scale lengths (model
+ * lengths), the eccentricity of the orbit, each disk's tilt to the orbital plane in degrees. */
+typedef struct UiEncounter {
+    float mass_ratio, pericentre, eccentricity;
+    float inclination_a, inclination_b;
+} UiEncounter;
+
 /* What the panel sets: edited in place by the UI, read by the app once a frame. */
 typedef struct UiControls {
     float dt, softening, damping;
@@ -165,6 +180,7 @@ typedef struct UiControls {
     int n;
     int seed;
     bool live_halo;       /* the galaxies' halos as bodies (live), else as fields (every body a star) */
+    UiEncounter encounter; /* where the scene is names.scene_encounter; a preset selected fills it */
     /* Presets: the one in use, or -1; cycling through them. */
     int preset;
     bool cycling;         /* C: step through the presets every cycle_seconds */
@@ -250,6 +266,7 @@ typedef struct UiReadout {
     char time_text[64];   /* "t 120 Myr (10.78)"; "t 10.000" where the run has no physical scale */
     char orbit_text[160]; /* "rotation 250 Myr at R½   pericentre in 80 Myr"; "" = none */
     char dt_note[32], softening_note[32]; /* the sliders' values in physical units, "0.16 Myr"; "" = none */
+    char pericentre_note[32]; /* the encounter's pericentre in kpc, "7.8 kpc"; "" = none */
     double view_height_kpc; /* the view's height at the camera's target, in kpc; 0 = no scale bar */
     /* One model energy in erg, momentum in Msun km/s, angular momentum in Msun kpc km/s, for
      * Diagnostics; 0 = model units only. */

@@ -377,25 +377,7 @@ static void ladder_section(UiModel *m)
 static void scene_section(UiModel *m)
 {
     if (!section(m, "Scene (applied on reset)", "Scene")) return;
-    const UiNames *names = &m->names;
-    if (ImGui::BeginCombo("scene", ui_name(names->scene, names->scene_count, m->controls.scene))) {
-        for (int k = 0; k < names->scene_count; k++)
-            if (ImGui::Selectable(ui_name(names->scene, names->scene_count, k), k == m->controls.scene)) m->controls.scene = k;
-        ImGui::EndCombo();
-    }
-    ui_note_widget(m, "scene", true);
-    if (ImGui::InputInt("bodies", &m->controls.n, 1024, 16384)) {
-        if (m->controls.n < m->ranges.bodies.lo) m->controls.n = m->ranges.bodies.lo;
-        if (m->controls.n > m->ranges.bodies.hi) m->controls.n = m->ranges.bodies.hi;
-    }
-    ui_note_widget(m, "bodies", true);
-    if (ImGui::InputInt("seed", &m->controls.seed) && m->controls.seed < 0) m->controls.seed = 0;
-    ui_note_widget(m, "seed", true);
-    ImGui::Checkbox("live halo", &m->controls.live_halo);
-    ui_note_widget(m, "live_halo");
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("on: each dark halo is bodies, which respond and are stripped\n"
-                          "off: a field about a moving centre, with dynamical friction: every body a star");
+    ui_scene_contents(m);
 }
 
 static void presets_section(UiModel *m)

@@ -70,6 +70,9 @@ float ui_caption(UiModel *m, float bottom);
 // timeline.cpp: the run's timeline, a line and a slider of its keyframes, under the view; its top.
 float ui_timeline(UiModel *m);
 
+// scene_panel.cpp: the Scene section's controls, the collision's encounter among them.
+void ui_scene_contents(UiModel *m);
+
 // ladder.cpp: the kernel ladder, in the panel's section or (lecture mode) a window of its own.
 int ui_active_kernel(const UiModel *m);
 void ui_ladder_contents(UiModel *m, float track_width);

@@ -42,7 +42,8 @@ static const Param table[PARAM_COUNT] = {
     /* An encounter's lengths are in galaxy A's disk scale lengths; the pericentre lies within the
      * separation the pair starts at (scene_check). */
     [PARAM_SEPARATION] = {"separation", NULL, "disk scale lengths", 0.5, 1000, false, false, 16,
-                          "the halos' edges 2 disk scale lengths apart", UNIT_LENGTH},
+                          "the halos' edges 2 disk scale lengths apart, or a bound orbit's apocentre where nearer",
+                          UNIT_LENGTH},
     [PARAM_PERICENTRE] = {"pericentre", "--pericentre", "disk scale lengths", 0.001, 1000, false, false, 3, NULL,
                           UNIT_LENGTH},
     [PARAM_ECCENTRICITY] = {"eccentricity", NULL, "", 0.05, 20, false, false, 1, "1, a parabola"},

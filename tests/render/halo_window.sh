@@ -22,9 +22,7 @@ app=$(realpath "$1") checker=$(realpath "$2") out=$3
 . "$(dirname "$(realpath "$0")")/window_checks.sh"
 enter_out "$out"
 n=1024
-calc() { awk "BEGIN { printf \"%.9g\", $1 }"; }
 
-has_widget() { awk -v n="$1" '$1 == "widget" && $2 == n { found = 1 } END { exit !found }' "$readout"; }
 built_with() { [ "$(rv bodies)" = "$1" ] && [ "$(rv field_halos)" = "$2" ]; }
 shot_taken() { local s; s=$(rv screenshot); [ -n "$s" ] && [ "$s" != "$1" ] && [ -s "$s" ]; }
 shot() {

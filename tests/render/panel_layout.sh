@@ -22,7 +22,6 @@ app=$(realpath "$1") out=$2
 enter_out "$out"
 
 # Every check of one step reads the same frame: a snapshot of the readout (snap).
-has_widget() { awk -v n="$1" '$1 == "widget" && $2 == n { found = 1 } END { exit !found }' "$readout"; }
 # The box of control NAME in the last snapshot: X0 Y0 X1 Y1, and its centre CX CY.
 widget() {
     local line

@@ -28,7 +28,6 @@ cp "$src/assets/presets.ini" presets.ini || exit 1
 # STARBURST_TEST_BACKEND=cuda runs the same on a GPU machine (NVIDIA's GLX on Xvfb).
 backend=${STARBURST_TEST_BACKEND:-cpu}
 
-calc() { awk "BEGIN { printf \"%.9g\", $1 }"; }
 at_least() { local v; v=$(rv "$1"); [ -n "$v" ] && [ "$v" -ge "$2" ]; }
 below() { local v; v=$(rv "$1"); [ -n "$v" ] && [ "$v" -lt "$2" ]; }
 notice_has() { case "$(rv notice)" in *"$1"*) return 0 ;; esac; return 1; }

@@ -26,8 +26,6 @@ backend=${STARBURST_TEST_BACKEND:-cpu}
 # Enough snapshots of enough bodies that the reading lasts many frames.
 count=40 n=16384 gap=0.25
 
-calc() { awk "BEGIN { printf \"%.9g\", $1 }"; }
-is() { awk "BEGIN { exit !($1) }"; }
 
 # The series: one save, copied with the time in each file's header set to k x gap (a TIPSY
 # header starts with its time, a double in the file's byte order: ours, little-endian).

@@ -30,8 +30,6 @@ backend=${STARBURST_TEST_BACKEND:-cpu}
 every="every $spf steps"
 [ "$backend" = cuda ] && every="every ~"
 
-calc() { awk "BEGIN { printf \"%.9g\", $1 }"; }
-is() { awk "BEGIN { exit !($1) }"; }
 at_least() { local v; v=$(rv "$1"); [ -n "$v" ] && [ "$v" -ge "$2" ]; }
 # S: the run saved to run.tipsy (removed first, so that the save waited for is this one), copied to
 # $1 once the program says it is written; SAID gets its line.

@@ -18,8 +18,6 @@ if [ $# -ne 2 ]; then
 fi
 app=$1 out=$2
 enter_out "$out"
-calc() { awk "BEGIN { printf \"%.9g\", $1 }"; }
-is() { awk "BEGIN { exit !($1) }"; }
 # The first number after WORD in text: "t 18.5 Myr (1.66)" t -> 18.5.
 after() { awk -v w="$2" '{ for (i = 1; i < NF; i++) if ($i == w) { print $(i + 1); exit } }' <<<"$1"; }
 # Half the last place of a figure as the HUD writes it: what its rounding may hide. 230 -> 0.5,

@@ -21,94 +21,8 @@ readout=$out/readout.txt
 passed=0 failed=0
 pid=
 
-# awk as a calculator and a test: calc EXPR prints it, is EXPR exits 0 when it holds.
-calc() { awk "BEGIN { printf \"%.9g\", $1 }"; }
-is() { awk "BEGIN { exit !($1) }"; }
 
-# Waits until the readout's key holds value.
-expect() {
-    local key=$1 want=$2 what=$3
-    if wait_for "$key = $want" value_is "$key" "$want"; then ok "$what: $key = $want"; else fail "$what: $key is '$(rv "$key")', not $want"; fi
-}
-
-# Clicks control NAME: where it stays, the mouse over it (the UI sees it there), the press taken
-# (the readout counts it, and what the click did shows from that frame), a frame for its release.
-click() {
-    local before
-    wait_for "$1 to stay in place" steady "$1" || abort "no control '$1' standing on screen"
-    widget "$1"
-    move "$CX" "$CY"
-    before=$(rv mouse_presses)
-    xdotool click 1
-    wait_for "the click on $1 to reach the program" count_above mouse_presses "$before"
-    frames 1
-}
-# x of fraction f along the box of the control last found.
-at() { calc "int($X0 + 1 + ($X1 - $X0 - 2) * $1)"; }
-has_widget() { awk -v n="$1" '$1 == "widget" && $2 == n { found = 1 } END { exit !found }' "$readout"; }
-
-# Drags a slider from its left end to its right end in steps, recording the value the
-# simulation received (readout key) at each stop into VALUES.
-sweep() {
-    local name=$1 key=$2 f
-    widget "$name"
-    VALUES=()
-    move "$(at 0)" "$CY"
-    frames 2
-    xdotool mousedown 1
-    frames 2
-    for f in 0 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 1; do
-        move "$(at "$f")" "$CY"
-        # The UI takes the drag in the frame that sees the mouse there; the run applies it at the
-        # start of the next, whose readout holds it: one frame more to spare.
-        frames 2
-        VALUES+=("$(rv "$key")")
-    done
-    xdotool mouseup 1
-    frames 2
-}
-# Every value of a sweep rises, the ends are the range's, the middle is where the mapping puts it.
-check_sweep() {
-    local name=$1 lo=$2 hi=$3 mid_lo=$4 mid_hi=$5 i
-    local n=${#VALUES[@]} rising=1
-    for ((i = 1; i < n; i++)); do is "${VALUES[i]} > ${VALUES[i - 1]}" || rising=0; done
-    if [ $rising -eq 1 ]; then ok "$name rises across its range: ${VALUES[*]}"; else fail "$name does not rise at every step: ${VALUES[*]}"; fi
-    if is "${VALUES[0]} <= $lo * 1.02 && ${VALUES[n - 1]} >= $hi * 0.98 && ${VALUES[n - 1]} <= $hi"; then
-        ok "$name reaches both ends: ${VALUES[0]} .. ${VALUES[n - 1]}"
-    else
-        fail "$name ends at ${VALUES[0]} .. ${VALUES[n - 1]}, not $lo .. $hi"
-    fi
-    if is "${VALUES[5]} >= $mid_lo && ${VALUES[5]} <= $mid_hi"; then
-        ok "$name at the middle of its track: ${VALUES[5]}"
-    else
-        fail "$name at the middle of its track is ${VALUES[5]}, not in $mid_lo .. $mid_hi"
-    fi
-}
-# ctrl+click on a slider, then a typed value and Enter: the simulation receives it as typed.
-open_field() {
-    local name=$1
-    widget "$name"
-    move "$CX" "$CY"
-    frames 2
-    # Frames between: ImGui reads ctrl once a frame, as a held key is.
-    xdotool keydown ctrl
-    frames 2
-    xdotool click 1
-    frames 2
-    xdotool keyup ctrl
-    wait_for "$name's text field to take the keyboard" value_is keyboard_captured 1
-}
-type_into() {
-    local name=$1 key=$2 text=$3
-    open_field "$name"
-    xdotool type -- "$text"
-    xdotool key Return
-    # Enter closes the field: only then do keys reach the program again.
-    wait_for "Enter to close $name's text field" value_is keyboard_captured 0
-    if wait_for "$key = $text" is_close "$key" "$text"; then ok "$name typed: $text"; else fail "$name typed $text, reads $(rv "$key")"; fi
-}
-notice_has() { case "$(rv notice)" in *"$1"*) return 0 ;; esac; return 1; }
-is_close() { local v; v=$(rv "$1"); [ -n "$v" ] && is "$v - $2 < 1e-6 * $2 && $2 - $v < 1e-6 * $2"; }
+click() { press_control "$1"; }
 
 # Starts the program with these options and waits for its window and first frames.
 start_app() {
@@ -133,17 +47,6 @@ scene_dt=$(rv dt) scene_softening=$(rv softening)
 move 300 300
 key space
 expect paused 1 "paused for the typed values"
-# Types text into a field; the readout's key then reads want, and the notice says what was done.
-typed_to() {
-    local name=$1 key=$2 text=$3 want=$4 says=$5
-    open_field "$name"
-    xdotool type -- "$text"
-    xdotool key Return
-    wait_for "Enter to close $name's text field" value_is keyboard_captured 0
-    if wait_for "$key = $want" is_close "$key" "$want"; then ok "$name typed $text: $key = $want"; else fail "$name typed $text: $key reads $(rv "$key"), not $want"; fi
-    notice_says() { case "$(rv notice)" in *"$1"*) return 0 ;; esac; return 1; }
-    if wait_for "the notice: $says" notice_says "$says"; then ok "$name typed $text says: $(rv notice)"; else fail "$name typed $text says '$(rv notice)', not '$says'"; fi
-}
 typed_to steps/frame steps_per_frame -3 1 "steps/frame -3 is below the range 1 to 1024: set to 1"
 typed_to steps/frame steps_per_frame 5000 1024 "steps/frame 5000 is above the range 1 to 1024: set to 1024"
 typed_to steps/frame steps_per_frame 0 1 "steps/frame 0 is below the range 1 to 1024: set to 1"
@@ -164,21 +67,6 @@ typed_to steps/frame steps_per_frame 5000 1024 "set to 1024"
 typed_to point_size point_size 100 64 "set to 64"
 typed_to exposure exposure 0 0.05 "set to 0.05"
 frames 2
-name_preset() {
-    widget name
-    move "$CX" "$CY"
-    frames 2
-    xdotool click 1
-    frames 3
-    xdotool keydown ctrl key a
-    frames 2
-    xdotool keyup ctrl
-    frames 2
-    xdotool type "$1"
-    xdotool key Return
-    wait_for "Enter to close the name field" value_is keyboard_captured 0
-    frames 3
-}
 count=$(rv presets)
 name_preset "typed values"
 click save_preset

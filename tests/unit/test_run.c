@@ -669,6 +669,49 @@ static void the_timeline_keeps_within_the_address_space(void **state)
 }
 #endif
 
+/* The encounter chosen for the next reset is what the reset builds, and every reset after it: B's
+ * stars 0.3 of A's, B's disk turning against the orbit (tilted 180 degrees). */
+static void a_reset_builds_the_encounter_chosen(void **state)
+{
+    (void)state;
+    RunDesc d = {.source = {.scene = {.kind = SCENE_COLLISION, .halo = SCENE_HALO_FIELD}, .force = SIM_FORCE_DIRECT},
+                 .backend = SIM_BACKEND_CPU, .log = keep_line};
+    char err[256];
+    Run *r = run_make(&d, err, sizeof err);
+    assert_non_null(r);
+    const SceneEncounter e = {.mass_ratio = 0.3f, .pericentre = 4.0f, .eccentricity = 1.0f, .inclination_a = 0.0f,
+                              .inclination_b = 180.0f};
+    run_choose_encounter(r, &e);
+    for (int again = 0; again < 2; again++) {
+        assert_int_equal(run_reset(r, SCENE_COLLISION, 4096, 3, SIM_KERNEL_DEFAULT, err, sizeof err), 0);
+        const Bodies *b = run_first_state(r);
+        double mass[2] = {0, 0}, lz[2] = {0, 0}, cx[2][3] = {{0}}, cv[2][3] = {{0}};
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < b->n; i++) {
+                const int g = BODY_TAG_GALAXY(b->tag[i]), c = BODY_TAG_COMPONENT(b->tag[i]);
+                if (g > 1 || c == BODY_HALO) continue; /* the stars; the fields' centres are dark */
+                const float *x = b->pos + 4 * (size_t)i, *v = b->vel + 4 * (size_t)i;
+                if (pass == 0) {
+                    mass[g] += x[3];
+                    for (int k = 0; k < 3; k++) {
+                        cx[g][k] += x[3] * x[k];
+                        cv[g][k] += x[3] * v[k];
+                    }
+                } else if (c == BODY_DISK) {
+                    lz[g] += x[3] * ((x[0] - cx[g][0] / mass[g]) * (v[1] - cv[g][1] / mass[g]) -
+                                     (x[1] - cx[g][1] / mass[g]) * (v[0] - cv[g][0] / mass[g]));
+                }
+            }
+        print_message("reset %d: B's stars %.4f of A's (asked 0.3), disk spins about z %+.3g and %+.3g\n", again + 1,
+                      mass[1] / mass[0], lz[0], lz[1]);
+        assert_true(fabs(mass[1] / mass[0] - 0.3) < 1e-3);
+        assert_true(lz[0] > 0 && lz[1] < 0); /* A prograde, B retrograde */
+        const SceneEncounter now = scene_encounter(&run_source(r)->scene);
+        assert_memory_equal(&now, &e, sizeof e);
+    }
+    run_destroy(r);
+}
+
 int main(void)
 {
     /* The child of a fork runs OpenMP only where the parent has not yet: this test comes first. */
@@ -678,6 +721,7 @@ int main(void)
 #endif
         cmocka_unit_test(a_save_after_scrubbing_writes_the_present),
         cmocka_unit_test(every_method_resumes_bit_for_bit),
+        cmocka_unit_test(a_reset_builds_the_encounter_chosen),
         cmocka_unit_test(a_resume_sets_the_future_aside_and_undo_brings_it_back),
         cmocka_unit_test(a_future_set_aside_outlives_a_full_timeline),
         cmocka_unit_test(undo_returns_to_the_state_before_a_change),

@@ -255,6 +255,67 @@ static void collision_starts_on_the_requested_orbit(void **state)
     bodies_free(&b);
 }
 
+static void expect_refused(const SceneDesc *d, const char *word);
+
+/* The panel's encounter: a desc's zeros read as the collision's defaults, and what is set is what
+ * the scene builds (an inclination of 0 meant as 0, not the default 60). */
+static void the_encounter_reads_and_sets_the_desc(void **state)
+{
+    (void)state;
+    const SceneEncounter none = scene_encounter(&(SceneDesc){.kind = SCENE_COLLISION});
+    assert_true(none.mass_ratio == 1.0f && none.pericentre == 3.0f && none.eccentricity == 1.0f);
+    assert_true(none.inclination_a == 0.0f && none.inclination_b == 60.0f);
+    SceneDesc d = {.kind = SCENE_COLLISION, .n = 8192, .separation = 40};
+    const SceneEncounter e = {.mass_ratio = 0.5f, .pericentre = 5.0f, .eccentricity = 1.5f, .inclination_a = -30.0f,
+                              .inclination_b = 0.0f};
+    scene_set_encounter(&d, &e);
+    const SceneEncounter back = scene_encounter(&d);
+    assert_memory_equal(&back, &e, sizeof e);
+    assert_true(d.separation == 40.0f); /* the rest kept */
+    Bodies b;
+    SceneInfo info;
+    build(&d, &b, &info);
+    GalaxyStats g[2];
+    galaxy_stats(&b, 0, &g[0]);
+    galaxy_stats(&b, 1, &g[1]);
+    const double ratio = g[1].total / g[0].total, tilt_a = disk_tilt(&b, 0, &g[0]), tilt_b = disk_tilt(&b, 1, &g[1]);
+    print_message("encounter set: mass ratio %.4f (asked 0.5), disk tilts %.2f and %.2f degrees (asked 30 either way "
+                  "and 0)\n", ratio, tilt_a, tilt_b);
+    assert_true(fabs(ratio - 0.5) < 1e-3 * 0.5);
+    assert_true(fabs(tilt_a - 30.0) < 3.0);
+    assert_true(tilt_b < 3.0);
+    bodies_free(&b);
+}
+
+/* A bound orbit whose apocentre is nearer than the halos' edges starts there: at rest radially,
+ * the farthest the pair goes; a separation given beyond it is still refused. */
+static void a_bound_orbit_starts_at_its_apocentre(void **state)
+{
+    (void)state;
+    SceneDesc d = {.kind = SCENE_COLLISION, .n = 8192, .pericentre = 3, .eccentricity = 0.5f};
+    Bodies b;
+    SceneInfo info;
+    build(&d, &b, &info);
+    GalaxyStats g[2];
+    galaxy_stats(&b, 0, &g[0]);
+    galaxy_stats(&b, 1, &g[1]);
+    double x[3], v[3];
+    for (int k = 0; k < 3; k++) {
+        x[k] = g[1].x[k] - g[0].x[k];
+        v[k] = g[1].v[k] - g[0].v[k];
+    }
+    const double r = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]), speed = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    const double radial = (x[0] * v[0] + x[1] * v[1] + x[2] * v[2]) / (r * speed);
+    print_message("bound orbit q 3, e 0.5: starts %.4f apart (apocentre 9), radial / whole speed %.1e, first pericentre "
+                  "at t %.2f\n", r, radial, info.pericentre_time);
+    assert_true(fabs(r - 9.0) < 0.01 * 9.0);
+    assert_true(fabs(radial) < 0.02);
+    assert_true(info.pericentre_time > 0);
+    bodies_free(&b);
+    d.separation = 12;
+    expect_refused(&d, "apocentre");
+}
+
 static void disk_turns_at_the_circular_speed(void **state)
 {
     (void)state;
@@ -427,6 +488,8 @@ int main(void)
         cmocka_unit_test(every_scene_is_centred_at_rest),
         cmocka_unit_test(collision_has_two_whole_galaxies),
         cmocka_unit_test(collision_starts_on_the_requested_orbit),
+        cmocka_unit_test(the_encounter_reads_and_sets_the_desc),
+        cmocka_unit_test(a_bound_orbit_starts_at_its_apocentre),
         cmocka_unit_test(disk_turns_at_the_circular_speed),
         cmocka_unit_test(bad_descs_are_refused),
         cmocka_unit_test(names_round_trip),
