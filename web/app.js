@@ -94,7 +94,8 @@
     const v = input.dataset.scale === 'log' && lo > 0 ? lo * Math.pow(hi / lo, f) : lo + f * (hi - lo);
     return input.dataset.whole ? Math.round(v) : Number(v.toPrecision(4));
   }
-  const sliders = ['dt', 'softening', 'damping', 'steps', 'theta', 'alpha', 'point_size', 'exposure'].map((id) => $(id));
+  const sliders = ['dt', 'softening', 'damping', 'steps', 'theta', 'alpha', 'point_size', 'exposure', 'mass_ratio',
+    'pericentre', 'eccentricity', 'inclination_a', 'inclination_b'].map((id) => $(id));
   const typed = [...document.querySelectorAll('input.typed')];
   const touched = {}; // when the person last changed each control: the server's value waits a moment
   // A control follows the server once the person has left it a moment: a field being typed into,
@@ -148,6 +149,9 @@
       follow('bodies', s.next.bodies);
       follow('seed', s.next.seed);
       if (settled('live-halo')) $('live-halo').checked = s.next.halo === 'live';
+      // The encounter's controls where the scene chosen is the collision, as in the panel.
+      $('encounter').hidden = s.next.scene !== s.encounter_scene;
+      $('pericentre-note').textContent = s.pericentre_note ? `pericentre ${s.pericentre_note}` : '';
     }
     fillSelect($('preset'), s.presets || [], '(none)');
     follow('preset', String(s.preset));

@@ -120,7 +120,20 @@ static void status_controls(App *a, JsonOut *j)
     json_range(j, "point_size", g->point_size.lo, g->point_size.hi);
     json_range(j, "exposure", g->exposure.lo, g->exposure.hi);
     json_range(j, "bodies", g->bodies.lo, g->bodies.hi);
+    json_range(j, "mass_ratio", g->mass_ratio.lo, g->mass_ratio.hi);
+    json_range(j, "pericentre", g->pericentre.lo, g->pericentre.hi);
+    json_range(j, "eccentricity", g->eccentricity.lo, g->eccentricity.hi);
+    json_range(j, "inclination_a", g->inclination.lo, g->inclination.hi);
+    json_range(j, "inclination_b", g->inclination.lo, g->inclination.hi);
     json_add(j, "}");
+    /* The collision's encounter (applied on reset), the pericentre in kpc beside it. */
+    const UiEncounter *e = &c->encounter;
+    json_add(j, ",\"mass_ratio\":%.9g,\"pericentre\":%.9g,\"eccentricity\":%.9g,\"inclination_a\":%.9g,"
+                "\"inclination_b\":%.9g",
+             (double)e->mass_ratio, (double)e->pericentre, (double)e->eccentricity, (double)e->inclination_a,
+             (double)e->inclination_b);
+    json_text(j, "pericentre_note", u->readout.pericentre_note);
+    json_text(j, "encounter_scene", name_or(n->scene, n->scene_count, n->scene_encounter));
     /* The force asked for (the panel's combo) and the one that runs (auto's pick, a fall-back). */
     json_text(j, "force", name_or(n->force, UI_FORCE_COUNT, c->force));
     json_text(j, "force_running", sim_force_name(sim_force(run_sim(a->run))));

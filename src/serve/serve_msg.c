@@ -11,7 +11,9 @@
 #include <string.h>
 
 static const char *const field_names[SERVE_FIELD_COUNT] = {
-    "dt", "softening", "damping", "theta", "alpha", "steps", "point_size", "exposure",
+    "dt",         "softening",  "damping",      "theta",         "alpha",         "steps",
+    "point_size", "exposure",   "mass_ratio",   "pericentre",    "eccentricity",  "inclination_a",
+    "inclination_b",
 };
 
 static const char *const key_names[SERVE_KEY_COUNT] = {

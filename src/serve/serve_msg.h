@@ -1,7 +1,9 @@
 /* The page's messages: one WebSocket text message each, one line of words, read with size limits.
  *
- *   set FIELD VALUE    dt, softening, damping, theta, alpha, steps, point_size, exposure; VALUE as
- *                      the command line takes it ("0.01", "200pc", "0.2Myr"), read by the app
+ *   set FIELD VALUE    dt, softening, damping, theta, alpha, steps, point_size, exposure, and the
+ *                      collision's encounter (applied on reset): mass_ratio, pericentre,
+ *                      eccentricity, inclination_a, inclination_b; VALUE as the command line takes
+ *                      it ("0.01", "200pc", "0.2Myr", "20kpc"), read by the app
  *   key NAME           a key of the window's: space, period, r, backspace, home, s, a, m, d, g, t,
  *                      left, right, ctrl+left, ctrl+right, shift+left, ctrl+z, ctrl+y, ctrl+shift+z
  *   orbit DX DY        the camera turned as a left drag of DX, DY frame pixels turns it
@@ -66,6 +68,11 @@ typedef enum ServeField {
     SERVE_FIELD_STEPS,
     SERVE_FIELD_POINT_SIZE,
     SERVE_FIELD_EXPOSURE,
+    SERVE_FIELD_MASS_RATIO,
+    SERVE_FIELD_PERICENTRE,
+    SERVE_FIELD_ECCENTRICITY,
+    SERVE_FIELD_INCLINATION_A,
+    SERVE_FIELD_INCLINATION_B,
     SERVE_FIELD_COUNT
 } ServeField;
 

@@ -396,6 +396,27 @@ async function panelControls(drive, readoutFile) {
   await until(() => app().bodies === '1024' && app().live_halo === '1' && app().field_halos === '0', "the app's readout: 1024 bodies, live halo");
   ok(`R built it: ${built.notice}`);
 
+  // The collision's encounter: offered with the collision, typed (a length with its unit), a
+  // slider dragged, nothing built until R; R builds it.
+  check(await drive.eval("document.getElementById('encounter').hidden"), 'no encounter controls for the disk');
+  await choose(drive, 'scene', 'collision');
+  await until(() => drive.eval("!document.getElementById('encounter').hidden"), 'the encounter offered with the collision');
+  await type(drive, 'mass_ratio-value', '0.3');
+  await type(drive, 'pericentre-value', '20kpc');
+  await type(drive, 'inclination_b-value', '-120');
+  await until(async () => { const s = await status(drive); return near(s.mass_ratio, 0.3) && near(s.pericentre, 20 / 2.6) && near(s.inclination_b, -120); },
+    'mass ratio 0.3, pericentre 20 kpc, inclination B -120 typed');
+  await until(() => drive.eval("/20\\.0 kpc/.test(document.getElementById('pericentre-note').textContent)"), 'the page says 20.0 kpc');
+  const tilt = (await status(drive)).inclination_a;
+  await dragSlider(drive, 'inclination_a', 0.25);
+  await until(async () => (await status(drive)).inclination_a > tilt + 30, 'inclination A dragged up');
+  check(app().encounter_built === '0' && (await status(drive)).running.scene === 'disk', 'the encounter waits for R: the disk runs');
+  await click(drive, 'view');
+  await key(drive, 'r', 'KeyR', 82);
+  const met = await until(() => near(Number(app().built_mass_ratio), 0.3) && near(Number(app().built_inclination_b), -120) &&
+    near(Number(app().built_pericentre), 20 / 2.6) && Number(app().built_inclination_a) > tilt + 30 && app(), 'R to build the encounter');
+  ok(`the encounter built: mass ratio ${met.built_mass_ratio}, pericentre ${met.built_pericentre}, tilts ${met.built_inclination_a} and ${met.built_inclination_b}`);
+
   // A preset from its list: its scene runs, the list shows it chosen.
   await choose(drive, 'preset', 'Plummer sphere');
   const preset = await until(async () => { const s = await status(drive); return s.presets[s.preset] === 'Plummer sphere' && s.running.scene === 'plummer' && s; },
