@@ -190,6 +190,18 @@ static double disk_tilt(const Bodies *b, int galaxy, const GalaxyStats *s)
     return acos(l[2] / sqrt(l[0] * l[0] + l[1] * l[1] + l[2] * l[2])) * 180.0 / PI;
 }
 
+/* d built, its two galaxies measured, and B's place and speed relative to A's. */
+static void build_pair(const SceneDesc *d, Bodies *b, SceneInfo *info, GalaxyStats g[2], double x[3], double v[3])
+{
+    build(d, b, info);
+    galaxy_stats(b, 0, &g[0]);
+    galaxy_stats(b, 1, &g[1]);
+    for (int k = 0; k < 3; k++) {
+        x[k] = g[1].x[k] - g[0].x[k];
+        v[k] = g[1].v[k] - g[0].v[k];
+    }
+}
+
 static void collision_has_two_whole_galaxies(void **state)
 {
     (void)state;
@@ -229,15 +241,9 @@ static void collision_starts_on_the_requested_orbit(void **state)
     SceneDesc d = {.kind = SCENE_COLLISION, .n = 8192, .separation = 16};
     Bodies b;
     SceneInfo info;
-    build(&d, &b, &info);
     GalaxyStats g[2];
-    galaxy_stats(&b, 0, &g[0]);
-    galaxy_stats(&b, 1, &g[1]);
     double x[3], v[3];
-    for (int k = 0; k < 3; k++) {
-        x[k] = g[1].x[k] - g[0].x[k];
-        v[k] = g[1].v[k] - g[0].v[k];
-    }
+    build_pair(&d, &b, &info, g, x, v);
     double r = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]), v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
     double h2 = pow(x[1] * v[2] - x[2] * v[1], 2) + pow(x[2] * v[0] - x[0] * v[2], 2) + pow(x[0] * v[1] - x[1] * v[0], 2);
     double m = g[0].total + g[1].total, energy = 0.5 * v2 - m / r, peri = h2 / (2 * m);
@@ -295,15 +301,9 @@ static void a_bound_orbit_starts_at_its_apocentre(void **state)
     SceneDesc d = {.kind = SCENE_COLLISION, .n = 8192, .pericentre = 3, .eccentricity = 0.5f};
     Bodies b;
     SceneInfo info;
-    build(&d, &b, &info);
     GalaxyStats g[2];
-    galaxy_stats(&b, 0, &g[0]);
-    galaxy_stats(&b, 1, &g[1]);
     double x[3], v[3];
-    for (int k = 0; k < 3; k++) {
-        x[k] = g[1].x[k] - g[0].x[k];
-        v[k] = g[1].v[k] - g[0].v[k];
-    }
+    build_pair(&d, &b, &info, g, x, v);
     const double r = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]), speed = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
     const double radial = (x[0] * v[0] + x[1] * v[1] + x[2] * v[2]) / (r * speed);
     print_message("bound orbit q 3, e 0.5: starts %.4f apart (apocentre 9), radial / whole speed %.1e, first pericentre "
