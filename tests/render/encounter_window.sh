@@ -28,22 +28,18 @@ enter_out "$out"
 cp "$src/assets/presets.ini" presets.ini || exit 1
 n=1024
 
-built_is() { # the run's encounter as built: mass ratio, pericentre, eccentricity, tilts A and B
-    local k want
+# The readout's encounter under PREFIX ("built_": as built; "": the controls) is mass ratio,
+# pericentre, eccentricity, inclinations A and B.
+encounter_is() {
+    local prefix=$1 k
+    shift
     for k in mass_ratio pericentre eccentricity inclination_a inclination_b; do
-        want=$1
+        is_close "$prefix$k" "$1" || return 1
         shift
-        is_close "built_$k" "$want" || return 1
     done
 }
-controls_are() {
-    local k want
-    for k in mass_ratio pericentre eccentricity inclination_a inclination_b; do
-        want=$1
-        shift
-        is_close "$k" "$want" || return 1
-    done
-}
+built_is() { encounter_is built_ "$@"; }
+controls_are() { encounter_is "" "$@"; }
 shot_taken() { local s; s=$(rv screenshot); [ -n "$s" ] && [ "$s" != "$1" ] && [ -s "$s" ]; }
 section_open() { has_widget "$1"; }
 # ] until the preset NAME runs (at most once round the list).
