@@ -126,7 +126,7 @@ skipped "tiny.ini:2: dt = '1e-50' is too near 0 to hold" --presets tiny.ini
 refused "pericentre = 50 lies beyond the separation" --pericentre 50
 refused "--pericentre: '2000' is too large: expected 0.001 to 1000" --pericentre 2000
 refused "--inclination-b: '200' is too large: expected -180 to 180" --inclination-b 200
-printf '[Tight]\neccentricity = 0.1\npericentre = 3\n' >tight.ini
+printf '[Tight]\neccentricity = 0.1\npericentre = 3\nseparation = 20\n' >tight.ini
 skipped "tight.ini:1: [Tight]: scene: collision: separation = " --presets tight.ini
 printf '[Far]\npericentre = 5.2kpc\n' >far.ini
 taken --presets far.ini --preset Far

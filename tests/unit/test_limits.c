@@ -169,7 +169,7 @@ static void an_encounter_is_judged_by_the_table_before_anything_opens(void **sta
     if (app_parse_args(&o, 3, kpc, err, sizeof err) != 0) fail_msg("%s", err);
     assert_float_equal(o.scene.pericentre, 5 / scene_units(SCENE_COLLISION).kpc, 1e-6);
     PresetList l;
-    assert_int_equal(presets_load(write_file("tight.ini", "[Tight]\neccentricity = 0.1\npericentre = 3\n"), &l, err,
+    assert_int_equal(presets_load(write_file("tight.ini", "[Tight]\neccentricity = 0.1\npericentre = 3\nseparation = 20\n"), &l, err,
                                   sizeof err), -1);
     assert_non_null(strstr(err, "tight.ini: [Tight]: "));
     assert_non_null(strstr(err, "lies beyond the apocentre"));
