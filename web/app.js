@@ -276,7 +276,29 @@
   onChange('bodies', (e) => (e.value.trim() ? `bodies ${e.value.trim()}` : null));
   onChange('seed', (e) => (e.value.trim() ? `seed ${e.value.trim()}` : null));
   onChange('live-halo', (e) => `halo ${e.checked ? 'live' : 'field'}`);
-  onChange('preset', (e) => (Number(e.value) >= 0 ? `preset ${e.value}` : null));
+  // A preset is a whole new run: the arrow keys move through the list without running each preset
+  // they pass (Chromium sends a change for every one); Enter runs the one shown, Escape or leaving
+  // the list puts back the one running. A click in the list's popup runs its choice at once.
+  const presetList = $('preset');
+  let presetByKeys = false;
+  const presetMessage = () => (Number(presetList.value) >= 0 ? `preset ${presetList.value}` : null);
+  const presetBack = () => {
+    presetByKeys = false;
+    if (page.status) presetList.value = String(page.status.preset);
+  };
+  presetList.addEventListener('keydown', (e) => {
+    if (['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'PageUp', 'PageDown'].includes(e.key)) {
+      presetByKeys = true;
+      touched.preset = performance.now();
+    } else if (e.key === 'Enter' && presetByKeys) {
+      presetByKeys = false;
+      touched.preset = performance.now();
+      const text = drives() && page.status ? presetMessage() : null;
+      if (text) send(text);
+    } else if (e.key === 'Escape') presetBack();
+  });
+  presetList.addEventListener('blur', () => { if (presetByKeys) presetBack(); });
+  onChange('preset', () => (presetByKeys ? null : presetMessage()));
   // The timeline's slider shows each keyframe it passes, as the window's does.
   let scrubbing = false;
   $('timeline').addEventListener('pointerdown', () => { scrubbing = true; });

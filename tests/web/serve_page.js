@@ -417,6 +417,22 @@ async function panelControls(drive, readoutFile) {
     near(Number(app().built_pericentre), 20 / 2.6) && Number(app().built_inclination_a) > tilt + 30 && app(), 'R to build the encounter');
   ok(`the encounter built: mass ratio ${met.built_mass_ratio}, pericentre ${met.built_pericentre}, tilts ${met.built_inclination_a} and ${met.built_inclination_b}`);
 
+  // The arrow keys pass presets without running them: the run goes on as it was, Escape puts the
+  // list back; Enter (in choose) runs the one shown.
+  await click(drive, 'view');
+  if ((await status(drive)).paused) await key(drive, ' ', 'Space', 32);
+  const unrun = await until(async () => { const s = await status(drive); return !s.paused && s; }, 'the run going');
+  await drive.eval("document.getElementById('preset').focus()");
+  await key(drive, 'ArrowDown', 'ArrowDown', 40);
+  await key(drive, 'ArrowDown', 'ArrowDown', 40);
+  const passed = Number(await drive.eval("document.getElementById('preset').value"));
+  check(passed !== unrun.preset, `the arrow keys moved the list (to ${passed}, from ${unrun.preset})`);
+  const later = await until(async () => { const s = await status(drive); return s.step > unrun.step + 20 && s; },
+    'the run going on past the presets passed');
+  check(later.preset === unrun.preset && later.running.scene === unrun.running.scene && later.step > unrun.step,
+    `no preset run by the arrow keys: preset ${later.preset}, scene ${later.running.scene}`);
+  await key(drive, 'Escape', 'Escape', 27);
+  check(Number(await drive.eval("document.getElementById('preset').value")) === unrun.preset, 'Escape put the list back');
   // A preset from its list: its scene runs, the list shows it chosen.
   await choose(drive, 'preset', 'Plummer sphere');
   const preset = await until(async () => { const s = await status(drive); return s.presets[s.preset] === 'Plummer sphere' && s.running.scene === 'plummer' && s; },
