@@ -410,6 +410,22 @@ int run_advance(Run *r, const SimParams *p, int steps)
     return 0;
 }
 
+int run_set_bodies(Run *r, const Bodies *b, char *err, size_t errlen)
+{
+    const double time = run_time(r);
+    const long long step = run_step(r);
+    if (!r->sim || b->n != sim_count(r->sim)) {
+        snprintf(err, errlen, "%d bodies given, the run holds %d", b->n, r->sim ? sim_count(r->sim) : 0);
+        return -1;
+    }
+    if (sim_load(r->sim, b, err, errlen) != 0) return -1;
+    r->time_base = time;
+    r->step_base = step;
+    r->copy.valid = false;
+    run_measure_soon(r);
+    return 0;
+}
+
 int run_fall_back_to_cpu(Run *r, char *err, size_t errlen)
 {
     char what[300];

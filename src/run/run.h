@@ -152,6 +152,10 @@ const RunCopy *run_copy(const Run *r);
 void run_read_state(Run *r);
 /* The first state of the last reset. */
 const Bodies *run_first_state(const Run *r);
+/* The simulation's state replaced by b (as many bodies, checked by the caller), its time and step
+ * kept: what a script writes back. Accelerations b carries are the next step's (sim_load); without
+ * them it computes them first. 0, or -1 with err (the state as it was). */
+int run_set_bodies(Run *r, const Bodies *b, char *err, size_t errlen);
 
 /* The force method and the ladder's kernel, changed at run time. 0, or -1 with err. */
 int run_set_force(Run *r, SimForce f, char *err, size_t errlen);
