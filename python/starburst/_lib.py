@@ -1,0 +1,71 @@
+"""The C library (include/starburst.h) loaded through ctypes, with its calls' signatures.
+
+Where it is found: the path in the environment variable STARBURST_LIB; else libstarburst.so.0 in a
+build folder of the source tree this package sits in (build/, then build-chk/); else wherever the
+system's loader finds it (installed by `cmake --install`)."""
+import ctypes
+import ctypes.util
+import os
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_SONAME = "libstarburst.so.0"
+
+
+def _candidates():
+    given = os.environ.get("STARBURST_LIB")
+    if given:
+        yield given
+        return
+    tree = os.path.dirname(os.path.dirname(_HERE))
+    for build in ("build", "build-chk"):
+        yield os.path.join(tree, build, _SONAME)
+    yield _SONAME
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(path + " (no such file)")
+            continue
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+    raise ImportError("starburst: libstarburst not found; build it (make) or set STARBURST_LIB to its path. "
+                      "Tried: " + "; ".join(tried))
+
+
+class Desc(ctypes.Structure):
+    _fields_ = [("scene", ctypes.c_char_p), ("n", ctypes.c_int), ("seed", ctypes.c_uint64),
+                ("backend", ctypes.c_char_p), ("force", ctypes.c_char_p), ("halo", ctypes.c_char_p)]
+
+
+lib = _load()
+_run = ctypes.c_void_p
+_f = ctypes.POINTER(ctypes.c_float)
+_d = ctypes.POINTER(ctypes.c_double)
+_signatures = {
+    "starburst_version": (ctypes.c_int, []),
+    "starburst_make": (ctypes.c_int, [ctypes.POINTER(Desc), ctypes.POINTER(_run), ctypes.c_char_p, ctypes.c_size_t]),
+    "starburst_load": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_run),
+                                      ctypes.c_char_p, ctypes.c_size_t]),
+    "starburst_destroy": (None, [_run]),
+    "starburst_error": (ctypes.c_char_p, [_run]),
+    "starburst_set": (ctypes.c_int, [_run, ctypes.c_char_p, ctypes.c_char_p]),
+    "starburst_get": (ctypes.c_double, [_run, ctypes.c_char_p]),
+    "starburst_advance": (ctypes.c_int, [_run, ctypes.c_int]),
+    "starburst_time": (ctypes.c_double, [_run]),
+    "starburst_step": (ctypes.c_longlong, [_run]),
+    "starburst_myr": (ctypes.c_double, [_run]),
+    "starburst_parse_time": (ctypes.c_int, [_run, ctypes.c_char_p, _d]),
+    "starburst_count": (ctypes.c_int, [_run]),
+    "starburst_read": (ctypes.c_int, [_run, _f, _f, _f, ctypes.POINTER(ctypes.c_uint8)]),
+    "starburst_write": (ctypes.c_int, [_run, _f, _f, _f]),
+    "starburst_energy": (ctypes.c_int, [_run, _d, _d, _d]),
+    "starburst_save": (ctypes.c_int, [_run, ctypes.c_char_p]),
+}
+for _name, (_res, _args) in _signatures.items():
+    _fn = getattr(lib, _name)
+    _fn.restype = _res
+    _fn.argtypes = _args
