@@ -3,8 +3,8 @@
  *
  * What the program decides at its start is decided here the same way, so that the same options
  * give the same bits: a scene's dt and softening are the ones it suggests, theta and alpha the
- * parameter table's defaults, a saved run's settings its own (src/app/run_actions.c,
- * app_scene_defaults); steps go through run_advance as a frame's do. Every value is read by the
+ * parameter table's defaults, a saved run's settings its own (run_start_params, as the program
+ * takes them); steps go through run_advance as a frame's do. Every value is read by the
  * command line's readers (util/params.h: option_read for the names, params_parse_in for numbers
  * with their units) under the option's name, so a refusal is the program's line. */
 #include "starburst.h"
@@ -147,9 +147,7 @@ int starburst_make(const StarburstDesc *d, StarburstRun **out, char *err, size_t
         destroy_on_failure(s);
         return STARBURST_ERR_VALUE;
     }
-    const SceneInfo *info = &run_info(s->run)->scene;
-    s->params = (SimParams){.dt = info->dt, .softening = info->softening, .damping = 1.0f, .theta = params_theta(0),
-                            .alpha = params_alpha(-1)};
+    s->params = run_start_params(s->run, params_theta(0), params_alpha(-1));
     s->steps_per_frame = backend == SIM_BACKEND_CUDA ? (int)params_get(PARAM_STEPS_PER_FRAME)->fallback : 1;
     *out = s;
     return STARBURST_OK;
@@ -178,19 +176,9 @@ int starburst_load(const char *path, const char *backend_name, const char *force
         destroy_on_failure(s);
         return STARBURST_ERR_FILE;
     }
-    /* The saved settings, as the program goes on with them (app_scene_defaults). */
+    /* The saved settings, as the program goes on with them. */
     const RunInfo *info = run_info(s->run);
-    if (info->loaded && info->saved.params.dt > 0) {
-        SimParams p = info->saved.params;
-        if (!(p.damping > 0)) p.damping = 1;
-        p.alpha = params_alpha_given(p.alpha, p.theta);
-        if (p.alpha < 0) p.alpha = params_alpha(-1);
-        if (!(p.theta > 0)) p.theta = params_theta(0);
-        s->params = p;
-    } else {
-        s->params = (SimParams){.dt = info->scene.dt, .softening = info->scene.softening, .damping = 1.0f,
-                                .theta = params_theta(0), .alpha = params_alpha(-1)};
-    }
+    s->params = run_start_params(s->run, params_theta(0), params_alpha(-1));
     s->steps_per_frame = info->saved.steps_per_frame > 0 ? info->saved.steps_per_frame
                          : backend == SIM_BACKEND_CUDA ? (int)params_get(PARAM_STEPS_PER_FRAME)->fallback
                                                        : 1;

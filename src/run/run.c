@@ -410,6 +410,21 @@ int run_advance(Run *r, const SimParams *p, int steps)
     return 0;
 }
 
+SimParams run_start_params(const Run *r, float theta, float alpha)
+{
+    const RunInfo *info = &r->info;
+    if (info->loaded && info->saved.params.dt > 0) {
+        SimParams p = info->saved.params;
+        if (!(p.damping > 0)) p.damping = 1;
+        p.alpha = params_alpha_given(p.alpha, p.theta);
+        if (p.alpha < 0) p.alpha = alpha;
+        if (!(p.theta > 0)) p.theta = theta;
+        return p;
+    }
+    return (SimParams){.dt = info->scene.dt, .softening = info->scene.softening, .damping = 1.0f, .theta = theta,
+                       .alpha = alpha};
+}
+
 int run_set_bodies(Run *r, const Bodies *b, char *err, size_t errlen)
 {
     const double time = run_time(r);

@@ -118,6 +118,10 @@ typedef struct RunInfo {
     char gpus_note[320];    /* why fewer GPUs run than asked (sim_gpus_note), said once a change */
 } RunInfo;
 const RunInfo *run_info(const Run *r);
+/* The parameters the last build starts with: a loaded run's saved ones (damping off, and theta
+ * and alpha as given, where it saved none; a run that saved its theta alone ran the tree by the
+ * angle), else its scene's dt and softening, damping off, theta and alpha as given. */
+SimParams run_start_params(const Run *r, float theta, float alpha);
 /* The simulation, for what is measured on it and the kernel's shape; what changes the run goes
  * through the functions here. */
 Sim *run_sim(const Run *r);
