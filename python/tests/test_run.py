@@ -36,20 +36,23 @@ def same_saves(a, b):
 
 # ---- the program's bits ----
 
-@pytest.mark.parametrize("scene,n,force,frames,k", [
-    ("collision", N, None, 5, 2),      # the CPU's default method at this N: the fmm, by error
-    ("plummer", 512, "direct", 3, 4),
-    ("disk", 1024, "tree", 4, 1),
+@pytest.mark.parametrize("scene,n,force,halo,frames,k", [
+    ("collision", N, None, None, 5, 2),  # the CPU's default method at this N: the fmm, by error
+    ("collision", 1024, "tree", "live", 3, 2),
+    ("plummer", 512, "direct", None, 3, 4),
+    ("disk", 1024, "tree", None, 4, 1),
 ])
-def test_a_save_is_the_programs_after_the_same_steps(tmp_path, starburst_cli, scene, n, force, frames, k):
+def test_a_save_is_the_programs_after_the_same_steps(tmp_path, starburst_cli, scene, n, force, halo, frames, k):
     prog, py = str(tmp_path / "prog.tipsy"), str(tmp_path / "py.tipsy")
     args = ["--headless", "--quiet", "--size", "64x64", "--backend", "cpu", "--scene", scene, "-n", n,
             "--seed", 3, "--frames", frames, "--steps-per-frame", k, "--save", prog]
     if force:
         args += ["--force", force]
+    if halo:
+        args += ["--halo", halo]
     rc, out = starburst_cli(*args)
     assert rc == 0, out
-    r = starburst.Run(scene=scene, n=n, seed=3, backend="cpu", force=force or "auto")
+    r = starburst.Run(scene=scene, n=n, seed=3, backend="cpu", force=force or "auto", halo=halo or "field")
     r.set(steps_per_frame=k)
     for _ in range(frames):
         r.advance(k)
