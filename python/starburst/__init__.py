@@ -116,6 +116,14 @@ class Run:
     def __exit__(self, *exc):
         self.close()
 
+    def __repr__(self):
+        if not self._r:
+            return "<starburst.Run closed>"
+        when = "t = %.6g" % self.time
+        if self.myr:
+            when += " (%.4g Myr)" % (self.time * self.myr)
+        return "<starburst.Run of %d bodies, step %d, %s>" % (self.n, self.step, when)
+
     def _check(self, rc):
         if rc != 0:
             raise Error(_lib_c.starburst_error(self._r).decode(errors="replace"), rc)

@@ -252,6 +252,14 @@ def test_energy_is_conserved_over_a_few_steps():
     assert abs(r.energy()["total"] - e0) < 1e-3 * abs(e0)
 
 
+def test_a_run_says_what_it_is():
+    r = run(n=256)
+    r.advance(2)
+    assert repr(r) == "<starburst.Run of 258 bodies, step 2, t = %.6g (%.4g Myr)>" % (r.time, r.time * r.myr)
+    r.close()
+    assert repr(r) == "<starburst.Run closed>"
+
+
 def test_version_and_docstrings():
     assert starburst.version()[0] == 0
     for name in ("advance", "evolve", "set", "params", "set_bodies", "energy", "save", "load", "time_of"):
