@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def program():
     path = os.environ.get("STARBURST_PROGRAM")
     if not path:
