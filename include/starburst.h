@@ -28,7 +28,7 @@ extern "C" {
 
 /* The interface's version: the major one is the shared library's soname (libstarburst.so.0). */
 #define STARBURST_VERSION_MAJOR 0
-#define STARBURST_VERSION_MINOR 1
+#define STARBURST_VERSION_MINOR 2
 
 /* What a call returns. */
 enum {
@@ -96,6 +96,33 @@ int starburst_write(StarburstRun *r, const float *pos, const float *vel, const f
 /* The energy now with the run's softening, summed in double: kinetic, potential and the work the
  * halo fields' friction took out (0 without fields); conserved is their sum. Any may be NULL. */
 int starburst_energy(StarburstRun *r, double *kinetic, double *potential, double *friction);
+
+/* The structure of one galaxy as starburst-measure prints it for the same state (src/sim/
+ * structure_report.h): a figure that the bodies cannot give is NaN (a component with no bodies,
+ * an annulus with fewer than two disk bodies, 2K/|W| over 32768 bodies). Lengths and speeds in
+ * model units, the disk's frame found from its own spin. */
+typedef struct StarburstMeasure {
+    int galaxy;                   /* 0 or 1 */
+    int bodies[3];                /* of the disk, the bulge, the halo */
+    int other;                    /* bodies of the galaxy of no component */
+    double half_mass_radius[3];   /* disk: cylindrical in its plane; bulge, halo: spherical */
+    double disk_rms_z;            /* the disk's rms thickness */
+    double ring[2];               /* the annulus [R0, R1) of the disk plane measured */
+    int ring_bodies;              /* disk bodies in it */
+    double sigma_r, kappa, toomre_q; /* there: radial dispersion, epicyclic frequency, Toomre's Q */
+    double fourier[7];            /* A_0..A_6 there (A_0 = 1) */
+    double beyond;                /* the radius of the fractions beyond it */
+    double beyond_fraction[3];    /* mass fraction of each component beyond it (the bulge's NaN) */
+    double virial;                /* 2K/|W| */
+    double softening;             /* the softening W was summed with: the run's */
+    int field;                    /* 1 where W is the stars' in their field halo (Clausius) */
+} StarburstMeasure;
+
+/* The galaxies of the state now measured into out (room for 2), with the annulus [ring0, ring1)
+ * and the radius beyond (0, 0 and 0: the tool's defaults, 2 3 and 22.5), W at the run's
+ * softening; *count the galaxies that have bodies. */
+int starburst_measure(StarburstRun *r, double ring0, double ring1, double beyond, StarburstMeasure out[2],
+                      int *count);
 
 /* Writes the run as the program saves it: path (TIPSY), path.acc and path.ini. */
 int starburst_save(StarburstRun *r, const char *path);

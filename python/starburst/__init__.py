@@ -266,6 +266,49 @@ class Run:
         return {"kinetic": k.value, "potential": p.value, "friction": f.value,
                 "total": k.value + p.value + f.value}
 
+    def measure(self, ring=None, beyond=None):
+        """The structure of each galaxy now, as `starburst-measure` prints it for a save of this
+        state (the same code): a dict from the galaxy (0, 1) to a dict of
+          bodies        {"disk", "bulge", "halo"}: the galaxy's bodies of each component
+          other         its bodies of no component
+          R_half        {"disk", "bulge", "halo"}: half-mass radii (the disk's cylindrical in its
+                        plane, found from its spin; the others spherical)
+          rms_z         the disk's rms thickness
+          ring          (R0, R1): the annulus of the disk plane measured (default 2 3)
+          ring_bodies   disk bodies in it
+          sigma_R, kappa, Q   there: radial velocity dispersion, epicyclic frequency, Toomre's Q
+          A             [A_1 .. A_6]: the Fourier amplitudes of the disk there
+          beyond        the radius of beyond_fraction (default 22.5)
+          beyond_fraction  {"disk", "halo"}: mass fractions beyond it
+          virial        2K/|W|, W at the run's softening (with halos as fields: the stars'
+                        Clausius virial in their field, field True)
+          softening
+        in model units. A figure the bodies cannot give (no bodies of a component, fewer than two
+        disk bodies in the annulus, 2K/|W| over 32768 bodies) is None, where the tool prints
+        "not measured". ring (R0, R1) and beyond as the tool's --ring and --beyond."""
+        r0, r1 = (0.0, 0.0) if ring is None else (float(ring[0]), float(ring[1]))
+        out = (_lib.Measure * 2)()
+        count = ctypes.c_int()
+        self._check(_lib_c.starburst_measure(self._r, r0, r1, 0.0 if beyond is None else float(beyond), out,
+                                             ctypes.byref(count)))
+
+        def value(x):
+            return None if math.isnan(x) else x
+
+        def parts(values, names=("disk", "bulge", "halo")):
+            return {name: value(values[i]) for i, name in enumerate(("disk", "bulge", "halo")) if name in names}
+
+        galaxies = {}
+        for m in out[:count.value]:
+            galaxies[m.galaxy] = {
+                "bodies": {name: m.bodies[i] for i, name in enumerate(("disk", "bulge", "halo"))},
+                "other": m.other, "R_half": parts(m.half_mass_radius), "rms_z": value(m.disk_rms_z),
+                "ring": (m.ring[0], m.ring[1]), "ring_bodies": m.ring_bodies, "sigma_R": value(m.sigma_r),
+                "kappa": value(m.kappa), "Q": value(m.toomre_q), "A": [value(a) for a in m.fourier[1:7]],
+                "beyond": m.beyond, "beyond_fraction": parts(m.beyond_fraction, ("disk", "halo")),
+                "virial": value(m.virial), "softening": m.softening, "field": bool(m.field)}
+        return galaxies
+
     def save(self, path):
         """Writes the run as the program saves it (path as TIPSY, path.acc, path.ini):
         `starburst --load path` and Run.load(path) go on from it bit for bit."""

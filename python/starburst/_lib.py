@@ -41,6 +41,15 @@ class Desc(ctypes.Structure):
                 ("backend", ctypes.c_char_p), ("force", ctypes.c_char_p), ("halo", ctypes.c_char_p)]
 
 
+class Measure(ctypes.Structure):
+    _fields_ = [("galaxy", ctypes.c_int), ("bodies", ctypes.c_int * 3), ("other", ctypes.c_int),
+                ("half_mass_radius", ctypes.c_double * 3), ("disk_rms_z", ctypes.c_double),
+                ("ring", ctypes.c_double * 2), ("ring_bodies", ctypes.c_int), ("sigma_r", ctypes.c_double),
+                ("kappa", ctypes.c_double), ("toomre_q", ctypes.c_double), ("fourier", ctypes.c_double * 7),
+                ("beyond", ctypes.c_double), ("beyond_fraction", ctypes.c_double * 3), ("virial", ctypes.c_double),
+                ("softening", ctypes.c_double), ("field", ctypes.c_int)]
+
+
 lib = _load()
 _run = ctypes.c_void_p
 _f = ctypes.POINTER(ctypes.c_float)
@@ -63,6 +72,8 @@ _signatures = {
     "starburst_read": (ctypes.c_int, [_run, _f, _f, _f, ctypes.POINTER(ctypes.c_uint8)]),
     "starburst_write": (ctypes.c_int, [_run, _f, _f, _f]),
     "starburst_energy": (ctypes.c_int, [_run, _d, _d, _d]),
+    "starburst_measure": (ctypes.c_int, [_run, ctypes.c_double, ctypes.c_double, ctypes.c_double,
+                                         ctypes.POINTER(Measure), ctypes.POINTER(ctypes.c_int)]),
     "starburst_save": (ctypes.c_int, [_run, ctypes.c_char_p]),
 }
 for _name, (_res, _args) in _signatures.items():

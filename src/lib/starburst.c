@@ -17,6 +17,7 @@
 
 #include "run/run.h"
 #include "scene/body_check.h"
+#include "sim/structure_report.h"
 #include "util/params.h"
 
 /* Bodies where -n is left out, as the program has them (src/app/viewer.h). */
@@ -350,6 +351,52 @@ int starburst_energy(StarburstRun *r, double *kinetic, double *potential, double
     if (kinetic) *kinetic = e.kinetic;
     if (potential) *potential = e.potential;
     if (friction) *friction = e.friction;
+    return STARBURST_OK;
+}
+
+/* The report's figures, NaN where the tool prints none. */
+static StarburstMeasure measure_of(const StructureReport *g)
+{
+    const StructureMeasure *m = &g->m;
+    const StructureRing *ring = &m->ring;
+    StarburstMeasure o = {.galaxy = g->galaxy, .other = g->other, .ring = {g->desc.ring[0], g->desc.ring[1]},
+                          .ring_bodies = ring->count, .beyond = g->desc.beyond, .softening = g->desc.softening,
+                          .field = g->desc.field != NULL};
+    for (int c = 0; c < 3; c++) {
+        o.bodies[c] = m->count[c];
+        o.half_mass_radius[c] = m->count[c] > 0 ? m->half_mass_radius[c] : NAN;
+        o.beyond_fraction[c] = m->count[c] > 0 && c != BODY_BULGE ? m->beyond_fraction[c] : NAN;
+    }
+    o.disk_rms_z = m->count[BODY_DISK] >= 2 ? m->disk_rms_z : NAN;
+    const bool in_ring = ring->count >= 2;
+    o.sigma_r = in_ring ? ring->sigma_r : NAN;
+    o.kappa = in_ring ? ring->kappa : NAN;
+    o.toomre_q = in_ring && ring->toomre_q > 0 ? ring->toomre_q : NAN;
+    for (int k = 0; k <= STRUCTURE_MAX_M; k++) o.fourier[k] = in_ring ? ring->fourier[k] : NAN;
+    o.virial = structure_report_no_virial(g) ? NAN : m->virial;
+    return o;
+}
+
+int starburst_measure(StarburstRun *r, double ring0, double ring1, double beyond, StarburstMeasure out[2],
+                      int *count)
+{
+    *count = 0;
+    if (!(ring0 >= 0 && (ring1 > ring0 || (ring0 == 0 && ring1 == 0))))
+        return fail(r->err, sizeof r->err, STARBURST_ERR_VALUE,
+                    "--ring: '%g %g' is not an annulus: R1 must be more than R0", ring0, ring1);
+    if (!(beyond >= 0))
+        return fail(r->err, sizeof r->err, STARBURST_ERR_VALUE, "--beyond: '%g' is too small: expected more than 0",
+                    beyond);
+    const Bodies *b = state_now(r);
+    if (!b) return STARBURST_ERR_RUN;
+    const StructureDesc base = {.ring = {ring0, ring1}, .beyond = beyond};
+    StructureReport galaxies[2];
+    const int made = structure_report(b, &base, sim_halos(run_sim(r->run)), r->params.softening, galaxies);
+    for (int g = 0; g < made; g++) {
+        if (!galaxies[g].measured) return fail(r->err, sizeof r->err, STARBURST_ERR_MEMORY, "out of memory");
+        out[g] = measure_of(&galaxies[g]);
+    }
+    *count = made;
     return STARBURST_OK;
 }
 
