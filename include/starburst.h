@@ -62,6 +62,12 @@ int starburst_make(const StarburstDesc *d, StarburstRun **out, char *err, size_t
  * as in StarburstDesc (NULL: auto). */
 int starburst_load(const char *path, const char *backend, const char *force, StarburstRun **out, char *err,
                    size_t errlen);
+/* A run that goes on from the first snapshot of what is at path, as `starburst --open` takes it: a
+ * TIPSY file (of this program or another code; with its .ini, on its scale, else in model units),
+ * an HDF5 snapshot (SWIFT's, GADGET's), a folder or a pattern of them; backend and force as in
+ * StarburstDesc. Its dt and softening are the ones its files record, else the scene's defaults. */
+int starburst_open(const char *path, const char *backend, const char *force, StarburstRun **out, char *err,
+                   size_t errlen);
 void starburst_destroy(StarburstRun *r);
 
 /* The line of the last call of r that failed ("" where none has). */
@@ -126,6 +132,12 @@ int starburst_measure(StarburstRun *r, double ring0, double ring1, double beyond
 
 /* Writes the run as the program saves it: path (TIPSY), path.acc and path.ini. */
 int starburst_save(StarburstRun *r, const char *path);
+
+/* Hands the state now to SWIFT in the folder dir (made where it does not exist), as `starburst
+ * export --swift` and the window's "Run at scale..." do: the initial conditions, params.yml for
+ * the run's dt and softening, README.txt. The summary line into summary (may be NULL). Halos as
+ * fields are sampled into bodies at a built run's start only: a later state is refused. */
+int starburst_export_swift(StarburstRun *r, const char *dir, char *summary, size_t len);
 
 #ifdef __cplusplus
 }

@@ -100,6 +100,20 @@ class Run:
             raise Error(err.value.decode(errors="replace"), rc)
         return cls(_handle=handle)
 
+    @classmethod
+    def open(cls, path, backend="auto", force="auto"):
+        """A run from the first snapshot of what is at path, as `starburst --open` takes it: a
+        TIPSY file (this program's or another code's; on the scale its .ini gives, else in model
+        units), an HDF5 snapshot (SWIFT, GADGET), a folder or a pattern of them. dt and softening
+        are what its files record, else the program's defaults."""
+        handle = ctypes.c_void_p()
+        err = ctypes.create_string_buffer(_ERR_BYTES)
+        rc = _lib_c.starburst_open(str(path).encode(), _name(backend), _name(force), ctypes.byref(handle), err,
+                                   _ERR_BYTES)
+        if rc != 0:
+            raise Error(err.value.decode(errors="replace"), rc)
+        return cls(_handle=handle)
+
     def close(self):
         """Frees the run now (else when the object goes)."""
         if self._r:
@@ -313,3 +327,12 @@ class Run:
         """Writes the run as the program saves it (path as TIPSY, path.acc, path.ini):
         `starburst --load path` and Run.load(path) go on from it bit for bit."""
         self._check(_lib_c.starburst_save(self._r, str(path).encode()))
+
+    def export_swift(self, folder):
+        """Hands the state now to SWIFT in folder (made where it does not exist), as `starburst
+        export --swift` does: the initial conditions, params.yml for this run's dt and softening,
+        and README.txt (how to run it). Returns the program's summary line. Halos as fields are
+        sampled into bodies at a built run's start only: a later state is refused (Error)."""
+        out = ctypes.create_string_buffer(_ERR_BYTES)
+        self._check(_lib_c.starburst_export_swift(self._r, str(folder).encode(), out, _ERR_BYTES))
+        return out.value.decode(errors="replace")

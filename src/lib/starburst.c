@@ -187,6 +187,37 @@ int starburst_load(const char *path, const char *backend_name, const char *force
     return STARBURST_OK;
 }
 
+int starburst_open(const char *path, const char *backend_name, const char *force_name, StarburstRun **out,
+                   char *err, size_t errlen)
+{
+    *out = NULL;
+    int force = SIM_FORCE_AUTO;
+    SimBackend backend;
+    int rc = read_choice("--force", force_name, force_choice, SIM_FORCE_AUTO, SIM_FORCE_COUNT, "force method", &force,
+                         err, errlen);
+    if (!rc) rc = find_backend(backend_name, &backend, err, errlen);
+    if (rc) return rc;
+    if (!path) return fail(err, errlen, STARBURST_ERR_VALUE, "--open: no file given");
+
+    /* A TIPSY file without its .ini has no known scale: model units, as the program opens it. */
+    const Units none = {0, 0, 0, 0};
+    Units scale;
+    char why[900];
+    RunDesc desc = run_desc(backend, (SimForce)force);
+    desc.series = run_open_series(path, &none, &scale, why, sizeof why);
+    if (!desc.series) return fail(err, errlen, STARBURST_ERR_FILE, "--open: %s", why);
+    StarburstRun *s = wrap(&desc, why, sizeof why);
+    if (!s) return fail(err, errlen, STARBURST_ERR_FILE, "--open: %s", why);
+    if (run_reset(s->run, SCENE_TIPSY, 0, 1, SIM_KERNEL_DEFAULT, why, sizeof why) != 0) {
+        destroy_on_failure(s);
+        return fail(err, errlen, STARBURST_ERR_FILE, "--open: %s", why);
+    }
+    s->params = run_start_params(s->run, params_theta(0), params_alpha(-1));
+    s->steps_per_frame = backend == SIM_BACKEND_CUDA ? (int)params_get(PARAM_STEPS_PER_FRAME)->fallback : 1;
+    *out = s;
+    return STARBURST_OK;
+}
+
 void starburst_destroy(StarburstRun *r)
 {
     if (!r) return;
@@ -407,5 +438,15 @@ int starburst_save(StarburstRun *r, const char *path)
     long long step;
     bool other;
     if (run_save(r->run, path, &s, &step, &other, r->err, sizeof r->err) != 0) return STARBURST_ERR_FILE;
+    return STARBURST_OK;
+}
+
+int starburst_export_swift(StarburstRun *r, const char *dir, char *summary, size_t len)
+{
+    if (!dir || !*dir) return fail(r->err, sizeof r->err, STARBURST_ERR_VALUE, "export: no folder given");
+    char msg[1200];
+    if (run_export(r->run, dir, &r->params, msg, sizeof msg) != 0)
+        return fail(r->err, sizeof r->err, STARBURST_ERR_FILE, "%s", msg);
+    if (summary && len) snprintf(summary, len, "%s", msg);
     return STARBURST_OK;
 }
