@@ -17,6 +17,10 @@ libstarburst.so.0), else in the build folder of the source tree beside this pack
 the system's loader looks (see starburst._lib)."""
 import ctypes
 import math
+import os
+import shutil
+import subprocess
+import tempfile
 
 import numpy as np
 
@@ -336,3 +340,47 @@ class Run:
         out = ctypes.create_string_buffer(_ERR_BYTES)
         self._check(_lib_c.starburst_export_swift(self._r, str(folder).encode(), out, _ERR_BYTES))
         return out.value.decode(errors="replace")
+
+    # ---- pictures ----
+
+    def render(self, width=1280, height=720, color="component", show_halo=False):
+        """The state now as the program draws it: a numpy uint8 array (height, width, 3), top row
+        first (a notebook shows it with matplotlib's imshow). The picture is the program's own:
+        the state saved and drawn by `starburst --load SAVE --headless --paused --frames 1
+        --screenshot` (EGL, no window: NVIDIA's or Mesa's), from the program's home view of a
+        loaded run. color: component (galaxy and disk/bulge/halo) or speed; show_halo draws the
+        dark halo bodies too. The program is STARBURST_PROGRAM, else the starburst beside the
+        library, else the one on PATH; reading its PNG takes Pillow (Debian's python3-pil)."""
+        try:
+            from PIL import Image
+        except ImportError as e:
+            raise Error("render: reading the picture takes Pillow (apt-get install python3-pil)") from e
+        program = _program()
+        with tempfile.TemporaryDirectory(prefix="starburst-render-") as tmp:
+            save, png = os.path.join(tmp, "state.tipsy"), os.path.join(tmp, "frame.png")
+            self.save(save)
+            args = [program, "--load", save, "--headless", "--quiet", "--backend", "cpu", "--paused", "--frames", "1",
+                    "--size", "%dx%d" % (int(width), int(height)), "--color", str(color), "--screenshot", png]
+            if show_halo:
+                args.append("--show-halo")
+            p = subprocess.run(args, capture_output=True, text=True)
+            if p.returncode != 0:
+                lines = (p.stderr or p.stdout).strip().splitlines()
+                line = lines[-1] if lines else "the program stopped (status %d)" % p.returncode
+                raise Error(line[len("starburst: "):] if line.startswith("starburst: ") else line)
+            with Image.open(png) as im:
+                return np.asarray(im.convert("RGB"), dtype=np.uint8).copy()
+
+
+def _program():
+    """The starburst program that draws: STARBURST_PROGRAM, the one beside the library, or PATH's."""
+    given = os.environ.get("STARBURST_PROGRAM")
+    if given:
+        return given
+    beside = os.path.join(os.path.dirname(_lib.path), "starburst")
+    if os.sep in _lib.path and os.path.isfile(beside):
+        return beside
+    found = shutil.which("starburst")
+    if not found:
+        raise Error("render: no starburst program found: set STARBURST_PROGRAM to its path")
+    return found

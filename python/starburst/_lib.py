@@ -23,13 +23,14 @@ def _candidates():
 
 
 def _load():
+    """The library and the path it was loaded from."""
     tried = []
     for path in _candidates():
         if os.sep in path and not os.path.exists(path):
             tried.append(path + " (no such file)")
             continue
         try:
-            return ctypes.CDLL(path)
+            return ctypes.CDLL(path), path
         except OSError as e:
             tried.append("%s (%s)" % (path, e))
     raise ImportError("starburst: libstarburst not found; build it (make) or set STARBURST_LIB to its path. "
@@ -50,7 +51,7 @@ class Measure(ctypes.Structure):
                 ("softening", ctypes.c_double), ("field", ctypes.c_int)]
 
 
-lib = _load()
+lib, path = _load()  # path: the program that draws is looked for beside it
 _run = ctypes.c_void_p
 _f = ctypes.POINTER(ctypes.c_float)
 _d = ctypes.POINTER(ctypes.c_double)
