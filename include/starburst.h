@@ -86,6 +86,8 @@ double starburst_time(const StarburstRun *r);
 long long starburst_step(const StarburstRun *r);
 /* One model time unit in Myr, or 0 where the run has no physical scale. */
 double starburst_myr(const StarburstRun *r);
+/* One model length unit in kpc, or 0 where the run has no physical scale. */
+double starburst_kpc(const StarburstRun *r);
 /* text read as a time as --dt reads one ("500 Myr", "1.5 Gyr", or a plain number in model units)
  * into *model. */
 int starburst_parse_time(StarburstRun *r, const char *text, double *model);

@@ -215,6 +215,11 @@ class Run:
         """One model time unit in Myr, or 0.0 where the run has no physical scale."""
         return _lib_c.starburst_myr(self._r)
 
+    @property
+    def kpc(self):
+        """One model length unit in kpc, or 0.0 where the run has no physical scale."""
+        return _lib_c.starburst_kpc(self._r)
+
     # ---- the bodies ----
 
     @property

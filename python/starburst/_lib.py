@@ -71,6 +71,7 @@ _signatures = {
     "starburst_time": (ctypes.c_double, [_run]),
     "starburst_step": (ctypes.c_longlong, [_run]),
     "starburst_myr": (ctypes.c_double, [_run]),
+    "starburst_kpc": (ctypes.c_double, [_run]),
     "starburst_parse_time": (ctypes.c_int, [_run, ctypes.c_char_p, _d]),
     "starburst_count": (ctypes.c_int, [_run]),
     "starburst_read": (ctypes.c_int, [_run, _f, _f, _f, ctypes.POINTER(ctypes.c_uint8)]),

@@ -147,6 +147,8 @@ def test_a_time_with_its_unit_is_read_as_the_program_reads_it(tmp_path, starburs
     assert math.isclose(r.time_of("1.5 Gyr"), 1500 / r.myr, rel_tol=1e-12)
     with pytest.raises(starburst.Error):
         r.time_of("3 kpc")
+    # 150 pc on the same scale: 0.15 / (kpc a model length unit).
+    assert r.kpc > 0 and np.float32(r.params()["softening"]) == np.float32(0.15 / r.kpc)
 
 
 def test_evolve_runs_whole_steps_up_to_the_time():
@@ -161,7 +163,7 @@ def test_evolve_runs_whole_steps_up_to_the_time():
 
 def test_a_scene_without_a_scale_refuses_a_unit():
     r = run(scene="plummer", n=256)
-    assert r.myr == 0
+    assert r.myr == 0 and r.kpc == 0
     assert r.time_of(2) == 2.0
     with pytest.raises(starburst.Error):
         r.set(dt="0.2Myr")

@@ -305,6 +305,12 @@ double starburst_myr(const StarburstRun *r)
     return units_physical(&u) ? u.myr : 0;
 }
 
+double starburst_kpc(const StarburstRun *r)
+{
+    const Units u = run_units(r);
+    return units_physical(&u) ? u.kpc : 0;
+}
+
 int starburst_parse_time(StarburstRun *r, const char *text, double *model)
 {
     const Units u = run_units(r);
