@@ -1,8 +1,8 @@
 #!/bin/bash
 # docs/python_example.py run as a reader runs it, at a small N: it writes its plot (and a frame);
 # then docs/python-example.ipynb executed cell by cell (Debian's python3-nbclient; skipped without
-# it) at the same N, to the first passage. Skipped where the system Python lacks numpy or matplotlib, unless
-# STARBURST_REQUIRE_PYTHON=1 (CI).
+# it) at the same N, to the first passage. Skipped where the system Python lacks numpy or
+# matplotlib, unless STARBURST_REQUIRE_PYTHON=1 (CI).
 # usage: python_example.sh SOURCE_DIR LIBRARY PROGRAM OUT_DIR
 src=$1 lib=$2 app=$3 out=$4
 py=/usr/bin/python3
@@ -17,6 +17,7 @@ rm -rf "$out" && mkdir -p "$out/script" "$out/notebook" || exit 1
 [ -s "$out/script/separation.png" ] || { echo "FAIL: no $out/script/separation.png"; exit 1; }
 echo "the script's plot: $out/script/separation.png"
 if ! "$py" -c "import nbclient, nbformat, ipykernel" 2>/dev/null; then
+    [ "${STARBURST_REQUIRE_PYTHON:-0}" = 1 ] && { echo "FAIL: $py has no nbclient, nbformat or ipykernel"; exit 1; }
     echo "(the notebook not run: no nbclient, nbformat or ipykernel: apt-get install python3-nbclient python3-ipykernel)"
     exit 0
 fi
