@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "run/run.h"
+#include "run/run_choices.h"
 #include "scene/body_check.h"
 #include "sim/structure_report.h"
 #include "util/params.h"
@@ -42,20 +43,16 @@ static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
     return code;
 }
 
-/* The names the command line's choices take (src/app/options.c reads them with the same specs). */
-static const char *scene_choice(int v) { return scene_name((SceneKind)v); }
-static const char *backend_choice(int v) { return sim_backend_name((SimBackend)v); }
-static const char *force_choice(int v) { return sim_force_name((SimForce)v); }
-static const char *halo_choice(int v) { return scene_halo_name((SceneHalo)v); }
+/* The command line's choices, read with its own specs (run/run_choices.h, as src/app/options.c). */
+static const OptionSpec scene_spec = RUN_CHOICE_SCENE, backend_spec = RUN_CHOICE_BACKEND,
+                        force_spec = RUN_CHOICE_FORCE, halo_spec = RUN_CHOICE_HALO;
 
 /* text read as the option label's choice into *v; NULL text leaves *v as it is. */
-static int read_choice(const char *label, const char *text, const char *(*name_of)(int), int first, int end,
-                       const char *noun, int *v, char *err, size_t errlen)
+static int read_choice(const char *label, const char *text, const OptionSpec *spec, int *v, char *err, size_t errlen)
 {
     if (!text) return STARBURST_OK;
-    const OptionSpec spec = {.kind = OPTION_CHOICE, .name_of = name_of, .first = first, .end = end, .noun = noun};
     OptionValue value;
-    if (option_read(&spec, NULL, label, text, &value, err, errlen) != 0) return STARBURST_ERR_VALUE;
+    if (option_read(spec, NULL, label, text, &value, err, errlen) != 0) return STARBURST_ERR_VALUE;
     *v = (int)value.number;
     return STARBURST_OK;
 }
@@ -64,8 +61,7 @@ static int read_choice(const char *label, const char *text, const char *(*name_o
 static int find_backend(const char *text, SimBackend *out, char *err, size_t errlen)
 {
     int asked = SIM_BACKEND_AUTO;
-    const int rc = read_choice("--backend", text, backend_choice, SIM_BACKEND_AUTO, SIM_BACKEND_CUDA + 1, "backend",
-                               &asked, err, errlen);
+    const int rc = read_choice("--backend", text, &backend_spec, &asked, err, errlen);
     if (rc != STARBURST_OK) return rc;
     char why[256] = "";
     const bool cuda = asked != SIM_BACKEND_CPU && sim_cuda_available(why, sizeof why);
@@ -110,11 +106,9 @@ int starburst_make(const StarburstDesc *d, StarburstRun **out, char *err, size_t
     if (!d) d = &none;
     int kind = SCENE_COLLISION, force = SIM_FORCE_AUTO, halo = SCENE_HALO_FIELD;
     SimBackend backend;
-    int rc = read_choice("--scene", d->scene, scene_choice, 0, SCENE_TIPSY, "scene", &kind, err, errlen);
-    if (!rc) rc = read_choice("--force", d->force, force_choice, SIM_FORCE_AUTO, SIM_FORCE_COUNT, "force method",
-                              &force, err, errlen);
-    if (!rc) rc = read_choice("--halo", d->halo, halo_choice, SCENE_HALO_FIELD, SCENE_HALO_COUNT, "halo mode", &halo,
-                              err, errlen);
+    int rc = read_choice("--scene", d->scene, &scene_spec, &kind, err, errlen);
+    if (!rc) rc = read_choice("--force", d->force, &force_spec, &force, err, errlen);
+    if (!rc) rc = read_choice("--halo", d->halo, &halo_spec, &halo, err, errlen);
     if (!rc) rc = find_backend(d->backend, &backend, err, errlen);
     if (rc) return rc;
 
@@ -125,10 +119,7 @@ int starburst_make(const StarburstDesc *d, StarburstRun **out, char *err, size_t
         snprintf(text, sizeof text, "%d", d->n);
         if (params_parse(PARAM_BODIES, "-n", text, &v, err, errlen) != 0) return STARBURST_ERR_VALUE;
         n = (int)v;
-        const int least = scene_min_bodies((SceneKind)kind);
-        if (n < least)
-            return fail(err, errlen, STARBURST_ERR_VALUE, "-n %d: the %s scene needs at least %d bodies", n,
-                        scene_name((SceneKind)kind), least);
+        if (scene_check_bodies((SceneKind)kind, n, err, errlen) != 0) return STARBURST_ERR_VALUE;
     }
     const uint64_t seed = d->seed ? d->seed : 1;
     SceneDesc scene = {.kind = (SceneKind)kind, .n = n, .seed = seed, .halo = (SceneHalo)halo};
@@ -160,8 +151,7 @@ int starburst_load(const char *path, const char *backend_name, const char *force
     *out = NULL;
     int force = SIM_FORCE_AUTO;
     SimBackend backend;
-    int rc = read_choice("--force", force_name, force_choice, SIM_FORCE_AUTO, SIM_FORCE_COUNT, "force method", &force,
-                         err, errlen);
+    int rc = read_choice("--force", force_name, &force_spec, &force, err, errlen);
     if (!rc) rc = find_backend(backend_name, &backend, err, errlen);
     if (rc) return rc;
     if (!path) return fail(err, errlen, STARBURST_ERR_VALUE, "--load: no file given");
@@ -193,8 +183,7 @@ int starburst_open(const char *path, const char *backend_name, const char *force
     *out = NULL;
     int force = SIM_FORCE_AUTO;
     SimBackend backend;
-    int rc = read_choice("--force", force_name, force_choice, SIM_FORCE_AUTO, SIM_FORCE_COUNT, "force method", &force,
-                         err, errlen);
+    int rc = read_choice("--force", force_name, &force_spec, &force, err, errlen);
     if (!rc) rc = find_backend(backend_name, &backend, err, errlen);
     if (rc) return rc;
     if (!path) return fail(err, errlen, STARBURST_ERR_VALUE, "--open: no file given");
