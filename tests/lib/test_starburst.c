@@ -1,5 +1,5 @@
 /* The C API of libstarburst (include/starburst.h), linked as another program links it: a run made,
- * set, advanced, read, written back, saved and loaded, its refusals a code and the program's line
+ * set, advanced, read, written back, measured, saved, loaded and opened, its refusals a code and the program's line
  * with the run left as it was. The Python package's tests (python/tests) check the same calls
  * against the program's own output; these run under the sanitizers too. */
 #include <setjmp.h>
@@ -145,6 +145,68 @@ static void a_save_loads_and_goes_on_bit_for_bit(void **state)
     rmdir(dir);
 }
 
+static void each_galaxy_is_measured_and_a_figure_it_cannot_give_is_nan(void **state)
+{
+    (void)state;
+    char err[512];
+    StarburstRun *r = NULL;
+    const StarburstDesc d = {.scene = "collision", .n = 1024, .seed = 4, .backend = "cpu"};
+    if (starburst_make(&d, &r, err, sizeof err) != STARBURST_OK) fail_msg("%s", err);
+    StarburstMeasure m[2];
+    int count = 0;
+    assert_int_equal(starburst_measure(r, 0, 0, 0, m, &count), STARBURST_OK);
+    assert_int_equal(count, 2);
+    for (int g = 0; g < 2; g++) {
+        assert_int_equal(m[g].galaxy, g);
+        assert_true(m[g].bodies[0] > 0 && m[g].half_mass_radius[0] > 0 && m[g].field == 1);
+        assert_true(m[g].ring[0] == 2 && m[g].ring[1] == 3 && m[g].beyond == 22.5);
+        assert_true(m[g].virial > 0.5 && m[g].virial < 2);
+        assert_true(m[g].softening == starburst_get(r, "softening"));
+    }
+    /* An annulus beyond every disk body: no dispersion there. */
+    assert_int_equal(starburst_measure(r, 500, 600, 0, m, &count), STARBURST_OK);
+    assert_int_equal(m[0].ring_bodies, 0);
+    assert_true(isnan(m[0].sigma_r) && isnan(m[0].fourier[2]));
+    assert_int_equal(starburst_measure(r, 3, 2, 0, m, &count), STARBURST_ERR_VALUE);
+    assert_int_equal(count, 0);
+    assert_non_null(strstr(starburst_error(r), "not an annulus"));
+    starburst_destroy(r);
+}
+
+static void a_save_opens_as_a_series_and_a_later_field_state_does_not_export(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/starburst-lib-XXXXXX", path[256], out[300], err[512];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/run.tipsy", dir);
+    StarburstRun *a = make("collision", NULL);
+    assert_int_equal(starburst_advance(a, 2), STARBURST_OK);
+    assert_int_equal(starburst_save(a, path), STARBURST_OK);
+    StarburstRun *b = NULL;
+    if (starburst_open(path, "cpu", NULL, &b, err, sizeof err) != STARBURST_OK) fail_msg("%s", err);
+    assert_int_equal(starburst_count(b), starburst_count(a));
+    float pa[3 * (BODIES + 2)], pb[3 * (BODIES + 2)];
+    assert_true(starburst_count(a) <= BODIES + 2);
+    starburst_read(a, pa, NULL, NULL, NULL);
+    starburst_read(b, pb, NULL, NULL, NULL);
+    assert_memory_equal(pa, pb, 3 * sizeof(float) * (size_t)starburst_count(a));
+    snprintf(out, sizeof out, "%s/swift", dir);
+    assert_int_equal(starburst_export_swift(a, out, NULL, 0), STARBURST_ERR_FILE);
+    assert_non_null(strstr(starburst_error(a), "halos are fields"));
+    assert_int_equal(access(out, F_OK), -1);
+    starburst_destroy(b);
+    assert_int_equal(starburst_open("/nonexistent.bin", "cpu", NULL, &b, err, sizeof err), STARBURST_ERR_FILE);
+    assert_null(b);
+    assert_string_equal(err, "--open: /nonexistent.bin: no such file or folder");
+    starburst_destroy(a);
+    const char *ext[] = {"", ".acc", ".ini", ".param"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/run.tipsy%s", dir, ext[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     assert_int_equal(starburst_version() >> 16, STARBURST_VERSION_MAJOR);
@@ -154,6 +216,8 @@ int main(void)
         cmocka_unit_test(steps_move_the_clock_and_the_bodies),
         cmocka_unit_test(bodies_written_back_read_back_and_a_bad_one_is_refused),
         cmocka_unit_test(a_save_loads_and_goes_on_bit_for_bit),
+        cmocka_unit_test(each_galaxy_is_measured_and_a_figure_it_cannot_give_is_nan),
+        cmocka_unit_test(a_save_opens_as_a_series_and_a_later_field_state_does_not_export),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
