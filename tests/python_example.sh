@@ -13,7 +13,7 @@ if ! "$py" -c "import numpy, matplotlib" 2>/dev/null; then
 fi
 export STARBURST_LIB="$lib" STARBURST_PROGRAM="$app" PYTHONPATH="$src/python${PYTHONPATH:+:$PYTHONPATH}"
 rm -rf "$out" && mkdir -p "$out/script" "$out/notebook" || exit 1
-"$py" "$src/docs/python_example.py" "$out/script" 2048 800 || { echo "FAIL: the example script stopped"; exit 1; }
+"$py" "$src/docs/python_example.py" "$out/script" 2048 700 || { echo "FAIL: the example script stopped"; exit 1; }
 [ -s "$out/script/separation.png" ] || { echo "FAIL: no $out/script/separation.png"; exit 1; }
 echo "the script's plot: $out/script/separation.png"
 if ! "$py" -c "import nbclient, nbformat, ipykernel" 2>/dev/null; then
