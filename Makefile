@@ -5,7 +5,7 @@ JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 ARGS    ?=
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-unit test-asan bench fuzz clean
+.PHONY: all deps build run test test-unit test-asan bench python fuzz clean
 
 all: build
 
@@ -22,6 +22,14 @@ run: build
 
 bench: build
 	./$(BUILD)/starburst bench $(ARGS)
+
+# The Python package, installed into a virtual environment beside the build that sees the system's
+# numpy (Debian's Python takes packages from apt alone); nothing is fetched. It finds the library
+# of this build through STARBURST_LIB.
+python: build
+	/usr/bin/python3 -m venv --system-site-packages $(BUILD)/venv
+	$(BUILD)/venv/bin/pip install --no-build-isolation --no-index --no-deps --quiet ./python
+	@echo "STARBURST_LIB=$(CURDIR)/$(BUILD)/libstarburst.so.0 $(BUILD)/venv/bin/python -c 'import starburst'"
 
 # The whole suite, then the CPU tests again under ASan + UBSan.
 test: build

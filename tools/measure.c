@@ -28,15 +28,9 @@
 #include "scene/scene.h"
 #include "scene/snapshot.h"
 #include "scene/tipsy.h"
-#include "sim/structure.h"
+#include "sim/structure_report.h"
 #include "util/params.h"
 
-/* The default radius for the halo's escaped mass: 1.5 times the default galaxy's halo cut, 15
- * disk scale lengths (src/scene/galaxy.c). */
-#define MEASURE_BEYOND 22.5
-/* The annulus where none is given, as structure.h's default. */
-#define MEASURE_RING_IN 2.0
-#define MEASURE_RING_OUT 3.0
 /* Radii in model length units: a TIPSY file of another code may be in kpc or pc. */
 #define MEASURE_MAX_RADIUS 1e9
 
@@ -221,56 +215,7 @@ static int read_args(int argc, char **argv, MeasureArgs *m)
                       scene_name((SceneKind)m->scene_kind), scene_min_bodies((SceneKind)m->scene_kind));
     if (m->scene_kind < 0 && m->file_count == 0)
         return refuse("nothing to measure: name a file or --scene (starburst-measure --help)");
-    if (!(m->desc.ring[1] > m->desc.ring[0])) m->desc.ring[0] = MEASURE_RING_IN, m->desc.ring[1] = MEASURE_RING_OUT;
-    if (!(m->desc.beyond > 0)) m->desc.beyond = MEASURE_BEYOND;
     return 0;
-}
-
-/* A line built piece by piece. */
-typedef struct Line {
-    char text[2048];
-    size_t at;
-} Line;
-
-static void put(Line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(Line *l, const char *fmt, ...)
-{
-    if (l->at >= sizeof l->text) return;
-    va_list ap;
-    va_start(ap, fmt);
-    const int n = vsnprintf(l->text + l->at, sizeof l->text - l->at, fmt, ap);
-    va_end(ap);
-    if (n > 0) l->at += (size_t)n;
-}
-
-static const char *const component[3] = {"disk", "bulge", "halo"};
-
-/* " disk 1.2345 bulge - halo 6.5 (bulge not measured: no bulge bodies)": the components that have
- * bodies, a dash and the reason for those that have none; " not measured: no disk or halo
- * bodies" where none has any. */
-static void put_components(Line *l, const StructureMeasure *m, const double value[3], const bool which[3])
-{
-    char missing[64] = "";
-    int asked = 0, absent = 0;
-    for (int c = 0; c < 3; c++)
-        if (which[c]) asked++, absent += m->count[c] == 0;
-    for (int c = 0, named = 0; c < 3; c++) {
-        if (!which[c] || m->count[c] > 0) continue;
-        const size_t at = strlen(missing);
-        named++;
-        snprintf(missing + at, sizeof missing - at, "%s%s", named == 1 ? "" : named == absent ? " or " : ", ",
-                 component[c]);
-    }
-    if (absent == asked) {
-        put(l, " not measured: no %s bodies", missing);
-        return;
-    }
-    for (int c = 0; c < 3; c++) {
-        if (!which[c]) continue;
-        if (m->count[c] > 0) put(l, " %s %.4f", component[c], value[c]);
-        else put(l, " %s -", component[c]);
-    }
-    if (absent) put(l, " (%s not measured: no %s bodies)", missing, missing);
 }
 
 /* Where the softening for W came from, for the line: "pl.tipsy.ini", "--softening". */
@@ -279,66 +224,17 @@ typedef struct Softening {
     const char *from;
 } Softening;
 
-static void print_galaxy(const char *source, double time, const Bodies *b, int galaxy, int bodies,
-                         const StructureDesc *base, const SimHalos *fields, const Softening *eps)
-{
-    StructureDesc d = *base;
-    d.galaxy = galaxy;
-    d.field = fields && galaxy < fields->count ? &fields->halo[galaxy] : NULL;
-    d.softening = eps->value;
-    StructureMeasure m;
-    if (structure_measure(b, &d, &m) != 0) {
-        printf("%s galaxy %d t %.4g: not measured: out of memory\n", source, galaxy, time);
-        return;
-    }
-    const StructureRing *r = &m.ring;
-    Line l = {.at = 0};
-    put(&l, "%s galaxy %d t %.4g: bodies %d/%d/%d", source, galaxy, time, m.count[BODY_DISK], m.count[BODY_BULGE],
-        m.count[BODY_HALO]);
-    const int other = bodies - m.count[BODY_DISK] - m.count[BODY_BULGE] - m.count[BODY_HALO];
-    if (other > 0) put(&l, " and %d of no component", other);
-
-    put(&l, ", R_half");
-    put_components(&l, &m, m.half_mass_radius, (const bool[3]){true, true, true});
-
-    /* The disk's plane is found from its own spin: one body lies in it, z = 0 by construction. */
-    if (m.count[BODY_DISK] >= 2) put(&l, ", rms_z %.4f", m.disk_rms_z);
-    else put(&l, ", rms_z not measured: %s", m.count[BODY_DISK] ? "one disk body" : "no disk bodies");
-
-    put(&l, ", R %g-%g: n %d", d.ring[0], d.ring[1], r->count);
-    if (r->count < 2) {
-        put(&l, ", not measured: %s disk bodies in the annulus", r->count ? "one of the" : "no");
-    } else {
-        put(&l, " sigma_R %.4f kappa %.4f Q ", r->sigma_r, r->kappa);
-        if (r->toomre_q > 0) put(&l, "%.3f", r->toomre_q);
-        else put(&l, "-");
-        put(&l, " A_1..6 %.4f %.4f %.4f %.4f %.4f %.4f", r->fourier[1], r->fourier[2], r->fourier[3], r->fourier[4],
-            r->fourier[5], r->fourier[6]);
-        if (!(r->toomre_q > 0)) put(&l, " (Q not measured: the enclosed mass gives no epicyclic frequency)");
-    }
-
-    put(&l, ", beyond %g:", d.beyond);
-    put_components(&l, &m, m.beyond_fraction, (const bool[3]){true, false, true});
-
-    put(&l, ", 2K/|W| ");
-    if (m.potential < 0 && d.field)
-        put(&l, "%.4f at softening %g (%s; the stars in their field halo, W = sum m x.a)", m.virial, eps->value,
-            eps->from);
-    else if (m.potential < 0) put(&l, "%.4f at softening %g (%s)", m.virial, eps->value, eps->from);
-    else if (bodies > STRUCTURE_VIRIAL_MAX_N) put(&l, "not measured: over %d bodies", STRUCTURE_VIRIAL_MAX_N);
-    else if (bodies < 2) put(&l, "not measured: one body");
-    else put(&l, "not measured: W is 0, every body at one point and no softening");
-    printf("%s\n", l.text);
-}
-
 /* fields: the halos as fields of the run (count 0 or NULL: none), halo g galaxy g's. */
 static void print_bodies(const char *source, double time, const Bodies *b, const StructureDesc *d,
                          const SimHalos *fields, const Softening *eps)
 {
-    int count[2] = {0, 0};
-    for (int i = 0; i < b->n; i++) count[BODY_TAG_GALAXY(b->tag[i])]++;
-    for (int g = 0; g < 2; g++)
-        if (count[g] > 0) print_galaxy(source, time, b, g, count[g], d, fields, eps);
+    StructureReport galaxies[2];
+    const int count = structure_report(b, d, fields, eps->value, galaxies);
+    for (int g = 0; g < count; g++) {
+        char line[2048];
+        structure_report_line(&galaxies[g], source, time, eps->from, line, sizeof line);
+        printf("%s\n", line);
+    }
     if (b->n == 0) printf("%s t %.4g: not measured: no bodies\n", source, time);
 }
 

@@ -166,16 +166,12 @@ static int check_start(const AppOptions *o, const Given *g, char *err, size_t er
 static int check_combination(const AppOptions *o, char *err, size_t errlen)
 {
     const char *kernel = sim_kernel_name(o->kernel);
-    const int least = scene_min_bodies(o->scene.kind);
     if (o->open_rate > 0 && !o->open_path) {
         snprintf(err, errlen, "--open-rate: plays the series of --open; there is none");
         return -1;
     }
-    if (!o->load_path && !o->open_path && o->scene.n > 0 && o->scene.n < least) {
-        snprintf(err, errlen, "-n %d: the %s scene needs at least %d bodies", o->scene.n, scene_name(o->scene.kind),
-                 least);
-        return -1;
-    }
+    const bool built = !o->load_path && !o->open_path;
+    if (built && o->scene.n > 0 && scene_check_bodies(o->scene.kind, o->scene.n, err, errlen) != 0) return -1;
     char why[400];
     if (!o->load_path && !o->open_path && o->scene.kind != SCENE_TIPSY && scene_check(&o->scene, why, sizeof why) != 0) {
         snprintf(err, errlen, "%s", why);

@@ -9,16 +9,13 @@
 #include <string.h>
 
 #include "render/renderer.h"
+#include "run/run_choices.h"
 #include "scene/scene.h"
 #include "sim/sim.h"
 
-/* The names of the choices, from the modules that own them. */
-static const char *scene_choice(int v) { return scene_name((SceneKind)v); }
-static const char *backend_choice(int v) { return sim_backend_name((SimBackend)v); }
+/* The names of the choices, from the modules that own them (a run's own: run/run_choices.h). */
 static const char *kernel_choice(int v) { return sim_kernel_name((SimKernel)v); }
-static const char *force_choice(int v) { return sim_force_name((SimForce)v); }
 static const char *color_choice(int v) { return renderer_color_mode_name((ColorMode)v); }
-static const char *halo_choice(int v) { return scene_halo_name((SceneHalo)v); }
 
 /* --gpus: 1 .. GPU_SPLIT_MAX, then "all" (AppOptions.gpus APP_GPUS_ALL). */
 static const char *gpus_choice(int v)
@@ -124,7 +121,7 @@ static bool inclination_b_written(const Preset *p, const AppOption *row)
 static const AppOption table[] = {
     HEADING("Scene (applied at start and on reset):"),
     {"--scene", .key = "scene", .arg = "NAME", .help = "the scene built from nothing (default collision)",
-     .value = CHOICE(scene_choice, 0, SCENE_TIPSY, "scene"), .app = APP(scene.kind, INT), .to_app = scene_named,
+     .value = RUN_CHOICE_SCENE, .app = APP(scene.kind, INT), .to_app = scene_named,
      .preset = PRE(scene.kind, INT), .names_scene = true, .written = scene_written,
      .start = APP_START_COLLISION | APP_START_BUILT, .exported = true},
     {"--tipsy", .key = "tipsy", .arg = "FILE", .help = "a TIPSY snapshot as it is", .value = TEXT,
@@ -148,7 +145,7 @@ static const AppOption table[] = {
     {"--halo", .key = "halo", .arg = "MODE",
      .help = "the galaxies' dark halos: field (analytic, with dynamical friction: every body a star; the "
              "default) or live (bodies, the full N-body)",
-     .value = CHOICE(halo_choice, SCENE_HALO_FIELD, SCENE_HALO_COUNT, "halo mode"), .app = APP(scene.halo, INT),
+     .value = RUN_CHOICE_HALO, .app = APP(scene.halo, INT),
      .preset = PRE(scene.halo, INT), .serves = APP_START_COLLISION | APP_START_BUILT},
     {.arg = "X", .help = "collision: the mass ratio", .value = PARAM(PARAM_MASS_RATIO),
      .app = APP(scene.mass_ratio, FLOAT), .preset = PRE(scene.mass_ratio, FLOAT), .serves = APP_START_ENCOUNTER, .exported = true},
@@ -211,7 +208,7 @@ static const AppOption table[] = {
     {"--backend", .key = "backend", .arg = "B",
      .help = "where the run goes (default auto: CUDA where a CUDA device runs the\n"
              "OpenGL context, else the CPU with 16384 bodies unless -n)",
-     .value = CHOICE(backend_choice, SIM_BACKEND_AUTO, SIM_BACKEND_CUDA + 1, "backend"), .app = APP(backend, INT),
+     .value = RUN_CHOICE_BACKEND, .app = APP(backend, INT),
      .preset_only = "cuda", .preset_bit = PRESET_CUDA},
     {"--kernel", .arg = "NAME",
      .help = "the force kernel (default: mtpb below 40 bodies per multiprocessor,\n"
@@ -239,7 +236,7 @@ static const AppOption table[] = {
              "far cells act on groups of bodies through local expansions; the CPU\n"
              "backend's: the GPU runs the tree for it) or auto (default: the tree from\n"
              "131072 bodies on the GPU, fmm from 1024 on the CPU, direct below)",
-     .value = CHOICE(force_choice, SIM_FORCE_AUTO, SIM_FORCE_COUNT, "force method"), .app = APP(force, INT),
+     .value = RUN_CHOICE_FORCE, .app = APP(force, INT),
      .preset = PRE(force, INT), .preset_bit = PRESET_FORCE},
     {.arg = "X", .help = "tree opening angle, smaller is more exact", .value = PARAM(PARAM_THETA),
      .app = APP(theta, FLOAT), .preset = PRE(theta, FLOAT), .preset_bit = PRESET_THETA},

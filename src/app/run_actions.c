@@ -43,23 +43,8 @@ static float app_theta_default(const App *a) { return params_theta(a->set.theta)
 static float app_alpha_default(const App *a) { return params_alpha(a->set.alpha); }
 
 /* The parameters the scene starts with: its own, or a loaded run's; theta and alpha from the
- * command line where the run has none (a run that saved its theta alone ran the tree by the angle). */
-SimParams app_scene_defaults(const App *a)
-{
-    if (run_info(a->run)->loaded && run_info(a->run)->saved.params.dt > 0) {
-        SimParams p = run_info(a->run)->saved.params;
-        if (!(p.damping > 0)) p.damping = 1;
-        p.alpha = params_alpha_given(p.alpha, p.theta);
-        if (p.alpha < 0) p.alpha = app_alpha_default(a);
-        if (!(p.theta > 0)) p.theta = app_theta_default(a);
-        return p;
-    }
-    return (SimParams){.dt = run_info(a->run)->scene.dt,
-                       .softening = run_info(a->run)->scene.softening,
-                       .damping = 1.0f,
-                       .theta = app_theta_default(a),
-                       .alpha = app_alpha_default(a)};
-}
+ * command line where the run has none (run_start_params). */
+SimParams app_scene_defaults(const App *a) { return run_start_params(a->run, app_theta_default(a), app_alpha_default(a)); }
 
 /* Where nothing names them, the view and run settings the run starts with: the command line's,
  * else the scene's (a loaded run's damping, theta and steps a frame), else the table's. The start

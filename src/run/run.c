@@ -410,6 +410,37 @@ int run_advance(Run *r, const SimParams *p, int steps)
     return 0;
 }
 
+SimParams run_start_params(const Run *r, float theta, float alpha)
+{
+    const RunInfo *info = &r->info;
+    if (info->loaded && info->saved.params.dt > 0) {
+        SimParams p = info->saved.params;
+        if (!(p.damping > 0)) p.damping = 1;
+        p.alpha = params_alpha_given(p.alpha, p.theta);
+        if (p.alpha < 0) p.alpha = alpha;
+        if (!(p.theta > 0)) p.theta = theta;
+        return p;
+    }
+    return (SimParams){.dt = info->scene.dt, .softening = info->scene.softening, .damping = 1.0f, .theta = theta,
+                       .alpha = alpha};
+}
+
+int run_set_bodies(Run *r, const Bodies *b, char *err, size_t errlen)
+{
+    const double time = run_time(r);
+    const long long step = run_step(r);
+    if (!r->sim || b->n != sim_count(r->sim)) {
+        snprintf(err, errlen, "%d bodies given, the run holds %d", b->n, r->sim ? sim_count(r->sim) : 0);
+        return -1;
+    }
+    if (sim_load(r->sim, b, err, errlen) != 0) return -1;
+    r->time_base = time;
+    r->step_base = step;
+    r->copy.valid = false;
+    run_measure_soon(r);
+    return 0;
+}
+
 int run_fall_back_to_cpu(Run *r, char *err, size_t errlen)
 {
     char what[300];

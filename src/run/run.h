@@ -118,6 +118,10 @@ typedef struct RunInfo {
     char gpus_note[320];    /* why fewer GPUs run than asked (sim_gpus_note), said once a change */
 } RunInfo;
 const RunInfo *run_info(const Run *r);
+/* The parameters the last build starts with: a loaded run's saved ones (damping off, and theta
+ * and alpha as given, where it saved none; a run that saved its theta alone ran the tree by the
+ * angle), else its scene's dt and softening, damping off, theta and alpha as given. */
+SimParams run_start_params(const Run *r, float theta, float alpha);
 /* The simulation, for what is measured on it and the kernel's shape; what changes the run goes
  * through the functions here. */
 Sim *run_sim(const Run *r);
@@ -152,6 +156,10 @@ const RunCopy *run_copy(const Run *r);
 void run_read_state(Run *r);
 /* The first state of the last reset. */
 const Bodies *run_first_state(const Run *r);
+/* The simulation's state replaced by b (as many bodies, checked by the caller), its time and step
+ * kept: what a script writes back. Accelerations b carries are the next step's (sim_load); without
+ * them it computes them first. 0, or -1 with err (the state as it was). */
+int run_set_bodies(Run *r, const Bodies *b, char *err, size_t errlen);
 
 /* The force method and the ladder's kernel, changed at run time. 0, or -1 with err. */
 int run_set_force(Run *r, SimForce f, char *err, size_t errlen);

@@ -67,6 +67,14 @@ int scene_min_bodies(SceneKind kind)
     return kind == SCENE_COLLISION ? 6 : kind == SCENE_DISK ? 3 : kind == SCENE_TIPSY_COLLIDE ? 2 : 1;
 }
 
+int scene_check_bodies(SceneKind kind, int n, char *err, size_t errlen)
+{
+    const int least = scene_min_bodies(kind);
+    if (n >= least) return 0;
+    snprintf(err, errlen, "-n %d: the %s scene needs at least %d bodies", n, scene_name(kind), least);
+    return -1;
+}
+
 int scene_from_name(const char *name)
 {
     for (int k = 0; k < SCENE_COUNT; k++)

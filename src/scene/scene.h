@@ -170,6 +170,9 @@ int scene_has_halos(SceneKind kind);
 int scene_from_name(const char *name);
 /* The fewest bodies a scene of kind is built with: a collision 6, a disk 3, two TIPSY copies 2. */
 int scene_min_bodies(SceneKind kind);
+/* 0 where n bodies (given as -n) build a scene of kind, else -1 with "-n 4: the collision scene
+ * needs at least 6 bodies" in err. */
+int scene_check_bodies(SceneKind kind, int n, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }
