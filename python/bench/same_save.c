@@ -33,6 +33,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "same_save: %s\n", err);
         return 1;
     }
+    if (starburst_set(r, "steps_per_frame", argv[5]) != STARBURST_OK) { /* the save says it */
+        fprintf(stderr, "same_save: %s\n", starburst_error(r));
+        return 1;
+    }
     const double t0 = seconds();
     for (int f = 0; f < frames; f++)
         if (starburst_advance(r, steps) != STARBURST_OK) {
