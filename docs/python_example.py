@@ -51,7 +51,7 @@ ax.plot(times, separations)
 ax.axvline(times[closest], color="grey", lw=0.8, ls="--")
 ax.set_xlabel("time (Myr)")
 ax.set_ylabel("separation of the galaxies' centres (kpc)")
-ax.set_title("The default collision, %d bodies" % run.n)
+ax.set_title("The default collision, %d stars" % ((run.tags & 3) < 2).sum())
 fig.tight_layout()
 fig.savefig(out_dir + "/separation.png", dpi=100)
 
