@@ -8,65 +8,20 @@
 
 static const char *const follow_names[] = {"nothing", "galaxy A", "galaxy B", "the whole system"};
 
-/* A galaxy's light reaches about 4 disk scale lengths (as the scene's extent counts), 1.6 times the
- * rms radius of an exponential disk (2.45 scale lengths). */
-#define PAIR_LIGHT_RMS 1.6f
-/* The pair starts far apart when the sphere holding both is this many times the larger galaxy's
- * light: framed as a whole, each galaxy would fill a few per cent of the view. */
-#define PAIR_FAR_APART 6.0f
-/* Room around the pair in the frame, for the disks' own spread and the first tails. */
-#define PAIR_MARGIN 1.25f
 /* Seconds for the view to close most of the gap to the pair's frame: smooth, yet it keeps up. */
 #define PAIR_SECONDS 0.5f
-
-/* Galaxy g's stars (disk and bulge): their centre, and the radius of their light. False where g
- * has none. */
-static bool galaxy_light(const Bodies *b, int g, float centre[3], float *radius)
-{
-    double m = 0, s[3] = {0, 0, 0};
-    for (int i = 0; i < b->n; i++) {
-        const int tag = b->tag[i], c = BODY_TAG_COMPONENT(tag);
-        if (BODY_TAG_GALAXY(tag) != g || (c != BODY_DISK && c != BODY_BULGE)) continue;
-        const float *p = b->pos + 4 * i;
-        m += p[3];
-        for (int k = 0; k < 3; k++) s[k] += (double)p[3] * p[k];
-    }
-    if (!(m > 0)) return false;
-    double r2 = 0;
-    for (int k = 0; k < 3; k++) centre[k] = (float)(s[k] / m);
-    for (int i = 0; i < b->n; i++) {
-        const int tag = b->tag[i], c = BODY_TAG_COMPONENT(tag);
-        if (BODY_TAG_GALAXY(tag) != g || (c != BODY_DISK && c != BODY_BULGE)) continue;
-        const float *p = b->pos + 4 * i;
-        const double dx = p[0] - centre[0], dy = p[1] - centre[1], dz = p[2] - centre[2];
-        r2 += (double)p[3] * (dx * dx + dy * dy + dz * dz);
-    }
-    *radius = PAIR_LIGHT_RMS * (float)sqrt(r2 / m);
-    return *radius > 0;
-}
 
 /* The frame holding both galaxies' light with a margin, for camera c; with far_apart, only where
  * the pair starts far apart. False where b is not two galaxies with stars. */
 static bool pair_frame(const Bodies *b, const Camera *c, bool far_apart, float target[3], float *distance)
 {
-    float ca[3], cb[3], ra, rb;
-    if (!b->tag || !galaxy_light(b, 0, ca, &ra) || !galaxy_light(b, 1, cb, &rb)) return false;
-    const float r = camera_pair_sphere(ca, ra, cb, rb, target);
-    if (far_apart && r < PAIR_FAR_APART * fmaxf(ra, rb)) return false;
-    *distance = camera_fit_distance(c, r, PAIR_MARGIN);
-    return true;
-}
-
-/* The encounters whose home view is down their orbit's axis (app_camera_home). */
-static bool encounter_view(const App *a)
-{
-    const SceneKind kind = (SceneKind)(int)run_info(a->run)->kind;
-    return !run_source(a->run)->from_save && (kind == SCENE_COLLISION || kind == SCENE_TIPSY_COLLIDE);
+    CameraPair pair;
+    return bodies_pair_light(b, pair.centre, pair.radius) && camera_pair_frame(c, &pair, far_apart, target, distance);
 }
 
 bool app_pair_view(const App *a, const Camera *c, float target[3], float *distance)
 {
-    if (!encounter_view(a)) return false;
+    if (!run_is_encounter(a->run)) return false;
     run_read_state(a->run);
     return pair_frame(&run_copy(a->run)->bodies, c, true, target, distance);
 }

@@ -6,24 +6,16 @@
 #include "app/viewer.h"
 #include "app/view.h"
 
-/* An encounter's bodies spread to 2-3 times their first extent once the tails are out: the home
- * view leaves room for most of that and still shows the disks as disks at the start. */
-#define ENCOUNTER_MARGIN 1.6f
-
 void app_camera_home(const App *a, Camera *home)
 {
-    const SceneKind kind = (SceneKind)(int)run_info(a->run)->kind;
-    if (!run_source(a->run)->from_save && (kind == SCENE_COLLISION || kind == SCENE_TIPSY_COLLIDE))
-        camera_init_view(home, run_info(a->run)->scene.extent, -0.5f * (float)M_PI, 0.5f * (float)M_PI, ENCOUNTER_MARGIN);
-    else
-        camera_init(home, run_info(a->run)->scene.extent);
-    /* A pair that starts far apart: what is there, both galaxies with a margin (follow.c). */
-    float target[3], distance;
-    if (app_pair_view(a, home, target, &distance)) {
-        memcpy(home->target, target, sizeof target);
-        memcpy(home->home_target, target, sizeof target);
-        home->distance = home->home_distance = distance;
+    const bool encounter = run_is_encounter(a->run);
+    CameraPair pair;
+    bool paired = false;
+    if (encounter) {
+        run_read_state(a->run);
+        paired = bodies_pair_light(&run_copy(a->run)->bodies, pair.centre, pair.radius);
     }
+    camera_home(home, run_info(a->run)->scene.extent, encounter, paired ? &pair : NULL);
 }
 
 bool app_view_region(const App *a, int width, int height, CameraRegion *region)

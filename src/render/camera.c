@@ -56,6 +56,39 @@ void camera_init_view(Camera *c, float extent, float yaw, float pitch, float mar
     c->home_distance = c->distance;
 }
 
+/* The pair starts far apart when the sphere holding both is this many times the larger galaxy's
+ * light. */
+#define PAIR_FAR_APART 6.0f
+/* Room around the pair in the frame, for the disks' own spread and the first tails. */
+#define PAIR_MARGIN 1.25f
+/* An encounter's bodies spread to 2-3 times their first extent once the tails are out: the home
+ * view leaves room for most of that and still shows the disks as disks at the start. */
+#define ENCOUNTER_MARGIN 1.6f
+
+bool camera_pair_frame(const Camera *c, const CameraPair *pair, bool far_apart, float target[3], float *distance)
+{
+    const float ra = pair->radius[0], rb = pair->radius[1];
+    const float r = camera_pair_sphere(pair->centre[0], ra, pair->centre[1], rb, target);
+    if (far_apart && r < PAIR_FAR_APART * fmaxf(ra, rb)) return false;
+    *distance = camera_fit_distance(c, r, PAIR_MARGIN);
+    return true;
+}
+
+void camera_home(Camera *c, float extent, bool encounter, const CameraPair *pair)
+{
+    if (!encounter) {
+        camera_init(c, extent);
+        return;
+    }
+    camera_init_view(c, extent, -0.5f * (float)M_PI, 0.5f * (float)M_PI, ENCOUNTER_MARGIN);
+    float target[3], distance;
+    if (pair && camera_pair_frame(c, pair, true, target, &distance)) {
+        memcpy(c->target, target, sizeof target);
+        memcpy(c->home_target, target, sizeof target);
+        c->distance = c->home_distance = distance;
+    }
+}
+
 float camera_fit_distance(const Camera *c, float radius, float margin)
 {
     const float fov = c->fov_y > 0 ? c->fov_y : glm_rad(45.0f);

@@ -40,6 +40,22 @@ float camera_fit_distance(const Camera *c, float radius, float margin);
 /* The smallest sphere holding two spheres (centres a and b, radii ra and rb): its centre into
  * centre, its radius returned. Either may hold the other. */
 float camera_pair_sphere(const float a[3], float ra, const float b[3], float rb, float centre[3]);
+/* An encounter's pair as a view frames it: each galaxy's light, its centre and radius
+ * (bodies_light). */
+typedef struct CameraPair {
+    float centre[2][3];
+    float radius[2];
+} CameraPair;
+/* The frame holding both galaxies' light with a margin for camera c: its target and distance.
+ * With far_apart, only where the pair starts far apart (the sphere holding both is 6 or more
+ * times the larger galaxy's light: framed as a whole, each would fill a few per cent of the
+ * view); false otherwise. */
+bool camera_pair_frame(const Camera *c, const CameraPair *pair, bool far_apart, float target[3], float *distance);
+/* The home view of a scene of radius extent. An encounter built from its scene (encounter) is seen
+ * down its orbit's axis, and where pair (may be NULL) starts far apart it is framed as a whole
+ * (the Milky Way and Andromeda start 770 kpc apart: framed by extent, two dots); anything else is
+ * seen in three quarters (camera_init). The window's home and the library's pictures both. */
+void camera_home(Camera *c, float extent, bool encounter, const CameraPair *pair);
 /* Moves the target and distance towards (target, distance), closing the fraction 1 - exp(-seconds
  * / tau) of the gap (the distance's ratio, so that near and far read as even speed): smooth, never
  * a jump, however the frames come. */

@@ -181,6 +181,12 @@ void run_choose(Run *r, const RunSource *s)
 
 const RunSource *run_source(const Run *r) { return &r->source; }
 const RunInfo *run_info(const Run *r) { return &r->info; }
+
+bool run_is_encounter(const Run *r)
+{
+    const SceneKind kind = (SceneKind)(int)r->info.kind;
+    return !r->source.from_save && (kind == SCENE_COLLISION || kind == SCENE_TIPSY_COLLIDE);
+}
 Sim *run_sim(const Run *r) { return r->sim; }
 const SnapshotSeries *run_series(const Run *r) { return r->series; }
 int run_series_reads(const Run *r) { return r->series_reads; }

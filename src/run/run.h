@@ -90,6 +90,9 @@ void run_choose_encounter(Run *r, const SceneEncounter *e);
 /* What the next reset builds (run_reset_to also goes back to the source before it on failure). */
 void run_choose(Run *r, const RunSource *s);
 const RunSource *run_source(const Run *r);
+/* Whether the run was built from an encounter's scene (the collision, or two TIPSY galaxies set on
+ * an orbit), not from a save: the view of it looks down the orbit's axis (camera_home). */
+bool run_is_encounter(const Run *r);
 
 /* Builds the source (kind, N and seed of a built-in scene from the arguments, kernel for the CUDA
  * backend), creates the simulation on it and starts the clock, the checkpoint, the undo history

@@ -92,6 +92,42 @@ double bodies_group_centre(const Bodies *b, int galaxy, double dest[3])
     return m;
 }
 
+/* Of an exponential disk's rms radius, the radius its light reaches (bodies_pair_light). */
+#define LIGHT_PER_RMS 1.6f
+
+static bool is_star_of(const Bodies *b, int i, int g)
+{
+    const int c = BODY_TAG_COMPONENT(b->tag[i]);
+    return BODY_TAG_GALAXY(b->tag[i]) == g && (c == BODY_DISK || c == BODY_BULGE);
+}
+
+static bool galaxy_light(const Bodies *b, int g, float centre[3], float *radius)
+{
+    double m = 0, s[3] = {0, 0, 0};
+    for (int i = 0; i < b->n; i++) {
+        if (!is_star_of(b, i, g)) continue;
+        const float *p = b->pos + 4 * i;
+        m += p[3];
+        for (int k = 0; k < 3; k++) s[k] += (double)p[3] * p[k];
+    }
+    if (!(m > 0)) return false;
+    double r2 = 0;
+    for (int k = 0; k < 3; k++) centre[k] = (float)(s[k] / m);
+    for (int i = 0; i < b->n; i++) {
+        if (!is_star_of(b, i, g)) continue;
+        const float *p = b->pos + 4 * i;
+        const double dx = p[0] - centre[0], dy = p[1] - centre[1], dz = p[2] - centre[2];
+        r2 += (double)p[3] * (dx * dx + dy * dy + dz * dz);
+    }
+    *radius = LIGHT_PER_RMS * (float)sqrt(r2 / m);
+    return *radius > 0;
+}
+
+bool bodies_pair_light(const Bodies *b, float centre[2][3], float radius[2])
+{
+    return b->tag && galaxy_light(b, 0, centre[0], &radius[0]) && galaxy_light(b, 1, centre[1], &radius[1]);
+}
+
 void bodies_recentre(Bodies *b)
 {
     double x[3], v[3];

@@ -7,6 +7,7 @@
 #ifndef STARBURST_BODIES_H
 #define STARBURST_BODIES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -58,6 +59,11 @@ void bodies_centre_of_mass(const Bodies *b, double dest[3], double vdest[3]);
 /* Centre of mass of galaxy 0 or 1 (by tag), or of all bodies for galaxy < 0, into dest[3].
  * Returns that group's mass (0 when it is empty; dest is then left alone). */
 double bodies_group_centre(const Bodies *b, int galaxy, double dest[3]);
+/* The light of galaxies 0 and 1, each one's stars (disk and bulge): the centre of their mass into
+ * centre[g], and the radius their light reaches into radius[g] (1.6 times their rms radius: an
+ * exponential disk's light reaches about 4 scale lengths, 1.6 times its rms radius of 2.45). False
+ * unless both have stars. */
+bool bodies_pair_light(const Bodies *b, float centre[2][3], float radius[2]);
 /* Moves the system so its centre of mass sits at the origin at rest. */
 void bodies_recentre(Bodies *b);
 /* A body's distance from some centre or axis, and its mass. */
