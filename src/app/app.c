@@ -318,7 +318,7 @@ static bool app_frame(App *a)
     render_context_swap(a->ctx);
     app_timeline_shown(a);
     app_report_progress(a, f.t);
-    app_remote_pace(a, f.t);
+    app_remote_pace(a);
     a->loop.frame++;
     return a->loop.frames == 0 || a->loop.frame < a->loop.frames;
 }

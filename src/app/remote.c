@@ -9,6 +9,7 @@
 #include <GL/glew.h>
 #include <GLFW/glfw3.h>
 
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -275,17 +276,24 @@ void app_remote_frame(App *a)
     uint8_t *rgb = serve_frame_begin(a->remote.serve, w, h);
     if (!rgb) return;
     capture_read(render_context_framebuffer(a->ctx), w, h, rgb);
-    serve_frame_submit(a->remote.serve);
+    serve_frame_submit(a->remote.serve, a->loop.frame);
 }
 
-/* Headless frames come as fast as the run steps: served, no faster than a screen shows them. */
-void app_remote_pace(App *a, double frame_start)
+/* Headless frames come as fast as the run steps: served, no faster than a screen shows them. The
+ * frames start on a schedule of 1 / SERVE_FPS, not that long after the last one's start, so that a
+ * sleep's late waking is not added to every frame (60 a second, not 59.6); a loop that falls more
+ * than a frame behind starts the schedule again from now rather than racing to catch up. */
+void app_remote_pace(App *a)
 {
     if (!a->remote.serve) return;
-    const double wait = frame_start + 1.0 / SERVE_FPS - clock_seconds();
-    if (wait <= 0) return;
-    struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)(wait * 1e9)};
-    nanosleep(&ts, NULL);
+    const double period = 1.0 / SERVE_FPS, now = clock_seconds();
+    double *next = &a->remote.next_frame;
+    *next += period;
+    if (*next < now - period || *next > now + period) *next = now;
+    if (*next <= now) return;
+    const double at = *next;
+    struct timespec ts = {.tv_sec = (time_t)at, .tv_nsec = (long)((at - (double)(time_t)at) * 1e9)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
 }
 
 /* What was served, said at the end; the server closed. */

@@ -180,6 +180,7 @@ typedef struct AppLoop {
 /* `starburst serve`: the server, the readout's notice last sent, the loop's pace. */
 typedef struct AppRemote {
     struct Serve *serve; /* NULL: not served */
+    double next_frame;   /* when the next frame may start (clock_seconds), paced to SERVE_FPS */
     double notice_at;
     int notice_id;
 } AppRemote;
@@ -358,7 +359,7 @@ int app_remote_start(App *a, const AppOptions *o);
 void app_remote_take(App *a);
 void app_remote_frame(App *a);
 void app_remote_status(App *a);
-void app_remote_pace(App *a, double frame_start);
+void app_remote_pace(App *a);
 void app_remote_finish(App *a);
 
 /* observe.c: energy, the force checks, the checkpoint, the monitor line. */

@@ -80,6 +80,7 @@ struct Serve {
     uint8_t *raw;
     size_t raw_capacity;
     int raw_width, raw_height;
+    long long raw_number; /* the frame loop's number of the raw frame */
     bool raw_busy; /* the encoder has the raw frame */
     FrameBytes frame; /* the newest encoded frame */
     uint64_t frame_seq;
@@ -467,7 +468,7 @@ static void *encoder_main(void *arg)
         pthread_mutex_unlock(&s->lock);
         if (atomic_load(&s->quit)) break;
         const double t0 = clock_seconds();
-        const FrameImage img = {.rgb = s->raw, .width = s->raw_width, .height = s->raw_height};
+        const FrameImage img = {.rgb = s->raw, .width = s->raw_width, .height = s->raw_height, .number = s->raw_number};
         const int rc = frame_encoder_encode(s->enc, &img, &s->encoding, err, sizeof err);
         const double ms = (clock_seconds() - t0) * 1e3;
         pthread_mutex_lock(&s->lock);
@@ -527,7 +528,7 @@ Serve *serve_create(const ServeDesc *d, char *err, size_t errlen)
         return NULL;
     }
     char why[256];
-    if (!(s->enc = frame_encoder_jpeg(d->quality > 0 ? d->quality : SERVE_JPEG_QUALITY, why, sizeof why))) {
+    if (!(s->enc = frame_encoder_jpeg(d->quality > 0 ? d->quality : SERVE_JPEG_QUALITY, 0, why, sizeof why))) {
         snprintf(err, errlen, "serve: %s", why);
         serve_destroy(s);
         return NULL;
@@ -649,9 +650,10 @@ uint8_t *serve_frame_begin(Serve *s, int width, int height)
     return raw;
 }
 
-void serve_frame_submit(Serve *s)
+void serve_frame_submit(Serve *s, long long number)
 {
     pthread_mutex_lock(&s->lock);
+    s->raw_number = number;
     s->raw_busy = true;
     pthread_cond_broadcast(&s->wake);
     pthread_mutex_unlock(&s->lock);

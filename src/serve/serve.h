@@ -66,8 +66,9 @@ void serve_reply(Serve *s, uint64_t page, bool ok, const char *text);
 /* Where a frame of width x height RGB goes (top row first), or NULL where no page watches or the
  * encoder is still on the last one: the frame loop then reads nothing back. */
 uint8_t *serve_frame_begin(Serve *s, int width, int height);
-/* The frame filled in: encoded, then sent to each page as it can take it. */
-void serve_frame_submit(Serve *s);
+/* The frame filled in, the frame loop's frame `number` (the readout's "frame" of the frame it
+ * ends): encoded, then sent to each page as it can take it. */
+void serve_frame_submit(Serve *s, long long number);
 /* The readout, one JSON object, for every page. */
 void serve_status(Serve *s, const char *json);
 ServeStats serve_stats(Serve *s);
