@@ -4,14 +4,16 @@ viewers, bytes a frame and a second, the server's own frame and step rates, and 
 slider's value sent to the first frame drawn with it. Python's standard library alone, so it runs
 on a GPU server beside `starburst serve` with nothing installed.
 
-usage: serve_measure.py STARBURST SECONDS [--viewers K] [--latency N] [--] [serve options...]
+usage: serve_measure.py STARBURST SECONDS [--viewers K] [--latency N] [--frame FILE.jpg] [--]
+                        [serve options...]
 
 It starts `STARBURST serve --listen 127.0.0.1:0 [serve options]`, opens K WebSockets with the
 drive token as a page does (the first drives; the others watch, with the view token), counts what
 arrives over SECONDS after each one's first frame, and with --latency sends N exposure values from
 the driving page, one at a time, timing each to the first frame that shows it: each frame names
 the loop's frame it was drawn in (a JPEG comment, "starburst frame N"), and the readout names the
-frame whose end it describes. Prints one line per figure, then the server's own closing line.
+frame whose end it describes. Prints one line per figure, then the server's own closing line;
+--frame keeps the last frame the first page received, to look at.
 """
 import base64
 import json
@@ -120,12 +122,14 @@ def main(argv):
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         return 2
     app, seconds, rest = argv[0], float(argv[1]), argv[2:]
-    viewers, latency = 1, 0
-    while rest and rest[0] in ("--viewers", "--latency"):
+    viewers, latency, keep = 1, 0, None
+    while rest and rest[0] in ("--viewers", "--latency", "--frame"):
         if rest[0] == "--viewers":
             viewers = int(rest[1])
-        else:
+        elif rest[0] == "--latency":
             latency = int(rest[1])
+        else:
+            keep = rest[1]
         rest = rest[2:]
     if rest and rest[0] == "--":
         rest = rest[1:]
@@ -162,6 +166,8 @@ def main(argv):
             p.frames += 1
             p.bytes += len(payload)
             p.last = now
+            if keep and p is pages[0]:
+                p.kept = payload
             return False
 
         pump(pages, time.monotonic() + 120, lambda p, b, d, n: count(p, b, d, n) or all(q.first for q in pages))
@@ -208,6 +214,9 @@ def main(argv):
             print(f"slider to frame: median {statistics.median(waits):.1f} ms, "
                   f"90th percentile {waits[int(0.9 * (len(waits) - 1))]:.1f} ms, "
                   f"largest {waits[-1]:.1f} ms over {len(waits)} values")
+        if keep and getattr(pages[0], "kept", None):
+            with open(keep, "wb") as f:
+                f.write(pages[0].kept)
         for p in pages:
             p.sock.close()
     finally:

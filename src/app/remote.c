@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "app/viewer.h"
-#include "render/capture.h"
+#include "render/capture_stream.h"
 #include "serve/serve.h"
 #include "util/clock.h"
 #include "util/params.h"
@@ -268,15 +268,22 @@ void app_remote_take(App *a)
     for (int taken = 0; taken < SERVE_TAKEN_A_FRAME && serve_take(a->remote.serve, &c); taken++) remote_do(a, &c);
 }
 
+/* The frame read back a frame ago goes to the encoder (or is dropped while it is busy); this
+ * one's read is started, for the next frame to hand over (render/capture_stream.h). */
 void app_remote_frame(App *a)
 {
-    if (!a->remote.serve) return;
+    Serve *serve = a->remote.serve;
+    if (!serve) return;
+    if (!a->remote.frames && !(a->remote.frames = capture_stream_create())) return;
+    CaptureFrame last;
+    if (capture_stream_pending(a->remote.frames, &last)) {
+        uint8_t *rgba = serve_frame_begin(serve, last.width, last.height);
+        if (capture_stream_take(a->remote.frames, rgba)) serve_frame_submit(serve, last.number);
+    }
+    if (!serve_watched(serve)) return;
     int w, h;
     render_context_size(a->ctx, &w, &h);
-    uint8_t *rgb = serve_frame_begin(a->remote.serve, w, h);
-    if (!rgb) return;
-    capture_read(render_context_framebuffer(a->ctx), w, h, rgb);
-    serve_frame_submit(a->remote.serve, a->loop.frame);
+    capture_stream_read(a->remote.frames, render_context_framebuffer(a->ctx), w, h, a->loop.frame);
 }
 
 /* Headless frames come as fast as the run steps: served, no faster than a screen shows them. The
@@ -305,4 +312,6 @@ void app_remote_finish(App *a)
             st.frames, st.sent, st.encoder, st.encode_ms, st.bytes);
     serve_destroy(a->remote.serve);
     a->remote.serve = NULL;
+    capture_stream_destroy(a->remote.frames);
+    a->remote.frames = NULL;
 }

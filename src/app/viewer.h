@@ -180,6 +180,7 @@ typedef struct AppLoop {
 /* `starburst serve`: the server, the readout's notice last sent, the loop's pace. */
 typedef struct AppRemote {
     struct Serve *serve; /* NULL: not served */
+    struct CaptureStream *frames; /* the frames read back for the pages, made with the first */
     double next_frame;   /* when the next frame may start (clock_seconds), paced to SERVE_FPS */
     double notice_at;
     int notice_id;

@@ -1,4 +1,4 @@
-/* A frame of the view encoded for the page. One encoder today, libjpeg-turbo over RGB in host
+/* A frame of the view encoded for the page. One encoder today, libjpeg-turbo over RGBA in host
  * memory (the frame read back from GL), in strips on several threads; the seam is here for one that encodes on the
  * GPU the frame already there (CUDA's nvJPEG), handed a FrameImage that names GPU memory. */
 #ifndef STARBURST_FRAME_ENCODER_H
@@ -9,11 +9,12 @@
 
 typedef struct FrameEncoder FrameEncoder;
 
-/* A frame: width x height RGB bytes, top row first; the frame loop's number of the frame it shows,
+/* A frame: width x height RGBA bytes (A unused), bottom row first, as GL reads a framebuffer
+ * fastest; the frame loop's number of the frame it shows,
  * which the encoded frame names in a comment ("starburst frame N": a client that measures what it
  * is served can tell which frame it got; a browser ignores it). */
 typedef struct FrameImage {
-    const uint8_t *rgb;
+    const uint8_t *rgba;
     int width, height;
     long long number;
 } FrameImage;

@@ -1,4 +1,4 @@
-/* JPEG through libjpeg-turbo's libjpeg API into memory: 4:2:0, the library's fast integer DCT, the
+/* JPEG through libjpeg-turbo's libjpeg API into memory, from RGBX rows as GL reads them: 4:2:0, the library's fast integer DCT, the
  * standard Huffman tables, and a restart marker after every row of MCUs.
  *
  * The restart markers let a frame be encoded in strips on several threads and still be one JPEG:
@@ -97,8 +97,8 @@ static void encode_strip(FrameEncoder *e, int k)
     jpeg_mem_dest(&s->c, &s->mem, &s->size);
     s->c.image_width = (JDIMENSION)img->width;
     s->c.image_height = (JDIMENSION)rows;
-    s->c.input_components = 3;
-    s->c.in_color_space = JCS_RGB;
+    s->c.input_components = 4;
+    s->c.in_color_space = JCS_EXT_RGBX;
     jpeg_set_defaults(&s->c);
     jpeg_set_quality(&s->c, e->quality, TRUE);
     s->c.dct_method = JDCT_IFAST;
@@ -109,9 +109,11 @@ static void encode_strip(FrameEncoder *e, int k)
         const int n = snprintf(comment, sizeof comment, "starburst frame %lld", img->number);
         jpeg_write_marker(&s->c, JPEG_COM, (const JOCTET *)comment, (unsigned)n);
     }
-    const size_t stride = (size_t)img->width * 3;
+    const size_t stride = (size_t)img->width * 4;
     while (s->c.next_scanline < s->c.image_height) {
-        JSAMPROW row = (JSAMPROW)(img->rgb + stride * ((size_t)y0 + s->c.next_scanline));
+        /* The image's rows run bottom up in memory; the JPEG's top down. */
+        const size_t y = (size_t)y0 + s->c.next_scanline;
+        JSAMPROW row = (JSAMPROW)(img->rgba + stride * ((size_t)img->height - 1 - y));
         jpeg_write_scanlines(&s->c, &row, 1);
     }
     jpeg_finish_compress(&s->c);

@@ -468,7 +468,7 @@ static void *encoder_main(void *arg)
         pthread_mutex_unlock(&s->lock);
         if (atomic_load(&s->quit)) break;
         const double t0 = clock_seconds();
-        const FrameImage img = {.rgb = s->raw, .width = s->raw_width, .height = s->raw_height, .number = s->raw_number};
+        const FrameImage img = {.rgba = s->raw, .width = s->raw_width, .height = s->raw_height, .number = s->raw_number};
         const int rc = frame_encoder_encode(s->enc, &img, &s->encoding, err, sizeof err);
         const double ms = (clock_seconds() - t0) * 1e3;
         pthread_mutex_lock(&s->lock);
@@ -627,11 +627,19 @@ void serve_reply(Serve *s, uint64_t page, bool ok, const char *text)
     lws_cancel_service(s->ctx);
 }
 
+bool serve_watched(Serve *s)
+{
+    pthread_mutex_lock(&s->lock);
+    const bool watched = s->page_count > 0;
+    pthread_mutex_unlock(&s->lock);
+    return watched;
+}
+
 uint8_t *serve_frame_begin(Serve *s, int width, int height)
 {
     pthread_mutex_lock(&s->lock);
     uint8_t *raw = NULL;
-    const size_t need = (size_t)width * (size_t)height * 3;
+    const size_t need = (size_t)width * (size_t)height * 4;
     if (!s->raw_busy && s->page_count > 0 && width > 0 && height > 0) {
         if (need > s->raw_capacity) {
             uint8_t *grown = realloc(s->raw, need);

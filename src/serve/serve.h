@@ -63,8 +63,10 @@ bool serve_take(Serve *s, ServeCommand *out);
 /* An answer to a page's message (it may have closed since: then nothing). */
 void serve_reply(Serve *s, uint64_t page, bool ok, const char *text);
 
-/* Where a frame of width x height RGB goes (top row first), or NULL where no page watches or the
- * encoder is still on the last one: the frame loop then reads nothing back. */
+/* Whether any page is open: where none is, the frame loop reads nothing back. */
+bool serve_watched(Serve *s);
+/* Where a frame of width x height RGBA goes (bottom row first, as GL reads it), or NULL where no
+ * page watches or the encoder is still on the last one: that frame is then dropped. */
 uint8_t *serve_frame_begin(Serve *s, int width, int height);
 /* The frame filled in, the frame loop's frame `number` (the readout's "frame" of the frame it
  * ends): encoded, then sent to each page as it can take it. */

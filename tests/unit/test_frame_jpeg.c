@@ -1,6 +1,7 @@
-/* The served frames' JPEG encoder (src/serve/frame_jpeg.c), which cuts a frame into strips encoded
- * on several threads and joins them with restart markers: the joined frame against one compressor
- * writing the whole image with the same settings, made here with libjpeg's own calls (byte for
+/* The served frames' JPEG encoder (src/serve/frame_jpeg.c), which takes a frame as GL reads it back
+ * (RGBA, bottom row first), cuts it into strips encoded on several threads and joins them with
+ * restart markers: the joined frame against one compressor writing the whole image, top row first
+ * in RGB, with the same settings, made here with libjpeg's own calls (byte for
  * byte, at sizes that end a strip exactly, part way, and below one strip); the same bytes from one
  * thread and from eight; the frame decoded back to its size and near its pixels; the frame number
  * in its comment; a frame too large refused with one line. */
@@ -99,11 +100,29 @@ static double decoded_difference(const FrameBytes *f, const uint8_t *rgb, int w,
     return sum / ((double)w * h * 3);
 }
 
+/* rgb (top row first) as GL reads it back: RGBA, bottom row first, the A a junk byte. */
+static uint8_t *as_read_back(const uint8_t *rgb, int w, int h)
+{
+    uint8_t *rgba = malloc((size_t)w * (size_t)h * 4);
+    assert_non_null(rgba);
+    for (size_t j = 0; j < (size_t)h; j++)
+        for (size_t i = 0; i < (size_t)w; i++) {
+            const uint8_t *p = rgb + 3 * (j * (size_t)w + i);
+            uint8_t *q = rgba + 4 * (((size_t)h - 1 - j) * (size_t)w + i);
+            memcpy(q, p, 3);
+            q[3] = (uint8_t)(i * 37 + j);
+        }
+    return rgba;
+}
+
+/* Encodes rgb (top row first), handed over as GL reads it back. */
 static void encode(FrameEncoder *e, const uint8_t *rgb, int w, int h, long long number, FrameBytes *out)
 {
     char err[256] = "";
-    const FrameImage img = {.rgb = rgb, .width = w, .height = h, .number = number};
+    uint8_t *rgba = as_read_back(rgb, w, h);
+    const FrameImage img = {.rgba = rgba, .width = w, .height = h, .number = number};
     const int rc = frame_encoder_encode(e, &img, out, err, sizeof err);
+    free(rgba);
     if (rc != 0) fail_msg("%d x %d: %s", w, h, err);
 }
 
@@ -192,8 +211,8 @@ static void test_bad_frames_are_refused(void **state)
     FrameEncoder *e = frame_encoder_jpeg(QUALITY, 2, err, sizeof err);
     assert_non_null(e);
     FrameBytes out = {0};
-    uint8_t pixel[3] = {0};
-    const FrameImage none = {.rgb = pixel, .width = 0, .height = 1}, wide = {.rgb = pixel, .width = 70000, .height = 1};
+    uint8_t pixel[4] = {0};
+    const FrameImage none = {.rgba = pixel, .width = 0, .height = 1}, wide = {.rgba = pixel, .width = 70000, .height = 1};
     assert_int_equal(frame_encoder_encode(e, &none, &out, err, sizeof err), -1);
     assert_non_null(strstr(err, "0 x 1 pixels"));
     assert_int_equal(frame_encoder_encode(e, &wide, &out, err, sizeof err), -1);
