@@ -36,13 +36,14 @@ FRAME_COMMENT = re.compile(rb"starburst frame (\d+)")
 class Page:
     """One WebSocket, as the page opens it: the starburst protocol, the Origin of the server."""
 
-    def __init__(self, url):
+    def __init__(self, url, origin=None):
         u = urllib.parse.urlsplit(url)
+        origin = origin or f"http://{u.netloc}"
         self.sock = socket.create_connection((u.hostname, u.port), timeout=10)
         key = base64.b64encode(os.urandom(16)).decode()
         request = (f"GET /ws?{u.query} HTTP/1.1\r\nHost: {u.netloc}\r\nUpgrade: websocket\r\n"
                    f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-                   f"Sec-WebSocket-Protocol: starburst\r\nOrigin: http://{u.netloc}\r\n\r\n")
+                   f"Sec-WebSocket-Protocol: starburst\r\nOrigin: {origin}\r\n\r\n")
         self.sock.sendall(request.encode())
         head = b""
         while b"\r\n\r\n" not in head:
