@@ -27,24 +27,32 @@ static void usage(FILE *f)
           f);
 }
 
-/* "127.0.0.1:8080", "localhost:0": an IPv4 address (or localhost) and a port. */
+/* "127.0.0.1:8080", "localhost:0", "[::1]:8080": an IPv4 address (or localhost), or an IPv6 one in
+ * brackets, and a port. host gets the address without its brackets. */
 static int read_listen(const char *text, char *host, size_t hostlen, int *port, char *err, size_t errlen)
 {
     char quoted[120];
-    const char *colon = text ? strrchr(text, ':') : NULL;
-    struct in_addr addr;
+    const bool six = text && text[0] == '[';
+    const char *close = six ? strchr(text, ']') : NULL;
+    const char *colon = six ? (close && close[1] == ':' ? close + 1 : NULL) : text ? strrchr(text, ':') : NULL;
+    const char *start = six ? text + 1 : text;
+    const char *stop = six ? close : colon;
+    unsigned char addr[16];
     char *end;
-    if (colon && (size_t)(colon - text) < hostlen) {
-        snprintf(host, hostlen, "%.*s", (int)(colon - text), text);
-        if (!strcmp(host, "localhost")) snprintf(host, hostlen, "127.0.0.1");
+    if (colon && stop && stop >= start && (size_t)(stop - start) < hostlen) {
+        snprintf(host, hostlen, "%.*s", (int)(stop - start), start);
+        if (!six && !strcmp(host, "localhost")) snprintf(host, hostlen, "127.0.0.1");
         errno = 0;
         const long p = strtol(colon + 1, &end, 10);
-        if (colon[1] && !*end && errno == 0 && p >= 0 && p <= 65535 && inet_pton(AF_INET, host, &addr) == 1) {
+        if (colon[1] && !*end && errno == 0 && p >= 0 && p <= 65535 &&
+            inet_pton(six ? AF_INET6 : AF_INET, host, addr) == 1) {
             *port = (int)p;
             return 0;
         }
     }
-    snprintf(err, errlen, "serve: --listen '%s': expected an IPv4 address and a port, like 127.0.0.1:8080",
+    snprintf(err, errlen,
+             "serve: --listen '%s': expected an IPv4 address and a port, like 127.0.0.1:8080, or an IPv6 address in "
+             "brackets, like [::1]:8080",
              params_quote(text ? text : "", quoted, sizeof quoted));
     return -1;
 }

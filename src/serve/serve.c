@@ -545,8 +545,8 @@ Serve *serve_create(const ServeDesc *d, char *err, size_t errlen)
     if (!strchr(d->host, ':')) info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
     s->ctx = lws_create_context(&info);
     if (!s->ctx) {
-        snprintf(err, errlen, "serve: cannot listen on %s:%d (in use, or not an address of this machine)", d->host,
-                 d->port);
+        snprintf(err, errlen, "serve: cannot listen on %s%s%s:%d (in use, or not an address of this machine)",
+                 strchr(d->host, ':') ? "[" : "", d->host, strchr(d->host, ':') ? "]" : "", d->port);
         serve_destroy(s);
         return NULL;
     }
@@ -558,6 +558,7 @@ Serve *serve_create(const ServeDesc *d, char *err, size_t errlen)
     }
     char host[128];
     if (!strcmp(d->host, "0.0.0.0") && gethostname(host, sizeof host) == 0) host[sizeof host - 1] = '\0';
+    else if (strchr(d->host, ':')) snprintf(host, sizeof host, "[%s]", d->host); /* IPv6, as a URL writes it */
     else snprintf(host, sizeof host, "%s", d->host);
     snprintf(s->url_drive, sizeof s->url_drive, "http://%s:%d/?token=%s", host, s->port, s->drive_token);
     if (s->public_view) snprintf(s->url_view, sizeof s->url_view, "http://%s:%d/", host, s->port);

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The served run's limits, tried as a crowd and a flood would: 32 pages open and the 33rd is
+"""The served run's limits, tried as a crowd and a flood would (and first, where the machine has
+an IPv6 loopback, a page served on [::1]): 32 pages open and the 33rd is
 refused, a page that closes makes room for another; a page with no token, a wrong one or another
 site's Origin is refused; a burst of 600 messages from the driving page gets the rate's one line
 back, the messages over it are dropped, the run goes on sending frames, and a second later a value
@@ -12,6 +13,7 @@ import os
 import re
 import select
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -50,10 +52,10 @@ def wait_for(page, test, seconds):
     return False
 
 
-def main(app, out):
-    os.makedirs(out, exist_ok=True)
-    server = subprocess.Popen([app, "serve", "--listen", "127.0.0.1:0", "--backend", "cpu", "-n", "512",
-                               "--size", "320x180", "--save", os.path.join(out, "limits.tipsy")],
+def start(app, listen, save):
+    """The server, its two addresses and its log (read on as it comes)."""
+    server = subprocess.Popen([app, "serve", "--listen", listen, "--backend", "cpu", "-n", "512",
+                               "--size", "320x180", "--save", save],
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     log = []
     urls = {}
@@ -65,6 +67,36 @@ def main(app, out):
         if len(urls) == 2:
             break
     threading.Thread(target=lambda: log.extend(iter(server.stderr.readline, b"")), daemon=True).start()
+    if len(urls) < 2:
+        server.kill()
+        check(False, f"the server on {listen} starts: " + b"".join(log).decode(errors="replace")[-300:])
+    return server, urls, log
+
+
+def ipv6_loopback():
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+def main(app, out):
+    os.makedirs(out, exist_ok=True)
+    if ipv6_loopback():
+        server, urls, _ = start(app, "[::1]:0", os.path.join(out, "six.tipsy"))
+        try:
+            check(urls[b"drive the run"].startswith("http://[::1]:"), "an IPv6 address is served in brackets")
+            page = Page(urls[b"drive the run"])
+            check(wait_for(page, lambda binary, payload: binary, 30), "a page over IPv6 gets a frame")
+            page.sock.close()
+        finally:
+            server.kill()
+            server.wait()
+    else:
+        print("skip: this machine has no IPv6 loopback")
+    server, urls, log = start(app, "127.0.0.1:0", os.path.join(out, "limits.tipsy"))
     try:
         drive, watch = urls[b"drive the run"], urls[b"watch it"]
         u = urllib.parse.urlsplit(watch)
