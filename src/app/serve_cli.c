@@ -18,7 +18,7 @@ static void usage(FILE *f)
 {
     fputs("usage: starburst serve [--listen ADDR:PORT] [--public-view] [viewer options]\n"
           "  --listen ADDR:PORT  the address to serve on (default 127.0.0.1:8080, this machine only);\n"
-          "                      0.0.0.0 for every network; PORT 0 picks a free one\n"
+          "                      0.0.0.0 for every network, [::1]:8080 for IPv6; PORT 0 picks a free one\n"
           "  --public-view       a page opened without a token watches (the driver's token still drives)\n"
           "  viewer options      as the viewer's (starburst --help): the scene, -n, --backend, --load,\n"
           "                      --open, --preset, --size (the frames' size, default 1280x720), --save, ...\n"
