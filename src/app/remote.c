@@ -268,22 +268,30 @@ void app_remote_take(App *a)
     for (int taken = 0; taken < SERVE_TAKEN_A_FRAME && serve_take(a->remote.serve, &c); taken++) remote_do(a, &c);
 }
 
-/* The frame read back a frame ago goes to the encoder (or is dropped while it is busy); this
- * one's read is started, for the next frame to hand over (render/capture_stream.h). */
+/* The frame read back a frame ago is lent to the encoder, where it is free (and given back when
+ * it is done); this frame's read is started, for a later frame to lend (render/capture_stream.h).
+ * The time this takes the loop is kept for the closing line. */
 void app_remote_frame(App *a)
 {
     Serve *serve = a->remote.serve;
     if (!serve) return;
     if (!a->remote.frames && !(a->remote.frames = capture_stream_create())) return;
+    const double t0 = clock_seconds();
+    CaptureStream *frames = a->remote.frames;
+    if (capture_stream_lent(frames) && !serve_frame_busy(serve)) capture_stream_give_back(frames);
     CaptureFrame last;
-    if (capture_stream_pending(a->remote.frames, &last)) {
-        uint8_t *rgba = serve_frame_begin(serve, last.width, last.height);
-        if (capture_stream_take(a->remote.frames, rgba)) serve_frame_submit(serve, last.number);
+    if (!capture_stream_lent(frames) && capture_stream_pending(frames, &last) && serve_frame_wanted(serve)) {
+        const uint8_t *rgba = capture_stream_lend(frames, &last);
+        if (rgba && !serve_frame_lend(serve, rgba, last.width, last.height, last.number))
+            capture_stream_give_back(frames);
     }
-    if (!serve_watched(serve)) return;
-    int w, h;
-    render_context_size(a->ctx, &w, &h);
-    capture_stream_read(a->remote.frames, render_context_framebuffer(a->ctx), w, h, a->loop.frame);
+    if (serve_watched(serve)) {
+        int w, h;
+        render_context_size(a->ctx, &w, &h);
+        capture_stream_read(frames, render_context_framebuffer(a->ctx), w, h, a->loop.frame);
+    }
+    a->remote.hand_seconds += clock_seconds() - t0;
+    a->remote.hand_frames++;
 }
 
 /* Headless frames come as fast as the run steps: served, no faster than a screen shows them. The
@@ -308,8 +316,11 @@ void app_remote_finish(App *a)
 {
     if (!a->remote.serve) return;
     const ServeStats st = serve_stats(a->remote.serve);
-    app_say(a, "starburst: served %lld frames (%lld sent to pages): %s, %.2f ms to encode and %.0f bytes a frame\n",
-            st.frames, st.sent, st.encoder, st.encode_ms, st.bytes);
+    app_say(a,
+            "starburst: served %lld frames (%lld sent to pages): %s, %.2f ms to encode and %.0f bytes a frame; "
+            "%.2f ms a frame in the loop to hand them over\n",
+            st.frames, st.sent, st.encoder, st.encode_ms, st.bytes,
+            a->remote.hand_frames ? 1e3 * a->remote.hand_seconds / (double)a->remote.hand_frames : 0.0);
     serve_destroy(a->remote.serve);
     a->remote.serve = NULL;
     capture_stream_destroy(a->remote.frames);

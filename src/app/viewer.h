@@ -181,6 +181,8 @@ typedef struct AppLoop {
 typedef struct AppRemote {
     struct Serve *serve; /* NULL: not served */
     struct CaptureStream *frames; /* the frames read back for the pages, made with the first */
+    double hand_seconds;          /* the loop's time reading back and handing over frames */
+    long long hand_frames;
     double next_frame;   /* when the next frame may start (clock_seconds), paced to SERVE_FPS */
     double notice_at;
     int notice_id;

@@ -1,48 +1,55 @@
-/* One pixel buffer: a frame's read is queued into it, and taken (mapped and copied) at the next
- * frame, before that frame's own read is queued into the same buffer; by then the GPU has done the
- * read, so the map does not wait for the run or the drawing queued after it. */
+/* Two pixel buffers: while one is mapped and lent, frames are read into the other; a frame read
+ * and not lent by the next frame's read is read over. */
 #include <GL/glew.h>
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "render/capture_stream.h"
 
-struct CaptureStream {
+typedef struct Slot {
     GLuint buffer;
     size_t capacity;
-    bool pending;
     CaptureFrame frame;
+} Slot;
+
+struct CaptureStream {
+    Slot slot[2];
+    int pending, lent; /* a slot, or -1 */
 };
 
 CaptureStream *capture_stream_create(void)
 {
     CaptureStream *c = calloc(1, sizeof *c);
-    if (c) glGenBuffers(1, &c->buffer);
+    if (!c) return NULL;
+    for (int k = 0; k < 2; k++) glGenBuffers(1, &c->slot[k].buffer);
+    c->pending = c->lent = -1;
     return c;
 }
 
 void capture_stream_destroy(CaptureStream *c)
 {
     if (!c) return;
-    glDeleteBuffers(1, &c->buffer);
+    capture_stream_give_back(c);
+    for (int k = 0; k < 2; k++) glDeleteBuffers(1, &c->slot[k].buffer);
     free(c);
 }
 
 void capture_stream_read(CaptureStream *c, unsigned int framebuffer, int width, int height, long long number)
 {
+    const int k = c->lent >= 0 ? 1 - c->lent : c->pending >= 0 ? c->pending : 0;
+    Slot *s = &c->slot[k];
     const size_t size = (size_t)width * (size_t)height * 4;
-    c->pending = false;
+    c->pending = -1;
     if (width <= 0 || height <= 0) return;
     GLint previous_read = 0, previous_alignment = 4;
     glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previous_read);
     glGetIntegerv(GL_PACK_ALIGNMENT, &previous_alignment);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, c->buffer);
-    if (size > c->capacity) {
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, s->buffer);
+    if (size > s->capacity) {
         glBufferData(GL_PIXEL_PACK_BUFFER, (GLsizeiptr)size, NULL, GL_STREAM_READ);
-        c->capacity = glGetError() == GL_NO_ERROR ? size : 0;
+        s->capacity = glGetError() == GL_NO_ERROR ? size : 0;
     }
-    if (c->capacity >= size) {
+    if (s->capacity >= size) {
         glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer);
         /* The window's front buffer is undefined after a swap (Xvfb returns white): read the back. */
         glReadBuffer(framebuffer ? GL_COLOR_ATTACHMENT0 : GL_BACK);
@@ -50,30 +57,41 @@ void capture_stream_read(CaptureStream *c, unsigned int framebuffer, int width, 
         glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, (void *)0);
         glPixelStorei(GL_PACK_ALIGNMENT, previous_alignment);
         glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)previous_read);
-        c->pending = true;
-        c->frame = (CaptureFrame){.width = width, .height = height, .number = number};
+        c->pending = k;
+        s->frame = (CaptureFrame){.width = width, .height = height, .number = number};
     }
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
 }
 
 bool capture_stream_pending(const CaptureStream *c, CaptureFrame *out)
 {
-    if (c->pending) *out = c->frame;
-    return c->pending;
+    if (c->pending >= 0) *out = c->slot[c->pending].frame;
+    return c->pending >= 0;
 }
 
-bool capture_stream_take(CaptureStream *c, uint8_t *dest)
+const uint8_t *capture_stream_lend(CaptureStream *c, CaptureFrame *out)
 {
-    if (!c->pending) return false;
-    c->pending = false;
-    if (!dest) return false;
-    const size_t size = (size_t)c->frame.width * (size_t)c->frame.height * 4;
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, c->buffer);
+    if (c->pending < 0 || c->lent >= 0) return NULL;
+    Slot *s = &c->slot[c->pending];
+    const size_t size = (size_t)s->frame.width * (size_t)s->frame.height * 4;
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, s->buffer);
     const void *pixels = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, (GLsizeiptr)size, GL_MAP_READ_BIT);
-    if (pixels) {
-        memcpy(dest, pixels, size);
-        glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
-    }
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    return pixels != NULL;
+    if (pixels) {
+        c->lent = c->pending;
+        *out = s->frame;
+    }
+    c->pending = -1;
+    return pixels;
+}
+
+bool capture_stream_lent(const CaptureStream *c) { return c->lent >= 0; }
+
+void capture_stream_give_back(CaptureStream *c)
+{
+    if (c->lent < 0) return;
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, c->slot[c->lent].buffer);
+    glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    c->lent = -1;
 }

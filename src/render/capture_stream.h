@@ -1,10 +1,12 @@
-/* Frames read back without waiting for them: each frame's pixels are read into a pixel buffer
- * (GL_PIXEL_PACK_BUFFER) that the GPU fills while the loop goes on, and handed over a frame later,
- * when the read has long finished. A glReadPixels into client memory instead waits for the GPU to
- * finish everything queued before it (the run's steps and the drawing) and leaves it idle while the
- * CPU then readies the next frame: on an H100 that cost a served 131K collision a third of its
- * frames. The pixels stay as GL reads them fastest: RGBA, bottom row first (the encoder takes them
- * so). Call from the thread that owns the GL context. */
+/* Frames read back without waiting for them, and lent to a reader without a copy. Each frame's
+ * pixels are read into a pixel buffer (GL_PIXEL_PACK_BUFFER) that the GPU fills while the loop goes
+ * on; a frame later, when the read has long finished, the buffer is mapped and its pixels lent as
+ * they lie (to the served page's encoder, on threads of its own) until given back, while the next
+ * frames are read into the other buffer. A glReadPixels into client memory instead waits for the
+ * GPU to finish everything queued before it (the run's steps and the drawing) and leaves it idle
+ * while the CPU then readies the next frame. The pixels stay as GL reads them fastest: RGBA, bottom
+ * row first. Call from the thread that owns the GL context (the reader of a lent frame only reads
+ * its memory). */
 #ifndef STARBURST_CAPTURE_STREAM_H
 #define STARBURST_CAPTURE_STREAM_H
 
@@ -22,13 +24,18 @@ typedef struct CaptureFrame {
 
 /* NULL where it cannot be made (out of memory). */
 CaptureStream *capture_stream_create(void);
+/* Gives back a lent frame too: its reader must be done with it. */
 void capture_stream_destroy(CaptureStream *c);
 /* Starts reading width x height pixels of `framebuffer` (0: the window's back buffer; before the
- * swap), tagged with number; returns at once. A frame read before and not taken is dropped. */
+ * swap), tagged with number, into the buffer not lent; returns at once. A frame read before and
+ * not lent is dropped. */
 void capture_stream_read(CaptureStream *c, unsigned int framebuffer, int width, int height, long long number);
-/* The oldest frame whose read was started and not yet taken: true with *out. */
+/* The frame whose read was started last and not yet lent: true with *out. */
 bool capture_stream_pending(const CaptureStream *c, CaptureFrame *out);
-/* That frame's width x height x 4 bytes into dest (NULL: dropped); true where they were read. */
-bool capture_stream_take(CaptureStream *c, uint8_t *dest);
+/* Lends that frame: its width x height x 4 bytes, valid until capture_stream_give_back; NULL where
+ * none is pending, one is lent already, or the buffer cannot be mapped (the frame is then dropped). */
+const uint8_t *capture_stream_lend(CaptureStream *c, CaptureFrame *out);
+bool capture_stream_lent(const CaptureStream *c);
+void capture_stream_give_back(CaptureStream *c);
 
 #endif

@@ -77,11 +77,10 @@ struct Serve {
     int in_head, in_count;
     Answer *out; /* SERVE_QUEUE of them */
     int out_head, out_count;
-    uint8_t *raw;
-    size_t raw_capacity;
+    const uint8_t *raw; /* the frame lent by the frame loop (not ours to free) */
     int raw_width, raw_height;
     long long raw_number; /* the frame loop's number of the raw frame */
-    bool raw_busy; /* the encoder has the raw frame */
+    bool raw_busy; /* the encoder reads the raw frame */
     FrameBytes frame; /* the newest encoded frame */
     uint64_t frame_seq;
     uint8_t *status;
@@ -592,7 +591,6 @@ void serve_destroy(Serve *s)
     frame_encoder_destroy(s->enc);
     frame_bytes_free(&s->frame);
     frame_bytes_free(&s->encoding);
-    free(s->raw);
     free(s->status);
     free(s->out);
     pthread_mutex_destroy(&s->lock);
@@ -636,36 +634,36 @@ bool serve_watched(Serve *s)
     return watched;
 }
 
-uint8_t *serve_frame_begin(Serve *s, int width, int height)
+bool serve_frame_wanted(Serve *s)
 {
     pthread_mutex_lock(&s->lock);
-    uint8_t *raw = NULL;
-    const size_t need = (size_t)width * (size_t)height * 4;
-    if (!s->raw_busy && s->page_count > 0 && width > 0 && height > 0) {
-        if (need > s->raw_capacity) {
-            uint8_t *grown = realloc(s->raw, need);
-            if (grown) {
-                s->raw = grown;
-                s->raw_capacity = need;
-            }
-        }
-        if (need <= s->raw_capacity) {
-            s->raw_width = width;
-            s->raw_height = height;
-            raw = s->raw;
-        }
-    }
+    const bool wanted = s->page_count > 0 && !s->raw_busy;
     pthread_mutex_unlock(&s->lock);
-    return raw;
+    return wanted;
 }
 
-void serve_frame_submit(Serve *s, long long number)
+bool serve_frame_lend(Serve *s, const uint8_t *rgba, int width, int height, long long number)
 {
     pthread_mutex_lock(&s->lock);
-    s->raw_number = number;
-    s->raw_busy = true;
-    pthread_cond_broadcast(&s->wake);
+    const bool taken = s->page_count > 0 && !s->raw_busy && width > 0 && height > 0;
+    if (taken) {
+        s->raw = rgba;
+        s->raw_width = width;
+        s->raw_height = height;
+        s->raw_number = number;
+        s->raw_busy = true;
+        pthread_cond_broadcast(&s->wake);
+    }
     pthread_mutex_unlock(&s->lock);
+    return taken;
+}
+
+bool serve_frame_busy(Serve *s)
+{
+    pthread_mutex_lock(&s->lock);
+    const bool busy = s->raw_busy;
+    pthread_mutex_unlock(&s->lock);
+    return busy;
 }
 
 void serve_status(Serve *s, const char *json)

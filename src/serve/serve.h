@@ -65,12 +65,15 @@ void serve_reply(Serve *s, uint64_t page, bool ok, const char *text);
 
 /* Whether any page is open: where none is, the frame loop reads nothing back. */
 bool serve_watched(Serve *s);
-/* Where a frame of width x height RGBA goes (bottom row first, as GL reads it), or NULL where no
- * page watches or the encoder is still on the last one: that frame is then dropped. */
-uint8_t *serve_frame_begin(Serve *s, int width, int height);
-/* The frame filled in, the frame loop's frame `number` (the readout's "frame" of the frame it
- * ends): encoded, then sent to each page as it can take it. */
-void serve_frame_submit(Serve *s, long long number);
+/* Whether a frame would be taken now: a page is open and the encoder is free. */
+bool serve_frame_wanted(Serve *s);
+/* Lends the encoder a frame of width x height RGBA (bottom row first, as GL reads it), the frame
+ * loop's frame `number` (the readout's "frame" of the frame it ends): encoded, then sent to each
+ * page as it can take it. The pixels must stay as they are until serve_frame_busy says false.
+ * False where it is not taken (no page, or the encoder still on the last one). */
+bool serve_frame_lend(Serve *s, const uint8_t *rgba, int width, int height, long long number);
+/* Whether the encoder still reads the frame lent last. */
+bool serve_frame_busy(Serve *s);
 /* The readout, one JSON object, for every page. */
 void serve_status(Serve *s, const char *json);
 ServeStats serve_stats(Serve *s);
