@@ -92,6 +92,12 @@ static void destroy_on_failure(StarburstRun *s)
 }
 
 /* The run's description, its defaults filled as the program's start fills them. */
+/* The steps a frame where no file says: the program's default on each backend. */
+static int default_steps_per_frame(SimBackend backend)
+{
+    return backend == SIM_BACKEND_CUDA ? (int)params_get(PARAM_STEPS_PER_FRAME)->fallback : 1;
+}
+
 static RunDesc run_desc(SimBackend backend, SimForce force)
 {
     RunDesc d = {.source = {.force = force}, .backend = backend, .kernel = SIM_KERNEL_DEFAULT, .timeline_bytes = 0};
@@ -140,8 +146,23 @@ int starburst_make(const StarburstDesc *d, StarburstRun **out, char *err, size_t
         return STARBURST_ERR_VALUE;
     }
     s->params = run_start_params(s->run, params_theta(0), params_alpha(-1));
-    s->steps_per_frame = backend == SIM_BACKEND_CUDA ? (int)params_get(PARAM_STEPS_PER_FRAME)->fallback : 1;
+    s->steps_per_frame = default_steps_per_frame(backend);
     *out = s;
+    return STARBURST_OK;
+}
+
+/* What --load and --open share: the force method and backend read, a path given, and the run's
+ * desc on them. */
+static int file_desc(const char *option, const char *path, const char *backend_name, const char *force_name,
+                     RunDesc *desc, char *err, size_t errlen)
+{
+    int force = SIM_FORCE_AUTO;
+    SimBackend backend;
+    int rc = read_choice("--force", force_name, &force_spec, &force, err, errlen);
+    if (!rc) rc = find_backend(backend_name, &backend, err, errlen);
+    if (rc) return rc;
+    if (!path) return fail(err, errlen, STARBURST_ERR_VALUE, "%s: no file given", option);
+    *desc = run_desc(backend, (SimForce)force);
     return STARBURST_OK;
 }
 
@@ -149,14 +170,9 @@ int starburst_load(const char *path, const char *backend_name, const char *force
                    char *err, size_t errlen)
 {
     *out = NULL;
-    int force = SIM_FORCE_AUTO;
-    SimBackend backend;
-    int rc = read_choice("--force", force_name, &force_spec, &force, err, errlen);
-    if (!rc) rc = find_backend(backend_name, &backend, err, errlen);
+    RunDesc desc;
+    const int rc = file_desc("--load", path, backend_name, force_name, &desc, err, errlen);
     if (rc) return rc;
-    if (!path) return fail(err, errlen, STARBURST_ERR_VALUE, "--load: no file given");
-
-    RunDesc desc = run_desc(backend, (SimForce)force);
     desc.source.from_save = true;
     if (snprintf(desc.source.file, sizeof desc.source.file, "%s", path) >= (int)sizeof desc.source.file)
         return fail(err, errlen, STARBURST_ERR_FILE, "--load: the path is longer than %zu bytes",
@@ -170,9 +186,7 @@ int starburst_load(const char *path, const char *backend_name, const char *force
     /* The saved settings, as the program goes on with them. */
     const RunInfo *info = run_info(s->run);
     s->params = run_start_params(s->run, params_theta(0), params_alpha(-1));
-    s->steps_per_frame = info->saved.steps_per_frame > 0 ? info->saved.steps_per_frame
-                         : backend == SIM_BACKEND_CUDA ? (int)params_get(PARAM_STEPS_PER_FRAME)->fallback
-                                                       : 1;
+    s->steps_per_frame = info->saved.steps_per_frame > 0 ? info->saved.steps_per_frame : default_steps_per_frame(desc.backend);
     *out = s;
     return STARBURST_OK;
 }
@@ -181,18 +195,13 @@ int starburst_open(const char *path, const char *backend_name, const char *force
                    char *err, size_t errlen)
 {
     *out = NULL;
-    int force = SIM_FORCE_AUTO;
-    SimBackend backend;
-    int rc = read_choice("--force", force_name, &force_spec, &force, err, errlen);
-    if (!rc) rc = find_backend(backend_name, &backend, err, errlen);
+    RunDesc desc;
+    const int rc = file_desc("--open", path, backend_name, force_name, &desc, err, errlen);
     if (rc) return rc;
-    if (!path) return fail(err, errlen, STARBURST_ERR_VALUE, "--open: no file given");
-
     /* A TIPSY file without its .ini has no known scale: model units, as the program opens it. */
     const Units none = {0, 0, 0, 0};
     Units scale;
     char why[900];
-    RunDesc desc = run_desc(backend, (SimForce)force);
     desc.series = run_open_series(path, &none, &scale, why, sizeof why);
     if (!desc.series) return fail(err, errlen, STARBURST_ERR_FILE, "--open: %s", why);
     StarburstRun *s = wrap(&desc, why, sizeof why);
@@ -202,7 +211,7 @@ int starburst_open(const char *path, const char *backend_name, const char *force
         return fail(err, errlen, STARBURST_ERR_FILE, "--open: %s", why);
     }
     s->params = run_start_params(s->run, params_theta(0), params_alpha(-1));
-    s->steps_per_frame = backend == SIM_BACKEND_CUDA ? (int)params_get(PARAM_STEPS_PER_FRAME)->fallback : 1;
+    s->steps_per_frame = default_steps_per_frame(desc.backend);
     *out = s;
     return STARBURST_OK;
 }
