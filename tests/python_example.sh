@@ -5,12 +5,8 @@
 # matplotlib, unless STARBURST_REQUIRE_PYTHON=1 (CI).
 # usage: python_example.sh SOURCE_DIR LIBRARY PROGRAM OUT_DIR
 src=$1 lib=$2 app=$3 out=$4
-py=/usr/bin/python3
-if ! "$py" -c "import numpy, matplotlib" 2>/dev/null; then
-    [ "${STARBURST_REQUIRE_PYTHON:-0}" = 1 ] && { echo "FAIL: $py has no numpy or matplotlib"; exit 1; }
-    echo "skipped: $py has no numpy or matplotlib (apt-get install python3-numpy python3-matplotlib)"
-    exit 77
-fi
+. "$(dirname "$0")/python_needs.sh"
+python_needs "numpy, matplotlib" STARBURST_REQUIRE_PYTHON "python3-numpy python3-matplotlib"
 export STARBURST_LIB="$lib" STARBURST_PROGRAM="$app" PYTHONPATH="$src/python${PYTHONPATH:+:$PYTHONPATH}"
 rm -rf "$out" && mkdir -p "$out/script" "$out/notebook" || exit 1
 "$py" "$src/docs/python_example.py" "$out/script" 2048 700 || { echo "FAIL: the example script stopped"; exit 1; }

@@ -4,14 +4,7 @@
 # unless STARBURST_REQUIRE_PYTHON=1 (CI), where that fails.
 # usage: python_tests.sh SOURCE_DIR LIBRARY PROGRAM MEASURE
 src=$1 lib=$2 app=$3 measure=$4
-py=/usr/bin/python3
-if ! "$py" -c "import numpy, pytest" 2>/dev/null; then
-    if [ "${STARBURST_REQUIRE_PYTHON:-0}" = 1 ]; then
-        echo "FAIL: STARBURST_REQUIRE_PYTHON=1, but $py has no numpy or pytest (apt-get install python3-numpy python3-pytest)"
-        exit 1
-    fi
-    echo "skipped: $py has no numpy or pytest (apt-get install python3-numpy python3-pytest)"
-    exit 77
-fi
+. "$(dirname "$0")/python_needs.sh"
+python_needs "numpy, pytest" STARBURST_REQUIRE_PYTHON "python3-numpy python3-pytest"
 export STARBURST_LIB="$lib" STARBURST_PROGRAM="$app" STARBURST_MEASURE="$measure" PYTHONPATH="$src/python${PYTHONPATH:+:$PYTHONPATH}"
 exec "$py" -m pytest -q -p no:cacheprovider "$src/python/tests"

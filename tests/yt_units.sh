@@ -3,15 +3,8 @@
 # python3-yt is not installed, unless STARBURST_REQUIRE_YT=1 (CI), where that fails.
 # usage: yt_units.sh APP MEASURE
 app=$1 measure=$2
-py=/usr/bin/python3
-if ! "$py" -c "import yt, h5py" 2>/dev/null; then
-    if [ "${STARBURST_REQUIRE_YT:-0}" = 1 ]; then
-        echo "FAIL: STARBURST_REQUIRE_YT=1, but $py has no yt (apt-get install python3-yt)"
-        exit 1
-    fi
-    echo "skipped: $py has no yt (apt-get install python3-yt)"
-    exit 77
-fi
+. "$(dirname "$0")/python_needs.sh"
+python_needs "yt, h5py" STARBURST_REQUIRE_YT "python3-yt python3-h5py"
 tmp=$(mktemp -d /tmp/starburst-yt-XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/save"
