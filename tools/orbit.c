@@ -5,14 +5,19 @@
  * separation in model lengths and kpc), then the pericentres (the separation's minima) and the
  * merger time: from when the centres stay within two of galaxy A's disk scale lengths.
  *
- * usage: starburst-orbit [--halo field|live] [-n N] [--seed S] [--backend cpu|cuda] [--force M]
- *        [--time T] [--every K] [--ln-lambda L] [--mass-ratio Q] [--pericentre P]
- *        [--eccentricity E] [--separation D] [--inclination-a DEG] [--inclination-b DEG] */
+ * A preset's encounter (--presets FILE --preset NAME: its orbit and its galaxies, the a_ and b_
+ * keys included) is built as the program builds it; the options after it change it.
+ *
+ * usage: starburst-orbit [--presets FILE --preset NAME] [--halo field|live] [-n N] [--seed S]
+ *        [--backend cpu|cuda] [--force M] [--time T] [--every K] [--dt DT] [--ln-lambda L]
+ *        [--mass-ratio Q] [--pericentre P] [--eccentricity E] [--separation D]
+ *        [--inclination-a DEG] [--inclination-b DEG] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/presets.h"
 #include "scene/scene.h"
 #include "sim/sim.h"
 
@@ -48,8 +53,9 @@ static void galaxy_centre(const Bodies *b, int g, int least, double c[3])
 
 static int usage(const char *why)
 {
-    fprintf(stderr, "starburst-orbit: %s\nusage: starburst-orbit [--halo field|live] [-n N] [--seed S] "
-                    "[--backend cpu|cuda] [--force M] [--time T] [--every K] [--ln-lambda L] [--mass-ratio Q] "
+    fprintf(stderr, "starburst-orbit: %s\nusage: starburst-orbit [--presets FILE --preset NAME] [--halo field|live] "
+                    "[-n N] [--seed S] [--backend cpu|cuda] [--force M] [--time T] [--every K] [--dt DT] "
+                    "[--ln-lambda L] [--mass-ratio Q] "
                     "[--pericentre P] [--eccentricity E] [--separation D] [--inclination-a DEG] "
                     "[--inclination-b DEG]\n",
             why);
@@ -61,8 +67,36 @@ int main(int argc, char **argv)
     SceneDesc d = {.kind = SCENE_COLLISION, .n = 16384, .seed = 1, .halo = SCENE_HALO_FIELD};
     SimBackend backend = SIM_BACKEND_CPU;
     SimForce force = SIM_FORCE_AUTO;
-    double until = 300, ln_lambda = -1;
+    double until = 300, ln_lambda = -1, dt = 0;
     int every = 20;
+    /* A preset first, whatever the options' order: the others change what it builds. */
+    const char *presets_path = NULL, *preset_name = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--presets") == 0) presets_path = argv[i + 1];
+        else if (strcmp(argv[i], "--preset") == 0) preset_name = argv[i + 1];
+    }
+    if (!presets_path != !preset_name) return usage("--presets FILE and --preset NAME go together");
+    if (presets_path) {
+        PresetList list;
+        char why[1024];
+        if (presets_load(presets_path, &list, why, sizeof why) != 0) {
+            fprintf(stderr, "starburst-orbit: %s\n", why);
+            return 1;
+        }
+        const Preset *p = presets_find(&list, preset_name);
+        if (!p || p->source != PRESET_SOURCE_SCENE || p->scene.kind != SCENE_COLLISION) {
+            fprintf(stderr, "starburst-orbit: %s: %s\n", preset_name,
+                    p ? "not a built collision" : "no such preset in the file");
+            presets_free(&list);
+            return 1;
+        }
+        const SceneHalo halo = d.halo;
+        const int n = d.n;
+        d = p->scene;
+        d.halo = halo, d.n = n, d.seed = d.seed ? d.seed : 1;
+        if (p->set & PRESET_DT) dt = p->dt;
+        presets_free(&list);
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) return usage("every option takes a value");
@@ -70,6 +104,7 @@ int main(int argc, char **argv)
         const double x = strtod(v, &end);
         const bool number = end != v && !*end && isfinite(x);
         i++;
+        if (strcmp(a, "--presets") == 0 || strcmp(a, "--preset") == 0) continue;
         if (strcmp(a, "--halo") == 0) {
             if (scene_halo_from_name(v) < 0) return usage("--halo: field or live");
             d.halo = (SceneHalo)scene_halo_from_name(v);
@@ -86,6 +121,7 @@ int main(int argc, char **argv)
         else if (strcmp(a, "--seed") == 0 && x >= 0) d.seed = (uint64_t)x;
         else if (strcmp(a, "--time") == 0 && x > 0) until = x;
         else if (strcmp(a, "--every") == 0 && x >= 1) every = (int)x;
+        else if (strcmp(a, "--dt") == 0 && x > 0) dt = x;
         else if (strcmp(a, "--ln-lambda") == 0 && x >= 0) ln_lambda = x;
         else if (strcmp(a, "--mass-ratio") == 0) d.mass_ratio = (float)x;
         else if (strcmp(a, "--pericentre") == 0) d.pericentre = (float)x;
@@ -113,7 +149,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "starburst-orbit: %s\n", err);
         return 1;
     }
-    const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
+    const SimParams p = {.dt = dt > 0 ? (float)dt : info.dt, .softening = info.softening, .damping = 1};
     const Units u = info.units;
     const double myr = u.myr > 0 ? u.myr : 0, kpc = u.kpc > 0 ? u.kpc : 0;
     printf("# halo %s, %d bodies, seed %llu, %s, %s, dt %g, ln_lambda %g\n", scene_halo_name(d.halo), b.n,

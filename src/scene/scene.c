@@ -386,10 +386,20 @@ static int galaxy_into(Bodies *out, int first, int n, int galaxy, const GalaxyMo
     return 0;
 }
 
+float scene_halo_ln_lambda(float pericentre)
+{
+    if (!(pericentre > 0)) return SCENE_HALO_LN_LAMBDA;
+    const float q = pericentre < SCENE_HALO_Q_NEAR ? SCENE_HALO_Q_NEAR
+                    : pericentre > SCENE_HALO_Q_FAR ? SCENE_HALO_Q_FAR
+                                                    : pericentre;
+    return SCENE_HALO_LN_LAMBDA + SCENE_HALO_LN_LAMBDA_SLOPE * (3.0f - q);
+}
+
 /* A field halo of galaxy `which` (model, at x0 moving at v0): its centre is body out->n - count +
- * which, its profile goes into info->halos. */
+ * which, its profile goes into info->halos; the friction's Coulomb logarithm is the pair's of
+ * pericentre q (0 for one galaxy). */
 static int halo_centre(Bodies *out, SceneInfo *info, int which, int count, const GalaxyModel *m, const double x0[3],
-                       const double v0[3], char *err, size_t errlen)
+                       const double v0[3], float q, char *err, size_t errlen)
 {
     SimHalo *h = &info->halos.halo[which];
     if (sim_halo_profile(h, m->halo_mass, m->halo_scale, SCENE_GALAXY_TAPER * m->halo_cut, m->halo_cut) != 0) {
@@ -406,7 +416,7 @@ static int halo_centre(Bodies *out, SceneInfo *info, int which, int count, const
     out->vel[4 * i + 3] = 0;
     out->tag[i] = BODY_TAG(which, BODY_HALO);
     info->halos.count = count;
-    info->halos.ln_lambda = SCENE_HALO_LN_LAMBDA;
+    info->halos.ln_lambda = scene_halo_ln_lambda(q);
     return 0;
 }
 
@@ -421,7 +431,7 @@ static int build_disk(const SceneDesc *d, Bodies *out, SceneInfo *info, char *er
     GalaxyModel model = galaxy_model(d, 0);
     if (galaxy_into(out, 0, d->n, 0, &model, 0.0, zero, zero, halo_factor(d), &rng, &period, &step, err, errlen) != 0)
         return -1;
-    if (d->halo == SCENE_HALO_FIELD && halo_centre(out, info, 0, 1, &model, zero, zero, err, errlen) != 0) return -1;
+    if (d->halo == SCENE_HALO_FIELD && halo_centre(out, info, 0, 1, &model, zero, zero, 0, err, errlen) != 0) return -1;
     info->softening = GALAXY_SOFTENING;
     info->dt = (float)step;
     info->extent = 6.0f;
@@ -492,8 +502,8 @@ static int build_collision(const SceneDesc *d, Bodies *out, SceneInfo *info, cha
         galaxy_into(out, na, nb, 1, &p.gb, d->inclination_b * deg, p.xb, p.vb, halo_factor(d), &rng, &pb, &sb, err,
                     errlen) != 0)
         return -1;
-    if (d->halo == SCENE_HALO_FIELD && (halo_centre(out, info, 0, 2, &p.ga, p.xa, p.va, err, errlen) != 0 ||
-                                        halo_centre(out, info, 1, 2, &p.gb, p.xb, p.vb, err, errlen) != 0))
+    if (d->halo == SCENE_HALO_FIELD && (halo_centre(out, info, 0, 2, &p.ga, p.xa, p.va, d->pericentre, err, errlen) != 0 ||
+                                        halo_centre(out, info, 1, 2, &p.gb, p.xb, p.vb, d->pericentre, err, errlen) != 0))
         return -1;
     collision_info(d, &p, pa, sa, sb, info);
     if (milky_way_units(&info->units) != 0) {

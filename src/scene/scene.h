@@ -42,11 +42,16 @@ typedef enum SceneHalo {
 } SceneHalo;
 
 /* Chandrasekhar's Coulomb logarithm of the field halos' friction, set against live halos at 1M
- * bodies on the GPU (docs/GALAXIES.md, "Halos as fields"): with 0.8 the default collision's second
- * pericentre and merger come within 2 % of the live runs' (3 seeds each), the minor merger's
- * within 0 % and 11 %; 0.7 and 1 fall outside 15 % on one or the other. Not for every orbit: the
- * Mice (pericentre 2) merge 17-19 % late with it and the Antennae (4.8) 29-34 % early. */
+ * bodies on the GPU (docs/GALAXIES.md, "Halos as fields"). One value does not serve every orbit: a
+ * close pass drains more of the orbit than the formula does, a wide one less (with 0.8 the Mice,
+ * pericentre 2, merge 17-19 % late and the Antennae, 4.8, 29-34 % early). So it falls with the
+ * encounter's pericentre q, in galaxy A's disk scale lengths: 0.8 at 3 (the default collision and
+ * the minor merger), less SCENE_HALO_LN_LAMBDA_SLOPE a scale length, q held to the range it was set
+ * over (SCENE_HALO_Q_NEAR..FAR); scene_halo_ln_lambda computes it. */
 #define SCENE_HALO_LN_LAMBDA 0.8f
+#define SCENE_HALO_LN_LAMBDA_SLOPE 0.085f
+#define SCENE_HALO_Q_NEAR 2.0f
+#define SCENE_HALO_Q_FAR 4.8f
 
 /* One galaxy's make-up in model units (G = 1; galaxy A's default disk has mass 1 and scale
  * length 1). Zero fields take the defaults: galaxy A's are the Milky-Way-like model (galaxy.c);
@@ -163,6 +168,9 @@ int scene_orbit_from_velocity(const SceneDesc *d, double v_radial, double v_tang
 const char *scene_name(SceneKind kind);
 /* "field", "live" ("default" for SCENE_HALO_DEFAULT); scene_halo_from_name gives -1 when unknown. */
 const char *scene_halo_name(SceneHalo h);
+/* The field halos' Coulomb logarithm for an encounter of pericentre q (galaxy A's disk scale
+ * lengths); SCENE_HALO_LN_LAMBDA where there is no pair (q 0). */
+float scene_halo_ln_lambda(float pericentre);
 int scene_halo_from_name(const char *name);
 /* Whether scenes of kind have halos to make either way (the collision and the disk). */
 int scene_has_halos(SceneKind kind);

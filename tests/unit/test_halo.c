@@ -179,6 +179,38 @@ static Sim *build(SceneKind kind, int n, Bodies *b, SceneInfo *info)
     return s;
 }
 
+/* The friction's Coulomb logarithm follows the encounter's pericentre: a closer pass brakes more,
+ * the default pair's is SCENE_HALO_LN_LAMBDA, and outside the range it was set against it holds the
+ * end values. */
+static void the_friction_follows_the_pass(void **state)
+{
+    (void)state;
+    const float q[] = {1, 2, 3, 4.8f, 8};
+    float got[5];
+    for (int i = 0; i < 5; i++) {
+        Bodies b;
+        SceneInfo info;
+        char err[256] = "";
+        if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = 64, .seed = 1, .halo = SCENE_HALO_FIELD,
+                                     .pericentre = q[i]},
+                        &b, &info, err, sizeof err) != 0)
+            fail_msg("scene_build: %s", err);
+        got[i] = info.halos.ln_lambda;
+        bodies_free(&b);
+    }
+    assert_true(got[0] == got[1] && got[1] > got[2] && got[2] > got[3] && got[3] == got[4]);
+    assert_true(got[3] > 0);
+    Bodies b;
+    SceneInfo info;
+    char err[256] = "";
+    assert_int_equal(scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = 64, .seed = 1, .halo = SCENE_HALO_FIELD},
+                                 &b, &info, err, sizeof err),
+                     0);
+    assert_float_equal(info.halos.ln_lambda, SCENE_HALO_LN_LAMBDA, 0);
+    assert_float_equal(info.halos.ln_lambda, got[2], 0);
+    bodies_free(&b);
+}
+
 /* Every body a star but the centres, which carry the halos' mass and sit at the galaxies' centres
  * of mass at the start. */
 static void a_field_scene_is_all_stars(void **state)
@@ -405,6 +437,7 @@ int main(void)
         cmocka_unit_test(the_profile_is_one_potential),
         cmocka_unit_test(the_field_pulls_as_the_sampled_halo),
         cmocka_unit_test(friction_is_chandrasekhar_s),
+        cmocka_unit_test(the_friction_follows_the_pass),
         cmocka_unit_test(a_field_scene_is_all_stars),
         cmocka_unit_test(the_fields_sample_into_the_live_halo),
         cmocka_unit_test(momentum_is_conserved_through_an_encounter),
