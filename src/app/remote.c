@@ -278,14 +278,15 @@ void app_remote_frame(App *a)
     if (!a->remote.frames && !(a->remote.frames = capture_stream_create())) return;
     const double t0 = clock_seconds();
     CaptureStream *frames = a->remote.frames;
-    if (capture_stream_lent(frames) && !serve_frame_busy(serve)) capture_stream_give_back(frames);
+    const ServeFrameState state = serve_frame_state(serve);
+    if (capture_stream_lent(frames) && !state.busy) capture_stream_give_back(frames);
     CaptureFrame last;
-    if (!capture_stream_lent(frames) && capture_stream_pending(frames, &last) && serve_frame_wanted(serve)) {
+    if (state.watched && !state.busy && !capture_stream_lent(frames) && capture_stream_pending(frames, &last)) {
         const uint8_t *rgba = capture_stream_lend(frames, &last);
         if (rgba && !serve_frame_lend(serve, rgba, last.width, last.height, last.number))
             capture_stream_give_back(frames);
     }
-    if (serve_watched(serve)) {
+    if (state.watched) {
         int w, h;
         render_context_size(a->ctx, &w, &h);
         capture_stream_read(frames, render_context_framebuffer(a->ctx), w, h, a->loop.frame);

@@ -12,7 +12,7 @@
 #include "render/capture.h"
 #include "util/atomic_file.h"
 
-void capture_read(unsigned int framebuffer, int width, int height, uint8_t *rgb)
+void capture_read_pixels(unsigned int framebuffer, int width, int height, bool rgba, void *dst)
 {
     GLint previous_read = 0, previous_alignment = 4;
     glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previous_read);
@@ -20,10 +20,15 @@ void capture_read(unsigned int framebuffer, int width, int height, uint8_t *rgb)
     glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer);
     /* The window's front buffer is undefined after a swap (Xvfb returns white): read the back. */
     glReadBuffer(framebuffer ? GL_COLOR_ATTACHMENT0 : GL_BACK);
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glReadPixels(0, 0, width, height, GL_RGB, GL_UNSIGNED_BYTE, rgb);
+    glPixelStorei(GL_PACK_ALIGNMENT, rgba ? 4 : 1);
+    glReadPixels(0, 0, width, height, rgba ? GL_RGBA : GL_RGB, GL_UNSIGNED_BYTE, dst);
     glPixelStorei(GL_PACK_ALIGNMENT, previous_alignment);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)previous_read);
+}
+
+void capture_read(unsigned int framebuffer, int width, int height, uint8_t *rgb)
+{
+    capture_read_pixels(framebuffer, width, height, false, rgb);
 
     /* GL rows run bottom up; PNG rows top down. */
     size_t stride = (size_t)width * 3;

@@ -33,7 +33,9 @@ void capture_stream_read(CaptureStream *c, unsigned int framebuffer, int width, 
 /* The frame whose read was started last and not yet lent: true with *out. */
 bool capture_stream_pending(const CaptureStream *c, CaptureFrame *out);
 /* Lends that frame: its width x height x 4 bytes, valid until capture_stream_give_back; NULL where
- * none is pending, one is lent already, or the buffer cannot be mapped (the frame is then dropped). */
+ * none is pending, one is lent already, or the buffer cannot be mapped (the frame is then dropped).
+ * NULL too, the frame kept pending, where the GPU has not finished reading it, the first time in a
+ * row: the next call maps it (or the frame read over it) whether finished or not. */
 const uint8_t *capture_stream_lend(CaptureStream *c, CaptureFrame *out);
 bool capture_stream_lent(const CaptureStream *c);
 void capture_stream_give_back(CaptureStream *c);

@@ -626,20 +626,12 @@ void serve_reply(Serve *s, uint64_t page, bool ok, const char *text)
     lws_cancel_service(s->ctx);
 }
 
-bool serve_watched(Serve *s)
+ServeFrameState serve_frame_state(Serve *s)
 {
     pthread_mutex_lock(&s->lock);
-    const bool watched = s->page_count > 0;
+    const ServeFrameState state = {.watched = s->page_count > 0, .busy = s->raw_busy};
     pthread_mutex_unlock(&s->lock);
-    return watched;
-}
-
-bool serve_frame_wanted(Serve *s)
-{
-    pthread_mutex_lock(&s->lock);
-    const bool wanted = s->page_count > 0 && !s->raw_busy;
-    pthread_mutex_unlock(&s->lock);
-    return wanted;
+    return state;
 }
 
 bool serve_frame_lend(Serve *s, const uint8_t *rgba, int width, int height, long long number)
@@ -656,14 +648,6 @@ bool serve_frame_lend(Serve *s, const uint8_t *rgba, int width, int height, long
     }
     pthread_mutex_unlock(&s->lock);
     return taken;
-}
-
-bool serve_frame_busy(Serve *s)
-{
-    pthread_mutex_lock(&s->lock);
-    const bool busy = s->raw_busy;
-    pthread_mutex_unlock(&s->lock);
-    return busy;
 }
 
 void serve_status(Serve *s, const char *json)

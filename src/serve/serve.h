@@ -63,17 +63,17 @@ bool serve_take(Serve *s, ServeCommand *out);
 /* An answer to a page's message (it may have closed since: then nothing). */
 void serve_reply(Serve *s, uint64_t page, bool ok, const char *text);
 
-/* Whether any page is open: where none is, the frame loop reads nothing back. */
-bool serve_watched(Serve *s);
-/* Whether a frame would be taken now: a page is open and the encoder is free. */
-bool serve_frame_wanted(Serve *s);
+/* What the frame loop needs to know of the pages and the encoder, read at once. */
+typedef struct ServeFrameState {
+    bool watched; /* a page is open: where none is, the frame loop reads nothing back */
+    bool busy;    /* the encoder still reads the frame lent last */
+} ServeFrameState;
+ServeFrameState serve_frame_state(Serve *s);
 /* Lends the encoder a frame of width x height RGBA (bottom row first, as GL reads it), the frame
  * loop's frame `number` (the readout's "frame" of the frame it ends): encoded, then sent to each
- * page as it can take it. The pixels must stay as they are until serve_frame_busy says false.
+ * page as it can take it. The pixels must stay as they are until serve_frame_state says it is not busy.
  * False where it is not taken (no page, or the encoder still on the last one). */
 bool serve_frame_lend(Serve *s, const uint8_t *rgba, int width, int height, long long number);
-/* Whether the encoder still reads the frame lent last. */
-bool serve_frame_busy(Serve *s);
 /* The readout, one JSON object, for every page. */
 void serve_status(Serve *s, const char *json);
 ServeStats serve_stats(Serve *s);
