@@ -4,7 +4,7 @@
  * from a saved run (a TIPSY file with its .ini beside it, as `starburst --load` takes). It is
  * advanced by steps on the CPU or CUDA backend, its bodies read into the caller's arrays and
  * written back, its energy measured, and it is saved as the program saves (`starburst --load FILE`
- * continues it). No window and no GL: nothing is drawn.
+ * continues it). No window: starburst_render draws the state headless (EGL) as the program does.
  *
  * Every value goes through the program's own checks, so a value the command line refuses is
  * refused here with the same line ("--dt: '-1' is too small: expected more than 0, at most 10
@@ -28,7 +28,7 @@ extern "C" {
 
 /* The interface's version: the major one is the shared library's soname (libstarburst.so.0). */
 #define STARBURST_VERSION_MAJOR 0
-#define STARBURST_VERSION_MINOR 2
+#define STARBURST_VERSION_MINOR 3
 
 /* What a call returns. */
 enum {
@@ -140,6 +140,36 @@ int starburst_save(StarburstRun *r, const char *path);
  * the run's dt and softening, README.txt. The summary line into summary (may be NULL). Halos as
  * fields are sampled into bodies at a built run's start only: a later state is refused. */
 int starburst_export_swift(StarburstRun *r, const char *dir, char *summary, size_t len);
+
+/* What starburst_render draws: a picture of width x height pixels, 1 to 16384 each (as --size
+ * takes them). A 0 in the other fields takes the program's default, as the option left out does;
+ * of the camera, the fields `camera` names are taken and the rest are the program's home
+ * view of the state (the view a loaded run opens with: an encounter down its orbit's axis). */
+enum {
+    STARBURST_CAMERA_YAW = 1 << 0,
+    STARBURST_CAMERA_PITCH = 1 << 1,
+    STARBURST_CAMERA_DISTANCE = 1 << 2,
+    STARBURST_CAMERA_TARGET = 1 << 3,
+};
+typedef struct StarburstView {
+    int width, height;   /* pixels (--size) */
+    unsigned camera;     /* STARBURST_CAMERA_* bits: which of the next four are given */
+    float yaw, pitch;    /* degrees: the eye at target + distance (cos p cos y, cos p sin y, sin p), z up */
+    float distance;      /* from the target, model lengths */
+    float target[3];     /* the point looked at, model lengths */
+    float exposure;      /* --exposure */
+    float point_size;    /* --point-size */
+    const char *color;   /* --color: component or speed */
+    int show_halo;       /* --show-halo: the dark halo too (bodies, or a field's ring) */
+} StarburstView;
+
+/* The state now drawn headless into rgb (width x height x 3 bytes, top row first): the picture the
+ * program's --screenshot takes of the same state at the same size and settings (`starburst --load
+ * SAVE --headless --paused --frames 1 --screenshot`), by the same renderer. EGL: NVIDIA's on a
+ * GPU, Mesa's elsewhere. The first call makes a GL context for the run (current on the calling
+ * thread while it draws), kept for the next pictures until the size changes or the run is
+ * destroyed. view NULL: 1280 x 720 and all defaults. */
+int starburst_render(StarburstRun *r, const StarburstView *view, uint8_t *rgb);
 
 #ifdef __cplusplus
 }

@@ -18,9 +18,6 @@ the system's loader looks (see starburst._lib)."""
 import ctypes
 import math
 import os
-import shutil
-import subprocess
-import tempfile
 
 import numpy as np
 
@@ -348,44 +345,37 @@ class Run:
 
     # ---- pictures ----
 
-    def render(self, width=1280, height=720, color="component", show_halo=False):
+    def render(self, width=1280, height=720, camera=None, color="component", exposure=None, point_size=None,
+               show_halo=False):
         """The state now as the program draws it: a numpy uint8 array (height, width, 3), top row
-        first (a notebook shows it with matplotlib's imshow). The picture is the program's own:
-        the state saved and drawn by `starburst --load SAVE --headless --paused --frames 1
-        --screenshot` (EGL, no window: NVIDIA's or Mesa's), from the program's home view of a
-        loaded run. color: component (galaxy and disk/bulge/halo) or speed; show_halo draws the
-        dark halo bodies too. The program is STARBURST_PROGRAM, else the starburst beside the
-        library, else the one on PATH; reading its PNG takes Pillow (Debian's python3-pil)."""
-        try:
-            from PIL import Image
-        except ImportError as e:
-            raise Error("render: reading the picture takes Pillow (apt-get install python3-pil)") from e
-        program = _program()
-        with tempfile.TemporaryDirectory(prefix="starburst-render-") as tmp:
-            save, png = os.path.join(tmp, "state.tipsy"), os.path.join(tmp, "frame.png")
-            self.save(save)
-            args = [program, "--load", save, "--headless", "--quiet", "--backend", "cpu", "--paused", "--frames", "1",
-                    "--size", "%dx%d" % (int(width), int(height)), "--color", str(color), "--screenshot", png]
-            if show_halo:
-                args.append("--show-halo")
-            p = subprocess.run(args, capture_output=True, text=True)
-            if p.returncode != 0:
-                lines = (p.stderr or p.stdout).strip().splitlines()
-                line = lines[-1] if lines else "the program stopped (status %d)" % p.returncode
-                raise Error(line[len("starburst: "):] if line.startswith("starburst: ") else line)
-            with Image.open(png) as im:
-                return np.asarray(im.convert("RGB"), dtype=np.uint8).copy()
+        first (a notebook shows it with matplotlib's imshow). It is the picture the program's
+        --screenshot takes of the same state (`starburst --load SAVE --headless --paused --frames
+        1 --screenshot`), drawn by the same renderer inside the library, headless (EGL: NVIDIA's on
+        a GPU, Mesa's elsewhere); the state is not stepped.
 
-
-def _program():
-    """The starburst program that draws: STARBURST_PROGRAM, the one beside the library, or PATH's."""
-    given = os.environ.get("STARBURST_PROGRAM")
-    if given:
-        return given
-    beside = os.path.join(os.path.dirname(_lib.path), "starburst")
-    if os.sep in _lib.path and os.path.isfile(beside):
-        return beside
-    found = shutil.which("starburst")
-    if not found:
-        raise Error("render: no starburst program found: set STARBURST_PROGRAM to its path")
-    return found
+        camera: None for the program's home view of the state, or a dict of any of yaw and pitch
+        (degrees; the eye at target + distance (cos p cos y, cos p sin y, sin p), z up), distance
+        (model lengths from the target) and target (x, y, z), the rest the home view's; pitch 90
+        looks down on the x-y plane. color: component (galaxy and disk/bulge/halo) or speed;
+        exposure and point_size as --exposure and --point-size (None: the program's defaults);
+        show_halo draws the dark halo too (its bodies, or each field's ring)."""
+        view = _lib.View(width=int(width), height=int(height), color=_name(color),
+                         exposure=0.0 if exposure is None else float(exposure),
+                         point_size=0.0 if point_size is None else float(point_size), show_halo=int(bool(show_halo)))
+        bits = {"yaw": _lib.CAMERA_YAW, "pitch": _lib.CAMERA_PITCH, "distance": _lib.CAMERA_DISTANCE,
+                "target": _lib.CAMERA_TARGET}
+        for key, value in (camera or {}).items():
+            if key not in bits:
+                raise Error("camera: %s: not yaw, pitch, distance or target" % key)
+            view.camera |= bits[key]
+            if key == "target":
+                view.target[:] = [float(x) for x in value]
+            else:
+                setattr(view, key, float(value))
+        if not (0 < view.width <= 16384 and 0 < view.height <= 16384):
+            # the library reads the size as --size does, and says so in its line
+            self._check(_lib_c.starburst_render(self._r, ctypes.byref(view), None))
+        img = np.empty((view.height, view.width, 3), dtype=np.uint8)
+        self._check(_lib_c.starburst_render(self._r, ctypes.byref(view),
+                                            img.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8))))
+        return img

@@ -51,7 +51,16 @@ class Measure(ctypes.Structure):
                 ("softening", ctypes.c_double), ("field", ctypes.c_int)]
 
 
-lib, path = _load()  # path: the program that draws is looked for beside it
+class View(ctypes.Structure):
+    _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int), ("camera", ctypes.c_uint),
+                ("yaw", ctypes.c_float), ("pitch", ctypes.c_float), ("distance", ctypes.c_float),
+                ("target", ctypes.c_float * 3), ("exposure", ctypes.c_float), ("point_size", ctypes.c_float),
+                ("color", ctypes.c_char_p), ("show_halo", ctypes.c_int)]
+
+
+CAMERA_YAW, CAMERA_PITCH, CAMERA_DISTANCE, CAMERA_TARGET = 1, 2, 4, 8
+
+lib, path = _load()
 _run = ctypes.c_void_p
 _f = ctypes.POINTER(ctypes.c_float)
 _d = ctypes.POINTER(ctypes.c_double)
@@ -80,6 +89,7 @@ _signatures = {
     "starburst_measure": (ctypes.c_int, [_run, ctypes.c_double, ctypes.c_double, ctypes.c_double,
                                          ctypes.POINTER(Measure), ctypes.POINTER(ctypes.c_int)]),
     "starburst_save": (ctypes.c_int, [_run, ctypes.c_char_p]),
+    "starburst_render": (ctypes.c_int, [_run, ctypes.POINTER(View), ctypes.POINTER(ctypes.c_uint8)]),
 }
 for _name, (_res, _args) in _signatures.items():
     _fn = getattr(lib, _name)

@@ -248,7 +248,7 @@ static const AppOption table[] = {
 
     HEADING("Display:"),
     {"--size", .arg = "WxH", .help = "window or image size (default 1280x720); a headless size\nthe GL cannot draw is refused",
-     .value = {.kind = OPTION_SIZE, .max = 16384}, .to_app = window_size},
+     .value = {.kind = OPTION_SIZE, .max = RENDER_SIZE_MAX}, .to_app = window_size},
     {"--fullscreen", .help = "start full screen", .value = FLAG, .app = APP(fullscreen, BOOL)},
     {"--lecture", .help = "full screen, large type, the kernel ladder on stage (L toggles)", .value = FLAG,
      .app = APP(lecture, BOOL), .to_app = lecture_full_screen},

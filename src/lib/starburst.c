@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/picture.h"
 #include "run/run.h"
 #include "run/run_choices.h"
 #include "scene/body_check.h"
@@ -29,6 +30,7 @@ struct StarburstRun {
     Run *run;
     SimParams params;
     int steps_per_frame; /* what a save records, and --load goes on with */
+    Picture *picture;    /* the render room's context, from the first starburst_render */
     char err[1024];
 };
 
@@ -219,6 +221,7 @@ int starburst_open(const char *path, const char *backend_name, const char *force
 void starburst_destroy(StarburstRun *r)
 {
     if (!r) return;
+    picture_destroy(r->picture);
     run_destroy(r->run);
     free(r);
 }
@@ -453,4 +456,11 @@ int starburst_export_swift(StarburstRun *r, const char *dir, char *summary, size
         return fail(r->err, sizeof r->err, STARBURST_ERR_FILE, "%s", msg);
     if (summary && len) snprintf(summary, len, "%s", msg);
     return STARBURST_OK;
+}
+
+int starburst_render(StarburstRun *r, const StarburstView *view, uint8_t *rgb)
+{
+    const int rc = picture_draw(&r->picture, r->run, view, rgb, r->err, sizeof r->err);
+    if (rc == STARBURST_OK) r->err[0] = '\0';
+    return rc;
 }

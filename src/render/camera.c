@@ -155,6 +155,13 @@ void camera_zoom(Camera *c, float clicks)
     c->distance = clampf(c->distance * powf(ZOOM_PER_CLICK, clicks), min_distance(c), max_distance(c));
 }
 
+void camera_place(Camera *c, float yaw, float pitch, float distance)
+{
+    c->yaw = yaw;
+    c->pitch = clampf(pitch, -PITCH_LIMIT, PITCH_LIMIT);
+    if (distance > 0) c->distance = distance;
+}
+
 void camera_glide(Camera *c, const float target[3], float yaw, float pitch, float distance, float seconds)
 {
     const float to[6] = {target[0], target[1], target[2], yaw, pitch, distance};

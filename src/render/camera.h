@@ -34,6 +34,9 @@ void camera_init(Camera *c, float extent);
  * the right and y up. */
 void camera_init_view(Camera *c, float extent, float yaw, float pitch, float margin);
 void camera_reset(Camera *c);
+/* The eye moved to (yaw, pitch) radians at distance from the target, pitch kept off the poles as
+ * orbiting keeps it (a distance not above 0 leaves the distance as it is). */
+void camera_place(Camera *c, float yaw, float pitch, float distance);
 /* The distance at which the sphere of radius margin x radius fills the field of view (as
  * camera_init_view frames it). */
 float camera_fit_distance(const Camera *c, float radius, float margin);

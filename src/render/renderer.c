@@ -359,6 +359,15 @@ static void draw_rings(const Renderer *r, const RenderView *v)
     glDisable(GL_BLEND);
 }
 
+void renderer_set_speeds(Renderer *r, const float *speed, int n)
+{
+    if (n > r->max_bodies) n = r->max_bodies;
+    if (n <= 0 || !speed) return;
+    glBindBuffer(GL_ARRAY_BUFFER, r->speed_vbo);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)((size_t)n * sizeof(float)), speed);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
 void renderer_set_boxes(Renderer *r, const RenderBox *boxes, int count)
 {
     r->box_count = 0;

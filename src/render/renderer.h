@@ -80,6 +80,8 @@ unsigned int renderer_speed_vbo(const Renderer *r);    /* max_bodies float */
  * a reset, before the simulation takes over. pos4 NULL leaves the positions as they are. n is
  * clamped to max_bodies. Sprite sizes refer to the mean mass of the non-halo bodies seen here. */
 void renderer_upload(Renderer *r, const float *pos4, const uint8_t *tags, int n);
+/* Speeds (n floats, |v| in model units) for COLOR_BY_SPEED, where no simulation writes them. */
+void renderer_set_speeds(Renderer *r, const float *speed, int n);
 /* Replaces the boxes drawn while RenderView.show_boxes is set (count 0: none). */
 void renderer_set_boxes(Renderer *r, const RenderBox *boxes, int count);
 void renderer_set_rings(Renderer *r, const float *radius, int count);
@@ -88,6 +90,8 @@ void renderer_set_rings(Renderer *r, const float *radius, int count);
  * (a driver may refuse one that large for its memory: llvmpipe's 16384 x 16384, 2 GiB). 0, or -1
  * with one line in err naming the limit; nothing is kept. */
 int renderer_size_check(int width, int height, char *err, size_t errlen);
+/* The largest side of a picture that --size (and a library's picture) takes. */
+#define RENDER_SIZE_MAX 16384
 /* Draws n bodies; per-sprite brightness goes as 1/sqrt(n) so that 4K and 16K bodies look alike.
  * Leaves v->framebuffer bound with the viewport covering it, blending off, no program or VAO. */
 void renderer_draw(Renderer *r, const RenderView *v);
