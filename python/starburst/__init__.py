@@ -18,6 +18,8 @@ the system's loader looks (see starburst._lib)."""
 import ctypes
 import math
 import os
+import shutil
+import subprocess
 
 import numpy as np
 
@@ -379,3 +381,53 @@ class Run:
         self._check(_lib_c.starburst_render(self._r, ctypes.byref(view),
                                             img.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8))))
         return img
+
+    def frames(self, count, steps=None, width=1280, height=720, camera=None, **draw):
+        """Pictures of the run as it goes, for a movie: yields count numpy images (as render
+        gives), the state now first, then after each `steps` steps (default: the run's
+        steps_per_frame, as the program's frames go). camera and the drawing's keywords (color,
+        exposure, point_size, show_halo) as render's; camera None follows the home view of each
+        state. The run is advanced by (count - 1) x steps in all."""
+        count = int(count)
+        steps = int(self.params()["steps_per_frame"] if steps is None else steps)
+        if count < 0 or steps < 0:
+            raise Error("frames: count and steps are 0 or more (got %d, %d)" % (count, steps))
+        for k in range(count):
+            if k:
+                self.advance(steps)
+            yield self.render(width, height, camera=camera, **draw)
+
+    def movie(self, path, count, steps=None, fps=30, width=1280, height=720, camera=None, **draw):
+        """Writes the frames of frames() into a video at path (its container from the name:
+        .mp4, .webm, .mkv ...) through ffmpeg (Debian's ffmpeg), H.264 for .mp4, fps frames a
+        second; half-written files are not left under path (a temporary name until the end).
+        Returns path."""
+        ffmpeg = shutil.which("ffmpeg")
+        if not ffmpeg:
+            raise Error("movie: ffmpeg not found (apt-get install ffmpeg)")
+        path = os.fspath(path)
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise Error("movie: cannot write %s: folder %s does not exist" % (path, folder))
+        root, ext = os.path.splitext(path)
+        partial = "%s.partial%s" % (root, ext)
+        args = [ffmpeg, "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", "%dx%d" % (width, height),
+                "-r", str(fps), "-i", "-"]
+        if ext.lower() in (".mp4", ".mov", ".mkv"):
+            args += ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"]
+        p = subprocess.Popen(args + [partial], stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            for img in self.frames(count, steps, width, height, camera, **draw):
+                p.stdin.write(img.tobytes())
+            p.stdin.close()
+            why = p.stderr.read().decode(errors="replace").strip()
+            if p.wait() != 0:
+                raise Error("movie: ffmpeg could not write %s: %s" % (path, why.splitlines()[-1] if why else "failed"))
+            os.replace(partial, path)
+        except BaseException:
+            p.kill()
+            p.wait()
+            if os.path.exists(partial):
+                os.unlink(partial)
+            raise
+        return path

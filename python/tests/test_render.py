@@ -1,6 +1,8 @@
 """run.render: the state drawn headless inside the library (EGL; Mesa's llvmpipe on a machine without
 a GPU) as the program draws it: the galaxies lit near the centre, the corners dark, and pixel for
 pixel the program's own --screenshot of the same run, state, size and settings."""
+import os
+
 import numpy as np
 import pytest
 
@@ -119,3 +121,37 @@ def test_a_camera_that_cannot_be_is_refused():
         with pytest.raises(starburst.Error, match="camera"):
             rendered(r, 64, 64, camera=camera)
     assert rendered(r, 64, 64).shape == (64, 64, 3), "the run draws on after a refusal"
+
+
+def test_frames_are_the_run_as_it_goes():
+    r = starburst.Run(scene="disk", n=2048, seed=5, backend="cpu")
+    shots = list(r.frames(3, steps=4, width=64, height=48))
+    assert len(shots) == 3 and r.step == 8
+    again = starburst.Run(scene="disk", n=2048, seed=5, backend="cpu")
+    for k, shot in enumerate(shots):
+        assert np.array_equal(shot, rendered(again, 64, 48)), "frame %d" % k
+        again.advance(4)
+    assert not np.array_equal(shots[0], shots[2])
+    with pytest.raises(starburst.Error, match="frames"):
+        list(r.frames(2, steps=-1))
+    assert r.step == 8
+
+
+def test_a_movie_is_written_whole(tmp_path):
+    import shutil
+    import subprocess
+    if not shutil.which("ffmpeg") or not shutil.which("ffprobe"):
+        if os.environ.get("STARBURST_REQUIRE_FFMPEG") == "1":
+            pytest.fail("ffmpeg is required here (STARBURST_REQUIRE_FFMPEG=1): apt-get install ffmpeg")
+        pytest.skip("Debian's ffmpeg writes the movie")
+    r = starburst.Run(scene="collision", n=2048, seed=5, backend="cpu")
+    rendered(r, 16, 16)
+    path = tmp_path / "collision.mp4"
+    assert r.movie(path, 6, steps=2, fps=12, width=96, height=64) == str(path)
+    assert r.step == 10 and sorted(p.name for p in tmp_path.iterdir()) == ["collision.mp4"]
+    probe = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                            "stream=nb_read_frames,width,height", "-of", "csv=p=0", str(path)],
+                           capture_output=True, text=True, check=True)
+    assert probe.stdout.strip() == "96,64,6"
+    with pytest.raises(starburst.Error, match="does not exist"):
+        r.movie(tmp_path / "no" / "such.mp4", 2)
