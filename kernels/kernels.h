@@ -103,6 +103,8 @@ NbodyShape nbody_plain_shape(int block);
  * is given, a non-finite position written sets *nonfinite = 1. */
 cudaError_t nbody_drift_launch(float4 *pos, float4 *vel, const float4 *acc, int n, float dt, float half_kick,
                                int *nonfinite, cudaStream_t stream);
+/* out[3i .. 3i+2] = (x, y, z) of v[i]: a column of float4s packed as the caller's n x 3 arrays. */
+cudaError_t nbody_pack_xyz_launch(const float4 *v, float *out, int n, cudaStream_t stream);
 /* speed[i] = |v_i|. */
 cudaError_t nbody_speed_launch(const float4 *vel, float *speed, int n, cudaStream_t stream);
 /* The kick of NbodyForces alone, from the accelerations f->acc holds: for a force method that

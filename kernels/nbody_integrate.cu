@@ -110,6 +110,22 @@ extern "C" cudaError_t nbody_drift_launch(float4 *pos, float4 *vel, const float4
     return nbody::launch_error();
 }
 
+__global__ void pack_xyz(const float4 *__restrict__ v, float *__restrict__ out, int n)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float4 a = v[i];
+    out[3 * (size_t)i] = a.x;
+    out[3 * (size_t)i + 1] = a.y;
+    out[3 * (size_t)i + 2] = a.z;
+}
+
+extern "C" cudaError_t nbody_pack_xyz_launch(const float4 *v, float *out, int n, cudaStream_t stream)
+{
+    pack_xyz<<<blocks(n), BLOCK, 0, stream>>>(v, out, n);
+    return nbody::launch_error();
+}
+
 extern "C" cudaError_t nbody_speed_launch(const float4 *vel, float *out, int n, cudaStream_t stream)
 {
     speed<<<blocks(n), BLOCK, 0, stream>>>(vel, out, n);

@@ -341,6 +341,14 @@ static const Bodies *state_now(StarburstRun *r)
 
 int starburst_read(StarburstRun *r, float *pos, float *vel, float *mass, uint8_t *tag)
 {
+    /* Positions or velocities alone (a script's arrays): each column read as it is asked. */
+    if (!mass && !tag) {
+        Sim *s = run_sim(r->run);
+        if ((pos && sim_read_xyz(s, false, pos) != 0) || (vel && sim_read_xyz(s, true, vel) != 0))
+            return fail(r->err, sizeof r->err, STARBURST_ERR_RUN, "the state could not be read: %s",
+                        sim_error(s) ? sim_error(s) : "out of memory");
+        return STARBURST_OK;
+    }
     const Bodies *b = state_now(r);
     if (!b) return STARBURST_ERR_RUN;
     for (int i = 0; i < b->n; i++) {

@@ -216,6 +216,20 @@ void sim_advance(Sim *s, const SimParams *p, int steps)
 SimStats sim_stats(const Sim *s) { return s->stats; }
 void sim_read(Sim *s, Bodies *out) { s->impl->read(s->state, out); }
 
+int sim_read_xyz(Sim *s, bool velocities, float *xyz)
+{
+    if (s->impl->read_xyz && s->impl->read_xyz(s->state, velocities, xyz) == 0) return 0;
+    if (sim_error(s)) return -1;
+    Bodies b;
+    if (bodies_alloc(&b, s->n) != 0) return -1;
+    sim_read(s, &b);
+    const float *from = velocities ? b.vel : b.pos;
+    for (int i = 0; i < b.n; i++)
+        for (int k = 0; k < 3; k++) xyz[3 * (size_t)i + k] = from[4 * (size_t)i + k];
+    bodies_free(&b);
+    return sim_error(s) ? -1 : 0;
+}
+
 int sim_load(Sim *s, const Bodies *b, char *err, size_t errlen)
 {
     if (b->n != s->n) {

@@ -186,6 +186,10 @@ SimStats sim_stats(const Sim *s);
  * where out->acc is allocated (bodies_alloc_acc), the accelerations the next step reads, with what
  * computed them (out->acc_info). */
 void sim_read(Sim *s, Bodies *out);
+/* Positions (velocities with `velocities`) alone, n x 3 floats into xyz, without the rest of the
+ * state: on CUDA packed on the device and copied once (a script reading 16M positions). 0, or -1
+ * (out of memory, or the backend stopped: sim_error says why). */
+int sim_read_xyz(Sim *s, bool velocities, float *xyz);
 /* Replaces the state with b (same n); resets counters. Where b carries this backend's accelerations
  * (b->acc as sim_read gave them), the next step reads them as the run never interrupted would have,
  * so it goes on bit for bit; without them the next step computes them first (the error-based

@@ -8,6 +8,9 @@ typedef struct SimBackendImpl {
     void (*destroy)(void *impl);
     void (*advance)(void *impl, const SimParams *p, int steps);
     void (*read)(void *impl, Bodies *out);
+    /* Optional: positions (velocities with `velocities`) as n x 3 floats into xyz; 0, or -1 where
+     * they cannot be read (sim_read then serves). */
+    int (*read_xyz)(void *impl, bool velocities, float *xyz);
     int (*load)(void *impl, const Bodies *b, char *err, size_t errlen);
     SimEnergy (*energy)(void *impl, float softening);
     void (*accelerations)(void *impl, float softening, float *acc3);

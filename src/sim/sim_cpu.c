@@ -311,6 +311,15 @@ static void cpu_read(void *impl, Bodies *out)
                                     .alpha = c->acc_alpha};
 }
 
+static int cpu_read_xyz(void *impl, bool velocities, float *xyz)
+{
+    const SimCpu *c = impl;
+    const float *from = velocities ? c->vel : c->pos;
+    for (int i = 0; i < c->n; i++)
+        for (int k = 0; k < 3; k++) xyz[3 * (size_t)i + k] = from[4 * (size_t)i + k];
+    return 0;
+}
+
 static SimEnergy cpu_energy(void *impl, float softening)
 {
     SimCpu *c = impl;
@@ -401,6 +410,7 @@ const SimBackendImpl sim_cpu_impl = {
     .destroy = cpu_destroy,
     .advance = cpu_advance,
     .read = cpu_read,
+    .read_xyz = cpu_read_xyz,
     .load = cpu_load,
     .energy = cpu_energy,
     .accelerations = cpu_accelerations,

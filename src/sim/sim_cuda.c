@@ -668,6 +668,29 @@ static void cuda_read(void *impl, Bodies *out)
     free(acc);
 }
 
+/* One column packed on the device (n x 3 floats) and copied once into the caller's memory. */
+static int cuda_read_xyz(void *impl, bool velocities, float *xyz)
+{
+    SimCuda *c = impl;
+    if (sc_failed(c)) return -1;
+    const size_t bytes = (size_t)c->n * 3 * sizeof(float);
+    float *packed = NULL;
+    if (cudaMalloc((void **)&packed, bytes) != cudaSuccess) {
+        (void)cudaGetLastError(); /* out of device memory: sim_read serves */
+        return -1;
+    }
+    float4 *pos;
+    float *speed;
+    if (sc_map(c, &pos, &speed)) {
+        CUDA_CHECK(&c->status, nbody_pack_xyz_launch(velocities ? c->vel : pos, packed, c->n, c->stream));
+        sc_unmap(c);
+        CUDA_CHECK(&c->status, cudaMemcpyAsync(xyz, packed, bytes, cudaMemcpyDeviceToHost, c->stream));
+        CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream));
+    }
+    CUDA_CHECK(&c->status, cudaFree(packed));
+    return sc_failed(c) ? -1 : 0;
+}
+
 static int cuda_load(void *impl, const Bodies *b, char *err, size_t errlen)
 {
     SimCuda *c = impl;
@@ -896,6 +919,7 @@ const SimBackendImpl sim_cuda_impl = {
     .destroy = cuda_destroy,
     .advance = cuda_advance,
     .read = cuda_read,
+    .read_xyz = cuda_read_xyz,
     .load = cuda_load,
     .energy = cuda_energy,
     .accelerations = cuda_accelerations,

@@ -217,11 +217,41 @@ static void test_load(void **state)
     bodies_free(&out2);
 }
 
+/* sim_read_xyz: the columns packed on the device are sim_read's, bit for bit. */
+static void test_columns_read_alone(void **state)
+{
+    (void)state;
+    gpu_require_cuda();
+    enum { N = 5001 };
+    Bodies a, out;
+    plummer(&a, N, 3);
+    bodies_alloc(&out, N);
+    const SimParams p = {.dt = DT, .softening = EPS, .damping = 1.0f};
+    Sim *s = gpu_sim(&a, SIM_KERNEL_DEFAULT, SIM_PRECISION_FLOAT);
+    sim_advance(s, &p, 3);
+    float *xyz = malloc(3 * N * sizeof(float)), *uvw = malloc(3 * N * sizeof(float));
+    assert_non_null(xyz), assert_non_null(uvw);
+    assert_int_equal(sim_read_xyz(s, false, xyz), 0);
+    assert_int_equal(sim_read_xyz(s, true, uvw), 0);
+    sim_read(s, &out);
+    for (int i = 0; i < N; i++)
+        for (int k = 0; k < 3; k++) {
+            assert_memory_equal(&xyz[3 * i + k], &out.pos[4 * i + k], sizeof(float));
+            assert_memory_equal(&uvw[3 * i + k], &out.vel[4 * i + k], sizeof(float));
+        }
+    free(xyz);
+    free(uvw);
+    sim_destroy(s);
+    bodies_free(&a);
+    bodies_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matches_cpu),
         cmocka_unit_test(test_load),
+        cmocka_unit_test(test_columns_read_alone),
         cmocka_unit_test(test_damping_symmetric),
         cmocka_unit_test(test_damping_mtpb),
         cmocka_unit_test(test_damping_double),
