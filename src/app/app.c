@@ -145,14 +145,13 @@ static void app_update_rates(App *a, double t, int steps)
     }
 }
 
-/* Who draws n bodies: as asked, or (auto) CUDA from APP_DRAW_CUDA_MIN bodies where the simulation
+/* Who draws n bodies: as asked, or (auto) CUDA from RENDER_DRAW_CUDA_MIN bodies where the simulation
  * runs on CUDA. */
 static RenderDraw app_drawer(const App *a, int n)
 {
     if (a->set.draw == APP_DRAW_GL) return RENDER_DRAW_GL;
     if (a->set.draw == APP_DRAW_CUDA) return RENDER_DRAW_CUDA;
-    return n >= APP_DRAW_CUDA_MIN && sim_backend(run_sim(a->run)) == SIM_BACKEND_CUDA ? RENDER_DRAW_CUDA
-                                                                                      : RENDER_DRAW_GL;
+    return renderer_auto_draw(n, sim_backend(run_sim(a->run)) == SIM_BACKEND_CUDA);
 }
 
 /* The bodies as the vertex buffer holds them after the advance (point sprites, HDR, tonemap), and

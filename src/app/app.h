@@ -11,10 +11,9 @@
 #include "scene/snapshot.h"
 #include "sim/sim.h"
 
-/* AppOptions.draw: who draws the bodies (render/renderer.h's RenderDraw), or auto: CUDA from
- * APP_DRAW_CUDA_MIN bodies where the simulation runs on CUDA, GL below (docs/PERFORMANCE.md). */
+/* AppOptions.draw: who draws the bodies (render/renderer.h's RenderDraw), or auto
+ * (renderer_auto_draw: CUDA from RENDER_DRAW_CUDA_MIN bodies on CUDA, GL below). */
 enum { APP_DRAW_AUTO = 0, APP_DRAW_GL, APP_DRAW_CUDA };
-#define APP_DRAW_CUDA_MIN 65536
 /* AppOptions.gpus: every GPU of the host (--gpus all); 1 .. 8 name themselves. */
 #define APP_GPUS_ALL 9
 

@@ -268,7 +268,7 @@ static const AppOption table[] = {
      .preset = PRE(color_mode, INT), .preset_bit = PRESET_COLOR},
     {"--draw", .arg = "D",
      .help = "who draws the bodies: gl (point sprites), cuda (splatted by a kernel,\n"
-             "the same picture), auto (default: CUDA from " OPTION_TEXT(APP_DRAW_CUDA_MIN) " bodies on CUDA)",
+             "the same picture), auto (default: CUDA from " OPTION_TEXT(RENDER_DRAW_CUDA_MIN) " bodies on CUDA)",
      .value = CHOICE(draw_choice, APP_DRAW_AUTO, APP_DRAW_CUDA + 1, "drawing"), .app = APP(draw, INT)},
     {"--auto-rotate", .key = "auto_rotate", .help = "turn the camera slowly", .value = FLAG,
      .app = APP(auto_rotate, BOOL), .preset = PRE(auto_rotate, BOOL), .preset_bit = PRESET_AUTO_ROTATE},

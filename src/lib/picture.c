@@ -159,7 +159,7 @@ int picture_draw(Picture **pp, Run *run, const StarburstView *view, uint8_t *rgb
 
     RenderView v = {
         .n = b->n,
-        .draw = RENDER_DRAW_GL,
+        .draw = renderer_auto_draw(b->n, sim_backend(run_sim(run)) == SIM_BACKEND_CUDA),
         .width = width,
         .height = height,
         .framebuffer = render_context_framebuffer(p->ctx),

@@ -39,6 +39,15 @@ typedef enum RenderDraw {
     RENDER_DRAW_COUNT
 } RenderDraw;
 
+/* Who draws by default: CUDA from RENDER_DRAW_CUDA_MIN bodies where the simulation runs on CUDA
+ * (its positions are on the device; a datacenter GPU has little rasteriser), GL below
+ * (docs/PERFORMANCE.md). The program's --draw auto and the library's pictures both. */
+#define RENDER_DRAW_CUDA_MIN 65536
+static inline RenderDraw renderer_auto_draw(int n, int on_cuda)
+{
+    return n >= RENDER_DRAW_CUDA_MIN && on_cuda ? RENDER_DRAW_CUDA : RENDER_DRAW_GL;
+}
+
 /* Zero fields mean "default" where a default is named. */
 typedef struct RenderView {
     int n;                    /* bodies to draw */
