@@ -18,7 +18,9 @@ struct Picture {
     RenderContext *ctx;
     Renderer *renderer;
     int width, height, capacity;
-    float *speed; /* capacity floats: |v| for the speed colours */
+    float *pos;   /* capacity float4s: the positions read back */
+    uint8_t *tag; /* capacity tags */
+    float *speed; /* capacity floats: |v| for the speed colours (3 each while read) */
 };
 
 void picture_destroy(Picture *p)
@@ -26,6 +28,8 @@ void picture_destroy(Picture *p)
     if (!p) return;
     renderer_destroy(p->renderer);
     render_context_destroy(p->ctx);
+    free(p->pos);
+    free(p->tag);
     free(p->speed);
     free(p);
 }
@@ -86,7 +90,8 @@ static int picture_ready(Picture **pp, int width, int height, int n, char *err, 
         *pp = p = NULL;
     }
     if (p) return STARBURST_OK;
-    if (!(p = calloc(1, sizeof *p)) || !(p->speed = malloc((size_t)n * sizeof *p->speed))) {
+    if (!(p = calloc(1, sizeof *p)) || !(p->pos = malloc((size_t)n * 4 * sizeof *p->pos)) ||
+        !(p->tag = malloc((size_t)n)) || !(p->speed = malloc((size_t)n * 3 * sizeof *p->speed))) {
         picture_destroy(p);
         snprintf(err, errlen, "out of memory");
         return STARBURST_ERR_MEMORY;
@@ -118,26 +123,28 @@ int picture_draw(Picture **pp, Run *run, const StarburstView *view, uint8_t *rgb
         snprintf(err, errlen, "render: no buffer for the picture");
         return STARBURST_ERR_VALUE;
     }
-    run_read_state(run);
-    const RunCopy *copy = run_copy(run);
-    if (!copy->valid) {
-        snprintf(err, errlen, "the state could not be read: %s",
-                 sim_error(run_sim(run)) ? sim_error(run_sim(run)) : "no simulation");
-        return STARBURST_ERR_RUN;
-    }
-    const Bodies *b = &copy->bodies;
-    const int rc = picture_ready(pp, width, height, b->n, err, errlen);
+    Sim *sim = run_sim(run);
+    const int n = sim_count(sim);
+    const int rc = picture_ready(pp, width, height, n, err, errlen);
     if (rc != STARBURST_OK) return rc;
     Picture *p = *pp;
+    /* The positions and tags alone (the velocities only for the speed colours), not the whole
+     * state: at a million bodies a third of the bytes from the device. */
+    if (sim_read_positions(sim, p->pos, p->tag) != 0 ||
+        (color == COLOR_BY_SPEED && sim_read_xyz(sim, true, p->speed) != 0)) {
+        snprintf(err, errlen, "the state could not be read: %s", sim_error(sim) ? sim_error(sim) : "out of memory");
+        return STARBURST_ERR_RUN;
+    }
+    const Bodies b = {.n = n, .pos = p->pos, .tag = p->tag};
 
     /* The bodies as a reset uploads them, then their speeds as an advance leaves them. */
-    renderer_upload(p->renderer, b->pos, b->tag, b->n);
+    renderer_upload(p->renderer, b.pos, b.tag, n);
     if (color == COLOR_BY_SPEED) {
-        for (int i = 0; i < b->n; i++) {
-            const float *v = b->vel + 4 * i;
+        for (int i = 0; i < n; i++) {
+            const float *v = p->speed + 3 * (size_t)i;
             p->speed[i] = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
         }
-        renderer_set_speeds(p->renderer, p->speed, b->n);
+        renderer_set_speeds(p->renderer, p->speed, n);
     }
     const SimHalos *halos = sim_halos(run_sim(run));
     float rings[RENDER_RINGS_MAX];
@@ -149,7 +156,7 @@ int picture_draw(Picture **pp, Run *run, const StarburstView *view, uint8_t *rgb
     Camera cam;
     const bool encounter = run_is_encounter(run);
     CameraPair pair;
-    const bool paired = encounter && bodies_pair_light(b, pair.centre, pair.radius);
+    const bool paired = encounter && bodies_pair_light(&b, pair.centre, pair.radius);
     camera_home(&cam, run_info(run)->scene.extent, encounter, paired ? &pair : NULL);
     const float deg = (float)(M_PI / 180.0);
     camera_place(&cam, view->camera & STARBURST_CAMERA_YAW ? view->yaw * deg : cam.yaw,
@@ -158,8 +165,8 @@ int picture_draw(Picture **pp, Run *run, const StarburstView *view, uint8_t *rgb
     if (view->camera & STARBURST_CAMERA_TARGET) memcpy(cam.target, view->target, sizeof cam.target);
 
     RenderView v = {
-        .n = b->n,
-        .draw = renderer_auto_draw(b->n, sim_backend(run_sim(run)) == SIM_BACKEND_CUDA),
+        .n = n,
+        .draw = renderer_auto_draw(n, sim_backend(sim) == SIM_BACKEND_CUDA),
         .width = width,
         .height = height,
         .framebuffer = render_context_framebuffer(p->ctx),

@@ -1,8 +1,8 @@
 /* libstarburst's pictures (starburst_render): the state drawn headless by the render room as the
  * program draws a loaded run's first frame (--load SAVE --headless --paused --frames 1
  * --screenshot): an EGL context and a renderer of the run's own, made at the first picture and
- * made again when the size changes. The state is read to the host (run_read_state) and uploaded:
- * one path for both backends. */
+ * made again when the size changes. The positions and tags are read to the host
+ * (sim_read_positions) and uploaded: one path for both backends. */
 #ifndef STARBURST_LIB_PICTURE_H
 #define STARBURST_LIB_PICTURE_H
 

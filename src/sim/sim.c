@@ -216,6 +216,19 @@ void sim_advance(Sim *s, const SimParams *p, int steps)
 SimStats sim_stats(const Sim *s) { return s->stats; }
 void sim_read(Sim *s, Bodies *out) { s->impl->read(s->state, out); }
 
+int sim_read_positions(Sim *s, float *pos4, uint8_t *tags)
+{
+    if (s->impl->read_positions && s->impl->read_positions(s->state, pos4, tags) == 0) return 0;
+    if (sim_error(s)) return -1;
+    Bodies b;
+    if (bodies_alloc(&b, s->n) != 0) return -1;
+    sim_read(s, &b);
+    memcpy(pos4, b.pos, 4 * (size_t)b.n * sizeof(float));
+    memcpy(tags, b.tag, (size_t)b.n);
+    bodies_free(&b);
+    return sim_error(s) ? -1 : 0;
+}
+
 int sim_read_xyz(Sim *s, bool velocities, float *xyz)
 {
     if (s->impl->read_xyz && s->impl->read_xyz(s->state, velocities, xyz) == 0) return 0;

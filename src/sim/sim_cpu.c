@@ -311,6 +311,14 @@ static void cpu_read(void *impl, Bodies *out)
                                     .alpha = c->acc_alpha};
 }
 
+static int cpu_read_positions(void *impl, float *pos4, uint8_t *tags)
+{
+    const SimCpu *c = impl;
+    memcpy(pos4, c->pos, 4 * (size_t)c->n * sizeof(float));
+    memcpy(tags, c->tag, (size_t)c->n);
+    return 0;
+}
+
 static int cpu_read_xyz(void *impl, bool velocities, float *xyz)
 {
     const SimCpu *c = impl;
@@ -411,6 +419,7 @@ const SimBackendImpl sim_cpu_impl = {
     .advance = cpu_advance,
     .read = cpu_read,
     .read_xyz = cpu_read_xyz,
+    .read_positions = cpu_read_positions,
     .load = cpu_load,
     .energy = cpu_energy,
     .accelerations = cpu_accelerations,

@@ -668,6 +668,22 @@ static void cuda_read(void *impl, Bodies *out)
     free(acc);
 }
 
+static int cuda_read_positions(void *impl, float *pos4, uint8_t *tags)
+{
+    SimCuda *c = impl;
+    if (sc_failed(c)) return -1;
+    memcpy(tags, c->tags, (size_t)c->n);
+    float4 *pos;
+    float *speed;
+    if (sc_map(c, &pos, &speed)) {
+        CUDA_CHECK(&c->status, cudaMemcpyAsync(pos4, pos, (size_t)c->n * sizeof(float4), cudaMemcpyDeviceToHost,
+                                               c->stream));
+        sc_unmap(c);
+        CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream));
+    }
+    return sc_failed(c) ? -1 : 0;
+}
+
 /* One column packed on the device (n x 3 floats) and copied once into the caller's memory. */
 static int cuda_read_xyz(void *impl, bool velocities, float *xyz)
 {
@@ -920,6 +936,7 @@ const SimBackendImpl sim_cuda_impl = {
     .advance = cuda_advance,
     .read = cuda_read,
     .read_xyz = cuda_read_xyz,
+    .read_positions = cuda_read_positions,
     .load = cuda_load,
     .energy = cuda_energy,
     .accelerations = cuda_accelerations,

@@ -217,7 +217,8 @@ static void test_load(void **state)
     bodies_free(&out2);
 }
 
-/* sim_read_xyz: the columns packed on the device are sim_read's, bit for bit. */
+/* sim_read_xyz and sim_read_positions: the columns packed on the device, and the positions and
+ * tags alone, are sim_read's, bit for bit. */
 static void test_columns_read_alone(void **state)
 {
     (void)state;
@@ -233,7 +234,15 @@ static void test_columns_read_alone(void **state)
     assert_non_null(xyz), assert_non_null(uvw);
     assert_int_equal(sim_read_xyz(s, false, xyz), 0);
     assert_int_equal(sim_read_xyz(s, true, uvw), 0);
+    float *pos4 = malloc(4 * N * sizeof(float));
+    uint8_t *tags = malloc(N);
+    assert_non_null(pos4), assert_non_null(tags);
+    assert_int_equal(sim_read_positions(s, pos4, tags), 0);
     sim_read(s, &out);
+    assert_memory_equal(pos4, out.pos, 4 * N * sizeof(float));
+    assert_memory_equal(tags, out.tag, N);
+    free(pos4);
+    free(tags);
     for (int i = 0; i < N; i++)
         for (int k = 0; k < 3; k++) {
             assert_memory_equal(&xyz[3 * i + k], &out.pos[4 * i + k], sizeof(float));
