@@ -64,6 +64,7 @@ static int usage(const char *why)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each sample kept as it is printed, should the run be stopped */
     SceneDesc d = {.kind = SCENE_COLLISION, .n = 16384, .seed = 1, .halo = SCENE_HALO_FIELD};
     SimBackend backend = SIM_BACKEND_CPU;
     SimForce force = SIM_FORCE_AUTO;
