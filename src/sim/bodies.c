@@ -178,3 +178,9 @@ double bodies_mass_radius(const Bodies *b, double f)
     free(rm);
     return r;
 }
+
+void bodies_xyz(const float *four, int n, float *xyz)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) xyz[3 * (size_t)i + k] = four[4 * (size_t)i + k];
+}

@@ -64,6 +64,8 @@ double bodies_group_centre(const Bodies *b, int galaxy, double dest[3]);
  * exponential disk's light reaches about 4 scale lengths, 1.6 times its rms radius of 2.45). False
  * unless both have stars. */
 bool bodies_pair_light(const Bodies *b, float centre[2][3], float radius[2]);
+/* x, y, z of n float4s (pos or vel) into n x 3 floats: the columns a script reads. */
+void bodies_xyz(const float *four, int n, float *xyz);
 /* Moves the system so its centre of mass sits at the origin at rest. */
 void bodies_recentre(Bodies *b);
 /* A body's distance from some centre or axis, and its mass. */

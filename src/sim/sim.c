@@ -218,15 +218,7 @@ void sim_read(Sim *s, Bodies *out) { s->impl->read(s->state, out); }
 
 int sim_read_positions(Sim *s, float *pos4, uint8_t *tags)
 {
-    if (s->impl->read_positions && s->impl->read_positions(s->state, pos4, tags) == 0) return 0;
-    if (sim_error(s)) return -1;
-    Bodies b;
-    if (bodies_alloc(&b, s->n) != 0) return -1;
-    sim_read(s, &b);
-    memcpy(pos4, b.pos, 4 * (size_t)b.n * sizeof(float));
-    memcpy(tags, b.tag, (size_t)b.n);
-    bodies_free(&b);
-    return sim_error(s) ? -1 : 0;
+    return s->impl->read_positions(s->state, pos4, tags);
 }
 
 int sim_read_xyz(Sim *s, bool velocities, float *xyz)
@@ -236,9 +228,7 @@ int sim_read_xyz(Sim *s, bool velocities, float *xyz)
     Bodies b;
     if (bodies_alloc(&b, s->n) != 0) return -1;
     sim_read(s, &b);
-    const float *from = velocities ? b.vel : b.pos;
-    for (int i = 0; i < b.n; i++)
-        for (int k = 0; k < 3; k++) xyz[3 * (size_t)i + k] = from[4 * (size_t)i + k];
+    bodies_xyz(velocities ? b.vel : b.pos, b.n, xyz);
     bodies_free(&b);
     return sim_error(s) ? -1 : 0;
 }

@@ -191,8 +191,8 @@ void sim_read(Sim *s, Bodies *out);
  * (out of memory, or the backend stopped: sim_error says why). */
 int sim_read_xyz(Sim *s, bool velocities, float *xyz);
 /* Positions (n float4: x, y, z, mass) and tags alone, what a picture needs: one copy from the
- * device on CUDA, not the velocities and accelerations sim_read brings too. 0, or -1 (out of
- * memory, or the backend stopped). */
+ * device on CUDA, not the velocities and accelerations sim_read brings too. 0, or -1 where the
+ * backend stopped. */
 int sim_read_positions(Sim *s, float *pos4, uint8_t *tags);
 /* Replaces the state with b (same n); resets counters. Where b carries this backend's accelerations
  * (b->acc as sim_read gave them), the next step reads them as the run never interrupted would have,

@@ -11,8 +11,8 @@ typedef struct SimBackendImpl {
     /* Optional: positions (velocities with `velocities`) as n x 3 floats into xyz; 0, or -1 where
      * they cannot be read (sim_read then serves). */
     int (*read_xyz)(void *impl, bool velocities, float *xyz);
-    /* Optional: positions as the vertex buffer holds them (n float4) and tags; 0, or -1 (sim_read
-     * then serves). */
+    /* Positions as the vertex buffer holds them (n float4) and tags; 0, or -1 where the backend
+     * stopped. */
     int (*read_positions)(void *impl, float *pos4, uint8_t *tags);
     int (*load)(void *impl, const Bodies *b, char *err, size_t errlen);
     SimEnergy (*energy)(void *impl, float softening);

@@ -322,9 +322,7 @@ static int cpu_read_positions(void *impl, float *pos4, uint8_t *tags)
 static int cpu_read_xyz(void *impl, bool velocities, float *xyz)
 {
     const SimCpu *c = impl;
-    const float *from = velocities ? c->vel : c->pos;
-    for (int i = 0; i < c->n; i++)
-        for (int k = 0; k < 3; k++) xyz[3 * (size_t)i + k] = from[4 * (size_t)i + k];
+    bodies_xyz(velocities ? c->vel : c->pos, c->n, xyz);
     return 0;
 }
 
