@@ -443,6 +443,26 @@ static int build_disk(const SceneDesc *d, Bodies *out, SceneInfo *info, char *er
     return 0;
 }
 
+/* The isolated disk is as thin and cool as its stars can hold for a Gyr. From SCENE_THIN_DISK_STARS
+ * stars it is the Milky Way's thin disk (scale height 0.1 R_d, 260 pc; Q 1.0), which grows spiral arms
+ * from its own noise within 400 Myr; below, where the noise of 16,384 stars thickens such a disk
+ * by half in a Gyr, it is built as the collision's galaxies are (0.2 R_d, Q 1.3), which thickens by a
+ * tenth (docs/GALAXIES.md, "Spiral arms at a million bodies"). Stars are every body with field
+ * halos, the disk's and bulge's share of them with live ones. A value the caller gave is kept. */
+static void disk_for_its_stars(SceneDesc *d, long long n)
+{
+    if (d->kind != SCENE_DISK) return;
+    GalaxyModel *g = &d->galaxy[0], m = galaxy_model(d, 0);
+    double stars = (double)n;
+    if (d->halo != SCENE_HALO_FIELD) {
+        double seen = (double)m.disk_mass + m.bulge_mass;
+        stars = n * seen / (seen + m.halo_mass / d->halo_mass_factor);
+    }
+    if (stars < SCENE_THIN_DISK_STARS) return;
+    if (!(g->disk_height > 0)) g->disk_height = SCENE_THIN_DISK_HEIGHT * m.disk_scale;
+    if (!(g->toomre_q > 0)) g->toomre_q = SCENE_THIN_DISK_Q;
+}
+
 static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen);
 
 /* Where the collision's galaxies start: their models, body counts and orbit. */
@@ -580,6 +600,7 @@ int scene_stream(const SceneDesc *desc, long long n, int chunk, SceneChunkFn fn,
     SceneDesc small = *desc;
     small.n = 0;
     if (resolve(&small, &d, err, errlen) != 0) return -1;
+    disk_for_its_stars(&d, n);
     if (d.kind != SCENE_COLLISION && d.kind != SCENE_DISK) {
         snprintf(err, errlen, "scene: %s cannot be built in pieces: only collision and disk can", scene_names[d.kind]);
         return -1;
@@ -1115,6 +1136,7 @@ static int resolve(const SceneDesc *in, SceneDesc *d, char *err, size_t errlen)
     }
     if (!scene_has_halos(d->kind)) d->halo = SCENE_HALO_DEFAULT;
     else if (d->halo == SCENE_HALO_DEFAULT) d->halo = SCENE_HALO_LIVE;
+    disk_for_its_stars(d, d->n);
     /* The ranges are the parameter table's, which the command line and the presets read too. */
     const struct {
         ParamId id;

@@ -65,6 +65,12 @@ typedef struct GalaxyModel {
     float halo_mass, halo_scale, halo_cut; /* the halo ends at halo_cut */
 } GalaxyModel;
 
+/* The isolated disk scene's disk from this many stars on (disk and bulge bodies): thin and cool
+ * (scale height in disk scale lengths, Toomre's Q), where fewer stars get the defaults. */
+#define SCENE_THIN_DISK_STARS 131072
+#define SCENE_THIN_DISK_HEIGHT 0.1f
+#define SCENE_THIN_DISK_Q 1.0f
+
 /* Zero fields mean "default" (the defaults are listed beside each field). The collision fields
  * serve SCENE_COLLISION and SCENE_TIPSY_COLLIDE: the galaxies' centres start on the two-body conic
  * of the masses inside the separation, counter-clockwise about z, whose galaxy B is A scaled to mass_ratio times

@@ -261,6 +261,63 @@ static void collision_starts_on_the_requested_orbit(void **state)
     bodies_free(&b);
 }
 
+/* The disk's rms thickness and its radial dispersion in R 2-3. */
+static void disk_shape(const Bodies *b, double *rms_z, double *sigma_r)
+{
+    double z2 = 0, vr2 = 0;
+    int n = 0, ring = 0;
+    for (int i = 0; i < b->n; i++) {
+        if (b->tag[i] != BODY_TAG(0, BODY_DISK)) continue;
+        const float *x = b->pos + 4 * (size_t)i, *v = b->vel + 4 * (size_t)i;
+        z2 += (double)x[2] * x[2];
+        n++;
+        double rc = sqrt((double)x[0] * x[0] + (double)x[1] * x[1]);
+        if (rc < 2.0 || rc > 3.0) continue;
+        double vr = (x[0] * v[0] + x[1] * v[1]) / rc;
+        vr2 += vr * vr;
+        ring++;
+    }
+    *rms_z = sqrt(z2 / n);
+    *sigma_r = sqrt(vr2 / ring);
+}
+
+/* From SCENE_THIN_DISK_STARS stars the isolated disk is thin and cool (scale height 0.1, Q 1.0: a
+ * sech^2 disk's rms z is pi z0 / sqrt 12), one star fewer the default (0.2, 1.3); a height given
+ * is kept, and with live halos the stars are the disk's and bulge's bodies alone. */
+static void the_disk_is_as_thin_as_its_stars_hold(void **state)
+{
+    (void)state;
+    const double rms_thin = PI * SCENE_THIN_DISK_HEIGHT / sqrt(12.0), rms_default = PI * 0.2 / sqrt(12.0);
+    struct {
+        SceneDesc d;
+        double rms;
+    } cases[] = {
+        {{.kind = SCENE_DISK, .n = SCENE_THIN_DISK_STARS, .halo = SCENE_HALO_FIELD}, rms_thin},
+        {{.kind = SCENE_DISK, .n = SCENE_THIN_DISK_STARS - 1, .halo = SCENE_HALO_FIELD}, rms_default},
+        {{.kind = SCENE_DISK, .n = SCENE_THIN_DISK_STARS, .halo = SCENE_HALO_FIELD, .galaxy[0].disk_height = 0.2f},
+         rms_default},
+        {{.kind = SCENE_DISK, .n = SCENE_THIN_DISK_STARS, .halo = SCENE_HALO_LIVE}, rms_default},
+    };
+    double sigma[4];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        Bodies b;
+        SceneInfo info;
+        build(&cases[k].d, &b, &info);
+        double rms_z;
+        disk_shape(&b, &rms_z, &sigma[k]);
+        print_message("disk, %d bodies, %s halo, height %g: rms z %.4f (expected %.4f), sigma_R in R 2-3 %.4f\n",
+                      cases[k].d.n, cases[k].d.halo == SCENE_HALO_FIELD ? "field" : "live",
+                      cases[k].d.galaxy[0].disk_height, rms_z, cases[k].rms, sigma[k]);
+        assert_true(fabs(rms_z / cases[k].rms - 1.0) < 0.05);
+        bodies_free(&b);
+    }
+    /* Q 1.0 against 1.3 at one surface density and nearly one kappa: sigma_R in the ratio 1 / 1.3. */
+    double ratio = sigma[0] / sigma[1];
+    print_message("sigma_R thin / default %.3f (Q %.2f / 1.3 = %.3f)\n", ratio, SCENE_THIN_DISK_Q,
+                  SCENE_THIN_DISK_Q / 1.3);
+    assert_true(fabs(ratio / (SCENE_THIN_DISK_Q / 1.3) - 1.0) < 0.06);
+}
+
 static void expect_refused(const SceneDesc *d, const char *word);
 
 /* The panel's encounter: a desc's zeros read as the collision's defaults, and what is set is what
@@ -491,6 +548,7 @@ int main(void)
         cmocka_unit_test(the_encounter_reads_and_sets_the_desc),
         cmocka_unit_test(a_bound_orbit_starts_at_its_apocentre),
         cmocka_unit_test(disk_turns_at_the_circular_speed),
+        cmocka_unit_test(the_disk_is_as_thin_as_its_stars_hold),
         cmocka_unit_test(bad_descs_are_refused),
         cmocka_unit_test(names_round_trip),
         cmocka_unit_test(tipsy_scenes_follow_the_file),
