@@ -194,6 +194,42 @@ __global__ void tonemap_kernel(SplatPyramid q, float exposure, float glow_gain, 
     surf2Dwrite(make_uchar4(out[0], out[1], out[2], 255), surface, x * (int)sizeof(uchar4), y);
 }
 
+// One row of the light's sums a block: a thread's bodies, then the block's threads added pairwise
+// in shared memory, in the same order at every call.
+constexpr int LIGHT_THREADS = 256;
+
+__global__ void light_kernel(const float4 *__restrict__ pos, const unsigned char *__restrict__ tag, int n,
+                             double *partials)
+{
+    __shared__ double sums[SPLAT_LIGHT_SUMS][LIGHT_THREADS];
+    double s[SPLAT_LIGHT_SUMS] = {};
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        const float4 x = pos[i];
+        const unsigned t = tag[i], component = t & 3u;
+        const double m = x.w;
+        s[12] += m;
+        if (component == HALO) continue;
+        s[10] += m;
+        s[11] += 1.0;
+        if (component > 1u) continue; // a star is of a disk or a bulge
+        double *g = s + 5 * ((t >> 2) & 1u);
+        const double px = x.x, py = x.y, pz = x.z;
+        g[0] += m;
+        g[1] += m * px;
+        g[2] += m * py;
+        g[3] += m * pz;
+        g[4] += m * (px * px + py * py + pz * pz);
+    }
+    for (int k = 0; k < SPLAT_LIGHT_SUMS; k++) sums[k][threadIdx.x] = s[k];
+    __syncthreads();
+    for (int half = LIGHT_THREADS / 2; half > 0; half /= 2) {
+        if (int(threadIdx.x) < half)
+            for (int k = 0; k < SPLAT_LIGHT_SUMS; k++) sums[k][threadIdx.x] += sums[k][threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x < SPLAT_LIGHT_SUMS) partials[blockIdx.x * SPLAT_LIGHT_SUMS + threadIdx.x] = sums[threadIdx.x][0];
+}
+
 } // namespace
 
 extern "C" cudaError_t splat_bodies(const float *pos, const float *speed, const unsigned char *tag, int n,
@@ -268,4 +304,19 @@ extern "C" cudaError_t splat_pyramid_make(SplatPyramid *q, int view_width, int v
         splat_pyramid_free(q);
     }
     return e;
+}
+
+extern "C" cudaError_t splat_light(const float *pos, const unsigned char *tag, int n, double *partials,
+                                   cudaStream_t stream)
+{
+    light_kernel<<<SPLAT_LIGHT_BLOCKS, LIGHT_THREADS, 0, stream>>>(reinterpret_cast<const float4 *>(pos), tag,
+                                                                   n > 0 ? n : 0, partials);
+    return cudaGetLastError();
+}
+
+extern "C" void splat_light_total(const double *partials, double sums[SPLAT_LIGHT_SUMS])
+{
+    for (int k = 0; k < SPLAT_LIGHT_SUMS; k++) sums[k] = 0;
+    for (int b = 0; b < SPLAT_LIGHT_BLOCKS; b++)
+        for (int k = 0; k < SPLAT_LIGHT_SUMS; k++) sums[k] += partials[b * SPLAT_LIGHT_SUMS + k];
 }

@@ -71,6 +71,17 @@ cudaError_t splat_bodies(const float *pos, const float *speed, const unsigned ch
 cudaError_t splat_tonemap(const SplatPyramid *pyramid, const SplatParams *p, cudaSurfaceObject_t surface,
                           cudaStream_t stream);
 
+/* The light of the bodies, what the camera frames and a sprite's size refers to, summed where the
+ * positions are: [0..4] galaxy 0's stars (disk and bulge: tag components 0 and 1) Σm, Σm x, Σm y,
+ * Σm z, Σm |x|², [5..9] galaxy 1's the same, [10..11] Σm and the count of the bodies not of a halo,
+ * [12] Σm of all. Each of SPLAT_LIGHT_BLOCKS blocks sums its share in double into its row of
+ * partials (device memory, SPLAT_LIGHT_BLOCKS x SPLAT_LIGHT_SUMS doubles); splat_light_total adds
+ * the rows in their order, so the same bodies give the same sums at every call. */
+#define SPLAT_LIGHT_SUMS 13
+#define SPLAT_LIGHT_BLOCKS 132
+cudaError_t splat_light(const float *pos, const unsigned char *tag, int n, double *partials, cudaStream_t stream);
+void splat_light_total(const double *partials, double sums[SPLAT_LIGHT_SUMS]);
+
 #ifdef __cplusplus
 }
 #endif

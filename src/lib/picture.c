@@ -110,6 +110,12 @@ static int picture_ready(Picture **pp, int width, int height, int n, char *err, 
     return STARBURST_OK;
 }
 
+static int state_unread(const Sim *sim, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "the state could not be read: %s", sim_error(sim) ? sim_error(sim) : "out of memory");
+    return STARBURST_ERR_RUN;
+}
+
 int picture_draw(Picture **pp, Run *run, const StarburstView *view, uint8_t *rgb, char *err, size_t errlen)
 {
     const StarburstView fallback = {.width = 1280, .height = 720};
@@ -128,18 +134,27 @@ int picture_draw(Picture **pp, Run *run, const StarburstView *view, uint8_t *rgb
     const int rc = picture_ready(pp, width, height, n, err, errlen);
     if (rc != STARBURST_OK) return rc;
     Picture *p = *pp;
-    /* The positions and tags alone (the velocities only for the speed colours), not the whole
-     * state: at a million bodies a third of the bytes from the device. */
-    if (sim_read_positions(sim, p->pos, p->tag) != 0 ||
-        (color == COLOR_BY_SPEED && sim_read_xyz(sim, true, p->speed) != 0)) {
-        snprintf(err, errlen, "the state could not be read: %s", sim_error(sim) ? sim_error(sim) : "out of memory");
-        return STARBURST_ERR_RUN;
+    /* Where the simulation's positions are on the GPU that draws, they go from there into the
+     * vertex buffer and their light is summed there: nothing but the tags crosses to the host.
+     * Else the positions and tags alone, not the whole state (at a million bodies a third of the
+     * bytes from the device), uploaded. The velocities only for the speed colours. */
+    const RenderDraw draw = renderer_auto_draw(n, sim_backend(sim) == SIM_BACKEND_CUDA);
+    const float *device_pos = NULL;
+    RenderLight on_device;
+    BodiesLight light;
+    if (draw == RENDER_DRAW_CUDA && sim_device_positions(sim, &device_pos, p->tag) == 0 &&
+        renderer_upload_device(p->renderer, device_pos, p->tag, n, &on_device) == 0) {
+        memcpy(light.mass, on_device.mass, sizeof light.mass);
+        memcpy(light.moment, on_device.moment, sizeof light.moment);
+        memcpy(light.r2, on_device.r2, sizeof light.r2);
+    } else {
+        if (sim_read_positions(sim, p->pos, p->tag) != 0) return state_unread(sim, err, errlen);
+        const Bodies b = {.n = n, .pos = p->pos, .tag = p->tag};
+        renderer_upload(p->renderer, b.pos, b.tag, n);
+        bodies_light(&b, &light);
     }
-    const Bodies b = {.n = n, .pos = p->pos, .tag = p->tag};
-
-    /* The bodies as a reset uploads them, then their speeds as an advance leaves them. */
-    renderer_upload(p->renderer, b.pos, b.tag, n);
     if (color == COLOR_BY_SPEED) {
+        if (sim_read_xyz(sim, true, p->speed) != 0) return state_unread(sim, err, errlen);
         for (int i = 0; i < n; i++) {
             const float *v = p->speed + 3 * (size_t)i;
             p->speed[i] = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
@@ -156,7 +171,7 @@ int picture_draw(Picture **pp, Run *run, const StarburstView *view, uint8_t *rgb
     Camera cam;
     const bool encounter = run_is_encounter(run);
     CameraPair pair;
-    const bool paired = encounter && bodies_pair_light(&b, pair.centre, pair.radius);
+    const bool paired = encounter && bodies_light_pair(&light, pair.centre, pair.radius);
     camera_home(&cam, run_info(run)->scene.extent, encounter, paired ? &pair : NULL);
     const float deg = (float)(M_PI / 180.0);
     camera_place(&cam, view->camera & STARBURST_CAMERA_YAW ? view->yaw * deg : cam.yaw,
@@ -166,7 +181,7 @@ int picture_draw(Picture **pp, Run *run, const StarburstView *view, uint8_t *rgb
 
     RenderView v = {
         .n = n,
-        .draw = renderer_auto_draw(n, sim_backend(sim) == SIM_BACKEND_CUDA),
+        .draw = draw,
         .width = width,
         .height = height,
         .framebuffer = render_context_framebuffer(p->ctx),

@@ -107,6 +107,8 @@ struct Renderer {
     Splat *splat; /* made at the first frame CUDA draws */
 #endif
     bool splat_tried;     /* a splat was made, or could not be (draw_note says why) */
+    uint8_t *tags_sent;   /* the tags renderer_upload_device last uploaded (max_bodies), to upload only others */
+    int tags_sent_n;
     RenderDraw drawn_by;  /* the last frame's */
     char draw_note[256];
 };
@@ -468,6 +470,7 @@ void renderer_destroy(Renderer *r)
 #ifdef STARBURST_HAVE_CUDA
     splat_destroy(r->splat);
 #endif
+    free(r->tags_sent);
     Programs p = programs_of(r);
     delete_programs(&p);
     GLuint buffers[] = {r->position_vbo, r->speed_vbo, r->tag_vbo, r->cube_vbo, r->box_vbo, r->ring_vbo};
@@ -499,6 +502,7 @@ void renderer_upload(Renderer *r, const float *pos4, const uint8_t *tags, int n)
     if (n > r->max_bodies) n = r->max_bodies;
     if (n <= 0) return;
     size_t count = (size_t)n;
+    r->tags_sent_n = 0; /* the tag buffer no longer holds what renderer_upload_device sent */
     if (pos4) {
         glBindBuffer(GL_ARRAY_BUFFER, r->position_vbo);
         glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)(count * 4 * sizeof(float)), pos4);
@@ -527,6 +531,59 @@ void renderer_upload(Renderer *r, const float *pos4, const uint8_t *tags, int n)
         glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)count, tags);
     }
     glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+#ifdef STARBURST_HAVE_CUDA
+/* The splat, made at the first call that wants it; NULL where CUDA cannot reach the buffers (the
+ * draw note says why, and it is not tried again). */
+static Splat *made_splat(Renderer *r)
+{
+    if (!r->splat && !r->splat_tried) {
+        char why[256];
+        r->splat_tried = true;
+        r->splat = splat_create(r->position_vbo, r->speed_vbo, r->tag_vbo, why, sizeof why);
+        if (!r->splat) snprintf(r->draw_note, sizeof r->draw_note, "drawing by CUDA: %.200s: GL draws", why);
+    }
+    return r->splat;
+}
+#endif
+
+int renderer_upload_device(Renderer *r, const float *device_pos4, const uint8_t *tags, int n, RenderLight *light)
+{
+#ifdef STARBURST_HAVE_CUDA
+    if (n > r->max_bodies) n = r->max_bodies;
+    if (n <= 0 || !device_pos4 || !tags || !made_splat(r)) return -1;
+    if (!r->tags_sent && !(r->tags_sent = malloc((size_t)r->max_bodies))) return -1;
+    if (r->tags_sent_n != n || memcmp(r->tags_sent, tags, (size_t)n) != 0) {
+        glBindBuffer(GL_ARRAY_BUFFER, r->tag_vbo);
+        glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)n, tags);
+        glBindBuffer(GL_ARRAY_BUFFER, 0);
+        memcpy(r->tags_sent, tags, (size_t)n);
+        r->tags_sent_n = n;
+    }
+    char why[256];
+    double sums[SPLAT_LIGHT_SUMS];
+    if (splat_take_positions(r->splat, device_pos4, n, sums, why, sizeof why) != 0) {
+        snprintf(r->draw_note, sizeof r->draw_note, "positions by CUDA failed (%.200s)", why);
+        splat_destroy(r->splat);
+        r->splat = NULL;
+        r->tags_sent_n = 0;
+        return -1;
+    }
+    /* The sprites' reference mass as renderer_upload takes it: the mean of the bodies not of a halo. */
+    const double mean = sums[11] > 0 ? sums[10] / sums[11] : sums[12] / n;
+    r->mass_ref = mean > 0 ? (float)mean : 1.0f;
+    for (int g = 0; g < 2; g++) {
+        const double *t = sums + 5 * g;
+        light->mass[g] = t[0];
+        for (int k = 0; k < 3; k++) light->moment[g][k] = t[1 + k];
+        light->r2[g] = t[4];
+    }
+    return 0;
+#else
+    (void)r, (void)device_pos4, (void)tags, (void)n, (void)light;
+    return -1;
+#endif
 }
 
 /* Makes *texture (width x height of format, filtered by filter, level 0 the one that counts) the
@@ -682,12 +739,7 @@ static bool splat_bodies_cuda(Renderer *r, const RenderView *v, int n, bool *dir
     *direct = false;
 #ifdef STARBURST_HAVE_CUDA
     char why[256];
-    if (!r->splat && !r->splat_tried) {
-        r->splat_tried = true;
-        r->splat = splat_create(r->position_vbo, r->speed_vbo, r->tag_vbo, why, sizeof why);
-        if (!r->splat) snprintf(r->draw_note, sizeof r->draw_note, "drawing by CUDA: %.200s: GL draws", why);
-    }
-    if (!r->splat) return false;
+    if (!made_splat(r)) return false;
     const SpriteLook look = sprite_look(r, v, n > 0 ? n : 1);
     SplatParams p = {.width = v->width,
                      .height = v->height,

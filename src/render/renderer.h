@@ -89,6 +89,17 @@ unsigned int renderer_speed_vbo(const Renderer *r);    /* max_bodies float */
  * a reset, before the simulation takes over. pos4 NULL leaves the positions as they are. n is
  * clamped to max_bodies. Sprite sizes refer to the mean mass of the non-halo bodies seen here. */
 void renderer_upload(Renderer *r, const float *pos4, const uint8_t *tags, int n);
+/* The light of the stars (tag components disk and bulge) of galaxies 0 and 1, summed where the
+ * positions are: mass, first moments Σ m x, and Σ m |x|². */
+typedef struct RenderLight {
+    double mass[2], moment[2][3], r2[2];
+} RenderLight;
+/* As renderer_upload, with the positions (n float4) in device memory of the CUDA device that draws,
+ * written (their stream synchronised): copied into the position buffer there, and their light
+ * summed there into *light (the tags, n, uploaded where they differ from the last call's). The
+ * speeds are left as they are. 0, or -1 where CUDA cannot reach the buffers (a build without CUDA,
+ * a context not on NVIDIA's driver, n 0): then renderer_upload serves. */
+int renderer_upload_device(Renderer *r, const float *device_pos4, const uint8_t *tags, int n, RenderLight *light);
 /* Speeds (n floats, |v| in model units) for COLOR_BY_SPEED, where no simulation writes them. */
 void renderer_set_speeds(Renderer *r, const float *speed, int n);
 /* Replaces the boxes drawn while RenderView.show_boxes is set (count 0: none). */

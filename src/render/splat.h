@@ -28,6 +28,12 @@ int splat_draw(Splat *s, unsigned int texture, int n, const SplatParams *p, char
  * without a copy. */
 int splat_draw_renderbuffer(Splat *s, unsigned int renderbuffer, int n, const SplatParams *p, char *err,
                             size_t errlen);
+/* n positions (float4: x, y, z, mass) from device memory of this device copied into the position
+ * buffer without leaving the device, then the light of them and the tag buffer's tags summed
+ * (splat_light's sums, into light). Waits for the copy; the positions must be written (their
+ * stream synchronised) before. 0, or -1 with err (kept, as splat_draw's). */
+int splat_take_positions(Splat *s, const float *device_pos4, int n, double light[SPLAT_LIGHT_SUMS], char *err,
+                         size_t errlen);
 /* Whether CUDA can write into renderbuffer (registered and let go at once; nothing is kept). */
 bool splat_can_write_renderbuffer(unsigned int renderbuffer);
 /* The last draw's GPU time, ms (CUDA events, read at the next draw; 0 before), the mapping of the

@@ -18,6 +18,7 @@ enum { RES_POS, RES_SPEED, RES_TAG, RES_TEXTURE, RES_COUNT };
 
 struct Splat {
     cudaGraphicsResource_t res[RES_COUNT];
+    unsigned int position_vbo;
     unsigned int texture, target; /* the registered image (GL_TEXTURE_2D or GL_RENDERBUFFER), and its size */
     int width, height;
     SplatPyramid pyramid; /* level 0 and the glow's levels, at the texture's size */
@@ -27,6 +28,9 @@ struct Splat {
     bool timed;             /* begin and end hold a draw not yet read */
     cudaSurfaceObject_t surface; /* the last draw's, destroyed once that draw has ended */
     double gpu_ms, kernel_ms;
+    bool pos_written;  /* the position buffer registered for CUDA's writes (splat_take_positions) */
+    double *partials;  /* device: the light's partial sums (splat_light) */
+    double *partials_host; /* pinned: their copy */
     CudaStatus status;
 };
 
@@ -46,6 +50,7 @@ Splat *splat_create(unsigned int position_vbo, unsigned int speed_vbo, unsigned 
         return NULL;
     }
     const unsigned int vbo[3] = {position_vbo, speed_vbo, tag_vbo};
+    s->position_vbo = position_vbo;
     bool ok = CUDA_CHECK(&s->status, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) &&
               CUDA_CHECK(&s->status, cudaEventCreate(&s->begin)) && CUDA_CHECK(&s->status, cudaEventCreate(&s->end)) &&
               CUDA_CHECK(&s->status, cudaEventCreate(&s->k_begin)) && CUDA_CHECK(&s->status, cudaEventCreate(&s->k_end));
@@ -68,6 +73,8 @@ void splat_destroy(Splat *s)
     for (int i = 0; i < RES_COUNT; i++)
         if (s->res[i]) cudaGraphicsUnregisterResource(s->res[i]);
     splat_pyramid_free(&s->pyramid);
+    cudaFree(s->partials);
+    cudaFreeHost(s->partials_host);
     if (s->begin) cudaEventDestroy(s->begin);
     if (s->end) cudaEventDestroy(s->end);
     if (s->k_begin) cudaEventDestroy(s->k_begin);
@@ -145,6 +152,40 @@ static int draw_into(Splat *s, unsigned int texture, unsigned int target, int n,
     ok = CUDA_CHECK(&s->status, cudaGraphicsUnmapResources(RES_COUNT, s->res, s->stream)) && ok;
     if (ok && CUDA_CHECK(&s->status, cudaEventRecord(s->end, s->stream))) s->timed = true;
     return ok ? 0 : report(s, err, errlen);
+}
+
+int splat_take_positions(Splat *s, const float *device_pos4, int n, double light[SPLAT_LIGHT_SUMS], char *err,
+                         size_t errlen)
+{
+    if (failed(s)) return report(s, err, errlen);
+    const size_t count = n > 0 ? (size_t)n : 0, rows = (size_t)SPLAT_LIGHT_BLOCKS * SPLAT_LIGHT_SUMS;
+    /* Registered read-only for the drawing; from the first copy on, for CUDA's writes too. */
+    if (!s->pos_written) {
+        if (!CUDA_CHECK(&s->status, cudaGraphicsUnregisterResource(s->res[RES_POS]))) return report(s, err, errlen);
+        s->res[RES_POS] = NULL;
+        if (!CUDA_CHECK(&s->status, cudaGraphicsGLRegisterBuffer(&s->res[RES_POS], s->position_vbo,
+                                                                 cudaGraphicsRegisterFlagsNone)))
+            return report(s, err, errlen);
+        s->pos_written = true;
+    }
+    if ((!s->partials && !CUDA_CHECK(&s->status, cudaMalloc((void **)&s->partials, rows * sizeof(double)))) ||
+        (!s->partials_host &&
+         !CUDA_CHECK(&s->status, cudaMallocHost((void **)&s->partials_host, rows * sizeof(double)))))
+        return report(s, err, errlen);
+    cudaGraphicsResource_t res[2] = {s->res[RES_POS], s->res[RES_TAG]};
+    if (!CUDA_CHECK(&s->status, cudaGraphicsMapResources(2, res, s->stream))) return report(s, err, errlen);
+    void *pos = NULL, *tag = NULL;
+    bool ok = mapped(s, RES_POS, count * 4 * sizeof(float), &pos) && mapped(s, RES_TAG, count, &tag) &&
+              CUDA_CHECK(&s->status, cudaMemcpyAsync(pos, device_pos4, count * 4 * sizeof(float),
+                                                     cudaMemcpyDeviceToDevice, s->stream)) &&
+              CUDA_CHECK(&s->status, splat_light(pos, tag, n, s->partials, s->stream)) &&
+              CUDA_CHECK(&s->status, cudaMemcpyAsync(s->partials_host, s->partials, rows * sizeof(double),
+                                                     cudaMemcpyDeviceToHost, s->stream));
+    ok = CUDA_CHECK(&s->status, cudaGraphicsUnmapResources(2, res, s->stream)) && ok;
+    ok = ok && CUDA_CHECK(&s->status, cudaStreamSynchronize(s->stream));
+    if (!ok) return report(s, err, errlen);
+    splat_light_total(s->partials_host, light);
+    return 0;
 }
 
 int splat_draw(Splat *s, unsigned int texture, int n, const SplatParams *p, char *err, size_t errlen)

@@ -95,37 +95,46 @@ double bodies_group_centre(const Bodies *b, int galaxy, double dest[3])
 /* Of an exponential disk's rms radius, the radius its light reaches (bodies_pair_light). */
 #define LIGHT_PER_RMS 1.6f
 
-static bool is_star_of(const Bodies *b, int i, int g)
+void bodies_light(const Bodies *b, BodiesLight *out)
 {
-    const int c = BODY_TAG_COMPONENT(b->tag[i]);
-    return BODY_TAG_GALAXY(b->tag[i]) == g && (c == BODY_DISK || c == BODY_BULGE);
+    memset(out, 0, sizeof *out);
+    for (int i = 0; b->tag && i < b->n; i++) {
+        const int c = BODY_TAG_COMPONENT(b->tag[i]), g = BODY_TAG_GALAXY(b->tag[i]);
+        if (c != BODY_DISK && c != BODY_BULGE) continue;
+        const float *p = b->pos + 4 * (size_t)i;
+        const double m = p[3], x = p[0], y = p[1], z = p[2];
+        out->mass[g] += m;
+        out->moment[g][0] += m * x;
+        out->moment[g][1] += m * y;
+        out->moment[g][2] += m * z;
+        out->r2[g] += m * (x * x + y * y + z * z);
+    }
 }
 
-static bool galaxy_light(const Bodies *b, int g, float centre[3], float *radius)
+bool bodies_light_pair(const BodiesLight *l, float centre[2][3], float radius[2])
 {
-    double m = 0, s[3] = {0, 0, 0};
-    for (int i = 0; i < b->n; i++) {
-        if (!is_star_of(b, i, g)) continue;
-        const float *p = b->pos + 4 * i;
-        m += p[3];
-        for (int k = 0; k < 3; k++) s[k] += (double)p[3] * p[k];
+    for (int g = 0; g < 2; g++) {
+        const double m = l->mass[g];
+        if (!(m > 0)) return false;
+        double c[3], c2 = 0;
+        for (int k = 0; k < 3; k++) {
+            c[k] = l->moment[g][k] / m;
+            c2 += c[k] * c[k];
+            centre[g][k] = (float)c[k];
+        }
+        const double spread = l->r2[g] / m - c2; /* the mean |x - c|² */
+        radius[g] = LIGHT_PER_RMS * (float)sqrt(spread > 0 ? spread : 0);
+        if (!(radius[g] > 0)) return false;
     }
-    if (!(m > 0)) return false;
-    double r2 = 0;
-    for (int k = 0; k < 3; k++) centre[k] = (float)(s[k] / m);
-    for (int i = 0; i < b->n; i++) {
-        if (!is_star_of(b, i, g)) continue;
-        const float *p = b->pos + 4 * i;
-        const double dx = p[0] - centre[0], dy = p[1] - centre[1], dz = p[2] - centre[2];
-        r2 += (double)p[3] * (dx * dx + dy * dy + dz * dz);
-    }
-    *radius = LIGHT_PER_RMS * (float)sqrt(r2 / m);
-    return *radius > 0;
+    return true;
 }
 
 bool bodies_pair_light(const Bodies *b, float centre[2][3], float radius[2])
 {
-    return b->tag && galaxy_light(b, 0, centre[0], &radius[0]) && galaxy_light(b, 1, centre[1], &radius[1]);
+    if (!b->tag) return false;
+    BodiesLight l;
+    bodies_light(b, &l);
+    return bodies_light_pair(&l, centre, radius);
 }
 
 void bodies_recentre(Bodies *b)

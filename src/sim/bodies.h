@@ -64,6 +64,14 @@ double bodies_group_centre(const Bodies *b, int galaxy, double dest[3]);
  * exponential disk's light reaches about 4 scale lengths, 1.6 times its rms radius of 2.45). False
  * unless both have stars. */
 bool bodies_pair_light(const Bodies *b, float centre[2][3], float radius[2]);
+/* What bodies_pair_light is made of, summed over the stars of galaxies 0 and 1: their mass, its
+ * first moments Σ m x, and Σ m |x|² (a reader of positions elsewhere, on a GPU, sums the same). */
+typedef struct BodiesLight {
+    double mass[2], moment[2][3], r2[2];
+} BodiesLight;
+void bodies_light(const Bodies *b, BodiesLight *out);
+/* bodies_pair_light from the sums. */
+bool bodies_light_pair(const BodiesLight *l, float centre[2][3], float radius[2]);
 /* x, y, z of n float4s (pos or vel) into n x 3 floats: the columns a script reads. */
 void bodies_xyz(const float *four, int n, float *xyz);
 /* Moves the system so its centre of mass sits at the origin at rest. */

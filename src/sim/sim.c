@@ -221,6 +221,12 @@ int sim_read_positions(Sim *s, float *pos4, uint8_t *tags)
     return s->impl->read_positions(s->state, pos4, tags);
 }
 
+int sim_device_positions(Sim *s, const float **pos4, uint8_t *tags)
+{
+    *pos4 = NULL;
+    return s->impl->device_positions ? s->impl->device_positions(s->state, pos4, tags) : -1;
+}
+
 int sim_read_xyz(Sim *s, bool velocities, float *xyz)
 {
     if (s->impl->read_xyz && s->impl->read_xyz(s->state, velocities, xyz) == 0) return 0;

@@ -194,6 +194,11 @@ int sim_read_xyz(Sim *s, bool velocities, float *xyz);
  * device on CUDA, not the velocities and accelerations sim_read brings too. 0, or -1 where the
  * backend stopped. */
 int sim_read_positions(Sim *s, float *pos4, uint8_t *tags);
+/* The positions (n float4: x, y, z, mass) where they lie on the current CUDA device, written (no
+ * step in flight), for a reader there (a picture's copy into its vertex buffer), and the tags
+ * into tags (n); 0, or -1 (*pos4 NULL) where they are not: the CPU backend, a GPU other than the
+ * current one, a backend stopped. The pointer holds until the next call into the simulation. */
+int sim_device_positions(Sim *s, const float **pos4, uint8_t *tags);
 /* Replaces the state with b (same n); resets counters. Where b carries this backend's accelerations
  * (b->acc as sim_read gave them), the next step reads them as the run never interrupted would have,
  * so it goes on bit for bit; without them the next step computes them first (the error-based

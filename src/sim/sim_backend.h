@@ -14,6 +14,9 @@ typedef struct SimBackendImpl {
     /* Positions as the vertex buffer holds them (n float4) and tags; 0, or -1 where the backend
      * stopped. */
     int (*read_positions)(void *impl, float *pos4, uint8_t *tags);
+    /* Optional: the positions where they are on the current CUDA device (n float4, written) and the
+     * tags into tags; 0, or -1 where they are not (sim_device_positions). */
+    int (*device_positions)(void *impl, const float **pos4, uint8_t *tags);
     int (*load)(void *impl, const Bodies *b, char *err, size_t errlen);
     SimEnergy (*energy)(void *impl, float softening);
     void (*accelerations)(void *impl, float softening, float *acc3);

@@ -684,6 +684,24 @@ static int cuda_read_positions(void *impl, float *pos4, uint8_t *tags)
     return sc_failed(c) ? -1 : 0;
 }
 
+/* Our own positions alone (a vertex buffer's are GL's, mapped only within a call), on the current
+ * device. */
+static int cuda_device_positions(void *impl, const float **pos4, uint8_t *tags)
+{
+    SimCuda *c = impl;
+    struct cudaPointerAttributes at;
+    int current = -1;
+    if (sc_failed(c) || !c->pos || cudaGetDevice(&current) != cudaSuccess ||
+        cudaPointerGetAttributes(&at, c->pos) != cudaSuccess || at.device != current) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    if (!CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream))) return -1;
+    memcpy(tags, c->tags, (size_t)c->n);
+    *pos4 = (const float *)c->pos;
+    return 0;
+}
+
 /* One column packed on the device (n x 3 floats) and copied once into the caller's memory. */
 static int cuda_read_xyz(void *impl, bool velocities, float *xyz)
 {
@@ -937,6 +955,7 @@ const SimBackendImpl sim_cuda_impl = {
     .read = cuda_read,
     .read_xyz = cuda_read_xyz,
     .read_positions = cuda_read_positions,
+    .device_positions = cuda_device_positions,
     .load = cuda_load,
     .energy = cuda_energy,
     .accelerations = cuda_accelerations,

@@ -307,12 +307,78 @@ static void test_copied_into_a_texture(void **state)
     fixture_close(&f);
 }
 
+/* The positions a simulation holds on the device (sim_device_positions), copied there into the
+ * vertex buffer (renderer_upload_device), draw the picture their upload from the host draws (the
+ * splat adds light with float atomics in no fixed order: a level apart at most where a sum lies on
+ * a rounding edge), and their light summed there is the host's sums; tags that change are sent. */
+static void test_positions_from_the_device(void **state)
+{
+    const int n = 1 << 20;
+    Fixture f;
+    fixture_open(&f, n);
+    Bodies b;
+    SceneInfo info;
+    char err[256];
+    if (scene_build(&(SceneDesc){.kind = SCENE_COLLISION, .n = n}, &b, &info, err, sizeof err) != 0) fail_msg("%s", err);
+    Sim *sim = sim_create(&(SimDesc){.backend = SIM_BACKEND_CUDA}, &b, err, sizeof err);
+    if (!sim) fail_msg("sim_create (cuda): %s", err);
+    const float *device_pos = NULL;
+    uint8_t *tags = malloc((size_t)n);
+    assert_non_null(tags);
+    assert_int_equal(sim_device_positions(sim, &device_pos, tags), 0);
+    assert_non_null(device_pos);
+    assert_memory_equal(tags, b.tag, (size_t)n);
+
+    RenderView v = scene_view(info.extent, n);
+    v.width = WIDTH, v.height = HEIGHT, v.framebuffer = render_context_framebuffer(f.ctx), v.draw = RENDER_DRAW_CUDA;
+    renderer_upload(f.r, b.pos, b.tag, n);
+    renderer_draw(f.r, &v);
+    glReadPixels(0, 0, WIDTH, HEIGHT, GL_RGBA, GL_UNSIGNED_BYTE, f.gl);
+    /* Elsewhere first, so that only the copy on the device can bring the bodies back. */
+    for (int i = 0; i < n; i++) b.pos[4 * i] += 1000.0f;
+    renderer_upload(f.r, b.pos, b.tag, n);
+    for (int i = 0; i < n; i++) b.pos[4 * i] -= 1000.0f;
+    RenderLight light;
+    assert_int_equal(renderer_upload_device(f.r, device_pos, tags, n, &light), 0);
+    renderer_draw(f.r, &v);
+    assert_int_equal(renderer_drawn_by(f.r), RENDER_DRAW_CUDA);
+    glReadPixels(0, 0, WIDTH, HEIGHT, GL_RGBA, GL_UNSIGNED_BYTE, f.cuda);
+    const Diff d = compare(&f);
+    print_message("from the host and from the device: lit %d and %d pixels, mean |difference| %.5f levels, at most %d\n",
+                  d.lit_gl, d.lit_cuda, d.mean, d.max);
+    assert_true(d.lit_gl > 5000);
+    assert_true(d.max <= 1);
+    assert_true(d.mean < 0.01);
+
+    BodiesLight host;
+    bodies_light(&b, &host);
+    for (int g = 0; g < 2; g++) {
+        const double got[5] = {light.mass[g], light.moment[g][0], light.moment[g][1], light.moment[g][2], light.r2[g]};
+        const double want[5] = {host.mass[g], host.moment[g][0], host.moment[g][1], host.moment[g][2], host.r2[g]};
+        for (int k = 0; k < 5; k++) {
+            print_message("galaxy %d light sum %d: device %.17g, host %.17g\n", g, k, got[k], want[k]);
+            assert_true(fabs(got[k] - want[k]) <= 1e-12 * (fabs(want[k]) + host.mass[g]));
+        }
+    }
+    /* Galaxy 1's stars made dark: their light leaves the sums. */
+    for (int i = 0; i < n; i++)
+        if (BODY_TAG_GALAXY(tags[i]) == 1) tags[i] = BODY_TAG(1, BODY_HALO);
+    assert_int_equal(renderer_upload_device(f.r, device_pos, tags, n, &light), 0);
+    assert_true(light.mass[1] == 0);
+    assert_true(fabs(light.mass[0] - host.mass[0]) <= 1e-12 * host.mass[0]);
+
+    free(tags);
+    sim_destroy(sim);
+    bodies_free(&b);
+    fixture_close(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_none),          cmocka_unit_test(test_collision_16k),   cmocka_unit_test(test_outside_view),
         cmocka_unit_test(test_million),       cmocka_unit_test(test_sixteen_million),
-        cmocka_unit_test(test_copied_into_a_texture),
+        cmocka_unit_test(test_copied_into_a_texture), cmocka_unit_test(test_positions_from_the_device),
     };
     return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }
