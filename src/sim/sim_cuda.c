@@ -708,11 +708,14 @@ static int cuda_read_xyz(void *impl, bool velocities, float *xyz)
     SimCuda *c = impl;
     if (sc_failed(c)) return -1;
     const size_t bytes = (size_t)c->n * 3 * sizeof(float);
-    float *packed = NULL;
-    if (cudaMalloc((void **)&packed, bytes) != cudaSuccess) {
+    /* Packed into the accelerations' scratch (n float4, made here at the first read and kept): a
+     * read allocates nothing, and its one copy is a cudaMemcpy's of the same bytes. */
+    if (!c->scratch && cudaMalloc((void **)&c->scratch, (size_t)c->n * sizeof(float4)) != cudaSuccess) {
         (void)cudaGetLastError(); /* out of device memory: sim_read serves */
+        c->scratch = NULL;
         return -1;
     }
+    float *packed = (float *)c->scratch;
     float4 *pos;
     float *speed;
     if (sc_map(c, &pos, &speed)) {
@@ -721,7 +724,6 @@ static int cuda_read_xyz(void *impl, bool velocities, float *xyz)
         CUDA_CHECK(&c->status, cudaMemcpyAsync(xyz, packed, bytes, cudaMemcpyDeviceToHost, c->stream));
         CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream));
     }
-    CUDA_CHECK(&c->status, cudaFree(packed));
     return sc_failed(c) ? -1 : 0;
 }
 
