@@ -335,9 +335,12 @@ static void test_positions_from_the_device(void **state)
     renderer_draw(f.r, &v);
     glReadPixels(0, 0, WIDTH, HEIGHT, GL_RGBA, GL_UNSIGNED_BYTE, f.gl);
     /* Elsewhere first, so that only the copy on the device can bring the bodies back. */
-    for (int i = 0; i < n; i++) b.pos[4 * i] += 1000.0f;
-    renderer_upload(f.r, b.pos, b.tag, n);
-    for (int i = 0; i < n; i++) b.pos[4 * i] -= 1000.0f;
+    float *away = malloc((size_t)n * 4 * sizeof *away);
+    assert_non_null(away);
+    memcpy(away, b.pos, (size_t)n * 4 * sizeof *away);
+    for (int i = 0; i < n; i++) away[4 * i] += 1000.0f;
+    renderer_upload(f.r, away, b.tag, n);
+    free(away);
     RenderLight light;
     assert_int_equal(renderer_upload_device(f.r, device_pos, tags, n, &light), 0);
     renderer_draw(f.r, &v);
