@@ -141,10 +141,11 @@ Run *run_make(const RunDesc *d, char *err, size_t errlen)
     char why[256];
     r->watch.forces = force_watch_create(why, sizeof why);
     if (!r->watch.forces) run_say(r, RUN_SAY_CONSOLE, "no live force error: %s", why);
+    run_watch_create(r);
     if (d->series || d->open_path) {
         r->series = d->series ? d->series : series_open(d->open_path, err, errlen);
         if (!r->series) {
-            force_watch_destroy(r->watch.forces);
+            run_watch_free(r);
             free(r);
             return NULL;
         }

@@ -224,8 +224,12 @@ typedef struct RunEnergy {
     int history_count;
 } RunEnergy;
 /* Measures the energy with softening eps where one is due by the wall clock now (a few per cent
- * of the time at most; not above 262,144 bodies). True when it measured. */
+ * of the time at most; not above 262,144 bodies). True when a measurement was published. On the
+ * CPU backend the sums run in a worker on a copy of the state (with E0 where eps is new): a call
+ * starts one, a later call publishes it, and the frame never waits for it. */
 bool run_measure_energy(Run *r, float eps, double now);
+/* Waits for a measurement under way (the next run_measure_energy publishes it). */
+void run_wait_energy(Run *r);
 const RunEnergy *run_energy(const Run *r);
 /* The next measurement at once (the state changed: an undo). */
 void run_measure_soon(Run *r);

@@ -39,6 +39,7 @@ typedef struct RunWatch {
     RunEnergy energy;
     float history[240];
     ForceWatch *forces;
+    struct RunEnergyJob *energy_job; /* the CPU backend's measurement, summed off the frame loop */
     RunLiveError live;
     char live_what[64], live_pending[64];
     double next_live;
@@ -101,6 +102,8 @@ void run_say(const Run *r, int where, const char *fmt, ...) __attribute__((forma
  * 0, or -1 with err. */
 int run_in_step(Sim *sim, Bodies *b, double lead, float softening, char *err, size_t errlen);
 void run_watch_restart(Run *r);
+/* The energy's worker, where it can be made (a run without one measures on the frame loop). */
+void run_watch_create(Run *r);
 void run_watch_free(Run *r);
 
 /* run.c: the simulation's description for the run's source on backend b with kernel k. */

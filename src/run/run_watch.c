@@ -3,13 +3,17 @@
  * when the softening changes), the spread of its bodies, the force checks (at once, and live in a
  * worker thread, sim/force_watch.h) and the disks' heating against the start (sim/heating.h).
  * Each is timed by the wall clock so that the frame loop gives it a small share of its time; the
- * app decides when it is wanted and says what it means. */
+ * app decides when it is wanted and says what it means. On the CPU backend the energy's O(N^2) sum
+ * (a quarter of a second at 16,384 bodies on two cores) runs in a worker thread on a copy of the
+ * state, so the frame never stops for it; on the GPU it is one kernel of the frame. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "run/run_state.h"
 #include "util/clock.h"
+#include "util/job_thread.h"
 
 /* The energy: an O(N^2) sum in double, kept to a few per cent of the time, and skipped above this. */
 #define ENERGY_MAX_BODIES 262144
@@ -23,6 +27,35 @@
 #define HEATING_SETTLE_PERIODS 1.0
 #define HEATING_SECONDS 1.0
 
+/* The energy measured off the frame loop: the state copied, its sums on one thread; with E0 of
+ * the first state where the softening is new. */
+struct RunEnergyJob {
+    JobThread *thread;
+    Bodies state, first; /* the copies */
+    int capacity;        /* of each */
+    bool with_e0;
+    SimHalos halos;
+    float softening;
+    SimEnergy e;
+    double e0;
+    Diagnostics diag;
+    double half_mass, seconds;
+};
+
+static void energy_job_run(void *arg)
+{
+    struct RunEnergyJob *j = arg;
+    const double t0 = clock_seconds();
+    if (j->with_e0) {
+        const SimEnergy e0 = sim_energy_of(&j->first, &j->halos, j->softening, 1);
+        j->e0 = e0.kinetic + e0.potential + e0.friction;
+    }
+    j->e = sim_energy_of(&j->state, &j->halos, j->softening, 1);
+    diag_measure(&j->state, j->e, &j->diag);
+    j->half_mass = bodies_mass_radius(&j->state, 0.5);
+    j->seconds = clock_seconds() - t0;
+}
+
 /* The baselines of a new run: its first state's spread and disks, no measurement of the run before. */
 void run_watch_restart(Run *r)
 {
@@ -32,6 +65,7 @@ void run_watch_restart(Run *r)
     w->energy = (RunEnergy){.spread = 1, .history = w->history};
     w->half_mass0 = bodies_mass_radius(&r->first, 0.5);
     if (w->forces) force_watch_forget(w->forces);
+    if (w->energy_job) job_thread_forget(w->energy_job->thread);
     w->live = (RunLiveError){.what = w->live_what};
     w->next_live = 0;
     heating_free(&w->heating);
@@ -46,10 +80,30 @@ void run_watch_restart(Run *r)
     w->next_heating = 0;
 }
 
+void run_watch_create(Run *r)
+{
+    struct RunEnergyJob *j = calloc(1, sizeof *j);
+    char why[256];
+    if (j && !(j->thread = job_thread_create(energy_job_run, j, "energy watch", why, sizeof why))) {
+        run_say(r, RUN_SAY_CONSOLE, "the energy is measured on the frame loop: %s", why);
+        free(j);
+        j = NULL;
+    }
+    r->watch.energy_job = j;
+}
+
 void run_watch_free(Run *r)
 {
     force_watch_destroy(r->watch.forces);
     r->watch.forces = NULL;
+    struct RunEnergyJob *j = r->watch.energy_job;
+    if (j) {
+        job_thread_destroy(j->thread);
+        bodies_free(&j->state);
+        bodies_free(&j->first);
+        free(j);
+        r->watch.energy_job = NULL;
+    }
     heating_free(&r->watch.heating);
 }
 
@@ -66,39 +120,108 @@ static bool initial_energy(Run *r, float eps, double *e0)
     return isfinite(*e0);
 }
 
-bool run_measure_energy(Run *r, float eps, double now)
+/* A measurement's figures into the readout: dE/E0, the diagnostics, the history, the spread. */
+static void energy_publish(RunWatch *w, SimEnergy e, const Diagnostics *diag, double half_mass)
 {
-    RunWatch *w = &r->watch;
-    if (now < w->next_energy || sim_count(r->sim) > ENERGY_MAX_BODIES || sim_error(r->sim)) return false;
-    const double t0 = clock_seconds();
-    if (!(w->e0_softening == eps)) {
-        if (!initial_energy(r, eps, &w->e0)) return false;
-        w->e0_softening = eps;
-    }
-    const SimEnergy e = sim_energy(r->sim, eps);
     const double total = e.kinetic + e.potential + e.friction;
-    run_read_state(r);
-    const double cost = clock_seconds() - t0;
-    w->next_energy = clock_seconds() + fmax(0.25, 20 * cost);
     RunEnergy *m = &w->energy;
     m->finite = isfinite(total);
     m->valid = m->finite;
-    if (!m->finite) return true;
+    if (!m->finite) return;
     m->error = w->e0 != 0 ? (total - w->e0) / fabs(w->e0) : 0;
-    diag_measure(&r->copy.bodies, e, &m->diag);
+    m->diag = *diag;
     const int cap = (int)(sizeof w->history / sizeof w->history[0]);
     if (m->history_count == cap) {
         memmove(w->history, w->history + 1, (size_t)(cap - 1) * sizeof w->history[0]);
         m->history_count--;
     }
     w->history[m->history_count++] = (float)m->error;
-    m->spread = w->half_mass0 > 0 ? bodies_mass_radius(&r->copy.bodies, 0.5) / w->half_mass0 : 1;
+    m->spread = w->half_mass0 > 0 ? half_mass / w->half_mass0 : 1;
+}
+
+/* b copied into c, whose capacity is cap (grown, or false). */
+static bool copy_state(Bodies *c, int *cap, const Bodies *b)
+{
+    if (*cap < b->n) {
+        bodies_free(c);
+        if (bodies_alloc(c, b->n) != 0) return false;
+        *cap = b->n;
+    }
+    c->n = b->n;
+    memcpy(c->pos, b->pos, 4 * (size_t)b->n * sizeof *b->pos);
+    memcpy(c->vel, b->vel, 4 * (size_t)b->n * sizeof *b->vel);
     return true;
+}
+
+/* The CPU backend's: a finished measurement published (with its E0 where it brought one), and the
+ * next started on a copy of the state when due. True when one was published. */
+static bool energy_off_the_loop(Run *r, struct RunEnergyJob *j, float eps, double now)
+{
+    RunWatch *w = &r->watch;
+    bool published = false;
+    if (job_thread_take(j->thread)) {
+        if (j->with_e0 && isfinite(j->e0)) {
+            w->e0 = j->e0;
+            w->e0_softening = j->softening;
+        }
+        if (j->softening == w->e0_softening) {
+            energy_publish(w, j->e, &j->diag, j->half_mass);
+            published = true;
+        }
+        w->next_energy = clock_seconds() + fmax(0.25, 20 * j->seconds);
+    }
+    if (job_thread_busy(j->thread) || now < w->next_energy) return published;
+    run_read_state(r);
+    j->with_e0 = !(w->e0_softening == eps);
+    int first_cap = j->capacity;
+    if (!copy_state(&j->state, &j->capacity, &r->copy.bodies) ||
+        (j->with_e0 && !copy_state(&j->first, &first_cap, &r->first))) {
+        bodies_free(&j->state);
+        bodies_free(&j->first);
+        j->capacity = 0;
+        w->next_energy = now + 60;
+        run_say(r, RUN_SAY_SCREEN, "Energy: out of memory");
+        return published;
+    }
+    j->halos = *sim_halos(r->sim);
+    j->softening = eps;
+    if (job_thread_start(j->thread)) w->next_energy = HUGE_VAL; /* set again when it arrives */
+    return published;
+}
+
+bool run_measure_energy(Run *r, float eps, double now)
+{
+    RunWatch *w = &r->watch;
+    if (sim_count(r->sim) > ENERGY_MAX_BODIES || sim_error(r->sim)) return false;
+    struct RunEnergyJob *j = w->energy_job;
+    if (j && sim_backend(r->sim) == SIM_BACKEND_CPU) return energy_off_the_loop(r, j, eps, now);
+    if (!(w->e0_softening == eps)) {
+        if (!initial_energy(r, eps, &w->e0)) return false;
+        w->e0_softening = eps;
+    }
+    if (now < w->next_energy) return false;
+    const double t0 = clock_seconds();
+    const SimEnergy e = sim_energy(r->sim, eps);
+    run_read_state(r);
+    Diagnostics diag;
+    diag_measure(&r->copy.bodies, e, &diag);
+    energy_publish(w, e, &diag, bodies_mass_radius(&r->copy.bodies, 0.5));
+    w->next_energy = clock_seconds() + fmax(0.25, 20 * (clock_seconds() - t0));
+    return true;
+}
+
+void run_wait_energy(Run *r)
+{
+    if (r->watch.energy_job) job_thread_settle(r->watch.energy_job->thread);
 }
 
 const RunEnergy *run_energy(const Run *r) { return &r->watch.energy; }
 
-void run_measure_soon(Run *r) { r->watch.next_energy = 0; }
+void run_measure_soon(Run *r)
+{
+    if (r->watch.energy_job) job_thread_forget(r->watch.energy_job->thread); /* its state is gone */
+    r->watch.next_energy = 0;
+}
 
 int run_check_forces(Run *r, float eps, ForceCheck *out)
 {

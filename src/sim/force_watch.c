@@ -1,23 +1,18 @@
-/* The worker owns the job's buffers (positions, targets, sampled accelerations, references)
- * while `job` is set and the caller owns them otherwise; the mutex hands them over. The
- * reference runs on half the processors (at least one), leaving the rest to the frame loop and,
- * on the CPU backend, to the simulation's own threads. */
+/* The job's buffers (positions, targets, sampled accelerations, references) are the worker's
+ * while it runs (util/job_thread.h). The reference runs on half the processors (at least one),
+ * leaving the rest to the frame loop and, on the CPU backend, to the simulation's own threads. */
 #include "sim/force_watch.h"
 
 #include <omp.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/job_thread.h"
+
 struct ForceWatch {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t wake; /* a job, or quit, for the worker */
-    pthread_cond_t done; /* the job finished */
-    bool job, quit, ready, forget;
+    JobThread *thread;
     int threads; /* OpenMP threads of the reference */
-    ForceCheck result;
     /* The job. */
     float *pos;
     int n, count;
@@ -26,33 +21,19 @@ struct ForceWatch {
     float *acc;
     double *ref;
     size_t pos_cap, sample_cap; /* floats; samples */
+    int rc;
+    ForceCheck result;
     /* The caller's: every body's acceleration. */
     float *all;
     size_t all_cap;
 };
 
-static void *worker(void *arg)
+static void measure(void *job)
 {
-    ForceWatch *w = arg;
+    ForceWatch *w = job;
     omp_set_num_threads(w->threads);
-    pthread_mutex_lock(&w->lock);
-    for (;;) {
-        while (!w->job && !w->quit) pthread_cond_wait(&w->wake, &w->lock);
-        if (w->quit) break;
-        pthread_mutex_unlock(&w->lock);
-        sim_reference_subset(w->pos, w->n, w->softening, w->targets, w->count, w->ref);
-        ForceCheck r;
-        const int rc = diag_compare(w->acc, w->ref, w->count, &r);
-        pthread_mutex_lock(&w->lock);
-        if (rc == 0 && !w->forget) {
-            w->result = r;
-            w->ready = true;
-        }
-        w->job = w->forget = false;
-        pthread_cond_broadcast(&w->done);
-    }
-    pthread_mutex_unlock(&w->lock);
-    return NULL;
+    sim_reference_subset(w->pos, w->n, w->softening, w->targets, w->count, w->ref);
+    w->rc = diag_compare(w->acc, w->ref, w->count, &w->result);
 }
 
 ForceWatch *force_watch_create(char *err, size_t errlen)
@@ -64,15 +45,7 @@ ForceWatch *force_watch_create(char *err, size_t errlen)
     }
     const int procs = omp_get_num_procs();
     w->threads = procs > 1 ? procs / 2 : 1;
-    pthread_mutex_init(&w->lock, NULL);
-    pthread_cond_init(&w->wake, NULL);
-    pthread_cond_init(&w->done, NULL);
-    const int e = pthread_create(&w->thread, NULL, worker, w);
-    if (e != 0) {
-        snprintf(err, errlen, "force watch: no thread: %s", strerror(e));
-        pthread_cond_destroy(&w->done);
-        pthread_cond_destroy(&w->wake);
-        pthread_mutex_destroy(&w->lock);
+    if (!(w->thread = job_thread_create(measure, w, "force watch", err, errlen))) {
         free(w);
         return NULL;
     }
@@ -82,26 +55,12 @@ ForceWatch *force_watch_create(char *err, size_t errlen)
 void force_watch_destroy(ForceWatch *w)
 {
     if (!w) return;
-    pthread_mutex_lock(&w->lock);
-    while (w->job) pthread_cond_wait(&w->done, &w->lock);
-    w->quit = true;
-    pthread_cond_signal(&w->wake);
-    pthread_mutex_unlock(&w->lock);
-    pthread_join(w->thread, NULL);
-    pthread_cond_destroy(&w->done);
-    pthread_cond_destroy(&w->wake);
-    pthread_mutex_destroy(&w->lock);
+    job_thread_destroy(w->thread);
     free(w->pos), free(w->targets), free(w->acc), free(w->ref), free(w->all);
     free(w);
 }
 
-bool force_watch_busy(ForceWatch *w)
-{
-    pthread_mutex_lock(&w->lock);
-    const bool busy = w->job;
-    pthread_mutex_unlock(&w->lock);
-    return busy;
-}
+bool force_watch_busy(ForceWatch *w) { return job_thread_busy(w->thread); }
 
 /* realloc to at least `need` elements of `size` bytes; false (the old block kept) when it cannot. */
 static bool reserve(void *p, size_t *cap, size_t need, size_t size)
@@ -144,44 +103,19 @@ int force_watch_start(ForceWatch *w, Sim *s, const Bodies *b, float softening, i
     w->n = n;
     w->count = count;
     w->softening = softening;
-    pthread_mutex_lock(&w->lock);
-    w->job = true;
-    w->forget = false;
-    pthread_cond_signal(&w->wake);
-    pthread_mutex_unlock(&w->lock);
-    return 0;
+    return job_thread_start(w->thread) ? 0 : 1;
 }
 
-/* With the lock held. */
-static bool take_locked(ForceWatch *w, ForceCheck *out)
+/* A finished job's result, where it is one (its memory did not run out). */
+static bool result(ForceWatch *w, bool finished, ForceCheck *out)
 {
-    if (!w->ready) return false;
+    if (!finished || w->rc != 0) return false;
     *out = w->result;
-    w->ready = false;
     return true;
 }
 
-bool force_watch_take(ForceWatch *w, ForceCheck *out)
-{
-    pthread_mutex_lock(&w->lock);
-    const bool got = take_locked(w, out);
-    pthread_mutex_unlock(&w->lock);
-    return got;
-}
+bool force_watch_take(ForceWatch *w, ForceCheck *out) { return result(w, job_thread_take(w->thread), out); }
 
-bool force_watch_wait(ForceWatch *w, ForceCheck *out)
-{
-    pthread_mutex_lock(&w->lock);
-    while (w->job) pthread_cond_wait(&w->done, &w->lock);
-    const bool got = take_locked(w, out);
-    pthread_mutex_unlock(&w->lock);
-    return got;
-}
+bool force_watch_wait(ForceWatch *w, ForceCheck *out) { return result(w, job_thread_wait(w->thread), out); }
 
-void force_watch_forget(ForceWatch *w)
-{
-    pthread_mutex_lock(&w->lock);
-    if (w->job) w->forget = true;
-    w->ready = false;
-    pthread_mutex_unlock(&w->lock);
-}
+void force_watch_forget(ForceWatch *w) { job_thread_forget(w->thread); }

@@ -206,6 +206,10 @@ int sim_device_positions(Sim *s, const float **pos4, uint8_t *tags);
 int sim_load(Sim *s, const Bodies *b, char *err, size_t errlen);
 /* Total energy with softening eps (O(N^2), in double on the backend that holds the data). */
 SimEnergy sim_energy(Sim *s, float softening);
+/* The same sums as the CPU backend's sim_energy, of a state held elsewhere: b's positions and
+ * velocities (n float4s, the halos' centres last) in the fields of halos, on `threads` OpenMP
+ * threads (0: all). */
+SimEnergy sim_energy_of(const Bodies *b, const SimHalos *halos, float softening, int threads);
 /* Writes the accelerations of the current positions (3n floats) with the active kernel and force
  * method (the tree with the last advance's theta and alpha; the error-based test reads the run's
  * stored accelerations as the previous ones). */

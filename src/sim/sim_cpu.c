@@ -326,14 +326,14 @@ static int cpu_read_xyz(void *impl, bool velocities, float *xyz)
     return 0;
 }
 
-static SimEnergy cpu_energy(void *impl, float softening)
+SimEnergy sim_energy_of(const Bodies *b, const SimHalos *halos, float softening, int threads)
 {
-    SimCpu *c = impl;
-    const int n = c->n, stars = c->stars;
-    const float *pos = c->pos, *vel = c->vel;
+    const int n = b->n, stars = n - halos->count;
+    const float *pos = b->pos, *vel = b->vel;
+    if (threads <= 0) threads = omp_get_max_threads();
     const double eps2 = (double)softening * softening;
     double kin = 0, pot = 0;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : kin, pot) num_threads(c->threads)
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : kin, pot) num_threads(threads)
     for (int i = 0; i < n; i++) {
         const float *xi = pos + 4 * i, *vi = vel + 4 * i;
         kin += 0.5 * xi[3] * ((double)vi[0] * vi[0] + (double)vi[1] * vi[1] + (double)vi[2] * vi[2]);
@@ -346,8 +346,15 @@ static SimEnergy cpu_energy(void *impl, float softening)
         }
         pot -= xi[3] * phi;
     }
-    pot += sim_halo_potential_energy(&c->halos, pos, stars, softening, c->threads);
-    return (SimEnergy){.kinetic = kin, .potential = pot, .friction = sim_halo_friction_loss(&c->halos, vel, stars)};
+    pot += sim_halo_potential_energy(halos, pos, stars, softening, threads);
+    return (SimEnergy){.kinetic = kin, .potential = pot, .friction = sim_halo_friction_loss(halos, vel, stars)};
+}
+
+static SimEnergy cpu_energy(void *impl, float softening)
+{
+    SimCpu *c = impl;
+    const Bodies b = {.n = c->n, .pos = c->pos, .vel = c->vel};
+    return sim_energy_of(&b, &c->halos, softening, c->threads);
 }
 
 static void cpu_accelerations(void *impl, float softening, float *acc3)

@@ -473,14 +473,21 @@ static void the_run_measures_itself(void **state)
 {
     (void)state;
     Run *r = make(0);
-    /* E0 on the first state: at once, dE/E0 0; 100 steps on, small; the next only when due. */
-    assert_true(run_measure_energy(r, params.softening, 0));
+    /* E0 on the first state, summed with the first measurement in the worker (the call that starts
+     * it returns at once, the next after it finished publishes): dE/E0 0; 100 steps on, small; the
+     * next only when due. */
     const RunEnergy *e = run_energy(r);
+    assert_false(run_measure_energy(r, params.softening, 0));
+    assert_false(e->valid);
+    run_wait_energy(r);
+    assert_true(run_measure_energy(r, params.softening, 0));
     assert_true(e->valid && e->finite);
     assert_true(fabs(e->error) < 1e-12);
     assert_false(run_measure_energy(r, params.softening, 0));
     advance(r, 100);
     run_measure_soon(r);
+    assert_false(run_measure_energy(r, params.softening, 0));
+    run_wait_energy(r);
     assert_true(run_measure_energy(r, params.softening, 0));
     assert_true(e->valid);
     assert_true(fabs(e->error) > 0 && fabs(e->error) < 1e-3);
@@ -493,6 +500,39 @@ static void the_run_measures_itself(void **state)
     assert_true(c.median < 1e-5);
     /* A Plummer sphere has no disk to watch. */
     assert_int_equal(run_heating(r)->galaxies, 0);
+    run_destroy(r);
+}
+
+/* The energy's worker: a measurement started and then made stale by a reset gives nothing; one of
+ * a new softening brings its own E0; the figures are the backend's own sums. */
+static void the_energy_is_summed_off_the_loop(void **state)
+{
+    (void)state;
+    Run *r = make(0);
+    char err[256];
+    assert_false(run_measure_energy(r, params.softening, 0));
+    assert_int_equal(run_reset(r, SCENE_PLUMMER, BODIES, 8, SIM_KERNEL_DEFAULT, err, sizeof err), 0);
+    run_wait_energy(r);
+    assert_false(run_measure_energy(r, params.softening, 0)); /* the stale one dropped; the next started */
+    assert_false(run_energy(r)->valid);
+    run_wait_energy(r);
+    assert_true(run_measure_energy(r, params.softening, 0));
+    assert_true(fabs(run_energy(r)->error) < 1e-12);
+
+    advance(r, 50);
+    const float eps = 2 * params.softening;
+    run_measure_soon(r);
+    assert_false(run_measure_energy(r, eps, 0));
+    run_wait_energy(r);
+    assert_true(run_measure_energy(r, eps, 0));
+    const RunEnergy *e = run_energy(r);
+    const SimEnergy now = sim_energy(run_sim(r), eps);
+    const double total = now.kinetic + now.potential + now.friction;
+    print_message("softening %g: the worker's E %.15g, the backend's %.15g, dE/E0 %.3g\n", eps, e->diag.total,
+                  total, e->error);
+    assert_true(fabs(e->diag.total - total) <= 1e-12 * fabs(total));
+    /* Stepped at the run's softening, measured at twice it: E0 is the first state's at eps, close. */
+    assert_true(e->valid && fabs(e->error) > 0 && fabs(e->error) < 0.01);
     run_destroy(r);
 }
 
@@ -727,7 +767,7 @@ int main(void)
         cmocka_unit_test(undo_returns_to_the_state_before_a_change),
         cmocka_unit_test(the_smallest_timeline_keeps_the_future_set_aside),
         cmocka_unit_test(a_reset_keeps_the_run_it_replaces),
-        cmocka_unit_test(the_run_measures_itself),
+        cmocka_unit_test(the_run_measures_itself), cmocka_unit_test(the_energy_is_summed_off_the_loop),
         cmocka_unit_test(a_series_says_its_snapshots_spacing),
         cmocka_unit_test(a_thinned_timeline_says_its_gaps),
         cmocka_unit_test(no_timeline_says_why_once),
