@@ -3,6 +3,7 @@
 # (STARBURST_READOUT): an isolated disk of a few thousand bodies on the CPU in a live halo, whose
 # bodies' two-body relaxation heats it within a few rotations while its energy stays clean (the
 # noise the diagnostic is there to show; with halos as fields the disk heats far more slowly).
+# - the HUD's energy arrives (summed beside the loop on the CPU) and is small;
 # - the start and each sample are in the readout, finite and positive, and the start is what
 #   starburst-measure finds in the same scene at t = 0, in the same annulus;
 # - the Diagnostics section opens and draws with the rows in it;
@@ -37,6 +38,15 @@ pid=$!
 focus_window
 
 if value_is heating_disks 1; then ok "one disk watched"; else abort "heating_disks is '$(rv heating_disks)', not 1"; fi
+# The HUD's energy, summed in a thread beside the loop on the CPU backend: it arrives, and is small.
+if wait_for "the energy measured" value_is energy_valid 1; then
+    e=$(rv energy_error)
+    if awk -v e="$e" 'BEGIN { exit !(e ~ /^[0-9.eE+-]+$/ && (e < 0 ? -e : e) < 1e-3) }'; then
+        ok "the energy arrives: dE/E0 $e"
+    else
+        fail "dE/E0 '$e'"
+    fi
+fi
 wait_for "two samples after the start" samples_at_least 3 || abort "heating samples: $(rv heating_samples_0)"
 snap
 bad=""
