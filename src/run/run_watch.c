@@ -32,8 +32,8 @@
  * the first state where the softening is new. */
 struct RunEnergyJob {
     JobThread *thread;
-    Bodies state, first; /* the copies */
-    int capacity;        /* of each */
+    Bodies state, first;          /* the copies */
+    int state_cap, first_cap;     /* the bodies each holds room for */
     bool with_e0;
     SimHalos halos;
     float softening;
@@ -177,12 +177,11 @@ static bool energy_off_the_loop(Run *r, struct RunEnergyJob *j, float eps, doubl
     if (job_thread_busy(j->thread) || now < w->next_energy) return published;
     run_read_state(r);
     j->with_e0 = !(w->e0_softening == eps);
-    int first_cap = j->capacity;
-    if (!copy_state(&j->state, &j->capacity, &r->copy.bodies) ||
-        (j->with_e0 && !copy_state(&j->first, &first_cap, &r->first))) {
+    if (!copy_state(&j->state, &j->state_cap, &r->copy.bodies) ||
+        (j->with_e0 && !copy_state(&j->first, &j->first_cap, &r->first))) {
         bodies_free(&j->state);
         bodies_free(&j->first);
-        j->capacity = 0;
+        j->state_cap = j->first_cap = 0;
         w->next_energy = now + 60;
         run_say(r, RUN_SAY_SCREEN, "Energy: out of memory");
         return published;
