@@ -110,14 +110,11 @@ void job_thread_settle(JobThread *t)
     pthread_mutex_unlock(&t->lock);
 }
 
+/* Only the caller starts a job, so none starts between the two. */
 bool job_thread_wait(JobThread *t)
 {
-    pthread_mutex_lock(&t->lock);
-    while (t->running) pthread_cond_wait(&t->done, &t->lock);
-    const bool got = t->ready;
-    t->ready = false;
-    pthread_mutex_unlock(&t->lock);
-    return got;
+    job_thread_settle(t);
+    return job_thread_take(t);
 }
 
 void job_thread_forget(JobThread *t)
