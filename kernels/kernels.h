@@ -139,10 +139,18 @@ cudaError_t nbody_halo_forces_launch(const NbodyHaloField *h, const float4 *pos,
 cudaError_t nbody_halo_opening_loss_launch(const NbodyHaloField *h, const float4 *pos, const float4 *acc,
                                            float4 *vel, float eps2, float tau, cudaStream_t stream);
 
-/* Blocks the energy kernel uses for n bodies, and so the partial sums it writes (2 per block). */
-int nbody_energy_blocks(int n);
-/* Kinetic and potential energy in double, -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2) with G = 1.
- * partials: device scratch of 2 * nbody_energy_blocks(n) doubles. Synchronises the stream. */
+/* The energy in double, -sum_{i<j} m_i m_j / sqrt(r^2 + eps^2) with G = 1 and the kinetic energy,
+ * summed in tiles (256 rows by up to a sixteenth of the bodies' columns) so that it can be made a
+ * share at a time: nbody_energy_tiles(n) of them, each writing 2 doubles of partials. */
+int nbody_energy_tiles(int n);
+/* Tiles [first, first + count) queued on stream. */
+cudaError_t nbody_energy_part(const float4 *pos, const float4 *vel, int n, double eps2, int first, int count,
+                              double *partials, cudaStream_t stream);
+/* Every tile's partials (on the host) added in the tiles' order: the same sums whatever shares
+ * they were made in. */
+void nbody_energy_total(const double *partials, int n, double *kinetic, double *potential);
+/* Every tile at once; partials: device scratch of 2 * nbody_energy_tiles(n) doubles. Synchronises
+ * the stream. */
 cudaError_t nbody_energy(const float4 *pos, const float4 *vel, int n, double eps2, double *partials,
                          cudaStream_t stream, double *kinetic, double *potential);
 

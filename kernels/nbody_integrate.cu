@@ -41,27 +41,47 @@ __global__ void speed(const float4 *__restrict__ vel, float *__restrict__ out, i
     out[i] = sqrtf(v.x * v.x + v.y * v.y + v.z * v.z);
 }
 
-/* One thread per body sums its potential over every other body (tiles of BLOCK bodies in
- * shared memory); the block then reduces kinetic and potential to one pair of partial sums.
- * Each pair i, j is met twice, so a body keeps half of its m_i phi_i. */
-__global__ void energy(const float4 *__restrict__ pos, const float4 *__restrict__ vel, int n, double eps2,
+/* The energy is summed in tiles, BLOCK rows by a span of columns (a sixteenth of the bodies at
+ * most), each one pair of partial sums: a share of the tiles fits beside a frame's steps, and the
+ * partials added in the tiles' order give the same sums whatever shares they were made in. */
+constexpr int ENERGY_COLUMN_TILES = 16;
+
+struct EnergyTiles {
+    int rows, columns, width; /* row blocks, column tiles, and a column tile's width */
+};
+
+__host__ __device__ EnergyTiles energy_tiles(int n)
+{
+    const int rows = (n + BLOCK - 1) / BLOCK;
+    const int columns = rows < ENERGY_COLUMN_TILES ? rows : ENERGY_COLUMN_TILES;
+    const int width = columns > 0 ? (rows + columns - 1) / columns * BLOCK : BLOCK;
+    return {rows, columns > 0 ? (n + width - 1) / width : 0, width};
+}
+
+/* One thread per body of the tile's rows sums its potential over the tile's columns (BLOCK at a
+ * time in shared memory); the block reduces kinetic (in a row's first tile) and potential to one
+ * pair of partial sums. Each pair i, j is met twice, so a body keeps half of its m_i phi_i. */
+__global__ void energy(const float4 *__restrict__ pos, const float4 *__restrict__ vel, int n, double eps2, int first,
                        double *__restrict__ partials)
 {
     __shared__ double tile[BLOCK][4];
     __shared__ double red[2][BLOCK];
-    const int i = blockIdx.x * BLOCK + threadIdx.x;
+    const EnergyTiles g = energy_tiles(n);
+    const int t = first + blockIdx.x, column = t % g.columns;
+    const int i = t / g.columns * BLOCK + threadIdx.x;
+    const int c0 = column * g.width, c1 = min(n, c0 + g.width);
     float4 pf = i < n ? pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    float4 vf = i < n ? vel[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    float4 vf = i < n && column == 0 ? vel[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     double phi = 0.0;
-    for (int base = 0; base < n; base += BLOCK) {
+    for (int base = c0; base < c1; base += BLOCK) {
         int j = base + threadIdx.x;
-        float4 q = j < n ? pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        float4 q = j < c1 ? pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         tile[threadIdx.x][0] = q.x;
         tile[threadIdx.x][1] = q.y;
         tile[threadIdx.x][2] = q.z;
         tile[threadIdx.x][3] = q.w;
         __syncthreads();
-        int count = min(BLOCK, n - base);
+        int count = min(BLOCK, c1 - base);
         for (int k = 0; k < count; k++) {
             if (base + k == i) continue;
             double dx = tile[k][0] - pf.x, dy = tile[k][1] - pf.y, dz = tile[k][2] - pf.z;
@@ -83,8 +103,8 @@ __global__ void energy(const float4 *__restrict__ pos, const float4 *__restrict_
         __syncthreads();
     }
     if (threadIdx.x == 0) {
-        partials[2 * blockIdx.x] = red[0][0];
-        partials[2 * blockIdx.x + 1] = red[1][0];
+        partials[2 * (size_t)t] = red[0][0];
+        partials[2 * (size_t)t + 1] = red[1][0];
     }
 }
 
@@ -139,27 +159,43 @@ extern "C" cudaError_t nbody_kick_launch(const NbodyForces *f, cudaStream_t stre
     return nbody::launch_error();
 }
 
-extern "C" int nbody_energy_blocks(int n) { return blocks(n); }
+extern "C" int nbody_energy_tiles(int n)
+{
+    const EnergyTiles g = energy_tiles(n);
+    return g.rows * g.columns;
+}
+
+extern "C" cudaError_t nbody_energy_part(const float4 *pos, const float4 *vel, int n, double eps2, int first, int count,
+                                         double *partials, cudaStream_t stream)
+{
+    if (count <= 0) return cudaSuccess;
+    energy<<<count, BLOCK, 0, stream>>>(pos, vel, n, eps2, first, partials);
+    return nbody::launch_error();
+}
+
+extern "C" void nbody_energy_total(const double *partials, int n, double *kinetic, double *potential)
+{
+    double k = 0.0, p = 0.0;
+    for (int t = 0, tiles = nbody_energy_tiles(n); t < tiles; t++) {
+        k += partials[2 * (size_t)t];
+        p += partials[2 * (size_t)t + 1];
+    }
+    *kinetic = k;
+    *potential = p;
+}
 
 extern "C" cudaError_t nbody_energy(const float4 *pos, const float4 *vel, int n, double eps2, double *partials,
                                     cudaStream_t stream, double *kinetic, double *potential)
 {
-    int nb = blocks(n);
+    const int tiles = nbody_energy_tiles(n);
     CudaStatus st = {};
-    energy<<<nb, BLOCK, 0, stream>>>(pos, vel, n, eps2, partials);
-    if (!CUDA_CHECK(&st, cudaGetLastError())) return st.error;
-    double *host = (double *)malloc(2 * (size_t)nb * sizeof(double));
+    if (!CUDA_CHECK(&st, nbody_energy_part(pos, vel, n, eps2, 0, tiles, partials, stream))) return st.error;
+    double *host = (double *)malloc(2 * (size_t)tiles * sizeof(double));
     if (!host) return cudaErrorMemoryAllocation;
-    bool ok = CUDA_CHECK(&st, cudaMemcpyAsync(host, partials, 2 * (size_t)nb * sizeof(double), cudaMemcpyDeviceToHost,
-                                              stream)) &&
-              CUDA_CHECK(&st, cudaStreamSynchronize(stream));
-    double k = 0.0, p = 0.0;
-    for (int b = 0; b < nb && ok; b++) {
-        k += host[2 * b];
-        p += host[2 * b + 1];
-    }
+    if (CUDA_CHECK(&st, cudaMemcpyAsync(host, partials, 2 * (size_t)tiles * sizeof(double), cudaMemcpyDeviceToHost,
+                                        stream)) &&
+        CUDA_CHECK(&st, cudaStreamSynchronize(stream)))
+        nbody_energy_total(host, n, kinetic, potential);
     free(host);
-    *kinetic = k;
-    *potential = p;
     return st.error;
 }

@@ -3,9 +3,10 @@
  * when the softening changes), the spread of its bodies, the force checks (at once, and live in a
  * worker thread, sim/force_watch.h) and the disks' heating against the start (sim/heating.h).
  * Each is timed by the wall clock so that the frame loop gives it a small share of its time; the
- * app decides when it is wanted and says what it means. On the CPU backend the energy's O(N^2) sum
- * (a quarter of a second at 16,384 bodies on two cores) runs in a worker thread on a copy of the
- * state, so the frame never stops for it; on the GPU it is one kernel of the frame. */
+ * app decides when it is wanted and says what it means. The frame never stops for the energy's
+ * O(N^2) sum: on the CPU backend (a quarter of a second at 16,384 bodies on two cores) it runs in a
+ * worker thread on a copy of the state; on the GPU (tens of milliseconds at 131,072 bodies) it is
+ * summed a share a frame beside the steps (sim_energy_begin), and the worker adds the host's parts. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -28,10 +29,15 @@
 #define HEATING_SETTLE_PERIODS 1.0
 #define HEATING_SECONDS 1.0
 
-/* The energy measured off the frame loop: the state copied, its sums on one thread; with E0 of
- * the first state where the softening is new. */
+/* The energy measured off the frame loop: the state copied, its sums on one thread (or the stars'
+ * on the device, a share a frame, and the rest on the thread); with E0 of the first state where
+ * the softening is new. */
 struct RunEnergyJob {
     JobThread *thread;
+    enum { SUMMING_NONE, SUMMING_STATE, SUMMING_FIRST } summing; /* the device's sums under way */
+    bool on_device;               /* the stars' sums below came from the device */
+    SimEnergy stars, stars0;      /* the device's: the state's stars, the first state's */
+    double began;                 /* when this measurement was started */
     Bodies state, first;          /* the copies */
     int state_cap, first_cap;     /* the bodies each holds room for */
     bool with_e0;
@@ -43,15 +49,24 @@ struct RunEnergyJob {
     double half_mass, seconds;
 };
 
+/* The energy of b: all of it here, or the device's stars' sums and the rest here. */
+static SimEnergy job_energy(const struct RunEnergyJob *j, const Bodies *b, SimEnergy stars)
+{
+    if (!j->on_device) return sim_energy_of(b, &j->halos, j->softening, 1);
+    const SimEnergy f = sim_energy_fields(b, &j->halos, j->softening, 1);
+    return (SimEnergy){.kinetic = stars.kinetic + f.kinetic, .potential = stars.potential + f.potential,
+                       .friction = f.friction};
+}
+
 static void energy_job_run(void *arg)
 {
     struct RunEnergyJob *j = arg;
     if (j->with_e0) {
-        const SimEnergy e0 = sim_energy_of(&j->first, &j->halos, j->softening, 1);
+        const SimEnergy e0 = job_energy(j, &j->first, j->stars0);
         j->e0 = e0.kinetic + e0.potential + e0.friction;
     }
     const double t0 = clock_seconds(); /* a measurement's cost, E0's once aside */
-    j->e = sim_energy_of(&j->state, &j->halos, j->softening, 1);
+    j->e = job_energy(j, &j->state, j->stars);
     diag_measure(&j->state, j->e, &j->diag);
     j->half_mass = bodies_mass_radius(&j->state, 0.5);
     j->seconds = clock_seconds() - t0;
@@ -66,7 +81,10 @@ void run_watch_restart(Run *r)
     w->energy = (RunEnergy){.spread = 1, .history = w->history};
     w->half_mass0 = bodies_mass_radius(&r->first, 0.5);
     if (w->forces) force_watch_forget(w->forces);
-    if (w->energy_job) job_thread_forget(w->energy_job->thread);
+    if (w->energy_job) {
+        job_thread_forget(w->energy_job->thread);
+        w->energy_job->summing = SUMMING_NONE;
+    }
     w->live = (RunLiveError){.what = w->live_what};
     w->next_live = 0;
     heating_free(&w->heating);
@@ -154,27 +172,23 @@ static bool copy_state(Bodies *c, int *cap, const Bodies *b)
     return true;
 }
 
-/* The CPU backend's: a finished measurement published (with its E0 where it brought one), and the
- * next started on a copy of the state when due. True when one was published. */
-static bool energy_off_the_loop(Run *r, struct RunEnergyJob *j, float eps, double now)
+/* A finished measurement published, with its E0 where it brought one; true where it was. */
+static bool energy_arrived(RunWatch *w, struct RunEnergyJob *j)
+{
+    if (j->with_e0 && isfinite(j->e0)) {
+        w->e0 = j->e0;
+        w->e0_softening = j->softening;
+    }
+    if (j->softening != w->e0_softening) return false;
+    energy_publish(w, j->e, &j->diag, j->half_mass);
+    return true;
+}
+
+/* The state now (and the first, where E0 is wanted) copied into the job; false where memory ran
+ * out (said, and the next measurement put off). */
+static bool energy_job_fill(Run *r, struct RunEnergyJob *j, float eps, double now)
 {
     RunWatch *w = &r->watch;
-    bool published = false;
-    if (job_thread_take(j->thread)) {
-        if (j->with_e0 && isfinite(j->e0)) {
-            w->e0 = j->e0;
-            w->e0_softening = j->softening;
-        }
-        if (j->softening == w->e0_softening) {
-            energy_publish(w, j->e, &j->diag, j->half_mass);
-            published = true;
-        }
-        /* One thread beside the run's, a twentieth of the processors' time: at 16,384 bodies on two
-         * cores a measurement every 8 s, the steps as many as with the loop's quarter-second stop
-         * every 5 s (docs/PERFORMANCE.md). */
-        w->next_energy = clock_seconds() + fmax(0.25, 20 * j->seconds / omp_get_num_procs());
-    }
-    if (job_thread_busy(j->thread) || now < w->next_energy) return published;
     run_read_state(r);
     j->with_e0 = !(w->e0_softening == eps);
     if (!copy_state(&j->state, &j->state_cap, &r->copy.bodies) ||
@@ -184,11 +198,70 @@ static bool energy_off_the_loop(Run *r, struct RunEnergyJob *j, float eps, doubl
         j->state_cap = j->first_cap = 0;
         w->next_energy = now + 60;
         run_say(r, RUN_SAY_SCREEN, "Energy: out of memory");
-        return published;
+        return false;
     }
     j->halos = *sim_halos(r->sim);
     j->softening = eps;
+    j->began = now;
+    return true;
+}
+
+/* The CPU backend's: a finished measurement published, and the next started on a copy of the
+ * state when due. True when one was published. */
+static bool energy_off_the_loop(Run *r, struct RunEnergyJob *j, float eps, double now)
+{
+    RunWatch *w = &r->watch;
+    bool published = false;
+    if (job_thread_take(j->thread)) {
+        published = energy_arrived(w, j);
+        /* One thread beside the run's, a twentieth of the processors' time: at 16,384 bodies on two
+         * cores a measurement every 8 s, the steps as many as with the loop's quarter-second stop
+         * every 5 s (docs/PERFORMANCE.md). */
+        w->next_energy = clock_seconds() + fmax(0.25, 20 * j->seconds / omp_get_num_procs());
+    }
+    if (job_thread_busy(j->thread) || now < w->next_energy) return published;
+    if (!energy_job_fill(r, j, eps, now)) return published;
+    j->on_device = false;
     if (job_thread_start(j->thread)) w->next_energy = HUGE_VAL; /* set again when it arrives */
+    return published;
+}
+
+/* The GPU's: the stars' sums a share a frame on the device (the state's, then the first state's
+ * where E0 is wanted), then the rest on the worker; a measurement published when it arrives, and
+ * the next started as long after as the last took, so that the device sums at most half the time
+ * (a few per cent of it). True when one was published. */
+static bool energy_on_the_device(Run *r, struct RunEnergyJob *j, float eps, double now)
+{
+    RunWatch *w = &r->watch;
+    bool published = false;
+    if (job_thread_take(j->thread)) {
+        published = energy_arrived(w, j);
+        w->next_energy = clock_seconds() + fmax(0.25, clock_seconds() - j->began);
+    }
+    if (j->summing != SUMMING_NONE) {
+        int rc = sim_energy_poll(r->sim, j->summing == SUMMING_STATE ? &j->stars : &j->stars0);
+        if (rc == 0) return published;
+        if (rc > 0 && j->summing == SUMMING_STATE && j->with_e0) {
+            if (sim_energy_begin(r->sim, &j->first, j->softening) == 0) {
+                j->summing = SUMMING_FIRST;
+                return published;
+            }
+            rc = -1;
+        }
+        j->summing = SUMMING_NONE;
+        if (rc < 0) w->next_energy = now + 60; /* the backend stopped: its error is said */
+        else if (job_thread_start(j->thread)) w->next_energy = HUGE_VAL;
+        return published;
+    }
+    if (job_thread_busy(j->thread) || now < w->next_energy) return published;
+    if (!energy_job_fill(r, j, eps, now)) return published;
+    j->on_device = true;
+    if (sim_energy_begin(r->sim, NULL, eps) != 0) {
+        w->next_energy = now + 60;
+        return published;
+    }
+    j->summing = SUMMING_STATE;
+    w->next_energy = HUGE_VAL;
     return published;
 }
 
@@ -198,6 +271,7 @@ bool run_measure_energy(Run *r, float eps, double now)
     if (sim_count(r->sim) > ENERGY_MAX_BODIES || sim_error(r->sim)) return false;
     struct RunEnergyJob *j = w->energy_job;
     if (j && sim_backend(r->sim) == SIM_BACKEND_CPU) return energy_off_the_loop(r, j, eps, now);
+    if (j && sim_energy_shares(r->sim)) return energy_on_the_device(r, j, eps, now);
     if (!(w->e0_softening == eps)) {
         if (!initial_energy(r, eps, &w->e0)) return false;
         w->e0_softening = eps;
@@ -222,7 +296,10 @@ const RunEnergy *run_energy(const Run *r) { return &r->watch.energy; }
 
 void run_measure_soon(Run *r)
 {
-    if (r->watch.energy_job) job_thread_forget(r->watch.energy_job->thread); /* its state is gone */
+    if (r->watch.energy_job) {
+        job_thread_forget(r->watch.energy_job->thread); /* its state is gone */
+        r->watch.energy_job->summing = SUMMING_NONE;
+    }
     r->watch.next_energy = 0;
 }
 

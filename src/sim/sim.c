@@ -252,6 +252,15 @@ int sim_load(Sim *s, const Bodies *b, char *err, size_t errlen)
 
 SimEnergy sim_energy(Sim *s, float softening) { return s->impl->energy(s->state, softening); }
 
+int sim_energy_begin(Sim *s, const Bodies *of, float softening)
+{
+    return s->impl->energy_begin ? s->impl->energy_begin(s->state, of, softening) : -1;
+}
+
+bool sim_energy_shares(const Sim *s) { return s->impl->energy_begin != NULL; }
+
+int sim_energy_poll(Sim *s, SimEnergy *stars) { return s->impl->energy_poll ? s->impl->energy_poll(s->state, stars) : -1; }
+
 void sim_accelerations(Sim *s, float softening, float *acc3)
 {
     s->impl->accelerations(s->state, softening, acc3);

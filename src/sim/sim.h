@@ -210,6 +210,19 @@ SimEnergy sim_energy(Sim *s, float softening);
  * velocities (n float4s, the halos' centres last) in the fields of halos, on `threads` OpenMP
  * threads (0: all). */
 SimEnergy sim_energy_of(const Bodies *b, const SimHalos *halos, float softening, int threads);
+/* The stars' energy summed a share at a time beside the steps, where the backend offers it (the
+ * CUDA backend's): sim_energy_begin copies the stars of the state now (of NULL) or of `of` (bodies
+ * on the host, n of them, the halos' centres last) and starts the sums; each sim_energy_poll
+ * then queues a share of about a millisecond of the device's time behind the steps queued, and is
+ * 1 once they are all done, with the stars' kinetic energy and their pairs' potential in *stars
+ * (sim_energy_fields gives the rest); 0 while not, -1 where nothing is being summed or it failed.
+ * A later begin starts again. sim_energy_begin is -1 where the backend has none. */
+int sim_energy_begin(Sim *s, const Bodies *of, float softening);
+int sim_energy_poll(Sim *s, SimEnergy *stars);
+bool sim_energy_shares(const Sim *s);
+/* The energy sim_energy_of adds to the stars': the halos' centres' kinetic energy, the fields'
+ * potential and what their friction has taken out (0 without fields). */
+SimEnergy sim_energy_fields(const Bodies *b, const SimHalos *halos, float softening, int threads);
 /* Writes the accelerations of the current positions (3n floats) with the active kernel and force
  * method (the tree with the last advance's theta and alpha; the error-based test reads the run's
  * stored accelerations as the previous ones). */

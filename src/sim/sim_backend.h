@@ -19,6 +19,9 @@ typedef struct SimBackendImpl {
     int (*device_positions)(void *impl, const float **pos4, uint8_t *tags);
     int (*load)(void *impl, const Bodies *b, char *err, size_t errlen);
     SimEnergy (*energy)(void *impl, float softening);
+    /* Optional: the stars' energy a share at a time (sim_energy_begin, sim_energy_poll). */
+    int (*energy_begin)(void *impl, const Bodies *of, float softening);
+    int (*energy_poll)(void *impl, SimEnergy *stars);
     void (*accelerations)(void *impl, float softening, float *acc3);
     int (*set_kernel)(void *impl, SimKernel k, int q, int block, char *err, size_t errlen);
     void (*launch_shape)(const void *impl, int *q, int *block);

@@ -326,15 +326,28 @@ static int cpu_read_xyz(void *impl, bool velocities, float *xyz)
     return 0;
 }
 
+SimEnergy sim_energy_fields(const Bodies *b, const SimHalos *halos, float softening, int threads)
+{
+    const int stars = b->n - halos->count;
+    double kin = 0;
+    for (int i = stars; i < b->n; i++) {
+        const float *xi = b->pos + 4 * (size_t)i, *vi = b->vel + 4 * (size_t)i;
+        kin += 0.5 * xi[3] * ((double)vi[0] * vi[0] + (double)vi[1] * vi[1] + (double)vi[2] * vi[2]);
+    }
+    return (SimEnergy){.kinetic = kin,
+                       .potential = sim_halo_potential_energy(halos, b->pos, stars, softening, threads),
+                       .friction = sim_halo_friction_loss(halos, b->vel, stars)};
+}
+
 SimEnergy sim_energy_of(const Bodies *b, const SimHalos *halos, float softening, int threads)
 {
-    const int n = b->n, stars = n - halos->count;
+    const int stars = b->n - halos->count;
     const float *pos = b->pos, *vel = b->vel;
     if (threads <= 0) threads = omp_get_max_threads();
     const double eps2 = (double)softening * softening;
     double kin = 0, pot = 0;
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : kin, pot) num_threads(threads)
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < stars; i++) {
         const float *xi = pos + 4 * i, *vi = vel + 4 * i;
         kin += 0.5 * xi[3] * ((double)vi[0] * vi[0] + (double)vi[1] * vi[1] + (double)vi[2] * vi[2]);
         double phi = 0;
@@ -346,8 +359,8 @@ SimEnergy sim_energy_of(const Bodies *b, const SimHalos *halos, float softening,
         }
         pot -= xi[3] * phi;
     }
-    pot += sim_halo_potential_energy(halos, pos, stars, softening, threads);
-    return (SimEnergy){.kinetic = kin, .potential = pot, .friction = sim_halo_friction_loss(halos, vel, stars)};
+    const SimEnergy f = sim_energy_fields(b, halos, softening, threads);
+    return (SimEnergy){.kinetic = kin + f.kinetic, .potential = pot + f.potential, .friction = f.friction};
 }
 
 static SimEnergy cpu_energy(void *impl, float softening)

@@ -28,6 +28,21 @@
 #include "sim/gpu_split.h"
 #include "sim/sim_cuda_peers.h"
 
+/* The energy summed a share at a time (cuda_energy_begin, cuda_energy_poll): a copy of the stars
+ * on the device, the tiles queued a share a call behind the frame's steps, a share sized to take
+ * about ENERGY_SHARE_MS of the device's time by the last share's, then the partials' copy. */
+typedef struct CudaEnergy {
+    float4 *pos, *vel;    /* the stars summed (n of them), on the device */
+    int capacity;         /* the bodies pos and vel hold room for */
+    double *host;         /* the partials on the host (pinned) */
+    int host_tiles;       /* the tiles host holds room for */
+    int n, tiles, next;   /* stars summed (0: no sum under way), tiles in all, the next to queue */
+    int share;            /* tiles a call */
+    double eps2;
+    cudaEvent_t start, stop; /* around the last share queued (and at the end, the copy) */
+    bool queued;          /* a share in flight since the last call */
+} CudaEnergy;
+
 typedef struct SimCuda {
     int n;
     int stars;            /* n less the halo centres, the last bodies: what the force methods take */
@@ -44,7 +59,8 @@ typedef struct SimCuda {
     float4 *scratch; /* sim_accelerations' output, allocated on first use */
     float4 *pair_sums; /* the symmetric kernel's scratch, sized for the shape in use */
     size_t pair_sums_bytes;
-    double *partials;
+    double *partials; /* the energy's tiles' sums (2 doubles a tile), made at the first energy */
+    CudaEnergy energy;
     cudaGraphicsResource_t res[2];
     int nres, res_pos, res_speed; /* indices into res, -1 when absent */
     uint8_t *tags;
@@ -380,6 +396,11 @@ static void cuda_destroy(void *impl)
     cudaFree(c->scratch);
     cudaFree(c->pair_sums);
     cudaFree(c->partials);
+    cudaFree(c->energy.pos);
+    cudaFree(c->energy.vel);
+    cudaFreeHost(c->energy.host);
+    if (c->energy.start) cudaEventDestroy(c->energy.start);
+    if (c->energy.stop) cudaEventDestroy(c->energy.stop);
     cudaFree(c->nonfinite);
     if (c->steps_begin) cudaEventDestroy(c->steps_begin);
     if (c->steps_end) cudaEventDestroy(c->steps_end);
@@ -495,8 +516,6 @@ void *sim_cuda_create(const SimDesc *desc, const Bodies *initial, char *err, siz
     if (!CUDA_CHECK(&c->status, cudaMalloc((void **)&c->vel, bytes))) goto fail;
     if (!CUDA_CHECK(&c->status, cudaMalloc((void **)&c->acc, bytes))) goto fail;
     if (sc_size_sums(c, c->kernel, c->shape, c->status.message, sizeof c->status.message) != 0) goto fail;
-    const size_t partials = 2 * sizeof(double) * (size_t)nbody_energy_blocks(c->n);
-    if (!CUDA_CHECK(&c->status, cudaMalloc((void **)&c->partials, partials))) goto fail;
     if (!CUDA_CHECK(&c->status, cudaMalloc((void **)&c->nonfinite, sizeof(int)))) goto fail;
     c->tags = malloc((size_t)c->n);
     if (!c->tags) {
@@ -738,9 +757,16 @@ static int cuda_load(void *impl, const Bodies *b, char *err, size_t errlen)
     return 0;
 }
 
+/* The room for the energy's partial sums, made at the first energy asked. */
+static bool sc_partials(SimCuda *c)
+{
+    return c->partials ||
+           CUDA_CHECK(&c->status, cudaMalloc((void **)&c->partials, 2 * sizeof(double) * (size_t)nbody_energy_tiles(c->stars)));
+}
+
 /* The pairs of stars and their kinetic energy on the device; with halos as fields, the centres'
  * kinetic energy, the fields' potential and what friction took out on the host, from the bodies
- * copied there (energy is asked for rarely). */
+ * copied there (sim_energy_fields). */
 static SimEnergy cuda_energy(void *impl, float softening)
 {
     SimCuda *c = impl;
@@ -754,7 +780,7 @@ static SimEnergy cuda_energy(void *impl, float softening)
         free(hpos);
         return e;
     }
-    if (!sc_failed(c) && sc_map(c, &pos, &speed)) {
+    if (!sc_failed(c) && sc_partials(c) && sc_map(c, &pos, &speed)) {
         double k, u;
         const double eps2 = (double)softening * softening;
         bool ok = CUDA_CHECK(&c->status, nbody_energy(pos, c->vel, c->stars, eps2, c->partials, c->stream, &k, &u));
@@ -763,23 +789,114 @@ static SimEnergy cuda_energy(void *impl, float softening)
                  CUDA_CHECK(&c->status, cudaMemcpyAsync(hvel, c->vel, bytes, cudaMemcpyDeviceToHost, c->stream));
         sc_unmap(c);
         ok = CUDA_CHECK(&c->status, cudaStreamSynchronize(c->stream)) && ok;
-        if (ok && c->field) {
-            const float *p4 = (const float *)hpos, *v4 = (const float *)hvel;
-            for (int i = c->stars; i < c->n; i++) {
-                const float *v = v4 + 4 * (size_t)i;
-                k += 0.5 * p4[4 * (size_t)i + 3] * ((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
-            }
-            u += sim_halo_potential_energy(&c->halos, p4, c->stars, softening, omp_get_max_threads());
-            e.friction = sim_halo_friction_loss(&c->halos, v4, c->stars);
-        }
         if (ok) {
-            e.kinetic = k;
-            e.potential = u;
+            e = (SimEnergy){.kinetic = k, .potential = u};
+            if (c->field) {
+                const Bodies b = {.n = c->n, .pos = (float *)hpos, .vel = (float *)hvel};
+                const SimEnergy f = sim_energy_fields(&b, &c->halos, softening, omp_get_max_threads());
+                e = (SimEnergy){.kinetic = k + f.kinetic, .potential = u + f.potential, .friction = f.friction};
+            }
         }
     }
     free(hpos);
     free(hvel);
     return e;
+}
+
+/* A share of the energy's tiles takes about this much of the device's time: beside a frame's steps
+ * at 60 frames a second, a few per cent of the frame. */
+#define ENERGY_SHARE_MS 1.0
+/* The first share, before one is timed: pairs of stars. */
+#define ENERGY_FIRST_SHARE_PAIRS (1 << 28)
+
+static int cuda_energy_begin(void *impl, const Bodies *of, float softening)
+{
+    SimCuda *c = impl;
+    CudaEnergy *e = &c->energy;
+    e->n = 0;
+    if (sc_failed(c) || (of && of->n != c->n) || !sc_partials(c)) return -1;
+    const int n = c->stars, tiles = nbody_energy_tiles(n);
+    const size_t bytes = (size_t)n * sizeof(float4);
+    bool ok = true;
+    if (e->capacity < n) {
+        cudaFree(e->pos);
+        cudaFree(e->vel);
+        e->pos = e->vel = NULL;
+        e->capacity = 0;
+        ok = CUDA_CHECK(&c->status, cudaMalloc((void **)&e->pos, bytes)) &&
+             CUDA_CHECK(&c->status, cudaMalloc((void **)&e->vel, bytes));
+        if (ok) e->capacity = n;
+    }
+    if (ok && e->host_tiles < tiles) {
+        cudaFreeHost(e->host);
+        e->host = NULL;
+        e->host_tiles = 0;
+        ok = CUDA_CHECK(&c->status, cudaMallocHost((void **)&e->host, 2 * sizeof(double) * (size_t)tiles));
+        if (ok) e->host_tiles = tiles;
+    }
+    if (ok && !e->start)
+        ok = CUDA_CHECK(&c->status, cudaEventCreate(&e->start)) && CUDA_CHECK(&c->status, cudaEventCreate(&e->stop));
+    if (ok && of) {
+        ok = CUDA_CHECK(&c->status, cudaMemcpyAsync(e->pos, of->pos, bytes, cudaMemcpyHostToDevice, c->stream)) &&
+             CUDA_CHECK(&c->status, cudaMemcpyAsync(e->vel, of->vel, bytes, cudaMemcpyHostToDevice, c->stream));
+    } else if (ok) {
+        float4 *pos;
+        float *speed;
+        ok = sc_map(c, &pos, &speed);
+        if (ok) {
+            ok = CUDA_CHECK(&c->status, cudaMemcpyAsync(e->pos, pos, bytes, cudaMemcpyDeviceToDevice, c->stream)) &&
+                 CUDA_CHECK(&c->status, cudaMemcpyAsync(e->vel, c->vel, bytes, cudaMemcpyDeviceToDevice, c->stream));
+            sc_unmap(c);
+        }
+    }
+    if (!ok || sc_failed(c)) return -1;
+    if (e->share <= 0) /* pairs a tile: about n^2 / tiles */
+        e->share = (int)fmin(fmax(ENERGY_FIRST_SHARE_PAIRS * (double)tiles / ((double)n * n + 1), 1.0), (double)tiles);
+    e->n = n;
+    e->tiles = tiles;
+    e->next = 0;
+    e->eps2 = (double)softening * softening;
+    e->queued = false;
+    return 0;
+}
+
+static int cuda_energy_poll(void *impl, SimEnergy *stars)
+{
+    SimCuda *c = impl;
+    CudaEnergy *e = &c->energy;
+    if (e->n == 0 || sc_failed(c)) return -1;
+    if (e->queued) {
+        const cudaError_t q = cudaEventQuery(e->stop);
+        if (q == cudaErrorNotReady) return 0;
+        e->queued = false;
+        if (!CUDA_CHECK(&c->status, q)) {
+            e->n = 0;
+            return -1;
+        }
+        if (e->next == e->tiles) { /* the last share and the partials' copy are done */
+            *stars = (SimEnergy){0};
+            nbody_energy_total(e->host, e->n, &stars->kinetic, &stars->potential);
+            e->n = 0;
+            return 1;
+        }
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, e->start, e->stop) == cudaSuccess && ms > 0)
+            e->share = (int)fmin(fmax(e->share * ENERGY_SHARE_MS / ms, 1.0), (double)e->tiles);
+    }
+    const int count = e->share < e->tiles - e->next ? e->share : e->tiles - e->next;
+    bool ok = CUDA_CHECK(&c->status, cudaEventRecord(e->start, c->stream)) &&
+              CUDA_CHECK(&c->status, nbody_energy_part(e->pos, e->vel, e->n, e->eps2, e->next, count, c->partials, c->stream));
+    e->next += count;
+    if (ok && e->next == e->tiles)
+        ok = CUDA_CHECK(&c->status, cudaMemcpyAsync(e->host, c->partials, 2 * sizeof(double) * (size_t)e->tiles,
+                                                    cudaMemcpyDeviceToHost, c->stream));
+    ok = ok && CUDA_CHECK(&c->status, cudaEventRecord(e->stop, c->stream));
+    if (!ok) {
+        e->n = 0;
+        return -1;
+    }
+    e->queued = true;
+    return 0;
 }
 
 static void cuda_accelerations(void *impl, float softening, float *acc3)
@@ -960,6 +1077,8 @@ const SimBackendImpl sim_cuda_impl = {
     .device_positions = cuda_device_positions,
     .load = cuda_load,
     .energy = cuda_energy,
+    .energy_begin = cuda_energy_begin,
+    .energy_poll = cuda_energy_poll,
     .accelerations = cuda_accelerations,
     .set_kernel = cuda_set_kernel,
     .launch_shape = cuda_launch_shape,

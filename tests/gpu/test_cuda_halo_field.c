@@ -333,6 +333,74 @@ static void the_fields_step_costs_little(void **state)
     }
 }
 
+static double total(SimEnergy e) { return e.kinetic + e.potential + e.friction; }
+
+/* Polls until the sums are in, stepping between polls as the frame loop does; the polls made. */
+static int poll_until_done(Sim *s, const SimParams *p, SimEnergy *out)
+{
+    SimEnergy stars;
+    int polls = 1, rc;
+    while ((rc = sim_energy_poll(s, &stars)) == 0) {
+        sim_advance(s, p, 1);
+        polls++;
+    }
+    assert_int_equal(rc, 1);
+    *out = stars;
+    return polls;
+}
+
+/* The energy summed a share a frame beside the steps (sim_energy_begin, sim_energy_poll), at the
+ * 131,072 stars of the GPU's default: the state's when the sum began, whatever steps came between
+ * the shares, as the sum made at once gives it (its tiles added in the same order; the fields'
+ * part from the host); a state given from the host as a run of it gives; and the stars' pairs
+ * against the host's sum in double. */
+static void the_energy_in_shares_is_the_state_begun(void **state)
+{
+    gpu_require_cuda();
+    Bodies b, now;
+    SceneInfo info;
+    field_collision(131072, SCENE_HALO_FIELD, &b, &info);
+    Sim *s = make(&b, &info, SIM_BACKEND_CUDA, SIM_FORCE_DIRECT);
+    const SimParams p = {.dt = info.dt, .softening = info.softening, .damping = 1};
+    sim_advance(s, &p, 5);
+    const SimEnergy at_once = sim_energy(s, p.softening);
+    assert_int_equal(bodies_alloc(&now, b.n), 0);
+    sim_read(s, &now);
+    const SimEnergy fields = sim_energy_fields(&now, sim_halos(s), p.softening, 1);
+    assert_int_equal(sim_energy_begin(s, NULL, p.softening), 0);
+    SimEnergy stars;
+    const int polls = poll_until_done(s, &p, &stars);
+    assert_null(sim_error(s));
+    const double shares = total((SimEnergy){.kinetic = stars.kinetic + fields.kinetic,
+                                            .potential = stars.potential + fields.potential,
+                                            .friction = fields.friction});
+    print_message("131072 stars: %d polls (steps between them); %.17g in shares, %.17g at once\n", polls, shares,
+                  total(at_once));
+    assert_true(polls >= 4);
+    assert_true(fabs(shares - total(at_once)) <= 1e-13 * fabs(total(at_once)));
+    assert_int_equal(sim_energy_poll(s, &stars), -1); /* nothing under way */
+
+    /* The host's sum in double over the same bodies (one thread per core, a few seconds). */
+    const SimEnergy host = sim_energy_of(&now, sim_halos(s), p.softening, 0);
+    print_message("the host's sum: %.17g (relative difference %.2e)\n", total(host),
+                  fabs(total(host) - total(at_once)) / fabs(total(at_once)));
+    assert_true(fabs(total(host) - total(at_once)) <= 1e-10 * fabs(total(at_once)));
+
+    /* The first state, given from the host, against a run made of it. */
+    Sim *first = make(&b, &info, SIM_BACKEND_CUDA, SIM_FORCE_DIRECT);
+    const SimEnergy first_once = sim_energy(first, p.softening);
+    assert_int_equal(sim_energy_begin(s, &b, p.softening), 0);
+    poll_until_done(s, &p, &stars);
+    const SimEnergy first_fields = sim_energy_fields(&b, sim_halos(first), p.softening, 1);
+    const double first_shares = stars.kinetic + first_fields.kinetic + stars.potential + first_fields.potential +
+                                first_fields.friction;
+    assert_true(fabs(first_shares - total(first_once)) <= 1e-13 * fabs(total(first_once)));
+    sim_destroy(first);
+    sim_destroy(s);
+    bodies_free(&b);
+    bodies_free(&now);
+}
+
 int main(void)
 {
     const char *filter = getenv("STARBURST_GPU_TEST_FILTER");
@@ -344,6 +412,7 @@ int main(void)
         cmocka_unit_test(energy_and_momentum_tree),
         cmocka_unit_test(a_run_repeats_and_goes_on_bit_for_bit),
         cmocka_unit_test(the_fields_step_costs_little),
+        cmocka_unit_test(the_energy_in_shares_is_the_state_begun),
     };
     return test_exit_status(cmocka_run_group_tests(tests, NULL, NULL));
 }
