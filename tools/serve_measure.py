@@ -59,6 +59,7 @@ class Page:
         self.frames = self.bytes = 0
         self.first = self.last = None
         self.status = None
+        self.statuses = []  # (arrival, loop frame, step) of each readout over the measured seconds
 
     def send(self, text):
         data = text.encode()
@@ -160,6 +161,8 @@ def main(argv):
                 msg = json.loads(payload)
                 if msg.get("type") == "status":
                     p.status = msg
+                    if p.first is not None:
+                        p.statuses.append((now, msg.get("frame", 0), msg.get("step", 0)))
                 return False
             if p.first is None:
                 p.first = now
@@ -178,11 +181,14 @@ def main(argv):
         total = sum(p.bytes for p in pages)
         frames = sum(p.frames for p in pages)
         span = max(p.last for p in pages) - min(p.first for p in pages)
-        st = pages[0].status or {}
+        # The server's own rates over the same seconds, from the frame and step its readouts name
+        # (the readout's fps is the last moment's, which a frame held up now and then does not move).
+        s0, s1 = pages[0].statuses[0], pages[0].statuses[-1]
+        wall = max(s1[0] - s0[0], 1e-9)
         print(f"viewers {viewers}: delivered {statistics.mean(rates):.1f} frames/s a viewer "
               f"(lowest {min(rates):.1f}), {total / max(frames, 1):.0f} bytes a frame, "
               f"{total / span / viewers / 1e6:.2f} MB/s a viewer; the server ran "
-              f"{st.get('fps', 0):.1f} frames/s, {st.get('steps_per_s', 0):.1f} steps/s")
+              f"{(s1[1] - s0[1]) / wall:.1f} frames/s, {(s1[2] - s0[2]) / wall:.1f} steps/s over the same seconds")
 
         if latency:
             driver = pages[0]
@@ -231,6 +237,9 @@ def main(argv):
             log += b"".join(rest_of_log)
     served = re.search(rb"served \d+ frames.*", log)
     print(served.group(0).decode() if served else log.decode(errors="replace")[-300:])
+    loop = re.search(rb"the loop's frame.*", log)
+    if loop:
+        print(loop.group(0).decode())
     return 0
 
 

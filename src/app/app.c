@@ -291,6 +291,7 @@ static bool app_stop(App *a, int status)
 static bool app_frame(App *a)
 {
     const AppSettings *set = &a->set;
+    app_remote_lap(a, APP_LAP_WAIT);
     FramePlan f = app_plan_frame(a);
     app_remote_take(a);
     app_take_requests(a, &f);
@@ -298,14 +299,17 @@ static bool app_frame(App *a)
     app_apply_controls(a);
     if (!app_advance(a, &f) && !app_fall_back(a)) return app_stop(a, 1);
     app_after_advance(a, &f);
+    app_remote_lap(a, APP_LAP_ADVANCE);
     app_observe(a, f.t);
     app_keep_timeline(a);
     app_watch_heating(a, f.t);
     app_tree_overlay(a, f.t);
+    app_remote_lap(a, APP_LAP_MEASURE);
     app_move_camera(a, &f);
     app_draw(a);
     app_update_rates(a, f.t, f.steps);
     app_remote_frame(a);
+    app_remote_lap(a, APP_LAP_DRAW);
     /* Screenshots and recordings show the scene; the panel is drawn after them unless asked. */
     if (set->capture_ui) app_draw_ui(a);
     if (!app_capture_frame(a, &f)) return app_stop(a, 1);
@@ -317,6 +321,7 @@ static bool app_frame(App *a)
     render_context_swap(a->ctx);
     app_timeline_shown(a);
     app_report_progress(a, f.t);
+    app_remote_lap(a, APP_LAP_REST);
     app_remote_pace(a);
     a->loop.frame++;
     return a->loop.frames == 0 || a->loop.frame < a->loop.frames;

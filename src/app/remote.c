@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,6 +313,28 @@ void app_remote_pace(App *a)
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
 }
 
+/* The time since the last lap, counted to `part` of the frame; a frame whose parts but the wait
+ * took longer than the pace's period is counted late. */
+void app_remote_lap(App *a, AppLap part)
+{
+    AppRemote *r = &a->remote;
+    if (!r->serve) return;
+    const double now = clock_seconds();
+    if (r->lap_at > 0) {
+        const double d = now - r->lap_at;
+        r->lap_seconds[part] += d;
+        r->lap_longest[part] = fmax(r->lap_longest[part], d);
+        if (part == APP_LAP_WAIT) {
+            r->laps++;
+            if (r->frame_work > 1.0 / SERVE_FPS) r->late++;
+            r->frame_work = 0;
+        } else {
+            r->frame_work += d;
+        }
+    }
+    r->lap_at = now;
+}
+
 /* What was served, said at the end; the server closed. */
 void app_remote_finish(App *a)
 {
@@ -322,6 +345,17 @@ void app_remote_finish(App *a)
             "%.2f ms a frame in the loop to hand them over\n",
             st.frames, st.sent, st.encoder, st.encode_ms, st.bytes,
             a->remote.hand_frames ? 1e3 * a->remote.hand_seconds / (double)a->remote.hand_frames : 0.0);
+    const AppRemote *r = &a->remote;
+    if (r->laps > 0) {
+        static const char *const part[APP_LAP_COUNT] = {"waiting", "stepping", "measuring", "drawing", "the rest"};
+        char line[400];
+        size_t at = 0;
+        for (int k = 0; k < APP_LAP_COUNT && at < sizeof line; k++)
+            at += (size_t)snprintf(line + at, sizeof line - at, "%s%s %.2f ms (longest %.1f)", k ? ", " : "", part[k],
+                                   1e3 * r->lap_seconds[k] / (double)r->laps, 1e3 * r->lap_longest[k]);
+        app_say(a, "starburst: the loop's frame, of %lld: %s; %lld frames took longer than 1/%d s\n", r->laps, line,
+                r->late, SERVE_FPS);
+    }
     serve_destroy(a->remote.serve);
     a->remote.serve = NULL;
     capture_stream_destroy(a->remote.frames);

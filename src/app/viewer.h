@@ -177,6 +177,16 @@ typedef struct AppLoop {
     const char *readout; /* STARBURST_READOUT: a file of the app's state, rewritten every frame */
 } AppLoop;
 
+/* The served frame's parts, timed for the closing line (app_remote_lap). */
+typedef enum AppLap {
+    APP_LAP_WAIT,    /* from the last frame's end: the pace's sleep */
+    APP_LAP_ADVANCE, /* the pages' messages, the requests, the steps */
+    APP_LAP_MEASURE, /* energy, force error, checkpoint, timeline, heating, tree overlay */
+    APP_LAP_DRAW,    /* the camera, the bodies drawn, the frame handed to the server */
+    APP_LAP_REST,    /* the panel, the readout, the swap */
+    APP_LAP_COUNT
+} AppLap;
+
 /* `starburst serve`: the server, the readout's notice last sent, the loop's pace. */
 typedef struct AppRemote {
     struct Serve *serve; /* NULL: not served */
@@ -184,6 +194,10 @@ typedef struct AppRemote {
     double hand_seconds;          /* the loop's time reading back and handing over frames */
     long long hand_frames;
     double next_frame;   /* when the next frame may start (clock_seconds), paced to SERVE_FPS */
+    double lap_at;       /* the last lap's end (0: none yet) */
+    double lap_seconds[APP_LAP_COUNT], lap_longest[APP_LAP_COUNT];
+    double frame_work;   /* this frame's time but the wait, so far */
+    long long laps, late; /* frames timed; those whose work took longer than 1 / SERVE_FPS */
     double notice_at;
     int notice_id;
 } AppRemote;
@@ -363,6 +377,7 @@ void app_remote_take(App *a);
 void app_remote_frame(App *a);
 void app_remote_status(App *a);
 void app_remote_pace(App *a);
+void app_remote_lap(App *a, AppLap part);
 void app_remote_finish(App *a);
 
 /* observe.c: energy, the force checks, the checkpoint, the monitor line. */
