@@ -115,8 +115,7 @@ void app_observe(App *a, double t)
         app_measure_energy(a, t);
         app_watch_forces(a, t);
     }
-    if (sim_backend(run_sim(a->run)) == SIM_BACKEND_CUDA && t - run_copy(a->run)->read_at >= CHECKPOINT_SECONDS)
-        run_read_state(a->run);
+    if (sim_backend(run_sim(a->run)) == SIM_BACKEND_CUDA) run_checkpoint(a->run, CHECKPOINT_SECONDS);
 }
 
 /* Resident memory of this process in MiB, from /proc (0 where it cannot be read). */

@@ -142,10 +142,12 @@ Run *run_make(const RunDesc *d, char *err, size_t errlen)
     r->watch.forces = force_watch_create(why, sizeof why);
     if (!r->watch.forces) run_say(r, RUN_SAY_CONSOLE, "no live force error: %s", why);
     run_watch_create(r);
+    run_landing_create(r);
     if (d->series || d->open_path) {
         r->series = d->series ? d->series : series_open(d->open_path, err, errlen);
         if (!r->series) {
             run_watch_free(r);
+            run_landing_free(r);
             free(r);
             return NULL;
         }
@@ -165,7 +167,8 @@ void run_destroy(Run *r)
     undo_clear(&r->undo);
     bodies_free(&r->copy.bodies);
     bodies_free(&r->first);
-    sim_destroy(r->sim);
+    run_drop_sim(r);
+    run_landing_free(r);
     series_close(r->series);
     free(r);
 }
@@ -316,8 +319,7 @@ int run_reset(Run *r, SceneKind kind, int n, uint64_t seed, SimKernel kernel, ch
     if (loaded && r->builds == 0 && r->source.force == SIM_FORCE_AUTO && saved.force != SIM_FORCE_AUTO)
         r->source.force = saved.force;
 
-    sim_destroy(r->sim);
-    r->sim = NULL;
+    run_drop_sim(r);
     r->position_vbo = r->speed_vbo = 0;
     if (r->desc.buffers && r->desc.buffers(r->desc.user, &b, &r->position_vbo, &r->speed_vbo, err, errlen) != 0) {
         bodies_free(&b);
@@ -452,8 +454,7 @@ int run_fall_back_to_cpu(Run *r, char *err, size_t errlen)
 {
     char what[300];
     snprintf(what, sizeof what, "%s", sim_error(r->sim) ? sim_error(r->sim) : "stopped");
-    sim_destroy(r->sim);
-    r->sim = NULL;
+    run_drop_sim(r);
     r->desc.backend = SIM_BACKEND_CPU;
     if (r->copy.valid) {
         SimDesc sd = run_sim_desc(r, SIM_BACKEND_CPU, SIM_KERNEL_DEFAULT);

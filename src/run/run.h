@@ -157,6 +157,11 @@ typedef struct RunCopy {
 } RunCopy;
 const RunCopy *run_copy(const Run *r);
 void run_read_state(Run *r);
+/* The copy kept no more than about `seconds` old without holding up the caller: where the backend
+ * reads without waiting (the CUDA backend's), a read is started once the copy is that old and put
+ * in its place a few frames later, when it has landed and a worker has copied it (the copy then
+ * names the step it was started at); elsewhere run_read_state. Called once a frame. */
+void run_checkpoint(Run *r, double seconds);
 /* The first state of the last reset. */
 const Bodies *run_first_state(const Run *r);
 /* The simulation's state replaced by b (as many bodies, checked by the caller), its time and step

@@ -129,8 +129,7 @@ void run_leave(Run *r, const RunSettings *s)
  * left as it was, and r has no simulation). */
 static int become(Run *r, RunLeft *l, char *err, size_t errlen)
 {
-    sim_destroy(r->sim);
-    r->sim = NULL;
+    run_drop_sim(r);
     r->position_vbo = r->speed_vbo = 0;
     if (r->desc.buffers && r->desc.buffers(r->desc.user, &l->present, &r->position_vbo, &r->speed_vbo, err, errlen) != 0)
         return -1;
@@ -149,8 +148,7 @@ static int become(Run *r, RunLeft *l, char *err, size_t errlen)
         if (bodies_alloc(&r->copy.bodies, l->present.n) != 0 || bodies_alloc_acc(&r->copy.bodies) != 0 ||
             bodies_alloc(&r->tl.frame, l->present.n) != 0 || bodies_alloc_acc(&r->tl.frame) != 0) {
             snprintf(err, errlen, "out of memory for a host copy of %d bodies", l->present.n);
-            sim_destroy(r->sim);
-            r->sim = NULL;
+            run_drop_sim(r);
             r->source = source;
             return -1;
         }

@@ -85,6 +85,7 @@ struct Run {
     long long step_base, computed;
     long long first_step; /* the step of the first state (the last reset's) */
     RunCopy copy;
+    struct RunLanding *landing; /* the checkpoint read without holding up the frame (run_state.c) */
     Bodies first;
     UndoHistory undo;
     RunTimeline tl;
@@ -92,6 +93,12 @@ struct Run {
     RunLeft left[RUN_LEFT_MAX], right[RUN_LEFT_MAX];
     int left_count, right_count;
 };
+
+/* run_state.c: the checkpoint's worker (a run without one reads on the frame loop), and the
+ * simulation destroyed once nothing reads from it. */
+void run_landing_create(Run *r);
+void run_landing_free(Run *r);
+void run_drop_sim(Run *r);
 
 /* A line for the app (RunDesc.log), printf-style. */
 void run_say(const Run *r, int where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

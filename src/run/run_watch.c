@@ -341,7 +341,13 @@ bool run_watch_heating(Run *r, double now)
     if (w->heating.galaxies == 0 || now < w->next_heating || sim_error(r->sim)) return false;
     if (!heating_due(&w->heating, run_time(r))) return false;
     const double t0 = clock_seconds();
-    if (!r->copy.valid || r->copy.step != run_step(r)) run_read_state(r);
+    if (r->landing && sim_backend(r->sim) == SIM_BACKEND_CUDA) {
+        /* The GPU's: the checkpoint's copy once it is due too (it lands every second without
+         * holding up the frame), not a read of its own. */
+        if (!r->copy.valid || !heating_due(&w->heating, r->copy.time)) return false;
+    } else if (!r->copy.valid || r->copy.step != run_step(r)) {
+        run_read_state(r);
+    }
     if (!r->copy.valid || heating_sample(&w->heating, &r->copy.bodies, r->copy.time) != 0) {
         run_say(r, RUN_SAY_SCREEN, "Disk heating: out of memory");
         w->next_heating = now + 60;

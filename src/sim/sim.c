@@ -20,7 +20,11 @@ struct Sim {
     int stars; /* n less the halo centres */
     SimHalos halos;
     SimStats stats;
+    unsigned long long serial; /* this state's: new at each create and load */
 };
+
+/* The serials given so far (sim_state_serial). */
+static unsigned long long serials;
 
 static const char *const force_names[SIM_FORCE_COUNT] = {
     [SIM_FORCE_AUTO] = "auto",
@@ -143,6 +147,7 @@ Sim *sim_create(const SimDesc *desc, const Bodies *initial, char *err, size_t er
     }
     s->n = initial->n;
     s->stars = initial->n - halos;
+    s->serial = ++serials;
     if (halos > 0) s->halos = *d.halos;
     d.halos = halos > 0 ? &s->halos : NULL;
     s->kernel = sim_kernel_resolve(d.kernel, d.precision, initial->n, 0);
@@ -247,6 +252,7 @@ int sim_load(Sim *s, const Bodies *b, char *err, size_t errlen)
     }
     if (s->impl->load(s->state, b, err, errlen) != 0) return -1;
     memset(&s->stats, 0, sizeof s->stats);
+    s->serial = ++serials;
     return 0;
 }
 
@@ -256,6 +262,12 @@ int sim_energy_begin(Sim *s, const Bodies *of, float softening)
 {
     return s->impl->energy_begin ? s->impl->energy_begin(s->state, of, softening) : -1;
 }
+
+unsigned long long sim_state_serial(const Sim *s) { return s->serial; }
+
+int sim_read_begin(Sim *s) { return s->impl->read_begin ? s->impl->read_begin(s->state) : -1; }
+
+int sim_read_landed(Sim *s, SimLanding *out) { return s->impl->read_landed ? s->impl->read_landed(s->state, out) : -1; }
 
 bool sim_energy_shares(const Sim *s) { return s->impl->energy_begin != NULL; }
 

@@ -210,6 +210,24 @@ SimEnergy sim_energy(Sim *s, float softening);
  * velocities (n float4s, the halos' centres last) in the fields of halos, on `threads` OpenMP
  * threads (0: all). */
 SimEnergy sim_energy_of(const Bodies *b, const SimHalos *halos, float softening, int threads);
+/* The state read without holding up the caller, where the backend offers it (the CUDA backend's):
+ * sim_read_begin queues its copy to the host behind the steps queued, into memory the backend
+ * keeps; sim_read_landed is 1 once it has landed, with *out naming it (what sim_read writes: n
+ * bodies' positions and velocities as float4s, their accelerations as 3 floats and what computed
+ * them, the tags), which holds until the next sim_read_begin or sim_destroy and may be read from
+ * any thread meanwhile; 0 while it has not; -1 where nothing is being read, the backend stopped or
+ * it has no such read (sim_read serves). */
+typedef struct SimLanding {
+    int n;
+    const float *pos, *vel, *acc;
+    const uint8_t *tags;
+    BodiesAccInfo acc_info;
+} SimLanding;
+int sim_read_begin(Sim *s);
+int sim_read_landed(Sim *s, SimLanding *out);
+/* A number that changes whenever the state is replaced (sim_create, sim_load) and never repeats in
+ * the process: a read begun on one state is not taken for another's. */
+unsigned long long sim_state_serial(const Sim *s);
 /* The stars' energy summed a share at a time beside the steps, where the backend offers it (the
  * CUDA backend's): sim_energy_begin copies the stars of the state now (of NULL) or of `of` (bodies
  * on the host, n of them, the halos' centres last) and starts the sums; each sim_energy_poll

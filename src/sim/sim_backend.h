@@ -18,6 +18,9 @@ typedef struct SimBackendImpl {
      * tags into tags; 0, or -1 where they are not (sim_device_positions). */
     int (*device_positions)(void *impl, const float **pos4, uint8_t *tags);
     int (*load)(void *impl, const Bodies *b, char *err, size_t errlen);
+    /* Optional: the state read without waiting (sim_read_begin, sim_read_landed). */
+    int (*read_begin)(void *impl);
+    int (*read_landed)(void *impl, SimLanding *out);
     SimEnergy (*energy)(void *impl, float softening);
     /* Optional: the stars' energy a share at a time (sim_energy_begin, sim_energy_poll). */
     int (*energy_begin)(void *impl, const Bodies *of, float softening);

@@ -43,6 +43,17 @@ typedef struct CudaEnergy {
     bool queued;          /* a share in flight since the last call */
 } CudaEnergy;
 
+/* The state read without waiting (cuda_read_begin, cuda_read_landed): its copy to the host queued
+ * behind the steps, into page-locked memory kept for it, the accelerations packed on the device. */
+typedef struct CudaLanding {
+    float *pos, *vel, *acc; /* page-locked: 4n, 4n and 3n floats */
+    uint8_t *tags;
+    int capacity;
+    BodiesAccInfo acc_info;
+    cudaEvent_t done;
+    enum { LANDING_NONE, LANDING_QUEUED, LANDING_LANDED } state;
+} CudaLanding;
+
 typedef struct SimCuda {
     int n;
     int stars;            /* n less the halo centres, the last bodies: what the force methods take */
@@ -61,6 +72,7 @@ typedef struct SimCuda {
     size_t pair_sums_bytes;
     double *partials; /* the energy's tiles' sums (2 doubles a tile), made at the first energy */
     CudaEnergy energy;
+    CudaLanding landing;
     cudaGraphicsResource_t res[2];
     int nres, res_pos, res_speed; /* indices into res, -1 when absent */
     uint8_t *tags;
@@ -396,6 +408,11 @@ static void cuda_destroy(void *impl)
     cudaFree(c->scratch);
     cudaFree(c->pair_sums);
     cudaFree(c->partials);
+    cudaFreeHost(c->landing.pos);
+    cudaFreeHost(c->landing.vel);
+    cudaFreeHost(c->landing.acc);
+    free(c->landing.tags);
+    if (c->landing.done) cudaEventDestroy(c->landing.done);
     cudaFree(c->energy.pos);
     cudaFree(c->energy.vel);
     cudaFreeHost(c->energy.host);
@@ -685,6 +702,67 @@ static void cuda_read(void *impl, Bodies *out)
                                         .alpha = c->acc_alpha};
     }
     free(acc);
+}
+
+static int cuda_read_begin(void *impl)
+{
+    SimCuda *c = impl;
+    CudaLanding *l = &c->landing;
+    l->state = LANDING_NONE;
+    if (sc_failed(c)) return -1;
+    const size_t n = (size_t)c->n, bytes = n * sizeof(float4);
+    bool ok = true;
+    if (l->capacity < c->n) {
+        cudaFreeHost(l->pos);
+        cudaFreeHost(l->vel);
+        cudaFreeHost(l->acc);
+        free(l->tags);
+        *l = (CudaLanding){.done = l->done};
+        ok = CUDA_CHECK(&c->status, cudaMallocHost((void **)&l->pos, bytes)) &&
+             CUDA_CHECK(&c->status, cudaMallocHost((void **)&l->vel, bytes)) &&
+             CUDA_CHECK(&c->status, cudaMallocHost((void **)&l->acc, 3 * n * sizeof(float))) &&
+             ((l->tags = malloc(n)) != NULL || sc_fail(c, "CUDA backend: out of host memory"));
+        if (ok) l->capacity = c->n;
+    }
+    if (ok && !l->done) ok = CUDA_CHECK(&c->status, cudaEventCreateWithFlags(&l->done, cudaEventDisableTiming));
+    if (ok && !c->scratch) ok = CUDA_CHECK(&c->status, cudaMalloc((void **)&c->scratch, bytes));
+    float4 *pos;
+    float *speed;
+    if (!ok || !sc_map(c, &pos, &speed)) return -1;
+    CUDA_CHECK(&c->status, cudaMemcpyAsync(l->pos, pos, bytes, cudaMemcpyDeviceToHost, c->stream));
+    CUDA_CHECK(&c->status, cudaMemcpyAsync(l->vel, c->vel, bytes, cudaMemcpyDeviceToHost, c->stream));
+    CUDA_CHECK(&c->status, nbody_pack_xyz_launch(c->acc, (float *)c->scratch, c->n, c->stream));
+    CUDA_CHECK(&c->status, cudaMemcpyAsync(l->acc, c->scratch, 3 * n * sizeof(float), cudaMemcpyDeviceToHost, c->stream));
+    sc_unmap(c);
+    CUDA_CHECK(&c->status, cudaEventRecord(l->done, c->stream));
+    if (sc_failed(c)) return -1;
+    memcpy(l->tags, c->tags, n);
+    l->acc_info = (BodiesAccInfo){.backend = SIM_BACKEND_CUDA,
+                                  .force = c->force,
+                                  .softening = c->acc_softening,
+                                  .theta = c->acc_theta_asked,
+                                  .alpha = c->acc_alpha};
+    l->state = LANDING_QUEUED;
+    return 0;
+}
+
+static int cuda_read_landed(void *impl, SimLanding *out)
+{
+    SimCuda *c = impl;
+    CudaLanding *l = &c->landing;
+    if (l->state == LANDING_NONE || sc_failed(c)) return -1;
+    if (l->state == LANDING_QUEUED) {
+        const cudaError_t q = cudaEventQuery(l->done);
+        if (q == cudaErrorNotReady) return 0;
+        if (!CUDA_CHECK(&c->status, q)) {
+            l->state = LANDING_NONE;
+            return -1;
+        }
+        l->state = LANDING_LANDED;
+    }
+    *out = (SimLanding){.n = c->n, .pos = l->pos, .vel = l->vel, .acc = l->acc, .tags = l->tags,
+                        .acc_info = l->acc_info};
+    return 1;
 }
 
 static int cuda_read_positions(void *impl, float *pos4, uint8_t *tags)
@@ -1076,6 +1154,8 @@ const SimBackendImpl sim_cuda_impl = {
     .read_positions = cuda_read_positions,
     .device_positions = cuda_device_positions,
     .load = cuda_load,
+    .read_begin = cuda_read_begin,
+    .read_landed = cuda_read_landed,
     .energy = cuda_energy,
     .energy_begin = cuda_energy_begin,
     .energy_poll = cuda_energy_poll,

@@ -255,9 +255,58 @@ static void test_columns_read_alone(void **state)
     bodies_free(&out);
 }
 
+/* The state read without waiting (sim_read_begin, sim_read_landed): steps queued after the read
+ * began do not reach it, and what lands is, bit for bit, what sim_read gave at the same state (the
+ * accelerations and what computed them too); a load replaces the state's serial, so a read begun
+ * before it is known for an older state's. */
+static void test_read_without_waiting(void **state)
+{
+    (void)state;
+    gpu_require_cuda();
+    enum { N = 100000 };
+    Bodies a, now, later;
+    plummer(&a, N, 5);
+    assert_int_equal(bodies_alloc(&now, N), 0);
+    assert_int_equal(bodies_alloc_acc(&now), 0);
+    assert_int_equal(bodies_alloc(&later, N), 0);
+    const SimParams p = {.dt = DT, .softening = EPS, .damping = 1.0f};
+    Sim *s = gpu_sim(&a, SIM_KERNEL_DEFAULT, SIM_PRECISION_FLOAT);
+    SimLanding got;
+    assert_int_equal(sim_read_landed(s, &got), -1); /* nothing begun */
+    sim_advance(s, &p, 3);
+    sim_read(s, &now);
+    assert_int_equal(sim_read_begin(s), 0);
+    int polls = 0, rc;
+    while ((rc = sim_read_landed(s, &got)) == 0) {
+        sim_advance(s, &p, 1);
+        polls++;
+    }
+    assert_int_equal(rc, 1);
+    sim_read(s, &later);
+    print_message("landed after %d polls with a step queued between each\n", polls);
+    assert_int_equal(got.n, N);
+    assert_memory_equal(got.pos, now.pos, 4 * (size_t)N * sizeof(float));
+    assert_memory_equal(got.vel, now.vel, 4 * (size_t)N * sizeof(float));
+    assert_memory_equal(got.acc, now.acc, 3 * (size_t)N * sizeof(float));
+    assert_memory_equal(got.tags, now.tag, N);
+    assert_int_equal(got.acc_info.force, now.acc_info.force);
+    assert_memory_equal(&got.acc_info.softening, &now.acc_info.softening, sizeof(float));
+    if (polls > 0) assert_memory_not_equal(later.pos, now.pos, 4 * (size_t)N * sizeof(float));
+    assert_int_equal(sim_read_landed(s, &got), 1); /* it stays until the next begin */
+    const unsigned long long serial = sim_state_serial(s);
+    char err[256];
+    assert_int_equal(sim_load(s, &a, err, sizeof err), 0);
+    assert_true(sim_state_serial(s) != serial);
+    sim_destroy(s);
+    bodies_free(&a);
+    bodies_free(&now);
+    bodies_free(&later);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_read_without_waiting),
         cmocka_unit_test(test_matches_cpu),
         cmocka_unit_test(test_load),
         cmocka_unit_test(test_columns_read_alone),
