@@ -34,8 +34,9 @@
 typedef struct CudaEnergy {
     float4 *pos, *vel;    /* the stars summed (n of them), on the device */
     int capacity;         /* the bodies pos and vel hold room for */
-    double *host;         /* the partials on the host (pinned) */
-    int host_tiles;       /* the tiles host holds room for */
+    double *partials;     /* the tiles' sums on the device (its own: sim_energy may run meanwhile) */
+    double *host;         /* and on the host (pinned) */
+    int host_tiles;       /* the tiles partials and host hold room for */
     int n, tiles, next;   /* stars summed (0: no sum under way), tiles in all, the next to queue */
     int share;            /* tiles a call */
     double eps2;
@@ -414,6 +415,7 @@ static void cuda_destroy(void *impl)
     free(c->landing.tags);
     if (c->landing.done) cudaEventDestroy(c->landing.done);
     cudaFree(c->energy.pos);
+    cudaFree(c->energy.partials);
     cudaFree(c->energy.vel);
     cudaFreeHost(c->energy.host);
     if (c->energy.start) cudaEventDestroy(c->energy.start);
@@ -892,7 +894,7 @@ static int cuda_energy_begin(void *impl, const Bodies *of, float softening)
     SimCuda *c = impl;
     CudaEnergy *e = &c->energy;
     e->n = 0;
-    if (sc_failed(c) || (of && of->n != c->n) || !sc_partials(c)) return -1;
+    if (sc_failed(c) || (of && of->n != c->n)) return -1;
     const int n = c->stars, tiles = nbody_energy_tiles(n);
     const size_t bytes = (size_t)n * sizeof(float4);
     bool ok = true;
@@ -907,9 +909,12 @@ static int cuda_energy_begin(void *impl, const Bodies *of, float softening)
     }
     if (ok && e->host_tiles < tiles) {
         cudaFreeHost(e->host);
+        cudaFree(e->partials);
         e->host = NULL;
+        e->partials = NULL;
         e->host_tiles = 0;
-        ok = CUDA_CHECK(&c->status, cudaMallocHost((void **)&e->host, 2 * sizeof(double) * (size_t)tiles));
+        ok = CUDA_CHECK(&c->status, cudaMallocHost((void **)&e->host, 2 * sizeof(double) * (size_t)tiles)) &&
+             CUDA_CHECK(&c->status, cudaMalloc((void **)&e->partials, 2 * sizeof(double) * (size_t)tiles));
         if (ok) e->host_tiles = tiles;
     }
     if (ok && !e->start)
@@ -963,10 +968,10 @@ static int cuda_energy_poll(void *impl, SimEnergy *stars)
     }
     const int count = e->share < e->tiles - e->next ? e->share : e->tiles - e->next;
     bool ok = CUDA_CHECK(&c->status, cudaEventRecord(e->start, c->stream)) &&
-              CUDA_CHECK(&c->status, nbody_energy_part(e->pos, e->vel, e->n, e->eps2, e->next, count, c->partials, c->stream));
+              CUDA_CHECK(&c->status, nbody_energy_part(e->pos, e->vel, e->n, e->eps2, e->next, count, e->partials, c->stream));
     e->next += count;
     if (ok && e->next == e->tiles)
-        ok = CUDA_CHECK(&c->status, cudaMemcpyAsync(e->host, c->partials, 2 * sizeof(double) * (size_t)e->tiles,
+        ok = CUDA_CHECK(&c->status, cudaMemcpyAsync(e->host, e->partials, 2 * sizeof(double) * (size_t)e->tiles,
                                                     cudaMemcpyDeviceToHost, c->stream));
     ok = ok && CUDA_CHECK(&c->status, cudaEventRecord(e->stop, c->stream));
     if (!ok) {
