@@ -162,6 +162,9 @@ void run_read_state(Run *r);
  * in its place a few frames later, when it has landed and a worker has copied it (the copy then
  * names the step it was started at); elsewhere run_read_state. Called once a frame. */
 void run_checkpoint(Run *r, double seconds);
+/* The copy read now, unless the backend's is kept by run_checkpoint (the GPU's) and is at most
+ * `seconds` old: a measurement of a recent state that costs the frame no read of its own. */
+void run_read_recent(Run *r, double seconds);
 /* The first state of the last reset. */
 const Bodies *run_first_state(const Run *r);
 /* The simulation's state replaced by b (as many bodies, checked by the caller), its time and step

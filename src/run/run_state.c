@@ -45,6 +45,12 @@ void run_read_state(Run *r)
 
 const RunCopy *run_copy(const Run *r) { return &r->copy; }
 
+void run_read_recent(Run *r, double seconds)
+{
+    const bool kept = r->landing && r->sim && sim_backend(r->sim) == SIM_BACKEND_CUDA;
+    if (!kept || !r->copy.valid || clock_seconds() - r->copy.read_at > seconds) run_read_state(r);
+}
+
 /* The checkpoint read without holding up the frame (run_checkpoint): the backend reads the state
  * into memory of its own; this worker copies it from there into `into`, which then changes place
  * with the copy. */

@@ -28,6 +28,9 @@
 /* The disk settles in its first rotation (docs/HEATING.md): drifts are held against it after. */
 #define HEATING_SETTLE_PERIODS 1.0
 #define HEATING_SECONDS 1.0
+/* On the GPU, a copy of the state this recent (the checkpoint's: run_checkpoint keeps it within
+ * about a second) is measured instead of reading the state again. */
+#define RECENT_COPY_SECONDS 2.0
 
 /* The energy measured off the frame loop: the state copied, its sums on one thread (or the stars'
  * on the device, a share a frame, and the rest on the thread); with E0 of the first state where
@@ -38,6 +41,7 @@ struct RunEnergyJob {
     bool on_device;               /* the stars' sums below came from the device */
     SimEnergy stars, stars0;      /* the device's: the state's stars, the first state's */
     double began;                 /* when this measurement was started */
+    long long step;               /* the step of the state it measures (-1: none yet) */
     Bodies state, first;          /* the copies */
     int state_cap, first_cap;     /* the bodies each holds room for */
     bool with_e0;
@@ -84,6 +88,7 @@ void run_watch_restart(Run *r)
     if (w->energy_job) {
         job_thread_forget(w->energy_job->thread);
         w->energy_job->summing = SUMMING_NONE;
+        w->energy_job->step = -1;
     }
     w->live = (RunLiveError){.what = w->live_what};
     w->next_live = 0;
@@ -108,6 +113,7 @@ void run_watch_create(Run *r)
         free(j);
         j = NULL;
     }
+    if (j) j->step = -1;
     r->watch.energy_job = j;
 }
 
@@ -172,9 +178,15 @@ static bool copy_state(Bodies *c, int *cap, const Bodies *b)
     return true;
 }
 
-/* A finished measurement published, with its E0 where it brought one; true where it was. */
+/* A finished measurement published, with its E0 where it brought one; true where it was. The next
+ * is due when the CPU's has had a twentieth of the processors' time (one thread beside the run's:
+ * at 16,384 bodies on two cores a measurement every 8 s, the steps as many as with the loop's
+ * quarter-second stop every 5 s, docs/PERFORMANCE.md), or, on the device, as long after as this
+ * one took, so that the device sums at most half the frames. */
 static bool energy_arrived(RunWatch *w, struct RunEnergyJob *j)
 {
+    const double now = clock_seconds();
+    w->next_energy = now + fmax(0.25, j->on_device ? now - j->began : 20 * j->seconds / omp_get_num_procs());
     if (j->with_e0 && isfinite(j->e0)) {
         w->e0 = j->e0;
         w->e0_softening = j->softening;
@@ -184,12 +196,13 @@ static bool energy_arrived(RunWatch *w, struct RunEnergyJob *j)
     return true;
 }
 
-/* The state now (and the first, where E0 is wanted) copied into the job; false where memory ran
- * out (said, and the next measurement put off). */
+/* The state (the run's copy, read now or, on the GPU, the checkpoint's while it is recent) and the
+ * first, where E0 is wanted, copied into the job; false where memory ran out (said, and the next
+ * measurement put off). */
 static bool energy_job_fill(Run *r, struct RunEnergyJob *j, float eps, double now)
 {
     RunWatch *w = &r->watch;
-    run_read_state(r);
+    run_read_recent(r, RECENT_COPY_SECONDS);
     j->with_e0 = !(w->e0_softening == eps);
     if (!copy_state(&j->state, &j->state_cap, &r->copy.bodies) ||
         (j->with_e0 && !copy_state(&j->first, &j->first_cap, &r->first))) {
@@ -203,6 +216,7 @@ static bool energy_job_fill(Run *r, struct RunEnergyJob *j, float eps, double no
     j->halos = *sim_halos(r->sim);
     j->softening = eps;
     j->began = now;
+    j->step = r->copy.step;
     return true;
 }
 
@@ -211,14 +225,7 @@ static bool energy_job_fill(Run *r, struct RunEnergyJob *j, float eps, double no
 static bool energy_off_the_loop(Run *r, struct RunEnergyJob *j, float eps, double now)
 {
     RunWatch *w = &r->watch;
-    bool published = false;
-    if (job_thread_take(j->thread)) {
-        published = energy_arrived(w, j);
-        /* One thread beside the run's, a twentieth of the processors' time: at 16,384 bodies on two
-         * cores a measurement every 8 s, the steps as many as with the loop's quarter-second stop
-         * every 5 s (docs/PERFORMANCE.md). */
-        w->next_energy = clock_seconds() + fmax(0.25, 20 * j->seconds / omp_get_num_procs());
-    }
+    const bool published = job_thread_take(j->thread) && energy_arrived(w, j);
     if (job_thread_busy(j->thread) || now < w->next_energy) return published;
     if (!energy_job_fill(r, j, eps, now)) return published;
     j->on_device = false;
@@ -227,17 +234,12 @@ static bool energy_off_the_loop(Run *r, struct RunEnergyJob *j, float eps, doubl
 }
 
 /* The GPU's: the stars' sums a share a frame on the device (the state's, then the first state's
- * where E0 is wanted), then the rest on the worker; a measurement published when it arrives, and
- * the next started as long after as the last took, so that the device sums at most half the time
- * (a few per cent of it). True when one was published. */
+ * where E0 is wanted), then the rest on the worker; a measurement published when it arrives. True
+ * when one was published. */
 static bool energy_on_the_device(Run *r, struct RunEnergyJob *j, float eps, double now)
 {
     RunWatch *w = &r->watch;
-    bool published = false;
-    if (job_thread_take(j->thread)) {
-        published = energy_arrived(w, j);
-        w->next_energy = clock_seconds() + fmax(0.25, clock_seconds() - j->began);
-    }
+    const bool published = job_thread_take(j->thread) && energy_arrived(w, j);
     if (j->summing != SUMMING_NONE) {
         int rc = sim_energy_poll(r->sim, j->summing == SUMMING_STATE ? &j->stars : &j->stars0);
         if (rc == 0) return published;
@@ -254,9 +256,11 @@ static bool energy_on_the_device(Run *r, struct RunEnergyJob *j, float eps, doub
         return published;
     }
     if (job_thread_busy(j->thread) || now < w->next_energy) return published;
+    run_read_recent(r, RECENT_COPY_SECONDS);
+    if (r->copy.step == j->step && w->e0_softening == eps) return published; /* measured: the next copy's */
     if (!energy_job_fill(r, j, eps, now)) return published;
     j->on_device = true;
-    if (sim_energy_begin(r->sim, NULL, eps) != 0) {
+    if (sim_energy_begin(r->sim, &j->state, eps) != 0) {
         w->next_energy = now + 60;
         return published;
     }
@@ -299,6 +303,7 @@ void run_measure_soon(Run *r)
     if (r->watch.energy_job) {
         job_thread_forget(r->watch.energy_job->thread); /* its state is gone */
         r->watch.energy_job->summing = SUMMING_NONE;
+        r->watch.energy_job->step = -1;
     }
     r->watch.next_energy = 0;
 }
@@ -341,14 +346,9 @@ bool run_watch_heating(Run *r, double now)
     if (w->heating.galaxies == 0 || now < w->next_heating || sim_error(r->sim)) return false;
     if (!heating_due(&w->heating, run_time(r))) return false;
     const double t0 = clock_seconds();
-    if (r->landing && sim_backend(r->sim) == SIM_BACKEND_CUDA) {
-        /* The GPU's: the checkpoint's copy once it is due too (it lands every second without
-         * holding up the frame), not a read of its own. */
-        if (!r->copy.valid || !heating_due(&w->heating, r->copy.time)) return false;
-    } else if (!r->copy.valid || r->copy.step != run_step(r)) {
-        run_read_state(r);
-    }
-    if (!r->copy.valid || heating_sample(&w->heating, &r->copy.bodies, r->copy.time) != 0) {
+    run_read_recent(r, RECENT_COPY_SECONDS);
+    if (!r->copy.valid || !heating_due(&w->heating, r->copy.time)) return false; /* the GPU's copy lags */
+    if (heating_sample(&w->heating, &r->copy.bodies, r->copy.time) != 0) {
         run_say(r, RUN_SAY_SCREEN, "Disk heating: out of memory");
         w->next_heating = now + 60;
         return false;

@@ -229,8 +229,8 @@ int sim_read_landed(Sim *s, SimLanding *out);
  * the process: a read begun on one state is not taken for another's. */
 unsigned long long sim_state_serial(const Sim *s);
 /* The stars' energy summed a share at a time beside the steps, where the backend offers it (the
- * CUDA backend's): sim_energy_begin copies the stars of the state now (of NULL) or of `of` (bodies
- * on the host, n of them, the halos' centres last) and starts the sums; each sim_energy_poll
+ * CUDA backend's): sim_energy_begin copies the stars of `of` (a state on the host, n bodies, the
+ * halos' centres last: the run's copy) to the device and starts the sums; each sim_energy_poll
  * then queues a share of about a millisecond of the device's time behind the steps queued, and is
  * 1 once they are all done, with the stars' kinetic energy and their pairs' potential in *stars
  * (sim_energy_fields gives the rest); 0 while not, -1 where nothing is being summed or it failed.

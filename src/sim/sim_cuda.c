@@ -28,8 +28,8 @@
 #include "sim/gpu_split.h"
 #include "sim/sim_cuda_peers.h"
 
-/* The energy summed a share at a time (cuda_energy_begin, cuda_energy_poll): a copy of the stars
- * on the device, the tiles queued a share a call behind the frame's steps, a share sized to take
+/* The energy summed a share at a time (cuda_energy_begin, cuda_energy_poll): the stars of a state
+ * on the host copied to the device, the tiles queued a share a call behind the frame's steps, a share sized to take
  * about ENERGY_SHARE_MS of the device's time by the last share's, then the partials' copy. */
 typedef struct CudaEnergy {
     float4 *pos, *vel;    /* the stars summed (n of them), on the device */
@@ -894,7 +894,7 @@ static int cuda_energy_begin(void *impl, const Bodies *of, float softening)
     SimCuda *c = impl;
     CudaEnergy *e = &c->energy;
     e->n = 0;
-    if (sc_failed(c) || (of && of->n != c->n)) return -1;
+    if (sc_failed(c) || !of || of->n != c->n) return -1;
     const int n = c->stars, tiles = nbody_energy_tiles(n);
     const size_t bytes = (size_t)n * sizeof(float4);
     bool ok = true;
@@ -919,19 +919,9 @@ static int cuda_energy_begin(void *impl, const Bodies *of, float softening)
     }
     if (ok && !e->start)
         ok = CUDA_CHECK(&c->status, cudaEventCreate(&e->start)) && CUDA_CHECK(&c->status, cudaEventCreate(&e->stop));
-    if (ok && of) {
+    if (ok)
         ok = CUDA_CHECK(&c->status, cudaMemcpyAsync(e->pos, of->pos, bytes, cudaMemcpyHostToDevice, c->stream)) &&
              CUDA_CHECK(&c->status, cudaMemcpyAsync(e->vel, of->vel, bytes, cudaMemcpyHostToDevice, c->stream));
-    } else if (ok) {
-        float4 *pos;
-        float *speed;
-        ok = sc_map(c, &pos, &speed);
-        if (ok) {
-            ok = CUDA_CHECK(&c->status, cudaMemcpyAsync(e->pos, pos, bytes, cudaMemcpyDeviceToDevice, c->stream)) &&
-                 CUDA_CHECK(&c->status, cudaMemcpyAsync(e->vel, c->vel, bytes, cudaMemcpyDeviceToDevice, c->stream));
-            sc_unmap(c);
-        }
-    }
     if (!ok || sc_failed(c)) return -1;
     if (e->share <= 0) /* pairs a tile: about n^2 / tiles */
         e->share = (int)fmin(fmax(ENERGY_FIRST_SHARE_PAIRS * (double)tiles / ((double)n * n + 1), 1.0), (double)tiles);

@@ -350,10 +350,10 @@ static int poll_until_done(Sim *s, const SimParams *p, SimEnergy *out)
 }
 
 /* The energy summed a share a frame beside the steps (sim_energy_begin, sim_energy_poll), at the
- * 131,072 stars of the GPU's default: the state's when the sum began, whatever steps came between
- * the shares, as the sum made at once gives it (its tiles added in the same order; the fields'
- * part from the host); a state given from the host as a run of it gives; and the stars' pairs
- * against the host's sum in double. */
+ * 131,072 stars of the GPU's default: the state read when the sum began, whatever steps came
+ * between the shares, as the sum made at once gives it (its tiles added in the same order; the
+ * fields' part from the host); the first state as a run of it gives; and the stars' pairs against
+ * the host's sum in double. */
 static void the_energy_in_shares_is_the_state_begun(void **state)
 {
     gpu_require_cuda();
@@ -367,7 +367,7 @@ static void the_energy_in_shares_is_the_state_begun(void **state)
     assert_int_equal(bodies_alloc(&now, b.n), 0);
     sim_read(s, &now);
     const SimEnergy fields = sim_energy_fields(&now, sim_halos(s), p.softening, 1);
-    assert_int_equal(sim_energy_begin(s, NULL, p.softening), 0);
+    assert_int_equal(sim_energy_begin(s, &now, p.softening), 0);
     SimEnergy stars;
     const int polls = poll_until_done(s, &p, &stars);
     assert_null(sim_error(s));
