@@ -74,7 +74,7 @@
       `dE/E0 ${s.energy_valid ? Number(s.energy).toExponential(2) : '-'}`,
       `N ${s.bodies}${s.halos ? ` stars + ${s.halos} halo fields` : ''}`,
       `frames/s delivered ${page.delivered.toFixed(1)} (server ${fmt(s.fps, 3)} frames/s)`,
-      `method ${s.method} (${s.backend})`,
+      `method ${s.method} (${s.backend})${s.force_error ? `; force error p99 ${Number(s.force_error.p99).toExponential(1)}` : ''}`,
       `force ${s.force}${s.force_running && s.force !== s.force_running ? ` (runs ${s.force_running})` : ''}  colour ${s.color}`,
       `dt ${fmt(s.dt)}  softening ${fmt(s.softening)}  damping ${fmt(s.damping)}  steps/frame ${s.steps}`,
       s.paused ? 'paused' : 'running',

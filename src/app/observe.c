@@ -100,7 +100,8 @@ static void app_watch_forces(App *a, double t)
     char method[64];
     app_method_name(a, method, sizeof method);
     const RunLiveError *live = run_live_error(a->run);
-    if (run_watch_forces(a->run, app_ui_params(a).softening, t, wanted, method)) {
+    const SimParams p = app_ui_params(a);
+    if (run_watch_forces(a->run, &p, t, wanted, method)) {
         ui_show_live_error(&a->ui, &live->error);
         a->ui.readout.live_error_what = live->what;
     }

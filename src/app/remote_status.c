@@ -92,6 +92,11 @@ static void status_run(App *a, JsonOut *j)
              r->energy_valid ? "true" : "false", r->energy_valid && isfinite(r->energy_error) ? r->energy_error : 0,
              r->bodies, r->field_halos, r->fps, r->steps_per_s);
     json_text(j, "method", method);
+    /* The live force error, where its last result measured the method running now (the HUD's). */
+    const RunLiveError *live = run_live_error(a->run);
+    if (live->valid && strcmp(live->what, method) == 0)
+        json_add(j, ",\"force_error\":{\"median\":%.3g,\"p99\":%.3g,\"worst\":%.3g,\"samples\":%d}",
+                 live->error.median, live->error.p99, live->error.worst, live->error.samples);
     json_text(j, "backend", r->backend);
     json_add(j, ",\"cuda\":%s,\"tree\":%s,\"fmm\":%s", r->cuda ? "true" : "false", r->tree ? "true" : "false",
              r->fmm ? "true" : "false");

@@ -244,13 +244,17 @@ void run_measure_soon(Run *r);
 /* The method's force error against the f64 sum on up to 2,048 bodies, now. 0, or -1 (memory). */
 int run_check_forces(Run *r, float eps, ForceCheck *out);
 /* The live force error: a worker thread measures the running method on a sample every few
- * seconds while wanted; method names it. True when a result arrived this call. */
+ * seconds while wanted; method names it. It measures the accelerations the run stepped with, in
+ * the state's copy (on the GPU the checkpoint's, run_checkpoint), where they were computed with
+ * p's softening and opening (theta, alpha: the tree's and the fmm's) and the force method now;
+ * until such a copy is there (the first steps after a change, or while paused after one) it waits.
+ * True when a result arrived this call. */
 typedef struct RunLiveError {
     bool valid, measuring;
     ForceCheck error;
     const char *what; /* the method the last result measured */
 } RunLiveError;
-bool run_watch_forces(Run *r, float eps, double now, bool wanted, const char *method);
+bool run_watch_forces(Run *r, const SimParams *p, double now, bool wanted, const char *method);
 const RunLiveError *run_live_error(const Run *r);
 /* The disks' heating against the start: a sample where one is due by model time (every half
  * rotation period) and by the wall clock. True when it sampled. */

@@ -314,7 +314,18 @@ int run_check_forces(Run *r, float eps, ForceCheck *out)
     return diag_force_check(r->sim, &r->copy.bodies, eps, 2048, out);
 }
 
-bool run_watch_forces(Run *r, float eps, double now, bool wanted, const char *method)
+/* Whether the accelerations stored with a state were computed by the method that runs now, with
+ * p: the softening, and the opening where the method opens cells (as the backends resolve it). */
+static bool stepped_with(const BodiesAccInfo *i, SimForce force, const SimParams *p)
+{
+    if (i->force != (int)force || !(i->softening == p->softening)) return false;
+    if (force == SIM_FORCE_DIRECT) return true;
+    const float alpha = p->alpha > 0 ? p->alpha : 0;
+    return i->alpha == alpha &&
+           sim_opening_theta(force, i->theta, i->alpha) == sim_opening_theta(force, p->theta, alpha);
+}
+
+bool run_watch_forces(Run *r, const SimParams *p, double now, bool wanted, const char *method)
 {
     RunWatch *w = &r->watch;
     if (!w->forces) return false;
@@ -326,12 +337,16 @@ bool run_watch_forces(Run *r, float eps, double now, bool wanted, const char *me
     w->live.measuring = force_watch_busy(w->forces);
     if (!wanted || w->live.measuring || now < w->next_live || sim_error(r->sim)) return arrived;
     const double t0 = clock_seconds();
-    run_read_state(r);
-    if (force_watch_start(w->forces, r->sim, &r->copy.bodies, eps, LIVE_ERROR_SAMPLES) != 0) {
+    run_read_recent(r, RECENT_COPY_SECONDS);
+    const Bodies *b = &r->copy.bodies;
+    if (!r->copy.valid || !stepped_with(&b->acc_info, sim_force(r->sim), p)) return arrived; /* the next copy's */
+    const int rc = force_watch_start(w->forces, b, sim_halos(r->sim), LIVE_ERROR_SAMPLES);
+    if (rc < 0) {
         run_say(r, RUN_SAY_SCREEN, "Live force error: out of memory");
         w->next_live = now + 60;
         return arrived;
     }
+    if (rc > 0) return arrived;
     snprintf(w->live_pending, sizeof w->live_pending, "%s", method);
     w->live.measuring = true;
     w->next_live = clock_seconds() + fmax(LIVE_ERROR_SECONDS, 20 * (clock_seconds() - t0));

@@ -76,17 +76,17 @@ int diag_compare(const float *acc3, const double *ref3, int count, ForceCheck *o
 int diag_force_check(Sim *s, const Bodies *b, float softening, int max_samples, ForceCheck *out)
 {
     memset(out, 0, sizeof *out);
-    const int n = b->n;
-    const int count = max_samples > 0 && max_samples < n ? max_samples : n;
+    const int n = b->n, stars = n - sim_halos(s)->count; /* halos as fields: the centres last */
+    const int count = max_samples > 0 && max_samples < stars ? max_samples : stars;
     float *acc = malloc(3 * (size_t)n * sizeof *acc);
     float *sampled = malloc(3 * (size_t)count * sizeof *sampled);
     double *ref = malloc(3 * (size_t)count * sizeof *ref);
     int *targets = malloc((size_t)count * sizeof *targets);
     int rc = -1;
     if (acc && sampled && ref && targets) {
-        diag_sample_targets(n, count, targets);
+        diag_sample_targets(stars, count, targets);
         sim_accelerations(s, softening, acc);
-        sim_reference_subset(b->pos, n, softening, targets, count, ref);
+        sim_reference_subset(b->pos, stars, softening, targets, count, ref);
         for (int t = 0; t < count; t++) memcpy(sampled + 3 * t, acc + 3 * (size_t)targets[t], 3 * sizeof *acc);
         rc = diag_compare(sampled, ref, count, out);
     }

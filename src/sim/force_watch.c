@@ -1,6 +1,7 @@
 /* The job's buffers (positions, targets, sampled accelerations, references) are the worker's
- * while it runs (util/job_thread.h). The reference runs on half the processors (at least one),
- * leaving the rest to the frame loop and, on the CPU backend, to the simulation's own threads. */
+ * while it runs (util/job_thread.h); the caller's thread only copies into them. The fields' pull
+ * is taken out and the reference summed on half the processors (at least one), leaving the rest
+ * to the frame loop and, on the CPU backend, to the simulation's own threads. */
 #include "sim/force_watch.h"
 
 #include <omp.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/halo.h"
 #include "util/job_thread.h"
 
 struct ForceWatch {
@@ -15,24 +17,23 @@ struct ForceWatch {
     int threads; /* OpenMP threads of the reference */
     /* The job. */
     float *pos;
-    int n, count;
-    double softening;
+    int n, stars, count;
+    float softening;
+    SimHalos halos;
     int *targets;
     float *acc;
     double *ref;
     size_t pos_cap, sample_cap; /* floats; samples */
     int rc;
     ForceCheck result;
-    /* The caller's: every body's acceleration. */
-    float *all;
-    size_t all_cap;
 };
 
 static void measure(void *job)
 {
     ForceWatch *w = job;
     omp_set_num_threads(w->threads);
-    sim_reference_subset(w->pos, w->n, w->softening, w->targets, w->count, w->ref);
+    sim_halo_take_out_pull(&w->halos, w->pos, w->stars, w->softening, w->targets, w->count, w->acc);
+    sim_reference_subset(w->pos, w->stars, w->softening, w->targets, w->count, w->ref);
     w->rc = diag_compare(w->acc, w->ref, w->count, &w->result);
 }
 
@@ -56,7 +57,7 @@ void force_watch_destroy(ForceWatch *w)
 {
     if (!w) return;
     job_thread_destroy(w->thread);
-    free(w->pos), free(w->targets), free(w->acc), free(w->ref), free(w->all);
+    free(w->pos), free(w->targets), free(w->acc), free(w->ref);
     free(w);
 }
 
@@ -87,22 +88,23 @@ static bool reserve_samples(ForceWatch *w, size_t count)
     return true;
 }
 
-int force_watch_start(ForceWatch *w, Sim *s, const Bodies *b, float softening, int samples)
+int force_watch_start(ForceWatch *w, const Bodies *b, const SimHalos *halos, int samples)
 {
-    if (force_watch_busy(w)) return 1;
-    const int n = b->n;
-    const int count = samples > 0 && samples < n ? samples : n;
-    if (n < 1 || !reserve(&w->all, &w->all_cap, 3 * (size_t)n, sizeof *w->all) ||
-        !reserve(&w->pos, &w->pos_cap, 4 * (size_t)n, sizeof *w->pos) || !reserve_samples(w, (size_t)count))
-        return -1;
+    if (force_watch_busy(w) || !b->acc || !b->acc_info.backend || !(b->acc_info.softening == b->acc_info.softening))
+        return 1;
+    const int n = b->n, fields = halos ? halos->count : 0, stars = n - fields;
+    if (stars < 1) return 1;
+    const int count = samples > 0 && samples < stars ? samples : stars;
+    if (!reserve(&w->pos, &w->pos_cap, 4 * (size_t)n, sizeof *w->pos) || !reserve_samples(w, (size_t)count)) return -1;
 
-    sim_accelerations(s, softening, w->all);
-    diag_sample_targets(n, count, w->targets);
-    for (int t = 0; t < count; t++) memcpy(w->acc + 3 * t, w->all + 3 * (size_t)w->targets[t], 3 * sizeof *w->acc);
+    diag_sample_targets(stars, count, w->targets);
+    for (int t = 0; t < count; t++) memcpy(w->acc + 3 * t, b->acc + 3 * (size_t)w->targets[t], 3 * sizeof *w->acc);
     memcpy(w->pos, b->pos, 4 * (size_t)n * sizeof *w->pos);
+    w->halos = fields > 0 ? *halos : (SimHalos){0};
     w->n = n;
+    w->stars = stars;
     w->count = count;
-    w->softening = softening;
+    w->softening = b->acc_info.softening;
     return job_thread_start(w->thread) ? 0 : 1;
 }
 

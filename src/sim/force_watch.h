@@ -1,8 +1,10 @@
 /* The running force method's error against the f64 direct sum, measured while the simulation
- * runs. A measurement has two halves: the method's accelerations, taken on the caller's thread
- * (a simulation is not to be shared between threads, and on the GPU they are one more force call
- * of the frame), and the f64 reference of a sample of bodies, O(N x samples) in double, summed
- * in a worker thread on a copy of the positions, so the frame loop never waits for it. One
+ * runs. What is measured are the accelerations the run stepped with, stored with a copy of its
+ * state (Bodies.acc, sim_read): no force is computed for it, so neither the frame nor the device
+ * does any work for it beyond the copy. The f64 reference of a sample of stars, O(N x samples) in
+ * double, is summed in a worker thread on a copy of the positions, so the frame loop never waits
+ * for it. With halos as fields, the stored accelerations hold the fields' pull too: the worker
+ * takes it out, and the reference sums the stars alone, which is what the force method sums. One
  * measurement is under way at a time; the caller takes the result when it has arrived. */
 #ifndef STARBURST_FORCE_WATCH_H
 #define STARBURST_FORCE_WATCH_H
@@ -19,10 +21,12 @@ ForceWatch *force_watch_create(char *err, size_t errlen);
 /* Waits for a measurement under way, then stops the worker. NULL is a no-op. */
 void force_watch_destroy(ForceWatch *w);
 
-/* Measures s, whose current state b holds (sim_read), on up to `samples` bodies spread over the
- * system (diag_sample_targets): its accelerations now, the reference in the worker. 0 when
- * started; 1 when a measurement is under way (nothing is done); -1 when memory runs out. */
-int force_watch_start(ForceWatch *w, Sim *s, const Bodies *b, float softening, int samples);
+/* Measures the accelerations b carries (b->acc at b's positions, with the softening its acc_info
+ * names) on up to `samples` stars spread over the system (diag_sample_targets over the stars:
+ * with halos as fields, halos, their centres are the last halos->count bodies; NULL or count 0:
+ * none). 0 when started; 1 when a measurement is under way or b carries no accelerations computed
+ * at its positions (nothing is done); -1 when memory runs out. */
+int force_watch_start(ForceWatch *w, const Bodies *b, const SimHalos *halos, int samples);
 bool force_watch_busy(ForceWatch *w);
 /* True, with the result in *out, when a measurement finished since the last take. */
 bool force_watch_take(ForceWatch *w, ForceCheck *out);

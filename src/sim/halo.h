@@ -28,6 +28,13 @@ double sim_halo_half_mass_radius(const SimHalo *h);
 void sim_halo_forces_cpu(const SimHalos *hs, const float *pos4, const float *vel4, int n_stars, float eps,
                          float *acc3, int threads, double *fric);
 
+/* The stars' own forces within stored accelerations: from each of count sampled stars' (targets,
+ * below n_stars; acc3 holds 3 floats per sample) takes out every halo's pull, softened by eps, as
+ * sim_halo_forces_cpu and the GPU's fields' step add it. What is left differs from the force
+ * method's sum by the rounding of the stored sum, a float's step of it. */
+void sim_halo_take_out_pull(const SimHalos *hs, const float *pos4, int n_stars, float eps, const int *targets,
+                            int count, float *acc3);
+
 /* The friction's force on each centre (3 per halo, into fric) within the stored accelerations acc3
  * of the state (pos4, vel4): what they hold beyond gravity's, computed again. An advance's opening
  * half kick, which applies the last step's accelerations, counts its loss by it. */

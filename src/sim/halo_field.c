@@ -90,6 +90,24 @@ static void pull_stars(const SimHalos *hs, const float *pos4, int n_stars, float
     for (int k = 0; k < 3 * NBODY_HALO_MAX; k++) react[k] = sum[k];
 }
 
+void sim_halo_take_out_pull(const SimHalos *hs, const float *pos4, int n_stars, float eps, const int *targets,
+                            int count, float *acc3)
+{
+    if (!hs || hs->count <= 0) return;
+    const float *centre = pos4 + 4 * (size_t)n_stars, eps2 = eps * eps;
+    for (int t = 0; t < count; t++) {
+        const float *x = pos4 + 4 * (size_t)targets[t];
+        float a[3] = {0, 0, 0}; /* summed as pull_stars sums it */
+        for (int h = 0; h < hs->count; h++) {
+            float gx = 0, gy = 0, gz = 0;
+            nbody_halo_pull(&hs->halo[h], x[0] - centre[4 * h], x[1] - centre[4 * h + 1], x[2] - centre[4 * h + 2],
+                            eps2, &gx, &gy, &gz);
+            a[0] += gx, a[1] += gy, a[2] += gz;
+        }
+        for (int d = 0; d < 3; d++) acc3[3 * t + d] = (float)((double)acc3[3 * t + d] - a[d]);
+    }
+}
+
 void sim_halo_forces_cpu(const SimHalos *hs, const float *pos4, const float *vel4, int n_stars, float eps,
                          float *acc3, int threads, double *fric)
 {
