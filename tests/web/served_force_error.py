@@ -6,7 +6,7 @@ and after the tree's error-based opening is made ten times coarser from the page
 result names the new opening and is larger. Python's standard library (tools/serve_measure.py's
 WebSocket client).
 
-usage: served_force_error.py STARBURST
+usage: served_force_error.py STARBURST [serve options]   (default: --backend cpu -n 4096)
 """
 import json
 import os
@@ -43,9 +43,9 @@ def status_until(page, test, seconds):
     return None
 
 
-def main(app):
-    server = subprocess.Popen([app, "serve", "--listen", "127.0.0.1:0", "--backend", "cpu", "-n", "4096",
-                               "--force", "tree", "--size", "320x180"],
+def main(app, options):
+    server = subprocess.Popen([app, "serve", "--listen", "127.0.0.1:0", "--force", "tree", "--size", "320x180"] +
+                              (options or ["--backend", "cpu", "-n", "4096"]),
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     log = []
     url = None
@@ -83,7 +83,7 @@ def main(app):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) < 2:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1], sys.argv[2:]))
