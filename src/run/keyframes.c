@@ -89,19 +89,23 @@ void keyframes_destroy(Keyframes *t)
     free(t);
 }
 
-/* A frame of b at step and time, or one with state NULL when memory ran out. Accelerations b does
- * not carry are kept as zeros, none carried. */
-static Keyframe copy_state(const Bodies *b, double time, long long step)
+int keyframes_state_copy(KeyframeState *out, const Bodies *b)
 {
     const size_t floats = (size_t)b->n * 4;
-    Keyframe f = {.step = step, .time = time, .state = malloc((size_t)b->n * KEYFRAMES_BODY_FLOATS * sizeof(float))};
-    if (!f.state) return f;
-    memcpy(f.state, b->pos, floats * sizeof(float));
-    memcpy(f.state + floats, b->vel, floats * sizeof(float));
-    if (b->acc) memcpy(f.state + 2 * floats, b->acc, 3 * (size_t)b->n * sizeof(float));
-    else memset(f.state + 2 * floats, 0, 3 * (size_t)b->n * sizeof(float));
-    if (b->acc) f.acc_info = b->acc_info;
-    return f;
+    *out = (KeyframeState){.n = b->n, .state = malloc((size_t)b->n * KEYFRAMES_BODY_FLOATS * sizeof(float))};
+    if (!out->state) return -1;
+    memcpy(out->state, b->pos, floats * sizeof(float));
+    memcpy(out->state + floats, b->vel, floats * sizeof(float));
+    if (b->acc) memcpy(out->state + 2 * floats, b->acc, 3 * (size_t)b->n * sizeof(float));
+    else memset(out->state + 2 * floats, 0, 3 * (size_t)b->n * sizeof(float));
+    if (b->acc) out->acc_info = b->acc_info;
+    return 0;
+}
+
+void keyframes_state_free(KeyframeState *s)
+{
+    free(s->state);
+    *s = (KeyframeState){0};
 }
 
 int keyframes_start(Keyframes *t, const Bodies *first, double time, long long step, long long spacing, char *err,
@@ -123,9 +127,10 @@ int keyframes_start(Keyframes *t, const Bodies *first, double time, long long st
     t->frames = calloc((size_t)t->capacity, sizeof *t->frames);
     t->aside = calloc((size_t)t->capacity, sizeof *t->aside);
     t->tag = malloc(tags ? tags : 1);
-    const Keyframe kept = copy_state(first, time, step);
-    if (!t->frames || !t->aside || !t->tag || !kept.state) {
-        free(kept.state);
+    KeyframeState kept;
+    const int copied = keyframes_state_copy(&kept, first);
+    if (!t->frames || !t->aside || !t->tag || copied != 0) {
+        keyframes_state_free(&kept);
         clear(t);
         snprintf(err, errlen, "out of memory for the timeline of %d bodies", first->n);
         return -1;
@@ -134,7 +139,7 @@ int keyframes_start(Keyframes *t, const Bodies *first, double time, long long st
     else memset(t->tag, 0, tags);
     t->n = first->n;
     t->spacing = spacing > 0 ? spacing : 1;
-    t->frames[0] = kept;
+    t->frames[0] = (Keyframe){.step = step, .time = time, .state = kept.state, .acc_info = kept.acc_info};
     t->count = 1;
     return 0;
 }
@@ -210,26 +215,38 @@ int keyframes_thin(Keyframes *t)
     return gone;
 }
 
-int keyframes_add(Keyframes *t, const Bodies *b, double time, long long step, KeyframesAdded *added, char *err,
-                 size_t errlen)
+int keyframes_add_state(Keyframes *t, KeyframeState *s, double time, long long step, KeyframesAdded *added,
+                        char *err, size_t errlen)
 {
     KeyframesAdded none = {0};
     if (!added) added = &none;
     *added = (KeyframesAdded){0};
-    if (t->count == 0 || b->n != t->n) {
-        snprintf(err, errlen, "a keyframe of %d bodies on a timeline of %d", b->n, t->n);
+    if (t->count == 0 || s->n != t->n || !s->state) {
+        snprintf(err, errlen, "a keyframe of %d bodies on a timeline of %d", s->n, t->n);
+        keyframes_state_free(s);
         return -1;
     }
     /* A run that went back to before the last frame goes on from there: what came after is gone. */
     keyframes_drop_after(t, step - 1);
     make_room(t, added);
-    const Keyframe kept = copy_state(b, time, step);
-    if (!kept.state) {
+    t->frames[t->count++] = (Keyframe){.step = step, .time = time, .state = s->state, .acc_info = s->acc_info};
+    *s = (KeyframeState){0};
+    return 0;
+}
+
+int keyframes_add(Keyframes *t, const Bodies *b, double time, long long step, KeyframesAdded *added, char *err,
+                  size_t errlen)
+{
+    if (t->count == 0 || b->n != t->n) {
+        snprintf(err, errlen, "a keyframe of %d bodies on a timeline of %d", b->n, t->n);
+        return -1;
+    }
+    KeyframeState s;
+    if (keyframes_state_copy(&s, b) != 0) {
         snprintf(err, errlen, "out of memory for a keyframe of %d bodies", b->n);
         return -1;
     }
-    t->frames[t->count++] = kept;
-    return 0;
+    return keyframes_add_state(t, &s, time, step, added, err, errlen);
 }
 
 int keyframes_count(const Keyframes *t) { return t->count; }

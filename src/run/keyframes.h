@@ -52,6 +52,18 @@ typedef struct KeyframesAdded {
                            futures of one frame each (make_room) */
 } KeyframesAdded;
 
+/* A keyframe's state apart from a timeline: what keyframes_add copies of a state, made where the
+ * caller likes (the checkpoint's worker thread, off the frame loop), then handed over. */
+typedef struct KeyframeState {
+    int n;
+    float *state; /* KEYFRAMES_BODY_FLOATS n floats */
+    BodiesAccInfo acc_info;
+} KeyframeState;
+/* Copies b (its accelerations where it carries them, else zeros, none carried) into out's own
+ * memory. 0, or -1 when memory runs out (out is then empty). */
+int keyframes_state_copy(KeyframeState *out, const Bodies *b);
+void keyframes_state_free(KeyframeState *s);
+
 /* A frame is due at step: the last one is spacing steps behind or more (or ahead: the run went
  * back), and the timeline has started. */
 bool keyframes_due(const Keyframes *t, long long step);
@@ -60,6 +72,10 @@ bool keyframes_due(const Keyframes *t, long long step);
  * added). added may be NULL. */
 int keyframes_add(Keyframes *t, const Bodies *b, double time, long long step, KeyframesAdded *added, char *err,
                  size_t errlen);
+/* As keyframes_add, with a state copied before: the timeline takes its memory (s is emptied, also
+ * where it fails: other bodies than the start's). */
+int keyframes_add_state(Keyframes *t, KeyframeState *s, double time, long long step, KeyframesAdded *added,
+                        char *err, size_t errlen);
 
 /* Every other frame goes, of the future held too, the ends kept; the spacing doubles. Returns how
  * many went (memory ran out elsewhere: the room is given back). */

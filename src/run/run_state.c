@@ -63,6 +63,9 @@ struct RunLanding {
     double time, began;
     long long step;
     enum { LANDING_IDLE, LANDING_READING, LANDING_COPYING } stage;
+    bool keyframe_due;     /* the timeline takes a keyframe of this state: */
+    KeyframeState keyframe; /* the worker copies it too (state NULL: memory ran out) */
+    double copied;         /* when the worker began */
 };
 
 static void landing_copy(void *arg)
@@ -74,6 +77,7 @@ static void landing_copy(void *arg)
     memcpy(l->into.tag, l->from.tags, n);
     memcpy(l->into.acc, l->from.acc, 3 * n * sizeof(float));
     l->into.acc_info = l->from.acc_info;
+    if (l->keyframe_due) keyframes_state_copy(&l->keyframe, &l->into);
 }
 
 void run_landing_create(Run *r)
@@ -93,6 +97,7 @@ void run_landing_free(Run *r)
     struct RunLanding *l = r->landing;
     if (!l) return;
     job_thread_destroy(l->thread);
+    keyframes_state_free(&l->keyframe);
     bodies_free(&l->into);
     free(l);
     r->landing = NULL;
@@ -105,12 +110,15 @@ void run_drop_sim(Run *r)
     r->sim = NULL;
 }
 
-/* A landed read's copy, finished, put in the copy's place where its state is still the run's. */
+/* A landed read's copy, finished, put in the copy's place where its state is still the run's; its
+ * keyframe, where one was copied, to the timeline. */
 static void landing_take(Run *r, struct RunLanding *l)
 {
     l->stage = LANDING_IDLE;
-    if (l->sim != r->sim || l->serial != sim_state_serial(r->sim) || l->into.n != r->copy.bodies.n ||
-        !r->copy.bodies.acc || (r->copy.valid && r->copy.step > l->step))
+    const bool current = l->sim == r->sim && l->serial == sim_state_serial(r->sim);
+    if (current && l->keyframe_due) run_keep_landed(r, &l->keyframe, l->time, l->step, l->copied);
+    keyframes_state_free(&l->keyframe);
+    if (!current || l->into.n != r->copy.bodies.n || !r->copy.bodies.acc || (r->copy.valid && r->copy.step > l->step))
         return; /* a state since replaced, or a copy read since that is newer */
     const Bodies older = r->copy.bodies;
     r->copy.bodies = l->into;
@@ -132,6 +140,7 @@ void run_checkpoint(Run *r, double seconds)
         l->stage = LANDING_IDLE;
         if (rc < 0 || got.n != l->into.n) return;
         l->from = got;
+        l->copied = clock_seconds();
         if (job_thread_start(l->thread)) l->stage = LANDING_COPYING;
         return;
     }
@@ -155,5 +164,6 @@ void run_checkpoint(Run *r, double seconds)
     l->time = run_time(r);
     l->step = run_step(r);
     l->began = now;
+    l->keyframe_due = run_keyframe_due(r, l->step);
     l->stage = LANDING_READING;
 }

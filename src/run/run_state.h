@@ -125,6 +125,11 @@ int run_redo_run(Run *r, RunSettings *s, double *time, char *err, size_t errlen)
 void run_timeline_free(Run *r);
 /* The timeline holds keyframes and takes more. */
 bool run_timeline_on(const Run *r);
+/* A keyframe would be taken of a state at step (the checkpoint's worker then copies one). */
+bool run_keyframe_due(const Run *r, long long step);
+/* The checkpoint's keyframe of the state at step, copied by its worker from `copied` on: taken
+ * where one is still due, freed otherwise. */
+void run_keep_landed(Run *r, KeyframeState *s, double time, long long step, double copied);
 /* Before steps are run: a past keyframe shown becomes the start of a new future. */
 void run_resume(Run *r);
 /* ctrl+Z's first part: the future set aside, where it came last. False when not its to take. */

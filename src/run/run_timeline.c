@@ -228,20 +228,15 @@ bool run_read_next(Run *r)
     return false;
 }
 
-/* Keeps the state as it is now as a keyframe. On the CUDA backend only a host copy of this very
- * step is taken (force: one is read, for a request of the user's). A keyframe that cannot be kept
- * (memory ran out) stops the timeline's growth, said once; the run goes on. */
-static void keep_now(Run *r, bool force)
+/* Hands s to the timeline as the keyframe of step. A keyframe that cannot be kept (memory ran out)
+ * stops the timeline's growth, said once; the run goes on. t0: when its copy began. */
+static void keep_state(Run *r, KeyframeState *s, double time, long long step, double t0)
 {
     RunTimeline *tl = &r->tl;
-    const long long step = run_step(r);
-    const bool cuda = sim_backend(r->sim) == SIM_BACKEND_CUDA;
-    const double t0 = clock_seconds();
-    if ((!cuda || force) && (!r->copy.valid || r->copy.step != step)) run_read_state(r);
-    if (!r->copy.valid || r->copy.step != step || r->copy.bodies.n != keyframes_bodies(tl->store)) return;
     KeyframesAdded added;
     char err[256];
-    if (keyframes_add(tl->store, &r->copy.bodies, r->copy.time, step, &added, err, sizeof err) != 0) {
+    if (!s->state) snprintf(err, sizeof err, "out of memory for a keyframe of %d bodies", s->n);
+    if (!s->state || keyframes_add_state(tl->store, s, time, step, &added, err, sizeof err) != 0) {
         /* Memory ran out: the timeline stops growing and gives half its room back, so that the
          * run, its checkpoint and its save have what they need. */
         free(tl->reserve);
@@ -270,10 +265,37 @@ static void keep_now(Run *r, bool force)
                 budget, keyframes_spacing(tl->store));
 }
 
+/* Keeps the state as it is now as a keyframe. On the CUDA backend the checkpoint's worker copies
+ * the keyframes that fall due (run_keep_landed); here only a host copy of this very step is taken
+ * (force: one is read, for a request of the user's). */
+static void keep_now(Run *r, bool force)
+{
+    const long long step = run_step(r);
+    const bool cuda = sim_backend(r->sim) == SIM_BACKEND_CUDA;
+    const double t0 = clock_seconds();
+    if ((!cuda || force) && (!r->copy.valid || r->copy.step != step)) run_read_state(r);
+    if (!r->copy.valid || r->copy.step != step || r->copy.bodies.n != keyframes_bodies(r->tl.store)) return;
+    KeyframeState s;
+    keyframes_state_copy(&s, &r->copy.bodies); /* s.state NULL: memory ran out, said */
+    keep_state(r, &s, r->copy.time, step, t0);
+}
+
 void run_keep(Run *r)
 {
     if (!run_timeline_on(r) || r->tl.view >= 0 || sim_error(r->sim)) return;
     if (keyframes_due(r->tl.store, run_step(r))) keep_now(r, false);
+}
+
+bool run_keyframe_due(const Run *r, long long step)
+{
+    return run_timeline_on(r) && r->tl.view < 0 && keyframes_due(r->tl.store, step);
+}
+
+void run_keep_landed(Run *r, KeyframeState *s, double time, long long step, double copied)
+{
+    if (run_keyframe_due(r, step) && !sim_error(r->sim) && s->n == keyframes_bodies(r->tl.store))
+        keep_state(r, s, time, step, copied);
+    keyframes_state_free(s); /* not due since, or taken */
 }
 
 int run_here(Run *r)
