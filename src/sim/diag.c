@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/halo.h"
+
 void diag_measure(const Bodies *b, SimEnergy e, Diagnostics *out)
 {
     memset(out, 0, sizeof *out);
@@ -88,6 +90,7 @@ int diag_force_check(Sim *s, const Bodies *b, float softening, int max_samples, 
         sim_accelerations(s, softening, acc);
         sim_reference_subset(b->pos, stars, softening, targets, count, ref);
         for (int t = 0; t < count; t++) memcpy(sampled + 3 * t, acc + 3 * (size_t)targets[t], 3 * sizeof *acc);
+        sim_halo_take_out_pull(sim_halos(s), b->pos, stars, softening, targets, count, sampled);
         rc = diag_compare(sampled, ref, count, out);
     }
     free(acc), free(sampled), free(ref), free(targets);

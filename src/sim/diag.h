@@ -29,8 +29,8 @@ typedef struct ForceCheck {
 void diag_measure(const Bodies *b, SimEnergy e, Diagnostics *out);
 /* Compares the active kernel's accelerations with the f64 reference on up to max_samples bodies
  * spread evenly over the system. b holds the current state (sim_read). With halos as fields
- * (sim_halos) the stars alone are compared, against their own sum: the force method's, without
- * the fields. Returns 0, or -1 when memory runs out. */
+ * (sim_halos) the stars alone are compared, the fields' pull taken out, against the stars' own
+ * f64 sum: the force method's error. Returns 0, or -1 when memory runs out. */
 int diag_force_check(Sim *s, const Bodies *b, float softening, int max_samples, ForceCheck *out);
 
 /* The bodies a check samples: count indices spread evenly over n (t * n / count). */

@@ -243,8 +243,8 @@ bool sim_energy_shares(const Sim *s);
 SimEnergy sim_energy_fields(const Bodies *b, const SimHalos *halos, float softening, int threads);
 /* Writes the accelerations of the current positions (3n floats) with the active kernel and force
  * method (the tree with the last advance's theta and alpha; the error-based test reads the run's
- * stored accelerations as the previous ones): the method's alone, so with halos as fields the
- * stars' pull on each other without the fields', and NaN for the centres. */
+ * stored accelerations as the previous ones), with halos as fields the fields' step too: what a
+ * step stores (the stars' pull on each other and the fields', the centres' in full). */
 void sim_accelerations(Sim *s, float softening, float *acc3);
 
 /* The error that stopped the simulation (a failing CUDA call, say), or NULL while it runs. After

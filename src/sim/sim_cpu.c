@@ -70,16 +70,15 @@ static void force_rows(const float *x, const float *y, const float *z, const flo
 
 /* The stars' forces on each other, then the halo fields' step (stars in the fields, the centres'
  * accelerations); the friction's force on each centre into fric (may be NULL). */
-/* The force method's: the stars' pull on each other, into the first c->stars of acc3. */
-static void cpu_star_forces(SimCpu *c, float eps, float *acc3)
+static void cpu_forces(SimCpu *c, float eps, float *acc3, double *fric)
 {
     const int n = c->stars;
     if (c->force == SIM_FORCE_TREE &&
         tree_cpu_forces(c->tree, c->pos, n, eps, c->theta, c->alpha, c->threads, acc3, &c->tree_stats) == 0)
-        return;
+        goto fields;
     if (c->force == SIM_FORCE_FMM &&
         fmm_cpu_forces(c->fmm, c->pos, n, eps, c->theta, c->theta_fmm, c->alpha, c->threads, acc3, &c->tree_stats) == 0)
-        return;
+        goto fields;
     /* The direct sum; also where the tree runs out of memory, since it needs none. */
     memset(&c->tree_stats, 0, sizeof c->tree_stats);
     for (int i = 0; i < n; i++) {
@@ -89,12 +88,8 @@ static void cpu_star_forces(SimCpu *c, float eps, float *acc3)
         c->m[i] = c->pos[4 * i + 3];
     }
     force_rows(c->x, c->y, c->z, c->m, n, eps * eps, acc3, c->threads);
-}
-
-static void cpu_forces(SimCpu *c, float eps, float *acc3, double *fric)
-{
-    cpu_star_forces(c, eps, acc3);
-    sim_halo_forces_cpu(&c->halos, c->pos, c->vel, c->stars, eps, acc3, c->threads, fric);
+fields:
+    sim_halo_forces_cpu(&c->halos, c->pos, c->vel, n, eps, acc3, c->threads, fric);
 }
 
 static void cpu_publish(SimCpu *c)
@@ -380,8 +375,7 @@ static void cpu_accelerations(void *impl, float softening, float *acc3)
     SimCpu *c = impl;
     /* The error-based test reads the previous accelerations: the run's stored ones. */
     if (c->alpha > 0) memcpy(acc3, c->acc, 3 * (size_t)c->n * sizeof(float));
-    cpu_star_forces(c, softening, acc3);
-    for (size_t k = 3 * (size_t)c->stars; k < 3 * (size_t)c->n; k++) acc3[k] = NAN; /* the centres: none */
+    cpu_forces(c, softening, acc3, NULL);
 }
 
 static int cpu_set_kernel(void *impl, SimKernel k, int q, int block, char *err, size_t errlen)
