@@ -69,6 +69,12 @@ int readout_write(const char *path, const ReadoutState *r, char *err, size_t err
     atomic_file_printf(f, "preset %d\npresets %d\nundo_depth %d\nenergy_valid %d\nenergy_error %.9g\n", u->controls.preset,
             u->readout.preset_count, u->readout.undo_depth, u->readout.energy_valid, u->readout.energy_error);
     atomic_file_printf(f, "redo_depth %d\n", u->readout.redo_depth);
+    const UiForceError *check = &u->readout.force_check, *live = &u->readout.live_error;
+    atomic_file_printf(f, "force_checks %d\nforce_check_samples %d\nforce_check_median %.9g\nforce_check_p99 %.9g\n",
+                       u->readout.force_checks, check->samples, check->median, check->p99);
+    atomic_file_printf(f, "live_error_valid %d\nlive_error_samples %d\nlive_error_median %.9g\nlive_error_p99 %.9g\n",
+                       u->readout.live_error_valid, live->samples, live->median, live->p99);
+    put_text(f, "live_error_what", u->readout.live_error_what ? u->readout.live_error_what : "");
     const int chosen = u->controls.preset;
     put_text(f, "preset_name", chosen >= 0 && chosen < u->readout.preset_count ? u->readout.preset_names[chosen] : "");
     atomic_file_printf(f, "tree_overlay %d\ntree_levels %d\ntree_boxes %d\ntree_capped %d\n", u->controls.show_tree, u->controls.tree_levels,

@@ -99,6 +99,7 @@ void ui_show_force_check(UiModel *m, const ForceCheck *f)
 {
     m->readout.force_check_valid = f != NULL;
     if (f) m->readout.force_check = force_error(f);
+    if (f) m->readout.force_checks++;
 }
 
 void ui_show_live_error(UiModel *m, const ForceCheck *f)

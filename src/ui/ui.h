@@ -253,6 +253,7 @@ typedef struct UiReadout {
     const float *energy_history;    /* dE/E0 samples, oldest first */
     int energy_history_count;
     bool force_check_valid;         /* false until run */
+    int force_checks;               /* how many have been shown */
     UiForceError force_check;
     /* The running method's force error against f64 on a sample of bodies, measured every few
      * seconds while the Diagnostics section is open or the tree runs (sim/force_watch.h). */
