@@ -85,10 +85,11 @@ __global__ void splat_kernel(const float4 *__restrict__ pos, const float *__rest
     }
 }
 
-// Level k + 2 of the pyramid from level k: each texel the mean of the 4 x 4 texels above it, as
-// two of GL's 2 x 2 boxes (the padding makes every size the tonemap reads even). Level 0 is plain
-// memory; the glow's levels are arrays of half floats, as GL's HDR texture is (a filtered fetch of
-// 8 bytes a texel, not 16, through the texture units the tonemap is bound by), behind surfaces.
+// Level 2 of the pyramid from level 0: each texel the mean of the 4 x 4 texels above it, as two of
+// GL's 2 x 2 boxes (the padding makes every size the glow reads even); each level below from the
+// one above, as GL's 2 x 2 boxes. Level 0 is plain memory; the glow's levels are arrays of half
+// floats, as GL's HDR texture is (a filtered fetch of 8 bytes a texel, not 16, through the texture
+// units the tonemap is bound by), behind surfaces.
 __device__ float4 add3(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, 0.0f); }
 
 __device__ void write_half4(cudaSurfaceObject_t s, int x, int y, float4 v)
@@ -118,16 +119,40 @@ __global__ void quarter_from_memory(const float4 *__restrict__ above, int aw, cu
     write_half4(below, x, y, make_float4(k * sum.x, k * sum.y, k * sum.z, 0.0f));
 }
 
-__global__ void quarter_from_surface(cudaSurfaceObject_t above, cudaSurfaceObject_t below, int w, int h)
+__global__ void half_from_surface(cudaSurfaceObject_t above, cudaSurfaceObject_t below, int w, int h)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= w || y >= h) return;
     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    for (int j = 0; j < 4; j++)
-        for (int i = 0; i < 4; i++)
-            sum = add3(sum, read_half4(above, 4 * x + i, 4 * y + j));
-    const float k = 1.0f / 16.0f;
+    for (int j = 0; j < 2; j++)
+        for (int i = 0; i < 2; i++)
+            sum = add3(sum, read_half4(above, 2 * x + i, 2 * y + j));
+    const float k = 1.0f / 4.0f;
     write_half4(below, x, y, make_float4(k * sum.x, k * sum.y, k * sum.z, 0.0f));
+}
+
+// One of glow.h's Gaussians, as a kernel argument.
+struct GlowBlur {
+    int radius;
+    float weight[GLOW_TAPS];
+};
+
+// One pass of shaders/glow.frag: src blurred along (dx, dy) into dst, the texels beyond the edge
+// those of the edge, in the shader's order of sums.
+__global__ void blur_kernel(cudaSurfaceObject_t src, cudaSurfaceObject_t dst, int w, int h, int dx, int dy, GlowBlur g)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    const float4 c = read_half4(src, x, y);
+    float4 sum = make_float4(g.weight[0] * c.x, g.weight[0] * c.y, g.weight[0] * c.z, 0.0f);
+    for (int j = 1; j <= g.radius; j++) {
+        const float4 a = read_half4(src, min(max(x - j * dx, 0), w - 1), min(max(y - j * dy, 0), h - 1));
+        const float4 b = read_half4(src, min(max(x + j * dx, 0), w - 1), min(max(y + j * dy, 0), h - 1));
+        sum.x += g.weight[j] * (a.x + b.x);
+        sum.y += g.weight[j] * (a.y + b.y);
+        sum.z += g.weight[j] * (a.z + b.z);
+    }
+    write_half4(dst, x, y, sum);
 }
 
 // textureLod(level, uv) with GL_LINEAR and GL_CLAMP_TO_EDGE: one filtered fetch.
@@ -171,12 +196,13 @@ __global__ void tonemap_kernel(SplatPyramid q, float exposure, float glow_gain, 
     float4 *level0 = reinterpret_cast<float4 *>(q.level0);
     const float4 hdr = level0[y * w + x];
     level0[y * w + x] = make_float4(0.0f, 0.0f, 0.0f, 0.0f); // black for the next frame's splat
-    const float3 l2 = bilinear(q.glow_read[0], u, v);
-    const float3 l4 = smooth_level(q.glow_read[1], q.glow_width[1], q.glow_height[1], u, v);
-    const float3 l6 = smooth_level(q.glow_read[2], q.glow_width[2], q.glow_height[2], u, v);
+    const float3 l2 = bilinear(q.level[0].read, u, v);
+    const SplatImage &b3 = q.blur[0][1], &b4 = q.blur[1][1];
+    const float3 l3 = smooth_level(b3.read, b3.width, b3.height, u, v);
+    const float3 l4 = smooth_level(b4.read, b4.width, b4.height, u, v);
     float c[3];
-    const float gl[3] = {0.5f * l2.x + 0.3f * l4.x + 0.2f * l6.x, 0.5f * l2.y + 0.3f * l4.y + 0.2f * l6.y,
-                         0.5f * l2.z + 0.3f * l4.z + 0.2f * l6.z};
+    const float gl[3] = {0.5f * l2.x + 0.3f * l3.x + 0.2f * l4.x, 0.5f * l2.y + 0.3f * l3.y + 0.2f * l4.y,
+                         0.5f * l2.z + 0.3f * l3.z + 0.2f * l4.z};
     const float hd[3] = {hdr.x, hdr.y, hdr.z};
     for (int k = 0; k < 3; k++) c[k] = exposure * (hd[k] + glow_gain * gl[k]);
     const float WHITE = 20.0f; // as tonemap.frag
@@ -247,27 +273,61 @@ extern "C" cudaError_t splat_tonemap(const SplatPyramid *q, const SplatParams *p
 {
     if (q->width <= 0 || q->height <= 0) return cudaSuccess;
     const dim3 block(32, 8);
-    for (int g = 0; g < SPLAT_GLOWS; g++) {
-        const int w = q->glow_width[g], h = q->glow_height[g];
-        const dim3 grid((w + 31) / 32, (h + 7) / 8);
-        if (g == 0)
-            quarter_from_memory<<<grid, block, 0, stream>>>(reinterpret_cast<const float4 *>(q->level0), q->width,
-                                                            q->glow_write[0], w, h);
+    const auto grid_of = [&](const SplatImage &m) { return dim3((m.width + 31) / 32, (m.height + 7) / 8); };
+    for (int k = 0; k < SPLAT_LEVELS; k++) {
+        const SplatImage &m = q->level[k];
+        if (k == 0)
+            quarter_from_memory<<<grid_of(m), block, 0, stream>>>(reinterpret_cast<const float4 *>(q->level0),
+                                                                  q->width, m.write, m.width, m.height);
         else
-            quarter_from_surface<<<grid, block, 0, stream>>>(q->glow_write[g - 1], q->glow_write[g], w, h);
+            half_from_surface<<<grid_of(m), block, 0, stream>>>(q->level[k - 1].write, m.write, m.width, m.height);
+    }
+    for (int b = 0; b < GLOW_BLURS; b++) {
+        GlowBlur g;
+        g.radius = glow_weights(b, g.weight);
+        const SplatImage &src = q->level[GLOW_FIRST_LEVEL - 2 + b], &across = q->blur[b][0], &up = q->blur[b][1];
+        blur_kernel<<<grid_of(src), block, 0, stream>>>(src.write, across.write, src.width, src.height, 1, 0, g);
+        blur_kernel<<<grid_of(src), block, 0, stream>>>(across.write, up.write, src.width, src.height, 0, 1, g);
     }
     const dim3 grid((q->view_width + 31) / 32, (q->view_height + 7) / 8);
     tonemap_kernel<<<grid, block, 0, stream>>>(*q, p->exposure, p->glow, surface);
     return cudaGetLastError();
 }
 
+static void image_free(SplatImage *m)
+{
+    if (m->read) cudaDestroyTextureObject(m->read);
+    if (m->write) cudaDestroySurfaceObject(m->write);
+    if (m->array) cudaFreeArray(m->array);
+    *m = SplatImage{};
+}
+
+// An image of width x height half-float texels, with its surface and its filtered texture.
+static cudaError_t image_make(SplatImage *m, int width, int height)
+{
+    *m = SplatImage{};
+    m->width = width;
+    m->height = height;
+    const cudaChannelFormatDesc texel = cudaCreateChannelDescHalf4();
+    cudaError_t e = cudaMallocArray(&m->array, &texel, width, height, cudaArraySurfaceLoadStore);
+    cudaResourceDesc res = {};
+    res.resType = cudaResourceTypeArray;
+    res.res.array.array = m->array;
+    cudaTextureDesc tex = {};
+    tex.addressMode[0] = tex.addressMode[1] = cudaAddressModeClamp;
+    tex.filterMode = cudaFilterModeLinear;
+    tex.readMode = cudaReadModeElementType;
+    tex.normalizedCoords = 1;
+    if (e == cudaSuccess) e = cudaCreateSurfaceObject(&m->write, &res);
+    if (e == cudaSuccess) e = cudaCreateTextureObject(&m->read, &res, &tex, nullptr);
+    return e;
+}
+
 extern "C" void splat_pyramid_free(SplatPyramid *q)
 {
-    for (int g = 0; g < SPLAT_GLOWS; g++) {
-        if (q->glow_read[g]) cudaDestroyTextureObject(q->glow_read[g]);
-        if (q->glow_write[g]) cudaDestroySurfaceObject(q->glow_write[g]);
-        if (q->glow[g]) cudaFreeArray(q->glow[g]);
-    }
+    for (int k = 0; k < SPLAT_LEVELS; k++) image_free(&q->level[k]);
+    for (int b = 0; b < GLOW_BLURS; b++)
+        for (int i = 0; i < 2; i++) image_free(&q->blur[b][i]);
     cudaFree(q->level0);
     *q = SplatPyramid{};
 }
@@ -277,28 +337,16 @@ extern "C" cudaError_t splat_pyramid_make(SplatPyramid *q, int view_width, int v
     *q = SplatPyramid{};
     q->view_width = view_width;
     q->view_height = view_height;
-    q->width = (view_width + SPLAT_PAD - 1) / SPLAT_PAD * SPLAT_PAD;
-    q->height = (view_height + SPLAT_PAD - 1) / SPLAT_PAD * SPLAT_PAD;
+    q->width = (view_width + GLOW_PAD - 1) / GLOW_PAD * GLOW_PAD;
+    q->height = (view_height + GLOW_PAD - 1) / GLOW_PAD * GLOW_PAD;
     const size_t bytes = (size_t)q->width * (size_t)q->height * sizeof(float4);
     cudaError_t e = cudaMalloc(reinterpret_cast<void **>(&q->level0), bytes);
     if (e == cudaSuccess) e = cudaMemsetAsync(q->level0, 0, bytes, stream);
-    const cudaChannelFormatDesc texel = cudaCreateChannelDescHalf4();
-    for (int g = 0; g < SPLAT_GLOWS && e == cudaSuccess; g++) {
-        const int k = 2 * (g + 1); // levels 2, 4 and 6
-        q->glow_width[g] = q->width >> k;
-        q->glow_height[g] = q->height >> k;
-        e = cudaMallocArray(&q->glow[g], &texel, q->glow_width[g], q->glow_height[g], cudaArraySurfaceLoadStore);
-        cudaResourceDesc res = {};
-        res.resType = cudaResourceTypeArray;
-        res.res.array.array = q->glow[g];
-        cudaTextureDesc tex = {};
-        tex.addressMode[0] = tex.addressMode[1] = cudaAddressModeClamp;
-        tex.filterMode = cudaFilterModeLinear;
-        tex.readMode = cudaReadModeElementType;
-        tex.normalizedCoords = 1;
-        if (e == cudaSuccess) e = cudaCreateSurfaceObject(&q->glow_write[g], &res);
-        if (e == cudaSuccess) e = cudaCreateTextureObject(&q->glow_read[g], &res, &tex, nullptr);
-    }
+    for (int k = 0; k < SPLAT_LEVELS && e == cudaSuccess; k++)
+        e = image_make(&q->level[k], q->width >> (k + 2), q->height >> (k + 2));
+    for (int b = 0; b < GLOW_BLURS && e == cudaSuccess; b++)
+        for (int i = 0; i < 2 && e == cudaSuccess; i++)
+            e = image_make(&q->blur[b][i], q->width >> (GLOW_FIRST_LEVEL + b), q->height >> (GLOW_FIRST_LEVEL + b));
     if (e != cudaSuccess) {
         cudaGetLastError();
         splat_pyramid_free(q);

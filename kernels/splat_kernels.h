@@ -1,8 +1,9 @@
 /* Bodies drawn by CUDA: each body's sprite splatted into an HDR accumulation buffer, the same
  * light, colour and footprint as the point sprite of shaders/bodies.vert and bodies.frag (a
  * Gaussian across a square of gl_PointSize pixels, zero at its rim, light adding up); then the
- * buffer's mip levels the glow reads (boxes, as glGenerateMipmap's 2x2 ones) and the tonemap of shaders/tonemap.frag
- * (exposure, the glow of levels 2, 4 and 6, Reinhard on luminance, gamma, dither), written as
+ * buffer's levels the glow reads (boxes, as glGenerateMipmap's 2x2 ones), the glow's Gaussians
+ * (glow.h, as shaders/glow.frag) and the tonemap of shaders/tonemap.frag (exposure, the glow,
+ * Reinhard on luminance, gamma, dither), written as
  * RGBA8 into a texture that GL copies to the screen: none of the drawing goes through GL's
  * rasteriser, of which datacenter GPUs have little. Nothing here includes src/: the renderer fills
  * SplatParams from its own uniforms. */
@@ -10,6 +11,8 @@
 #define STARBURST_SPLAT_KERNELS_H
 
 #include <cuda_runtime_api.h>
+
+#include "glow.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,30 +30,33 @@ typedef struct SplatParams {
     float speed_scale;
     int show_halo;
     float exposure, glow; /* the tonemap's u_exposure and u_glow */
-    int pitch;            /* texels a row of the accumulation buffer: its padded width (SPLAT_PAD) */
+    int pitch;            /* texels a row of the accumulation buffer: its padded width (GLOW_PAD) */
 } SplatParams;
 
-/* The buffer is padded to a multiple of this in each direction, so that every level the tonemap
- * reads halves evenly (a 2 x 2 box, in GL's glGenerateMipmap as here). */
-#define SPLAT_PAD 64
+/* The levels below the full size that the glow reads: 2 (as it is), then 3 and 4 (blurred). */
+#define SPLAT_LEVELS (GLOW_FIRST_LEVEL + GLOW_BLURS - 2)
 
-/* The levels below the full size that the tonemap's glow reads: 2, 4 and 6, as tonemap.frag's. */
-#define SPLAT_GLOWS 3
+/* A CUDA array of half-float RGBA texels (as GL's RGBA16F), written and read through a surface,
+ * and read filtered through a texture as GL's GL_LINEAR with GL_CLAMP_TO_EDGE (the same texture
+ * units, one fetch a bilinear tap). */
+typedef struct SplatImage {
+    int width, height;
+    cudaArray_t array;
+    cudaSurfaceObject_t write;
+    cudaTextureObject_t read;
+} SplatImage;
 
-/* The accumulation buffer (level 0: the view padded to SPLAT_PAD, the view at its bottom left) and
- * the glow's levels 2, 4 and 6 (each level k the mean of the 2^k x 2^k texels above it, as GL's
- * mip chain). Level 0 is plain device memory, which the splat adds to with atomics; the glow's are
- * CUDA arrays of half floats (as GL's HDR texture), written through surfaces and read through
- * textures that filter as GL's GL_LINEAR with GL_CLAMP_TO_EDGE (the same texture units, one fetch
- * a bilinear tap). */
+/* The accumulation buffer (level 0: the view padded to GLOW_PAD, the view at its bottom left), the
+ * glow's levels 2, 3 and 4 (each level k the mean of the 2^k x 2^k texels above it, as GL's mip
+ * chain), and each Gaussian's two passes (blur[b][0] across level GLOW_FIRST_LEVEL + b, blur[b][1]
+ * then up, which the tonemap reads). Level 0 is plain device memory, which the splat adds to with
+ * atomics. */
 typedef struct SplatPyramid {
     float *level0;
     int width, height; /* of level 0 */
     int view_width, view_height;
-    int glow_width[SPLAT_GLOWS], glow_height[SPLAT_GLOWS];
-    cudaArray_t glow[SPLAT_GLOWS];
-    cudaSurfaceObject_t glow_write[SPLAT_GLOWS];
-    cudaTextureObject_t glow_read[SPLAT_GLOWS];
+    SplatImage level[SPLAT_LEVELS];
+    SplatImage blur[GLOW_BLURS][2];
 } SplatPyramid;
 
 /* The pyramid for a view of width x height pixels, level 0 zeroed on stream; on failure nothing is

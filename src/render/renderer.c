@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "glow.h"
 #include "render/renderer.h"
 #ifdef STARBURST_HAVE_CUDA
 #include "render/splat.h"
@@ -34,8 +35,8 @@ const char *shader_embedded(const char *name);
  * (the CPU's) reads as a galaxy, not as scattered dots. Capped for very small systems. */
 #define SMALL_N_GROWTH_MAX 3.0f
 #define GLOW 0.3f
-/* The HDR target's sides are multiples of this (2^6: the coarsest level the glow reads is 6). */
-#define HDR_PAD 64
+/* The HDR target's sides are multiples of this: every level the glow reads halves evenly. */
+#define HDR_PAD GLOW_PAD
 /* Light of a box's lines at level 0 on the tonemapped image; each level below has BOX_FADE of the
  * one above, so the many small cells of a dense core stay a haze instead of a white block. */
 #define BOX_GAIN 0.2f
@@ -48,8 +49,13 @@ typedef struct BodiesProgram {
 
 typedef struct TonemapProgram {
     GLuint id;
-    GLint hdr, exposure, glow, uv_scale;
+    GLint hdr, glow3, glow4, exposure, glow, uv_scale;
 } TonemapProgram;
+
+typedef struct GlowProgram {
+    GLuint id;
+    GLint src, lod, step, radius, weight;
+} GlowProgram;
 
 typedef struct BoxesProgram {
     GLuint id;
@@ -65,6 +71,7 @@ typedef struct RingsProgram {
 typedef struct Programs {
     BodiesProgram bodies;
     TonemapProgram tonemap;
+    GlowProgram glow;
     BoxesProgram boxes;
     RingsProgram rings;
 } Programs;
@@ -83,6 +90,7 @@ struct Renderer {
     GLuint empty_vao; /* core profile draws need a VAO bound, even without attributes */
     BodiesProgram bodies;
     TonemapProgram tonemap;
+    GlowProgram glow;
     BoxesProgram boxes;
     RingsProgram rings;
     GLuint box_vao, cube_vbo, box_vbo;
@@ -93,6 +101,8 @@ struct Renderer {
     GLuint hdr_fbo, hdr_texture;
     int hdr_width, hdr_height; /* the view's size; the texture is padded to HDR_PAD */
     int hdr_padded_width, hdr_padded_height;
+    /* The glow's blurred levels (kernels/glow.h): [b][0] across, [b][1] then up, which the tonemap reads. */
+    GLuint blur_fbo[GLOW_BLURS][2], blur_texture[GLOW_BLURS][2];
     GLuint ldr_fbo, ldr_texture; /* CUDA's tonemapped image (RGBA8), copied to the view's framebuffer */
     int ldr_width, ldr_height;
     /* The view's framebuffer as CUDA may write it: its RGBA8 renderbuffer of the view's size (a
@@ -216,7 +226,7 @@ static GLuint link(const Renderer *r, const char *vert, const char *frag, char *
 
 static void delete_programs(Programs *p)
 {
-    const GLuint ids[] = {p->bodies.id, p->tonemap.id, p->boxes.id, p->rings.id};
+    const GLuint ids[] = {p->bodies.id, p->tonemap.id, p->glow.id, p->boxes.id, p->rings.id};
     for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++)
         if (ids[k]) glDeleteProgram(ids[k]);
     *p = (Programs){0};
@@ -226,11 +236,13 @@ static int build_programs(const Renderer *r, Programs *p, char *err, size_t errl
 {
     BodiesProgram *b = &p->bodies;
     TonemapProgram *t = &p->tonemap;
+    GlowProgram *w = &p->glow;
     BoxesProgram *x = &p->boxes;
     RingsProgram *g = &p->rings;
     *p = (Programs){0};
     if (!(b->id = link(r, "bodies.vert", "bodies.frag", err, errlen)) ||
         !(t->id = link(r, "tonemap.vert", "tonemap.frag", err, errlen)) ||
+        !(w->id = link(r, "tonemap.vert", "glow.frag", err, errlen)) ||
         !(x->id = link(r, "boxes.vert", "boxes.frag", err, errlen)) ||
         !(g->id = link(r, "rings.vert", "boxes.frag", err, errlen))) {
         delete_programs(p);
@@ -247,6 +259,13 @@ static int build_programs(const Renderer *r, Programs *p, char *err, size_t errl
     b->speed_scale = glGetUniformLocation(b->id, "u_speed_scale");
     b->show_halo = glGetUniformLocation(b->id, "u_show_halo");
     t->hdr = glGetUniformLocation(t->id, "u_hdr");
+    t->glow3 = glGetUniformLocation(t->id, "u_glow3");
+    t->glow4 = glGetUniformLocation(t->id, "u_glow4");
+    w->src = glGetUniformLocation(w->id, "u_src");
+    w->lod = glGetUniformLocation(w->id, "u_lod");
+    w->step = glGetUniformLocation(w->id, "u_step");
+    w->radius = glGetUniformLocation(w->id, "u_radius");
+    w->weight = glGetUniformLocation(w->id, "u_weight");
     t->exposure = glGetUniformLocation(t->id, "u_exposure");
     t->glow = glGetUniformLocation(t->id, "u_glow");
     t->uv_scale = glGetUniformLocation(t->id, "u_uv_scale");
@@ -263,13 +282,14 @@ static int build_programs(const Renderer *r, Programs *p, char *err, size_t errl
 
 static Programs programs_of(const Renderer *r)
 {
-    return (Programs){.bodies = r->bodies, .tonemap = r->tonemap, .boxes = r->boxes, .rings = r->rings};
+    return (Programs){.bodies = r->bodies, .tonemap = r->tonemap, .glow = r->glow, .boxes = r->boxes, .rings = r->rings};
 }
 
 static void use_programs(Renderer *r, const Programs *p)
 {
     r->bodies = p->bodies;
     r->tonemap = p->tonemap;
+    r->glow = p->glow;
     r->boxes = p->boxes;
     r->rings = p->rings;
 }
@@ -479,6 +499,11 @@ void renderer_destroy(Renderer *r)
     glDeleteVertexArrays(4, vaos);
     if (r->hdr_fbo) glDeleteFramebuffers(1, &r->hdr_fbo);
     if (r->hdr_texture) glDeleteTextures(1, &r->hdr_texture);
+    for (int b = 0; b < GLOW_BLURS; b++)
+        for (int k = 0; k < 2; k++) {
+            if (r->blur_fbo[b][k]) glDeleteFramebuffers(1, &r->blur_fbo[b][k]);
+            if (r->blur_texture[b][k]) glDeleteTextures(1, &r->blur_texture[b][k]);
+        }
     if (r->ldr_fbo) glDeleteFramebuffers(1, &r->ldr_fbo);
     if (r->ldr_texture) glDeleteTextures(1, &r->ldr_texture);
     free(r->shader_dir);
@@ -645,15 +670,24 @@ int renderer_size_check(int width, int height, char *err, size_t errlen)
 
 /* (Re)creates the HDR target for the view's size, padded to a multiple of HDR_PAD in each
  * direction: every mip level the glow reads then halves evenly, a 2 x 2 box on every GL (NVIDIA's
- * and Mesa's filters differ on odd sizes), the same levels as the CUDA drawing's; false when the GL
- * cannot. */
+ * and Mesa's filters differ on odd sizes), the same levels as the CUDA drawing's; and the glow's
+ * blurred levels beside it. False when the GL cannot. */
 static bool ensure_hdr_target(Renderer *r, int width, int height)
 {
     if (r->hdr_fbo && r->hdr_width == width && r->hdr_height == height) return true;
     r->hdr_padded_width = (width + HDR_PAD - 1) / HDR_PAD * HDR_PAD;
     r->hdr_padded_height = (height + HDR_PAD - 1) / HDR_PAD * HDR_PAD;
-    const bool ok = texture_target(&r->hdr_fbo, &r->hdr_texture, GL_RGBA16F, GL_HALF_FLOAT, GL_LINEAR_MIPMAP_LINEAR,
-                                   r->hdr_padded_width, r->hdr_padded_height);
+    bool ok = texture_target(&r->hdr_fbo, &r->hdr_texture, GL_RGBA16F, GL_HALF_FLOAT, GL_LINEAR_MIPMAP_LINEAR,
+                             r->hdr_padded_width, r->hdr_padded_height);
+    /* No level below the coarsest the glow reads is made each frame. */
+    glBindTexture(GL_TEXTURE_2D, r->hdr_texture);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, GLOW_FIRST_LEVEL + GLOW_BLURS - 1);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    for (int b = 0; b < GLOW_BLURS && ok; b++)
+        for (int k = 0; k < 2 && ok; k++)
+            ok = texture_target(&r->blur_fbo[b][k], &r->blur_texture[b][k], GL_RGBA16F, GL_HALF_FLOAT, GL_LINEAR,
+                                r->hdr_padded_width >> (GLOW_FIRST_LEVEL + b),
+                                r->hdr_padded_height >> (GLOW_FIRST_LEVEL + b));
     r->hdr_width = ok ? width : 0;
     r->hdr_height = ok ? height : 0;
     return ok;
@@ -780,6 +814,33 @@ static bool splat_bodies_cuda(Renderer *r, const RenderView *v, int n, bool *dir
 #endif
 }
 
+/* The glow's Gaussians (kernels/glow.h): each blurred level of the HDR target, made across into
+ * blur [b][0], then up into [b][1]. The HDR target's levels are made; texture unit 0 is active. */
+static void blur_glow(Renderer *r)
+{
+    const GlowProgram *g = &r->glow;
+    glUseProgram(g->id);
+    glUniform1i(g->src, 0);
+    glBindVertexArray(r->empty_vao);
+    for (int b = 0; b < GLOW_BLURS; b++) {
+        float weight[GLOW_TAPS];
+        const int level = GLOW_FIRST_LEVEL + b;
+        glUniform1i(g->radius, glow_weights(b, weight));
+        glUniform1fv(g->weight, GLOW_TAPS, weight);
+        glViewport(0, 0, r->hdr_padded_width >> level, r->hdr_padded_height >> level);
+        glBindFramebuffer(GL_FRAMEBUFFER, r->blur_fbo[b][0]);
+        glBindTexture(GL_TEXTURE_2D, r->hdr_texture);
+        glUniform1i(g->lod, level);
+        glUniform2i(g->step, 1, 0);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+        glBindFramebuffer(GL_FRAMEBUFFER, r->blur_fbo[b][1]);
+        glBindTexture(GL_TEXTURE_2D, r->blur_texture[b][0]);
+        glUniform1i(g->lod, 0);
+        glUniform2i(g->step, 0, 1);
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+    }
+}
+
 /* The boxes over the image in v's framebuffer, and GL left as renderer_draw promises. */
 static void finish_frame(Renderer *r, const RenderView *v)
 {
@@ -849,16 +910,29 @@ void renderer_draw(Renderer *r, const RenderView *v)
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, r->hdr_texture);
     glGenerateMipmap(GL_TEXTURE_2D);
+    blur_glow(r);
     glBindFramebuffer(GL_FRAMEBUFFER, v->framebuffer);
     glViewport(0, 0, v->width, v->height);
     glUseProgram(r->tonemap.id);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, r->blur_texture[0][1]);
+    glActiveTexture(GL_TEXTURE2);
+    glBindTexture(GL_TEXTURE_2D, r->blur_texture[1][1]);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, r->hdr_texture);
     glUniform1i(r->tonemap.hdr, 0);
+    glUniform1i(r->tonemap.glow3, 1);
+    glUniform1i(r->tonemap.glow4, 2);
     glUniform1f(r->tonemap.exposure, positive_or(v->exposure, 1));
     glUniform1f(r->tonemap.glow, GLOW);
     glUniform2f(r->tonemap.uv_scale, (float)v->width / (float)r->hdr_padded_width,
                 (float)v->height / (float)r->hdr_padded_height);
     glBindVertexArray(r->empty_vao);
     glDrawArrays(GL_TRIANGLES, 0, 3);
+    for (int unit = 2; unit >= 0; unit--) {
+        glActiveTexture(GL_TEXTURE0 + (GLenum)unit);
+        glBindTexture(GL_TEXTURE_2D, 0);
+    }
     finish_frame(r, v);
 }
 
