@@ -280,7 +280,9 @@ static void test_outside_view(void **state)
 }
 
 /* Into a framebuffer whose colour is a texture, CUDA's image is copied, not written in place: the
- * same picture as GL's, and bit for bit the image written in place into the headless framebuffer. */
+ * same picture as GL's, and the image written in place into the headless framebuffer (the copy is
+ * exact, but each draw adds the light with float atomics in no fixed order: a level apart at most
+ * where a sum lies on a rounding edge). */
 static void test_copied_into_a_texture(void **state)
 {
     Fixture f;
@@ -300,7 +302,12 @@ static void test_copied_into_a_texture(void **state)
     assert_int_equal(glCheckFramebufferStatus(GL_FRAMEBUFFER), GL_FRAMEBUFFER_COMPLETE);
     draw_both_into(&f, v, fbo);
     assert_same_picture(&f, "16,384 bodies into a texture's framebuffer", 5000);
-    assert_memory_equal(in_place, f.cuda, (size_t)WIDTH * HEIGHT * 4);
+    memcpy(f.gl, in_place, (size_t)WIDTH * HEIGHT * 4);
+    const Diff d = compare(&f);
+    print_message("copied and in place: lit %d and %d pixels, mean |difference| %.5f levels, at most %d\n", d.lit_gl,
+                  d.lit_cuda, d.mean, d.max);
+    assert_true(d.max <= 1);
+    assert_true(d.mean < 0.01);
     glDeleteFramebuffers(1, &fbo);
     glDeleteTextures(1, &texture);
     free(in_place);
