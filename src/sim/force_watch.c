@@ -4,6 +4,7 @@
  * to the frame loop and, on the CPU backend, to the simulation's own threads. */
 #include "sim/force_watch.h"
 
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,8 +91,8 @@ static bool reserve_samples(ForceWatch *w, size_t count)
 
 int force_watch_start(ForceWatch *w, const Bodies *b, const SimHalos *halos, int samples)
 {
-    if (force_watch_busy(w) || !b->acc || !b->acc_info.backend || !(b->acc_info.softening == b->acc_info.softening))
-        return 1;
+    /* A softening of NaN: the accelerations are not yet computed at these positions (sim/bodies.h). */
+    if (force_watch_busy(w) || !b->acc || !b->acc_info.backend || isnan(b->acc_info.softening)) return 1;
     const int n = b->n, fields = halos ? halos->count : 0, stars = n - fields;
     if (stars < 1) return 1;
     const int count = samples > 0 && samples < stars ? samples : stars;

@@ -63,6 +63,21 @@ int sim_halo_profile(SimHalo *h, double mass, double scale, double taper, double
     return 0;
 }
 
+/* Every halo's pull on the star at x (centres: the halos' positions, 4 floats each), summed into
+ * a in the halos' order; each halo's own into g (3 per halo). */
+static inline void pull_on_star(const SimHalos *hs, const float *centre, const float *x, float eps2, float a[3],
+                                float g[3 * NBODY_HALO_MAX])
+{
+    a[0] = a[1] = a[2] = 0;
+    for (int h = 0; h < hs->count; h++) {
+        float *gh = g + 3 * h;
+        gh[0] = gh[1] = gh[2] = 0;
+        nbody_halo_pull(&hs->halo[h], x[0] - centre[4 * h], x[1] - centre[4 * h + 1], x[2] - centre[4 * h + 2], eps2,
+                        &gh[0], &gh[1], &gh[2]);
+        a[0] += gh[0], a[1] += gh[1], a[2] += gh[2];
+    }
+}
+
 /* Every halo's pull on every star, added to acc3 where it is not NULL; the stars' pull on each
  * centre into react (3 per halo). */
 static void pull_stars(const SimHalos *hs, const float *pos4, int n_stars, float eps, float *acc3, int threads,
@@ -74,16 +89,9 @@ static void pull_stars(const SimHalos *hs, const float *pos4, int n_stars, float
 #pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : sum[:3 * NBODY_HALO_MAX])
     for (int i = 0; i < n_stars; i++) {
         const float *x = pos4 + 4 * (size_t)i;
-        float a[3] = {0, 0, 0};
-        for (int h = 0; h < count; h++) {
-            float gx = 0, gy = 0, gz = 0;
-            nbody_halo_pull(&hs->halo[h], x[0] - centre[4 * h], x[1] - centre[4 * h + 1], x[2] - centre[4 * h + 2],
-                            eps2, &gx, &gy, &gz);
-            a[0] += gx, a[1] += gy, a[2] += gz;
-            sum[3 * h] += (double)x[3] * gx;
-            sum[3 * h + 1] += (double)x[3] * gy;
-            sum[3 * h + 2] += (double)x[3] * gz;
-        }
+        float a[3], g[3 * NBODY_HALO_MAX];
+        pull_on_star(hs, centre, x, eps2, a, g);
+        for (int k = 0; k < 3 * count; k++) sum[k] += (double)x[3] * g[k];
         if (acc3)
             for (int d = 0; d < 3; d++) acc3[3 * (size_t)i + d] += a[d];
     }
@@ -96,14 +104,8 @@ void sim_halo_take_out_pull(const SimHalos *hs, const float *pos4, int n_stars, 
     if (!hs || hs->count <= 0) return;
     const float *centre = pos4 + 4 * (size_t)n_stars, eps2 = eps * eps;
     for (int t = 0; t < count; t++) {
-        const float *x = pos4 + 4 * (size_t)targets[t];
-        float a[3] = {0, 0, 0}; /* summed as pull_stars sums it */
-        for (int h = 0; h < hs->count; h++) {
-            float gx = 0, gy = 0, gz = 0;
-            nbody_halo_pull(&hs->halo[h], x[0] - centre[4 * h], x[1] - centre[4 * h + 1], x[2] - centre[4 * h + 2],
-                            eps2, &gx, &gy, &gz);
-            a[0] += gx, a[1] += gy, a[2] += gz;
-        }
+        float a[3], g[3 * NBODY_HALO_MAX];
+        pull_on_star(hs, centre, pos4 + 4 * (size_t)targets[t], eps2, a, g);
         for (int d = 0; d < 3; d++) acc3[3 * t + d] = (float)((double)acc3[3 * t + d] - a[d]);
     }
 }
